@@ -1,0 +1,215 @@
+"""The schema model: what a DDL file says about tables, columns and keys, dialect-free.
+
+Plain dataclasses. Names keep the DDL's spelling; every lookup is case-insensitive, as in DuckDB.
+Types are DuckDB type strings (`VARCHAR(120)`, `DECIMAL(10,2)`, `BIGINT`, `TIMESTAMP`, ...).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any
+
+# ON DELETE / ON UPDATE actions, spelled as in SQL.
+FK_ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
+
+
+def _norm(name: str) -> str:
+    return name.lower()
+
+
+def suggest(name: str, candidates: list[str]) -> str:
+    """' Did you mean "x"?' for the closest candidate, or ''."""
+    lowered = {c.lower(): c for c in candidates}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    return f' Did you mean "{lowered[close[0]]}"?' if close else ""
+
+
+@dataclass
+class Column:
+    """One column. `type` is a DuckDB type string; the numbers are split out for generators."""
+
+    name: str
+    type: str
+    nullable: bool = True
+    default: str | None = None
+    """A DuckDB SQL expression, or None."""
+    identity: bool = False
+    """Auto-increment / serial / IDENTITY: the database hands out its values."""
+    allowed_values: list[Any] | None = None
+    """From ENUM, SET, an enum type or domain, or a CHECK (col IN (...))."""
+    description: str | None = None
+    length: int | None = None
+    """VARCHAR(n) / CHAR(n): at most n characters."""
+    precision: int | None = None
+    """DECIMAL(p, s): p digits in all."""
+    scale: int | None = None
+    """DECIMAL(p, s): s digits after the point."""
+
+    @property
+    def base_type(self) -> str:
+        """The type without its parameters: `DECIMAL(10,2)` -> `DECIMAL`, `INTEGER[]` -> `INTEGER[]`."""
+        return re.sub(r"\(.*?\)", "", self.type).strip().upper()
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "type": self.type,
+            "nullable": self.nullable,
+            "default": self.default,
+            "identity": self.identity,
+            "allowed_values": self.allowed_values,
+            "description": self.description,
+            "length": self.length,
+            "precision": self.precision,
+            "scale": self.scale,
+        }
+
+
+@dataclass
+class ForeignKey:
+    """`columns` of the owning table reference `ref_columns` of `ref_table` (same length, same order)."""
+
+    columns: tuple[str, ...]
+    ref_table: str
+    ref_columns: tuple[str, ...]
+    on_delete: str = "NO ACTION"
+    on_update: str = "NO ACTION"
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "columns": list(self.columns),
+            "ref_table": self.ref_table,
+            "ref_columns": list(self.ref_columns),
+            "on_delete": self.on_delete,
+            "on_update": self.on_update,
+        }
+
+
+@dataclass
+class Check:
+    """A CHECK constraint as SQL that DuckDB accepts, with the columns it reads."""
+
+    sql: str
+    columns: tuple[str, ...] = ()
+    name: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "sql": self.sql, "columns": list(self.columns)}
+
+
+@dataclass
+class Table:
+    name: str
+    columns: list[Column] = field(default_factory=list)
+    primary_key: tuple[str, ...] = ()
+    unique: list[tuple[str, ...]] = field(default_factory=list)
+    foreign_keys: list[ForeignKey] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    description: str | None = None
+    line: int | None = None
+    """Line of the CREATE TABLE in the source file, when known."""
+
+    def column(self, name: str) -> Column:
+        """The column called `name` (case-insensitive); KeyError with a suggestion otherwise."""
+        key = _norm(name)
+        for col in self.columns:
+            if _norm(col.name) == key:
+                return col
+        raise KeyError(f'table {self.name} has no column "{name}".{suggest(name, self.column_names)}')
+
+    def has_column(self, name: str) -> bool:
+        return any(_norm(c.name) == _norm(name) for c in self.columns)
+
+    @property
+    def column_names(self) -> list[str]:
+        return [c.name for c in self.columns]
+
+    @property
+    def unique_keys(self) -> list[tuple[str, ...]]:
+        """The primary key (if any) followed by every UNIQUE constraint."""
+        keys = [self.primary_key] if self.primary_key else []
+        return keys + [u for u in self.unique if u]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "columns": [c.to_dict() for c in self.columns],
+            "primary_key": list(self.primary_key),
+            "unique": [list(u) for u in self.unique],
+            "foreign_keys": [fk.to_dict() for fk in self.foreign_keys],
+            "checks": [c.to_dict() for c in self.checks],
+        }
+
+
+@dataclass
+class Schema:
+    """Every table of one DDL file, in the order the file defines them."""
+
+    tables: list[Table] = field(default_factory=list)
+    dialect: str = "duckdb"
+    source: str | None = None
+    """The DDL file's path, for messages."""
+    skipped: Counter[str] = field(default_factory=Counter)
+    """Statements that are not tables (functions, triggers, views, ...), counted by kind."""
+
+    def table(self, name: str) -> Table:
+        """The table called `name` (case-insensitive); KeyError with a suggestion otherwise."""
+        key = _norm(name)
+        for t in self.tables:
+            if _norm(t.name) == key:
+                return t
+        raise KeyError(f'no table "{name}".{suggest(name, self.table_names)}')
+
+    def has_table(self, name: str) -> bool:
+        return any(_norm(t.name) == _norm(name) for t in self.tables)
+
+    @property
+    def table_names(self) -> list[str]:
+        return [t.name for t in self.tables]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "dialect": self.dialect,
+            "source": self.source,
+            "tables": [t.to_dict() for t in self.tables],
+            "skipped_statements": dict(sorted(self.skipped.items())),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Schema:
+        """The inverse of `to_dict` (used to read the model back from a database's metadata)."""
+        tables = []
+        for t in data["tables"]:
+            tables.append(
+                Table(
+                    name=t["name"],
+                    description=t.get("description"),
+                    columns=[Column(**c) for c in t["columns"]],
+                    primary_key=tuple(t["primary_key"]),
+                    unique=[tuple(u) for u in t["unique"]],
+                    foreign_keys=[
+                        ForeignKey(
+                            columns=tuple(fk["columns"]),
+                            ref_table=fk["ref_table"],
+                            ref_columns=tuple(fk["ref_columns"]),
+                            on_delete=fk.get("on_delete", "NO ACTION"),
+                            on_update=fk.get("on_update", "NO ACTION"),
+                            name=fk.get("name"),
+                        )
+                        for fk in t["foreign_keys"]
+                    ],
+                    checks=[Check(sql=c["sql"], columns=tuple(c["columns"]), name=c.get("name")) for c in t["checks"]],
+                )
+            )
+        return cls(
+            tables=tables,
+            dialect=data.get("dialect", "duckdb"),
+            source=data.get("source"),
+            skipped=Counter(data.get("skipped_statements", {})),
+        )
