@@ -64,3 +64,7 @@ class DomainError(TerminalError):
 
 class BuildError(TerminalError):
     """A build could not produce a clean database; the previous good one is left untouched."""
+
+
+class StoreError(TerminalError):
+    """A DuckDB file is missing, is not a Stateforge database, or does not match its model."""

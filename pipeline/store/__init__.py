@@ -1,0 +1,44 @@
+"""The DuckDB store: one file per built domain, with the model and the audit inside it.
+
+    path = create_database(schema, plan, "artifacts/music/music.duckdb")
+    con = connect(path)
+    schema, plan = read_model(con)
+
+Tables carry their PRIMARY KEY, UNIQUE, NOT NULL, CHECK and defaults; foreign keys are kept in the
+`stateforge` metadata tables and audited, not declared (DESIGN.md, decision 1).
+"""
+
+from __future__ import annotations
+
+from pipeline.store.create import create_database, create_tables, reset_sequences, table_ddl
+from pipeline.store.metadata import (
+    FORMAT_VERSION,
+    METADATA_TABLES,
+    connect,
+    is_stateforge,
+    plan_from_dict,
+    read_model,
+    write_metadata,
+)
+from pipeline.store.sql import METADATA_SCHEMA, quote_ident, sequence_name, table_ref
+from pipeline.store.views import VIEWS, install_views
+
+__all__ = [
+    "FORMAT_VERSION",
+    "METADATA_SCHEMA",
+    "METADATA_TABLES",
+    "VIEWS",
+    "connect",
+    "create_database",
+    "create_tables",
+    "install_views",
+    "is_stateforge",
+    "plan_from_dict",
+    "quote_ident",
+    "read_model",
+    "reset_sequences",
+    "sequence_name",
+    "table_ddl",
+    "table_ref",
+    "write_metadata",
+]

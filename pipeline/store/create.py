@@ -1,0 +1,198 @@
+"""Create a DuckDB database from the schema model: tables, sequences, metadata and audit views.
+
+Tables get their primary keys, UNIQUE, NOT NULL, CHECK and defaults; foreign keys are not declared to
+DuckDB (see DESIGN.md: they block deletes and updates the write tools need and slow bulk inserts 3x) and
+live in the metadata tables instead, where the audit checks them.
+
+Identity columns: DuckDB has no AUTO_INCREMENT, so each gets a sequence `<table>_<column>_seq` and
+`DEFAULT nextval(...)`. DuckDB 2.0.1 has no `ALTER SEQUENCE ... RESTART` and refuses to drop a sequence a
+default depends on, so `reset_sequences` drops the default, recreates the sequence and sets it again.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from pathlib import Path
+
+import duckdb
+
+from pipeline.errors import StoreError
+from pipeline.graph.plan import FillPlan
+from pipeline.schema.model import Column, Schema, Table
+from pipeline.store.metadata import write_metadata
+from pipeline.store.sql import (
+    allowed_values_sql,
+    column_list,
+    nextval,
+    quote_ident,
+    quote_literal,
+    sequence_name,
+    table_ref,
+    uncovered_allowed_values,
+)
+from pipeline.store.views import install_views
+
+
+def column_ddl(table: Table, column: Column, *, constraints: bool = True) -> str:
+    """One column definition: name, type, default (identity: the sequence) and, with constraints, NOT NULL."""
+    parts = [quote_ident(column.name), column.type]
+    if column.identity:
+        parts.append(f"DEFAULT {nextval(table.name, column.name)}")
+    elif column.default is not None:
+        parts.append(f"DEFAULT {column.default}")
+    if constraints and not column.nullable:
+        parts.append("NOT NULL")
+    return " ".join(parts)
+
+
+def table_ddl(table: Table, *, constraints: bool = True) -> str:
+    """`CREATE TABLE main."t" (...)` for one table.
+
+    With `constraints=False` only the columns, their types and defaults are created (defaults restrict
+    nothing): the form bulk loading and the audit's tests use.
+    """
+    lines = [column_ddl(table, c, constraints=constraints) for c in table.columns]
+    if constraints:
+        if table.primary_key:
+            lines.append(f"PRIMARY KEY ({column_list(table.primary_key)})")
+        for key in _unique_keys(table):
+            lines.append(f"UNIQUE ({column_list(key)})")
+        for check in table.checks:
+            name = f"CONSTRAINT {quote_ident(check.name)} " if check.name else ""
+            lines.append(f"{name}CHECK ({check.sql})")
+        for column in uncovered_allowed_values(table):
+            lines.append(f"CHECK ({allowed_values_sql(column)})")
+    body = ",\n    ".join(lines)
+    return f"CREATE TABLE {table_ref(table.name)} (\n    {body}\n)"
+
+
+def _unique_keys(table: Table) -> list[tuple[str, ...]]:
+    """UNIQUE keys other than the primary key, each once (compared case-insensitively)."""
+    seen = {tuple(c.lower() for c in table.primary_key)}
+    keys = []
+    for key in table.unique:
+        norm = tuple(c.lower() for c in key)
+        if key and norm not in seen:
+            seen.add(norm)
+            keys.append(key)
+    return keys
+
+
+def _comments(table: Table) -> list[str]:
+    out = []
+    if table.description:
+        out.append(f"COMMENT ON TABLE {table_ref(table.name)} IS {quote_literal(table.description)}")
+    for c in table.columns:
+        if c.description:
+            target = f"{table_ref(table.name)}.{quote_ident(c.name)}"
+            out.append(f"COMMENT ON COLUMN {target} IS {quote_literal(c.description)}")
+    return out
+
+
+def ordered_tables(schema: Schema, plan: FillPlan) -> list[Table]:
+    """The schema's tables in fill order; tables the plan does not name follow in DDL order."""
+    try:
+        first = [schema.table(name) for name in plan.order]
+    except KeyError as exc:
+        raise StoreError(f"the fill plan names a table the schema does not have: {exc.args[0]}") from exc
+    named = {t.name for t in first}
+    return first + [t for t in schema.tables if t.name not in named]
+
+
+def create_tables(
+    con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan, *, constraints: bool = True
+) -> None:
+    """Create the schema's sequences and tables on an open connection, and write the model's metadata.
+
+    The caller owns the transaction. A table that cannot be created raises `StoreError` naming it.
+    """
+    for table in ordered_tables(schema, plan):
+        statements = [
+            f"CREATE SEQUENCE {quote_ident(sequence_name(table.name, c.name))} START 1"
+            for c in table.columns
+            if c.identity
+        ]
+        statements += [table_ddl(table, constraints=constraints), *_comments(table)]
+        for sql in statements:
+            try:
+                con.sql(sql)
+            except duckdb.Error as exc:
+                raise StoreError(
+                    f"table {table.name}: DuckDB refused the generated DDL ({exc}).\n{sql}\n"
+                    "Fix the table in the DDL file: types, defaults and CHECKs must be valid DuckDB SQL."
+                ) from exc
+    write_metadata(con, schema, plan)
+
+
+def reset_sequences(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, int]:
+    """Restart every identity column's sequence just after the column's current maximum (1 if empty).
+
+    Run it after rows were inserted with explicit ids, so that the next insert without an id gets a
+    fresh one. Creates the sequence if it is missing. Returns {sequence name: next value}.
+    """
+    restarted: dict[str, int] = {}
+    for table in schema.tables:
+        for column in (c for c in table.columns if c.identity):
+            ref, col = table_ref(table.name), quote_ident(column.name)
+            seq = quote_ident(sequence_name(table.name, column.name))
+            [(top,)] = con.sql(f"SELECT max({col}) FROM {ref}").fetchall()
+            start = int(top) + 1 if top is not None else 1
+            for sql in (
+                f"ALTER TABLE {ref} ALTER COLUMN {col} DROP DEFAULT",
+                f"DROP SEQUENCE IF EXISTS {seq}",
+                f"CREATE SEQUENCE {seq} START {start}",
+                f"ALTER TABLE {ref} ALTER COLUMN {col} SET DEFAULT {nextval(table.name, column.name)}",
+            ):
+                con.sql(sql)
+            restarted[sequence_name(table.name, column.name)] = start
+    return restarted
+
+
+def create_database(schema: Schema, plan: FillPlan, path: str | Path, *, overwrite: bool = False) -> Path:
+    """Write a new DuckDB file at `path` with the schema's tables, metadata and audit views.
+
+    Atomic: the file is built under a temporary name in the same directory and moved into place with
+    `os.replace`; on any error the temporary file is removed and whatever was at `path` is untouched.
+    An existing `path` raises `StoreError` unless `overwrite` is true.
+    """
+    path = Path(path)
+    _check_target(path, overwrite)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
+    try:
+        con = duckdb.connect(str(tmp))
+        try:
+            con.begin()
+            create_tables(con, schema, plan)
+            install_views(con, schema, plan)
+            con.commit()
+            con.sql("CHECKPOINT")
+        finally:
+            con.close()
+        _check_target(path, overwrite)
+        # A WAL left beside an old file would be replayed onto the new one: remove it first.
+        _remove(_wal(path))
+        os.replace(tmp, path)
+    except BaseException:
+        _remove(tmp)
+        _remove(_wal(tmp))
+        raise
+    return path
+
+
+def _check_target(path: Path, overwrite: bool) -> None:
+    if path.is_dir():
+        raise StoreError(f"{path} is a directory; give the path of the database file to create.")
+    if path.exists() and not overwrite:
+        raise StoreError(f"{path} already exists; pass overwrite=True to replace it, or choose another path.")
+
+
+def _wal(path: Path) -> Path:
+    return path.with_name(path.name + ".wal")
+
+
+def _remove(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()
