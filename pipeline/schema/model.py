@@ -157,6 +157,8 @@ class Schema:
     """The DDL file's path, for messages."""
     skipped: Counter[str] = field(default_factory=Counter)
     """Statements that are not tables (functions, triggers, views, ...), counted by kind."""
+    notes: list[str] = field(default_factory=list)
+    """What the parser approximated (a type with no DuckDB equivalent, a partial unique index, ...)."""
 
     def table(self, name: str) -> Table:
         """The table called `name` (case-insensitive); KeyError with a suggestion otherwise."""
@@ -204,7 +206,10 @@ class Schema:
                         )
                         for fk in t["foreign_keys"]
                     ],
-                    checks=[Check(sql=c["sql"], columns=tuple(c["columns"]), name=c.get("name")) for c in t["checks"]],
+                    checks=[
+                        Check(sql=c["sql"], columns=tuple(c["columns"]), name=c.get("name"))
+                        for c in t["checks"]
+                    ],
                 )
             )
         return cls(

@@ -1,0 +1,123 @@
+"""ALTER TABLE: added constraints (Oracle's `ADD ( ..., ... )` too), added and modified columns, defaults."""
+
+from __future__ import annotations
+
+import re
+
+from sqlglot import exp
+
+from pipeline.errors import SchemaError
+from pipeline.schema.classify import relation_name
+from pipeline.schema.columns import add_column, apply_column_constraints, new_column
+from pipeline.schema.constraints import apply_constraint
+from pipeline.schema.context import Context
+from pipeline.schema.exprs import default_sql, table_name
+from pipeline.schema.model import Table
+from pipeline.schema.split import Statement
+from pipeline.schema.syntax import parse
+from pipeline.schema.types import map_type
+
+# Forms sqlglot reads as an opaque Command: pg_dump's identity columns, Oracle's MODIFY (col [NOT] NULL).
+_ADD_IDENTITY = re.compile(
+    r"ALTER\s+COLUMN\s+(?P<column>\S+)\s+ADD\s+GENERATED\b.*\bAS\s+IDENTITY", re.I | re.S
+)
+_MODIFY_NULL = re.compile(
+    r"\bMODIFY\s*\(\s*(?P<column>\"[^\"]+\"|\w+)\s+(?P<not>NOT\s+)?NULL\b[^,]*\)\s*$", re.I
+)
+_ADD = re.compile(r"\bADD\b", re.IGNORECASE)
+
+
+def read_alter_table(ctx: Context, stmt: Statement) -> str | None:
+    """Apply an ALTER TABLE; return "alter_table" when nothing in it concerns keys or columns."""
+    try:
+        alter = parse(stmt, ctx.dialect, source=ctx.source, what="ALTER TABLE").expr
+    except SchemaError:
+        if _ADD.search(stmt.text):  # it may add a key: better stop than lose it
+            raise
+        return "alter_table"
+    if isinstance(alter, exp.Command):
+        return _read_command(ctx, stmt)
+    if not isinstance(alter, exp.Alter):
+        return "alter_table"
+    table = _table(ctx, table_name(alter.this), exists=bool(alter.args.get("exists")), node=alter.this)
+    if table is None:
+        return "alter_table"
+    applied = False
+    for action in alter.args.get("actions") or []:
+        for node in action.expressions if isinstance(action, exp.Schema) else [action]:
+            if _apply(ctx, table, node):
+                applied = True
+            else:
+                ctx.note(f"ALTER TABLE action not applied: {node.sql(ctx.dialect)[:100]!r}", table=table.name)
+    return None if applied else "alter_table"
+
+
+def _read_command(ctx: Context, stmt: Statement) -> str | None:
+    """The ALTER TABLE forms sqlglot does not parse but that change a column."""
+    match = _ADD_IDENTITY.search(stmt.text) or _MODIFY_NULL.search(stmt.text)
+    if match is None:
+        if _ADD.search(stmt.text):
+            ctx.note(f"ALTER TABLE not understood, skipped: {stmt.text[:100]!r}")
+        return "alter_table"
+    table = _table(ctx, relation_name(stmt.text) or "", exists=False)
+    if table is None:
+        return "alter_table"
+    column = table.column(ctx.find_columns(table, [match.group("column").strip('"`')], "ALTER TABLE")[0])
+    if match.re is _ADD_IDENTITY:
+        column.identity = True
+    else:
+        column.nullable = not match.group("not")
+    return None
+
+
+def _table(ctx: Context, name: str, *, exists: bool, node: exp.Expr | None = None) -> Table | None:
+    """The altered table; None when it is a view or `IF EXISTS` allows it to be missing."""
+    if not ctx.has_table(name) and (exists or name.lower() in ctx.other_relations):
+        return None
+    return ctx.find_table(name, "ALTER TABLE", node)
+
+
+def _apply(ctx: Context, table: Table, node: exp.Expr) -> bool:
+    if isinstance(node, exp.AddConstraint):
+        return all([apply_constraint(ctx, table, inner) for inner in node.expressions])
+    if isinstance(node, exp.ColumnDef):
+        add_column(ctx, table, node)
+        return True
+    if isinstance(node, exp.AlterColumn):
+        _alter_column(ctx, table, node)
+        return True
+    if isinstance(node, exp.ModifyColumn) and isinstance(node.this, exp.ColumnDef):
+        _modify_column(ctx, table, node.this)
+        return True
+    return apply_constraint(ctx, table, node)
+
+
+def _alter_column(ctx: Context, table: Table, node: exp.AlterColumn) -> None:
+    """ALTER COLUMN ... SET/DROP DEFAULT, SET/DROP NOT NULL, TYPE, COMMENT."""
+    column = table.column(ctx.find_columns(table, [node.name], "ALTER COLUMN", node)[0])
+    args = node.args
+    if args.get("dtype") is not None:
+        mapped = map_type(args["dtype"], ctx.dialect)
+        column.type, column.length = mapped.type, mapped.length
+        column.precision, column.scale = mapped.precision, mapped.scale
+    if args.get("default") is not None:
+        column.default, sequence = default_sql(args["default"], column.type)
+        column.identity = column.identity or sequence
+    if args.get("allow_null") is not None:
+        column.nullable = bool(args["allow_null"])  # SET NOT NULL / DROP NOT NULL
+    elif args.get("drop"):
+        column.default = None  # DROP DEFAULT
+    if args.get("comment") is not None:
+        column.description = args["comment"].name
+
+
+def _modify_column(ctx: Context, table: Table, node: exp.ColumnDef) -> None:
+    """MySQL MODIFY: the column is defined anew (phpMyAdmin adds AUTO_INCREMENT this way)."""
+    old = table.column(ctx.find_columns(table, [node.name], "MODIFY", node)[0])
+    index = table.columns.index(old)
+    scratch = Table(name=table.name, columns=[c for c in table.columns if c is not old])
+    column, later = new_column(ctx, scratch, node)
+    column.description = column.description or old.description
+    column.nullable = column.nullable and old.name not in table.primary_key
+    table.columns[index] = column
+    apply_column_constraints(ctx, table, column, later)

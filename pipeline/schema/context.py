@@ -1,0 +1,125 @@
+"""What the parser carries from statement to statement: the schema so far, user types, open keys."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from sqlglot import exp
+
+from pipeline.errors import SchemaError
+from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table, suggest
+
+
+@dataclass
+class UserType:
+    """An enum type, a domain or a type alias: what a column of that type inherits."""
+
+    template: Column
+    checks: list[exp.ColumnConstraint] = field(default_factory=list)
+    """Domain CHECKs (with their names), written over VALUE."""
+
+
+@dataclass
+class OpenKey:
+    """A foreign key whose referenced table may come later in the file: resolved at the end."""
+
+    table: Table
+    fk: ForeignKey
+    line: int
+
+
+@dataclass
+class Context:
+    """The state of one parse, and the helpers every reader uses to find names and report errors."""
+
+    dialect: str
+    source: str | None
+    schema: Schema
+    user_types: dict[str, UserType] = field(default_factory=dict)
+    open_keys: list[OpenKey] = field(default_factory=list)
+    other_relations: set[str] = field(default_factory=set)
+    """Lower-case names of views and materialized views: indexes and comments on them are skipped."""
+    line: int = 0
+    """Line of the statement being read."""
+    tables: dict[str, Table] = field(default_factory=dict)
+    """The schema's tables by lower-case name: Schema.table() scans, too slow for 2,000-table dumps."""
+
+    def add_table(self, table: Table) -> None:
+        """Append `table` to the schema (the caller checked its name is new)."""
+        self.schema.tables.append(table)
+        self.tables[table.name.lower()] = table
+
+    def has_table(self, name: str) -> bool:
+        """Whether a table called `name` (in any case) is defined so far."""
+        return name.lower() in self.tables
+
+    def at(self, node: exp.Expr | None) -> int:
+        """The file line of `node` (its first identifier), else the line of the statement being read."""
+        ident = node if isinstance(node, exp.Identifier) else (node.find(exp.Identifier) if node else None)
+        offset = ident.meta.get("line") if ident is not None else None
+        return self.line + offset - 1 if offset else self.line
+
+    def error(
+        self,
+        message: str,
+        *,
+        table: str | None = None,
+        column: str | None = None,
+        hint: str | None = None,
+        line: int | None = None,
+    ) -> SchemaError:
+        """A SchemaError for the file being read, at `line` or the current statement's line."""
+        return SchemaError(
+            message, file=self.source, line=line or self.line, table=table, column=column, hint=hint
+        )
+
+    def note(self, message: str, *, table: str | None = None, column: str | None = None) -> None:
+        """Record something the parser approximated, with the statement's line, in `Schema.notes`."""
+        where = f"table {table}" + (f", column {column}" if column else "") + ": " if table else ""
+        self.schema.notes.append(f"line {self.line}: {where}{message}")
+
+    def find_table(self, name: str, what: str, node: exp.Expr | None = None) -> Table:
+        """The table `name`; SchemaError naming `what` wanted it, with the closest name, otherwise."""
+        if self.has_table(name):
+            return self.tables[name.lower()]
+        raise self.error(
+            f'{what} names table "{name}", which is not defined.{suggest(name, self.schema.table_names)}',
+            table=name,
+            hint="Define the table first (CREATE TABLE), or fix the name.",
+            line=self.at(node),
+        )
+
+    def find_columns(
+        self,
+        table: Table,
+        names: list[str | None],
+        what: str,
+        node: exp.Expr | None = None,
+    ) -> tuple[str, ...]:
+        """`names` spelled as `table` spells them; SchemaError for a missing column or an expression."""
+        out = []
+        for name in names:
+            if name is None:
+                raise self.error(
+                    f"{what} lists an expression where a column is expected",
+                    table=table.name,
+                    hint="Name plain columns.",
+                    line=self.at(node),
+                )
+            if not table.has_column(name):
+                raise self.error(
+                    f'{what} names column "{name}", which table {table.name} does not have.'
+                    f"{suggest(name, table.column_names)}",
+                    table=table.name,
+                    column=name,
+                    hint=f"Fix the column name, or add the column to {table.name}.",
+                    line=self.at(node),
+                )
+            out.append(table.column(name).name)
+        return tuple(out)
+
+
+def add_check(table: Table, check: Check) -> None:
+    """Append `check` unless the table already has the same SQL."""
+    if all(c.sql != check.sql for c in table.checks):
+        table.checks.append(check)

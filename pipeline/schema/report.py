@@ -1,0 +1,27 @@
+"""The JSON report of a parsed schema: what `stateforge schema --json` prints and the golden files hold."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pipeline.schema.model import Schema
+
+
+def schema_report(schema: Schema) -> dict[str, Any]:
+    """`Schema.to_dict()` merged with the fill plan, plus `cycles` as lists of table names and `notes`.
+
+    Keys: dialect, source, tables, skipped_statements, notes, fill_order, generations, cycles,
+    cycle_details, deferred_foreign_keys.
+    """
+    # Imported here: pipeline.graph imports the schema model, so importing it at the top is a cycle.
+    from pipeline.graph import plan_fill
+
+    plan = plan_fill(schema).to_dict()
+    details = plan.pop("cycles")
+    return {
+        **schema.to_dict(),
+        "notes": list(schema.notes),
+        **plan,
+        "cycles": [cycle["tables"] for cycle in details],
+        "cycle_details": details,
+    }
