@@ -26,7 +26,7 @@ from pipeline.store.sql import (
     uncovered_allowed_values,
 )
 
-KINDS = ("primary_key", "unique", "not_null", "check", "foreign_key", "allowed_values")
+KINDS = ("primary_key", "unique", "not_null", "max_length", "check", "foreign_key", "allowed_values")
 """Every check kind, in the order the audit runs them on each table."""
 
 
@@ -117,6 +117,22 @@ def not_null_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     return out
 
 
+def max_length_checks(schema: Schema, table: Table) -> list[CheckQuery]:
+    """Strings longer than their VARCHAR(n): DuckDB accepts and ignores the length, so the audit checks it."""
+    out = []
+    for col in table.columns:
+        if not col.length:
+            continue
+        shown = _dedupe(_row_key(table) + (col.name,))
+        sql = (
+            f"SELECT {column_list(shown)} FROM {table_ref(table.name)} "
+            f"WHERE length({quote_ident(col.name)}::VARCHAR) > {int(col.length)}"
+        )
+        constraint = f"{describe_key(table.name, [col.name])} at most {col.length} characters"
+        out.append(CheckQuery("max_length", table.name, constraint, (col.name,), sql, shown))
+    return out
+
+
 def check_constraint_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     """Rows for which a CHECK is FALSE (NULL passes, as in SQL)."""
     out = []
@@ -173,6 +189,7 @@ CHECKS: tuple[CheckBuilder, ...] = (
     primary_key_checks,
     unique_checks,
     not_null_checks,
+    max_length_checks,
     check_constraint_checks,
     foreign_key_checks,
     allowed_values_checks,

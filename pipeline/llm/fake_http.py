@@ -69,6 +69,8 @@ class _Handler(BaseHTTPRequestHandler):
     """HTTP/1.1 plumbing only: read the body, ask the app, write the reply."""
 
     protocol_version = "HTTP/1.1"
+    # Small replies on a kept-alive connection otherwise wait ~40 ms for the client's delayed ACK.
+    disable_nagle_algorithm = True
     server_version = "stateforge-fake-llm/0.1"
     sys_version = ""
 

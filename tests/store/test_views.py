@@ -17,7 +17,7 @@ from pipeline.store import VIEWS, connect, create_database
 def test_views_over_empty_tables_count_zero(db_path: Path):
     with connect(db_path, read_only=True) as con:
         assert con.sql("SELECT sum(count) FROM stateforge.violations").fetchall() == [(0,)]
-        assert con.sql("SELECT count(*) FROM stateforge.violations").fetchall() == [(24,)]
+        assert con.sql("SELECT count(*) FROM stateforge.violations").fetchall() == [(25,)]
         assert con.sql("SELECT sum(orphan_count), count(*) FROM stateforge.fk_orphans").fetchall() == [(0, 4)]
         assert dict(con.sql("FROM stateforge.table_stats").fetchall()) == {
             "customers": 0,
@@ -45,7 +45,7 @@ def test_views_work_in_a_fresh_process_with_plain_duckdb(db_path: Path):
 def test_views_work_when_the_file_is_attached_under_another_name(db_path: Path):
     con = duckdb.connect()
     con.execute(f"ATTACH '{db_path}' AS env (READ_ONLY)")
-    assert con.sql("SELECT count(*) FROM env.stateforge.violations").fetchall() == [(24,)]
+    assert con.sql("SELECT count(*) FROM env.stateforge.violations").fetchall() == [(25,)]
     assert con.sql("SELECT count(*) FROM env.stateforge.table_stats").fetchall() == [(4,)]
 
 

@@ -46,7 +46,7 @@ def test_clean_database_audits_clean(con):
     report = audit(con)
     assert report.clean and report.total == 0 and report.violations == []
     assert report.tables == {"customers": 3, "warehouses": 2, "Products": 2, "orders": 3}
-    assert report.checks_run == 24
+    assert report.checks_run == 25
     data = report.to_dict()
     assert data["violations"] == 0 and data["checks"] == [] and data["tables"]["orders"] == 3
     assert data["seconds"] >= 0
@@ -168,6 +168,13 @@ def test_allowed_values(con):
         "customers(tier) IN ('free', 'pro')",
         [{"id": 4, "tier": "gold"}],
     )
+
+
+def test_strings_longer_than_their_varchar_length(con):
+    con.execute(f"INSERT INTO customers VALUES (4, '{'x' * 121}', 'Dee', NULL, NULL)")
+    v = only(audit(con))
+    assert (v.check, v.constraint, v.count) == ("max_length", "customers(email) at most 120 characters", 1)
+    assert v.samples[0]["id"] == 4
 
 
 def test_samples_are_the_smallest_keys_and_count_is_all(con):

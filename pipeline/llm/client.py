@@ -1,0 +1,307 @@
+"""The LLM client: JSON replies from any OpenAI-compatible server, cached, retried, bounded and counted.
+
+`LLMClient(settings).complete_json(messages, schema, name=...)` sends one chat completion asking for
+JSON (Structured Outputs, or json_object mode with the schema described in the prompt) and returns an
+`LLMReply`. A malformed or truncated reply is data (`data=None`, `error` naming the position) for the
+caller's repair loop, never an exception. Transport trouble is retried here (policy: `retry.py`), then
+raised as `TransientError`; a refusal by the server (bad request, auth) is a `TerminalError`.
+
+Concurrency: an `asyncio.Semaphore(settings.concurrency)` per event loop bounds requests in flight;
+identical requests in flight at once share one call. Sync code (Prefect tasks, the fill engine) uses
+`complete_many` / `run`, which run on the client's own event-loop thread, so they work whether or not
+the caller's thread already runs a loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import threading
+import time
+from collections.abc import Coroutine, Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+import openai
+
+from pipeline.errors import StateforgeError, TerminalError, TransientError
+from pipeline.llm.accounting import LLMStats
+from pipeline.llm.cache import CachedReply, ResponseCache, request_key
+from pipeline.llm.reply import LLMReply, LLMRequest, Usage, chat_request, parse_json_reply, schema_name
+from pipeline.llm.retry import describe_error, plan_retry, refuses_json_schema, server_message
+from pipeline.llm.settings import LLMSettings
+
+__all__ = ["LLMClient", "LLMReply", "LLMRequest", "Usage"]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+@dataclass
+class _LoopState:
+    """What belongs to one event loop: its HTTP client, its semaphore, its requests in flight."""
+
+    api: openai.AsyncOpenAI
+    semaphore: asyncio.Semaphore
+    inflight: dict[str, asyncio.Future[None]] = field(default_factory=dict)
+
+
+class LLMClient:
+    """JSON completions from the server in `settings`, with cache, retries, a concurrency bound and stats."""
+
+    def __init__(self, settings: LLMSettings, *, stats: LLMStats | None = None) -> None:
+        from pipeline.llm.backends import get_backend
+
+        if not get_backend(settings.backend).uses_llm:
+            get_backend(settings.backend).client(settings)  # raises: this backend calls no LLM
+        if not settings.model:
+            raise TerminalError("the openai backend needs a model: pass --model NAME")
+        if settings.api_key is None:
+            raise TerminalError(
+                "set OPENAI_API_KEY (any non-empty value for a local server such as vLLM or Ollama)"
+            )
+        self.settings = settings
+        self.model: str = settings.model
+        self.base_url = settings.resolved_base_url
+        self.stats = stats if stats is not None else LLMStats()
+        self.cache = ResponseCache(settings.cache_dir)
+        self._price = settings.price_for(settings.model)
+        self._jitter = random.Random()  # backoff waits only: never feeds data
+        self._json_object = settings.response_format == "json_object"
+        self._states: dict[asyncio.AbstractEventLoop, _LoopState] = {}
+        self._lock = threading.Lock()
+        self._runner: _LoopThread | None = None
+
+    @property
+    def mode(self) -> str:
+        """The response format requests use now (`auto` turns to `json_object` after a refusal)."""
+        return "json_object" if self._json_object else "json_schema"
+
+    # -- the async API -------------------------------------------------------------------------------
+
+    async def complete_json(
+        self,
+        messages: list[dict[str, Any]],
+        schema: dict[str, Any],
+        *,
+        name: str,
+        cache_key: dict[str, Any] | None = None,
+    ) -> LLMReply:
+        """A JSON reply to `messages` conforming (if the model obeys) to `schema`, named `name`.
+
+        `cache_key`: extra values that tell otherwise identical requests apart in the cache (a prompt
+        version, a repair attempt). Raises TransientError after `max_retries`, TerminalError when the
+        server refuses the request.
+        """
+        started = time.perf_counter()
+        name = schema_name(name)
+        s = self.settings
+        key = request_key(s, self.model, messages, name, schema, cache_key)
+        if not s.use_cache:
+            return await self._fresh(messages, schema, name, key, started)
+        state = self._state()
+        while True:
+            entry = self.cache.get(key)
+            if entry is not None:
+                self.stats.record_cache_hit(entry.prompt_tokens, entry.completion_tokens)
+                return self._reply(entry, cached=True, attempts=0, started=started)
+            leader = state.inflight.get(key)
+            if leader is None:
+                break
+            await asyncio.wait({leader})  # an identical request is in flight: share its reply
+            if not leader.cancelled() and isinstance(leader.exception(), StateforgeError):
+                error = leader.exception()
+                raise type(error)(str(error)) from error
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        state.inflight[key] = future
+        try:
+            reply = await self._fresh(messages, schema, name, key, started)
+            future.set_result(None)
+            return reply
+        except Exception as error:
+            future.set_exception(error)
+            future.exception()  # retrieved: followers may or may not look at it
+            raise
+        finally:
+            if not future.done():
+                future.cancel()
+            state.inflight.pop(key, None)
+
+    async def _fresh(
+        self, messages: list[dict[str, Any]], schema: dict[str, Any], name: str, key: str, started: float
+    ) -> LLMReply:
+        """Call the server (no cache read), cache the completed reply and return it."""
+        completion, attempts, mode = await self._send(messages, schema, name)
+        choice = completion.choices[0] if completion.choices else None
+        usage = completion.usage
+        entry = CachedReply(
+            key=key,
+            model=self.model,
+            mode=mode,
+            content=(choice.message.content if choice else None) or "",
+            finish_reason=choice.finish_reason if choice else None,
+            prompt_tokens=usage.prompt_tokens if usage else 0,
+            completion_tokens=usage.completion_tokens if usage else 0,
+        )
+        try:
+            self.cache.put(entry)
+        except OSError as error:
+            log.warning("LLM cache: cannot write %s (%s); the reply is used but not kept", key, error)
+        return self._reply(entry, cached=False, attempts=attempts, started=started)
+
+    async def _send(
+        self, messages: list[dict[str, Any]], schema: dict[str, Any], name: str
+    ) -> tuple[Any, int, str]:
+        """POST the request until it succeeds: (completion, requests sent, mode used)."""
+        s, state = self.settings, self._state()
+        attempts = retries = 0
+        while True:
+            mode = self.mode
+            request = chat_request(s, self.model, messages, schema, name, mode)
+            attempts += 1
+            async with state.semaphore:
+                sent = time.perf_counter()
+                try:
+                    completion = await state.api.chat.completions.create(**request)
+                except openai.APIError as error:
+                    self.stats.record_call(time.perf_counter() - sent, self.model, self._price)
+                    failure: openai.APIError = error
+                else:
+                    usage = completion.usage
+                    tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
+                    self.stats.record_call(time.perf_counter() - sent, self.model, self._price, *tokens)
+                    return completion, attempts, mode
+            if mode == "json_schema" and s.response_format == "auto" and refuses_json_schema(failure):
+                log.info(
+                    "%s at %s refuses json_schema (%s); using json_object",
+                    self.model,
+                    self.base_url,
+                    server_message(failure),
+                )
+                self._json_object = True
+                self.stats.record("fallbacks")
+                continue
+            where = f"{self.model} at {self.base_url}"
+            try:
+                cause, delay = plan_retry(
+                    failure, retries=retries, attempts=attempts, settings=s, rng=self._jitter, where=where
+                )
+            except TerminalError as error:
+                self.stats.record("errors")
+                raise error from failure
+            except TransientError as error:
+                self.stats.record("gave_up")
+                raise error from failure
+            self.stats.record_retry(cause)
+            log.info("%s: %s, retry %d in %.2f s", where, describe_error(failure), retries + 1, delay)
+            retries += 1
+            await asyncio.sleep(delay)
+
+    def _reply(self, entry: CachedReply, *, cached: bool, attempts: int, started: float) -> LLMReply:
+        data, error = parse_json_reply(entry.content, entry.finish_reason)
+        if error is not None:
+            self.stats.record("malformed")
+        usage = Usage(entry.prompt_tokens, entry.completion_tokens)
+        seconds = time.perf_counter() - started
+        found = (entry.finish_reason, usage, cached, attempts, seconds, entry.mode, entry.key)
+        return LLMReply(entry.content, data, error, *found)
+
+    def _state(self) -> _LoopState:
+        """This event loop's HTTP client and semaphore (made on first use; closed loops are dropped)."""
+        loop = asyncio.get_running_loop()
+        with self._lock:
+            for dead in [lp for lp in self._states if lp.is_closed()]:
+                del self._states[dead]
+            state = self._states.get(loop)
+            if state is None:
+                assert self.settings.api_key is not None
+                api = openai.AsyncOpenAI(
+                    base_url=self.base_url,
+                    api_key=self.settings.api_key.get_secret_value(),
+                    max_retries=0,  # retries happen in `_send`, where they are counted
+                    timeout=self.settings.timeout,
+                )
+                state = self._states[loop] = _LoopState(api, asyncio.Semaphore(self.settings.concurrency))
+            return state
+
+    # -- the sync API --------------------------------------------------------------------------------
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        """Run `coro` on the client's event-loop thread and wait for its result (for sync callers)."""
+        with self._lock:
+            if self._runner is None:
+                self._runner = _LoopThread()
+            runner = self._runner
+        return runner.run(coro)
+
+    def complete_many(
+        self, requests: Iterable[LLMRequest | Mapping[str, Any]], *, return_exceptions: bool = False
+    ) -> list[Any]:
+        """`complete_json` for every request, concurrently (bounded); replies in request order.
+
+        With `return_exceptions`, a failed request's slot holds its TransientError / TerminalError
+        instead of the first failure being raised.
+        """
+        batch = [r if isinstance(r, LLMRequest) else LLMRequest(**r) for r in requests]
+
+        async def gather() -> list[Any]:
+            calls = (
+                self.complete_json(r.messages, r.schema, name=r.name, cache_key=r.cache_key) for r in batch
+            )
+            return await asyncio.gather(*calls, return_exceptions=return_exceptions)
+
+        return self.run(gather())
+
+    # -- lifecycle -----------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Close the HTTP client of the sync helpers' loop and stop that loop's thread."""
+        with self._lock:
+            runner, self._runner = self._runner, None
+        if runner is not None:
+            state = self._states.pop(runner.loop, None)
+            if state is not None:
+                runner.run(state.api.close())
+            runner.stop()
+
+    async def aclose(self) -> None:
+        """Close the HTTP client of the running loop."""
+        with self._lock:
+            state = self._states.pop(asyncio.get_running_loop(), None)
+        if state is not None:
+            await state.api.close()
+
+    def __enter__(self) -> LLMClient:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    async def __aenter__(self) -> LLMClient:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.aclose()
+        if self._runner is not None:
+            await asyncio.to_thread(self.close)
+
+
+class _LoopThread:
+    """An event loop running forever in a daemon thread, for sync callers."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, name="stateforge-llm-loop", daemon=True)
+        self.thread.start()
+
+    def run(self, coro: Coroutine[Any, Any, T]) -> T:
+        if threading.current_thread() is self.thread:
+            coro.close()
+            raise RuntimeError("LLMClient.run called from the client's own loop: await the coroutine instead")
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def stop(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(timeout=10)
+        self.loop.close()
