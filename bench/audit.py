@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import os
-import re
 import statistics
 import tempfile
 import time
@@ -26,6 +25,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
+from _doc import write_section
 
 from pipeline import ROOT
 from pipeline.graph import plan_fill
@@ -34,11 +34,7 @@ from pipeline.store import create_database
 from validation.audit import audit, run_check
 from validation.checks import build_checks
 
-HEADING = "## Audit (bench/audit.py)"
-INTRO = (
-    "# Benchmarks\n\nMeasured on the development machine, each section written by the script its heading "
-    "names; rerun that script to refresh it. Sections are independent: a script rewrites only its own.\n"
-)
+HEADING = "Audit (bench/audit.py)"
 REGIONS = ["eu", "us", "apac", "latam", "mea", "cn", "in", "jp"]
 
 
@@ -197,19 +193,6 @@ def measure(rows: int, parents: int, runs: int, workdir: Path) -> list[str]:
     return lines
 
 
-def write_section(doc: Path, lines: list[str]) -> None:
-    """Replace (or append) this script's section of `doc`, leaving every other section as it is."""
-    text = doc.read_text() if doc.exists() else INTRO
-    section = "\n".join([HEADING, "", *lines]) + "\n"
-    pattern = re.compile(rf"^{re.escape(HEADING)}\n.*?(?=^## |\Z)", re.S | re.M)
-    if pattern.search(text):
-        text = pattern.sub(lambda _: section + "\n", text, count=1).rstrip("\n") + "\n"
-    else:
-        text = text.rstrip("\n") + "\n\n" + section
-    doc.parent.mkdir(parents=True, exist_ok=True)
-    doc.write_text(text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rows", type=int, default=1_000_000, help="rows of the child table")
@@ -220,9 +203,9 @@ def main() -> None:
     parents = args.parents or max(args.rows // 10, 1)
     with tempfile.TemporaryDirectory(prefix="stateforge-bench-") as tmp:
         lines = measure(args.rows, parents, args.runs, Path(tmp))
-    print("\n".join([HEADING, "", *lines]))
+    print("\n".join([f"## {HEADING}", "", *lines]))
     if not args.no_write:
-        write_section(ROOT / "docs" / "BENCHMARKS.md", lines)
+        write_section(HEADING, "\n".join(lines))
         print(f"\nwritten to {ROOT / 'docs' / 'BENCHMARKS.md'}")
 
 

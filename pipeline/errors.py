@@ -54,6 +54,7 @@ class SchemaError(TerminalError):
             what = f"table {self.table}" + (f", column {self.column}" if self.column else "") + ": "
         text = f"{where}{what}{self.message}"
         if self.hint:
+            text = text if text.endswith((".", "?", "!", ":")) else text + "."
             text += f" {self.hint}"
         return text
 

@@ -1,0 +1,226 @@
+"""Building a domain: the stages that the CLI runs in sequence and the `build-domain` flow runs as tasks.
+
+    prepare -> open_partial -> fill_table (each table, in plan order) -> finish_fill -> audit_partial -> publish
+
+A build writes to `<out>/.<name>.duckdb.partial` and moves it onto `<out>/<name>.duckdb` only after a clean
+audit, so a failed or interrupted build never touches the previous good database. The partial file records
+which tables are complete (`stateforge.build_progress`) and a fingerprint of the build's inputs, so that
+`resume=True` continues from the last completed table of the same build, and refuses a different one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from pipeline import ROOT, __version__
+from pipeline.domain import DomainPack, load_domain
+from pipeline.errors import BuildError
+from pipeline.fill.engine import fill_deferred, fill_table
+from pipeline.fill.report import TableReport
+from pipeline.fill.sizing import plan_rows
+from pipeline.graph import FillPlan, plan_fill
+from pipeline.store import create_tables, install_views, reset_sequences
+from validation.audit import AuditReport, audit
+from validation.rules import apply_rules
+
+PROGRESS_TABLE = "stateforge.build_progress"
+
+
+@dataclass
+class Build:
+    """Everything a build needs, decided before a row is written."""
+
+    pack: DomainPack
+    plan: FillPlan
+    rows: dict[str, int]
+    seed: int
+    scale: float
+    out_dir: Path
+    inputs: dict[str, Any] = field(default_factory=dict)
+    """What determines the bytes of the result (hashed into the fingerprint and the report)."""
+
+    @property
+    def name(self) -> str:
+        return self.pack.name
+
+    @property
+    def db_path(self) -> Path:
+        return self.out_dir / f"{self.name}.duckdb"
+
+    @property
+    def partial_path(self) -> Path:
+        return self.out_dir / f".{self.name}.duckdb.partial"
+
+    @property
+    def report_path(self) -> Path:
+        return self.out_dir / "build_report.json"
+
+    @property
+    def fingerprint(self) -> str:
+        return hashlib.sha256(json.dumps(self.inputs, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def prepare(
+    domain: str,
+    *,
+    dialect: str | None = None,
+    scale: float = 1.0,
+    rows: int | None = None,
+    seed: int | None = None,
+    out: str | Path | None = None,
+) -> Build:
+    """Parse the domain (a pack name, a pack folder or a DDL file), plan the fill and size every table."""
+    if scale <= 0:
+        raise BuildError(f"--scale must be positive, got {scale}.")
+    if rows is not None and rows < 1:
+        raise BuildError(f"--rows must be at least 1, got {rows}.")
+    pack = load_domain(domain, dialect=dialect)
+    pack.config.validate_against(pack.schema)
+    plan = plan_fill(pack.schema)
+    if rows is None and pack.root is None:
+        rows = 100  # a bare DDL file: about 100 rows per root table
+    sizes = plan_rows(pack.schema, plan, pack.config, scale=scale, rows=rows)
+    seed = pack.config.seed if seed is None else seed
+    out_dir = Path(out) if out else ROOT / "artifacts" / pack.name
+    inputs = {
+        "stateforge": __version__,
+        "domain": pack.name,
+        "ddl_sha256": hashlib.sha256(pack.ddl_path.read_bytes()).hexdigest(),
+        "config": pack.config.model_dump(mode="json"),
+        "seed": seed,
+        "rows": sizes,
+    }
+    return Build(pack=pack, plan=plan, rows=sizes, seed=seed, scale=scale, out_dir=out_dir, inputs=inputs)
+
+
+def open_partial(build: Build, *, resume: bool = False) -> list[str]:
+    """Create the partial database, or reopen it with `resume`; return the tables already complete."""
+    build.out_dir.mkdir(parents=True, exist_ok=True)
+    path = build.partial_path
+    if resume and path.exists():
+        with duckdb.connect(str(path)) as con:
+            found = con.sql("SELECT value FROM stateforge.build_meta WHERE key = 'fingerprint'").fetchall()
+            if found and found[0][0] == build.fingerprint:
+                return [r[0] for r in con.sql(f"SELECT table_name FROM {PROGRESS_TABLE} ORDER BY position").fetchall()]
+        raise BuildError(
+            f"cannot resume {path}: it was started with different inputs (DDL, domain.yaml, seed or sizes). "
+            "Run again without --resume to start over."
+        )
+    for stale in (path, path.with_name(path.name + ".wal")):
+        stale.unlink(missing_ok=True)
+    with duckdb.connect(str(path)) as con:
+        create_tables(con, build.pack.schema, build.plan)
+        con.execute("CREATE TABLE stateforge.build_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+        con.execute(
+            "INSERT INTO stateforge.build_meta VALUES ('fingerprint', ?), ('inputs', ?)",
+            [build.fingerprint, json.dumps(build.inputs, sort_keys=True)],
+        )
+        con.execute(
+            f"CREATE TABLE {PROGRESS_TABLE} (position INTEGER, table_name VARCHAR PRIMARY KEY, "
+            "rows BIGINT, seconds DOUBLE, report JSON)"
+        )
+    return []
+
+
+def fill_one(
+    build: Build, table: str, *, on_batch: Callable[[str, int, int], None] | None = None
+) -> TableReport:
+    """Fill one table of the partial database and record it as complete (both in one transaction)."""
+    position = build.plan.order.index(table)
+    with duckdb.connect(str(build.partial_path)) as con:
+        report = fill_table(
+            con,
+            build.pack.schema,
+            build.plan,
+            build.pack.config,
+            table,
+            seed=build.seed,
+            rows=build.rows,
+            on_batch=on_batch,
+            record=lambda c, r: c.execute(
+                f"INSERT OR REPLACE INTO {PROGRESS_TABLE} VALUES (?, ?, ?, ?, ?)",
+                [position, table, r.rows, r.seconds, json.dumps(r.to_dict())],
+            ),
+        )
+    return report
+
+
+def finish_fill(build: Build) -> dict[str, Any]:
+    """The second pass (deferred foreign keys) and the domain's rules, repaired until they hold."""
+    started = time.perf_counter()
+    with duckdb.connect(str(build.partial_path)) as con:
+        deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
+        rules = apply_rules(con, build.pack.schema, build.pack.config)
+    return {
+        "deferred": deferred,
+        "rules": [r.to_dict() for r in rules],
+        "seconds": round(time.perf_counter() - started, 3),
+    }
+
+
+def audit_partial(build: Build) -> AuditReport:
+    """Audit the partial database; a build whose audit is not clean fails and publishes nothing."""
+    with duckdb.connect(str(build.partial_path), read_only=True) as con:
+        report = audit(con, build.pack.schema)
+    if not report.clean:
+        worst = ", ".join(f"{v.check} {v.table} ({v.count})" for v in report.violations[:5])
+        raise BuildError(
+            f"the audit of {build.partial_path} found {report.total} violations ({worst}); nothing was "
+            f"published and {build.db_path} is untouched. Run `stateforge audit {build.partial_path}` for "
+            "the offending keys; a domain rule or hint is the likely cause."
+        )
+    return report
+
+
+def publish(build: Build, report: dict[str, Any]) -> Path:
+    """Install the audit views, write the report, and move the database into place atomically."""
+    with duckdb.connect(str(build.partial_path)) as con:
+        reset_sequences(con, build.pack.schema)
+        install_views(con, build.pack.schema, build.plan)
+        con.execute("DROP TABLE IF EXISTS stateforge.build_report")
+        con.execute("CREATE TABLE stateforge.build_report AS SELECT ?::JSON AS report", [json.dumps(report)])
+        con.execute("CHECKPOINT")
+    os.replace(build.partial_path, build.db_path)
+    tmp = build.report_path.with_suffix(".json.tmp")
+    tmp.write_text(json.dumps(report, indent=2, default=str) + "\n")
+    os.replace(tmp, build.report_path)
+    return build.db_path
+
+
+def build_domain(
+    domain: str,
+    *,
+    dialect: str | None = None,
+    scale: float = 1.0,
+    rows: int | None = None,
+    seed: int | None = None,
+    out: str | Path | None = None,
+    resume: bool = False,
+    on_table_start: Callable[[str, int], None] | None = None,
+    on_batch: Callable[[str, int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Run every stage in order and return the build report (what the CLI and `make run` call)."""
+    from pipeline.report import build_report
+
+    build = prepare(domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out)
+    done = open_partial(build, resume=resume)
+    for table in build.plan.order:
+        if table in done:
+            continue
+        if on_table_start:
+            on_table_start(table, build.rows[table])
+        fill_one(build, table, on_batch=on_batch)
+    finish = finish_fill(build)
+    checked = audit_partial(build)
+    report = build_report(build, finish, checked, resumed=done)
+    publish(build, report)
+    return report

@@ -1,0 +1,185 @@
+"""The `stateforge` command line. Every command calls the same library functions as the flows and tests.
+
+Exit codes: 0 success, 1 a check failed (an unclean audit), 2 bad input or any other error, printed as
+one paragraph (a traceback only with `--debug`, accepted anywhere on the line).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from pipeline.errors import StateforgeError
+
+app = typer.Typer(
+    name="stateforge",
+    help="Build stateful benchmark environments for tool-using agents from SQL DDL.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+stdout = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+DialectOpt = Annotated[
+    str | None,
+    typer.Option("--dialect", "-d", help="duckdb, postgres, mysql, sqlite or oracle (default: detected)."),
+]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary.")]
+
+
+@app.command()
+def schema(
+    ddl_file: Annotated[Path, typer.Argument(help="A DDL file or dump.")],
+    dialect: DialectOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Parse a DDL file and show its tables, keys, fill order, cycles and skipped statements."""
+    from pipeline.schema import load_ddl, schema_report
+    from pipeline.render import render_schema
+
+    report = schema_report(load_ddl(ddl_file, dialect))
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        render_schema(stdout, report)
+
+
+@app.command("init-db")
+def init_db(
+    ddl_file: Annotated[Path, typer.Argument(help="A DDL file or dump.")],
+    db_file: Annotated[Path, typer.Argument(help="The DuckDB file to create.")],
+    dialect: DialectOpt = None,
+    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace DB_FILE if it exists.")] = False,
+) -> None:
+    """Create an empty DuckDB database for a DDL file, with the model in its `stateforge` schema."""
+    from pipeline.graph import plan_fill
+    from pipeline.schema import load_ddl
+    from pipeline.store import create_database
+
+    model = load_ddl(ddl_file, dialect)
+    path = create_database(model, plan_fill(model), db_file, overwrite=overwrite)
+    stdout.print(f"created {path} with {len(model.tables)} tables")
+
+
+@app.command()
+def audit(
+    db_file: Annotated[Path, typer.Argument(help="A database made by Stateforge.")],
+    as_json: JsonOpt = False,
+    sample: Annotated[int, typer.Option(help="Offending keys to show per violated constraint.")] = 5,
+) -> None:
+    """Check a database against its model: keys, NOT NULL, CHECK, foreign keys, allowed values.
+
+    Exits 0 when the database is clean and 1 when it is not.
+    """
+    from pipeline.store import connect
+    from pipeline.render import render_audit
+    from validation.audit import audit as run_audit
+
+    with connect(db_file, read_only=True) as con:
+        report = run_audit(con, sample=sample)
+    if as_json:
+        print(json.dumps(report.to_dict(), indent=2, default=str))
+    else:
+        render_audit(stdout, report)
+    raise typer.Exit(0 if report.clean else 1)
+
+
+@app.command("build-domain")
+def build_domain(
+    domain: Annotated[str, typer.Argument(help="A pack name under schemas/, a pack folder, or a DDL file.")],
+    dialect: DialectOpt = None,
+    scale: Annotated[float, typer.Option(help="Multiply the pack's rows per table.")] = 1.0,
+    rows: Annotated[
+        int | None, typer.Option(help="About N rows per root table, children scaled by fan-out.")
+    ] = None,
+    seed: Annotated[int | None, typer.Option(help="Random seed (default: the pack's).")] = None,
+    out: Annotated[Path | None, typer.Option(help="Output folder (default: artifacts/<name>/).")] = None,
+    resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted build.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Build a domain into a fully consistent DuckDB database (offline) and audit it.
+
+    Writes OUT/<name>.duckdb and OUT/build_report.json; exits 0 only when the audit is clean.
+    """
+    from pipeline.build import build_domain as run_build
+    from pipeline.render import BuildProgress, render_build
+
+    with BuildProgress(err, enabled=not as_json) as progress:
+        report = run_build(
+            domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, resume=resume,
+            on_table_start=progress.start_table, on_batch=progress.advance,
+        )
+    if as_json:
+        print(json.dumps(report, indent=2, default=str))
+    else:
+        render_build(stdout, report)
+
+
+@app.command("serve")
+def serve_cmd(
+    packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,
+) -> None:
+    """Serve a `build-domain/<pack>` Prefect deployment per pack (needs PREFECT_API_URL; see `make serve`)."""
+    from flows.serve import serve_deployments
+
+    serve_deployments(packs or None)
+
+
+@app.command("fake-llm")
+def fake_llm(
+    port: Annotated[int, typer.Option(help="Port on 127.0.0.1 (0: any free port).")] = 8000,
+    host: Annotated[str, typer.Option(help="Loopback address to bind.")] = "127.0.0.1",
+    latency: Annotated[float, typer.Option(help="Seconds before each answer.")] = 0.0,
+    jitter: Annotated[float, typer.Option(help="Extra random seconds, up to this much.")] = 0.0,
+    fault: Annotated[
+        list[str] | None,
+        typer.Option(help="NAME=RATE or NAME=every:N, repeatable (malformed, truncated, rate_limit, ...)."),
+    ] = None,
+    model: Annotated[list[str] | None, typer.Option(help="Model names to list (repeatable).")] = None,
+    api_key: Annotated[str | None, typer.Option(help="Require this bearer key.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the answers and of fault choice.")] = 0,
+) -> None:
+    """Run a local OpenAI-compatible server that answers with schema-conforming rows (for tests and benchmarks)."""
+    from pipeline.llm.fake_server import serve
+
+    options: dict = {"latency": latency, "jitter": jitter, "faults": fault or None, "seed": seed,
+                     "api_key": api_key}
+    if model:
+        options["models"] = tuple(model)
+    serve(host, port, **options)
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console entry point: run the app, turning Stateforge errors into a message and exit code 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    args = [a for a in args if a != "--debug"]
+    try:
+        app(args=args, prog_name="stateforge")
+    except StateforgeError as exc:
+        if debug:
+            raise
+        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        sys.exit(2)
+    except KeyboardInterrupt:
+        err.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:  # noqa: BLE001 - the last line of defence: no traceback without --debug
+        if debug:
+            raise
+        err.print(
+            f"[bold red]error:[/] {type(exc).__name__}: {exc}. This is a bug in Stateforge; "
+            "run again with --debug for the traceback and report it.",
+            highlight=False,
+        )
+        sys.exit(2)
+
+
+if __name__ == "__main__":
+    main()

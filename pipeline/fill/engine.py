@@ -1,0 +1,314 @@
+"""The fill engine: tables in plan order, in batches, each batch validated and repaired before it is written.
+
+    report = fill_database(con, schema, plan, config, seed=7, rows=plan_rows(schema, plan, config))
+
+Per table, in one DuckDB transaction: draw every foreign key of the planned rows (`TableKeys`), then per
+batch: generate the table's own columns -> attach the keys -> number sequences, compute expressions ->
+validate (`validation.batch`) -> repair (`validation.repair`) -> insert through Arrow. Then the second
+pass gives the deferred (cycle-breaking) foreign keys their values, in bulk, and the domain's rules run.
+Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
+give byte-identical tables whatever was filled before (which is what makes `completed` resumes exact).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import time
+from collections import Counter
+from collections.abc import Callable, Collection
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from pipeline.errors import BuildError
+from pipeline.fill.config import DomainConfig
+from pipeline.fill.generator import apply_expressions, apply_sequences
+from pipeline.fill.keys import (
+    TableKeys,
+    draw,
+    earlier_in_group,
+    group_codes,
+    is_unique_fk,
+    load_keys,
+    match_draw,
+    null_rate,
+    per_parent_fk,
+    popularity_cdf,
+    rng_for,
+    table_generator,
+    unbroken_fks,
+)
+from pipeline.fill.report import FillReport, TableReport
+from pipeline.graph.plan import FillPlan
+from pipeline.schema.model import ForeignKey, Schema, Table
+from pipeline.store.sql import quote_ident as _q
+from pipeline.store.sql import table_ref
+from validation.batch import validate_batch
+from validation.repair import MAX_ROUNDS, RepairContext, repair_batch
+from validation.rules import apply_rules, clean_orphans
+
+Enrich = Callable[[duckdb.DuckDBPyConnection, Table, pa.Table, int], pa.Table]
+"""A hook that rewrites a finished batch before validation (the LLM fill: `pipeline.llm.fill.LLMFill`)."""
+
+ROOT_SHARE = 0.02
+"""Share of a self-referencing table's first rows that are roots (besides those NULL at the null rate)."""
+
+
+def _rows_for(rows: dict[str, int] | int, table: str) -> int:
+    if isinstance(rows, int):
+        return rows
+    found = [n for name, n in rows.items() if name.lower() == table.lower()]
+    if not found:
+        raise KeyError(f"rows: no row count for table {table} (size every table with plan_rows).")
+    return found[0]
+
+
+def fill_database(
+    con: duckdb.DuckDBPyConnection,
+    schema: Schema,
+    plan: FillPlan,
+    config: DomainConfig,
+    *,
+    seed: int,
+    rows: dict[str, int],
+    batch_size: int | None = None,
+    completed: Collection[str] = (),
+    on_table: Callable[[TableReport], None] | None = None,
+    on_batch: Callable[[str, int, int], None] | None = None,
+    enrich: Enrich | None = None,
+) -> FillReport:
+    """Fill every table of `plan.order` not in `completed`, run the second pass and the domain rules.
+
+    `on_table` is called after each table's transaction commits; the caller audits afterwards.
+    `enrich(con, table, batch, batch_no) -> batch` (the LLM fill) rewrites each batch before validation.
+    """
+    started = time.perf_counter()
+    done = {t.lower() for t in completed}
+    report = FillReport(skipped=[t for t in plan.order if t.lower() in done])
+    for name in plan.order:
+        if name.lower() in done:
+            continue
+        table_report = fill_table(
+            con, schema, plan, config, name, seed=seed, rows=rows, batch_size=batch_size, on_batch=on_batch,
+            enrich=enrich,
+        )
+        report.tables.append(table_report)
+        if on_table is not None:
+            on_table(table_report)
+    report.deferred = fill_deferred(con, schema, plan, config, seed=seed)
+    report.rules = apply_rules(con, schema, config)
+    report.seconds = time.perf_counter() - started
+    return report
+
+
+def fill_table(
+    con: duckdb.DuckDBPyConnection,
+    schema: Schema,
+    plan: FillPlan,
+    config: DomainConfig,
+    table: str,
+    *,
+    seed: int,
+    rows: dict[str, int] | int,
+    batch_size: int | None = None,
+    on_batch: Callable[[str, int, int], None] | None = None,
+    record: Callable[[duckdb.DuckDBPyConnection, TableReport], None] | None = None,
+    rounds: int = MAX_ROUNDS,
+    enrich: Enrich | None = None,
+) -> TableReport:
+    """Fill one table in one transaction (rows left by an interrupted fill are deleted first).
+
+    `rows` is the plan's sizes (or this table's count); `record(con, report)` runs inside the transaction,
+    just before COMMIT, so that progress is recorded with the rows. `enrich(con, table, batch, batch_no)`
+    rewrites each complete batch (keys, sequences and expressions filled) before it is validated;
+    replacement rows made by repairs are not enriched. Returns the table's report.
+    """
+    t = schema.table(table)
+    bs = batch_size or config.batch_size
+    planned = _rows_for(rows, t.name)
+    started = time.perf_counter()
+    con.begin()
+    try:
+        con.execute(f"DELETE FROM {table_ref(t.name)}").fetchall()
+        keys = TableKeys.build(con, schema, plan, config, t.name, seed=seed, rows=planned,
+                               planned=rows if isinstance(rows, dict) else None, batch_size=bs)
+        fresh_from = max(planned, keys.rows)  # replacement rows get ordinals past the planned ones
+        writer = _BatchWriter(con, schema, plan, config, t, keys, seed=seed, fresh_from=fresh_from)
+        writer.enrich = enrich
+        report = TableReport(t.name, rows=0, planned=planned)
+        repairs: Counter[str] = Counter()
+        for b, start in enumerate(range(0, keys.rows, bs)):
+            written, counts = writer.write(b, start, min(bs, keys.rows - start), rounds)
+            report.rows += written
+            report.batches += 1
+            repairs.update(counts)
+            if on_batch is not None:
+                on_batch(t.name, report.rows, keys.rows)
+        report.repairs = dict(sorted(repairs.items()))
+        report.shortfall = max(planned - report.rows, 0)
+        report.seconds = time.perf_counter() - started
+        if record is not None:
+            record(con, report)
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return report
+
+
+class _BatchWriter:
+    """Makes, checks, repairs and inserts the batches of one table."""
+
+    def __init__(self, con, schema: Schema, plan: FillPlan, config: DomainConfig, table: Table,
+                 keys: TableKeys, *, seed: int, fresh_from: int) -> None:
+        self.con, self.config, self.table, self.keys, self.seed = con, config, table, keys, seed
+        self.gen = table_generator(table, config, seed)
+        self.counters: dict = {}
+        self.enrich: Enrich | None = None
+        self.written = 0
+        self.next_fresh = fresh_from
+        self.keep = _kept_columns(schema, plan, config, table)
+        self.order = [c.name for c in table.columns]
+
+    def finish(self, batch: pa.Table) -> pa.Table:
+        """Sequences and expressions, then the DDL's column order."""
+        batch = apply_sequences(batch, self.table, self.config, self.counters)
+        batch = apply_expressions(batch, self.table, self.config)
+        present = {c.lower(): c for c in batch.column_names}
+        return batch.select([present[c.lower()] for c in self.order if c.lower() in present])
+
+    def fresh(self, n: int, keep: dict[str, pa.Array], rng: np.random.Generator) -> pa.Table:
+        """`n` replacement rows generated at ordinals past the planned range."""
+        start, self.next_fresh = self.next_fresh, self.next_fresh + n
+        return self.finish(self.keys.fresh(self.gen.generate(n, start), rng, keep))
+
+    def write(self, b: int, start: int, n: int, rounds: int) -> tuple[int, Counter[str]]:
+        """Make, check, repair and insert batch `b` (rows start..start+n); rows written and repairs."""
+        rng = rng_for(self.seed, self.table.name, "repair", b)
+        batch = self.finish(self.keys.attach(self.gen.generate(n, start), start, n))
+        if self.enrich is not None:
+            batch = self.enrich(self.con, self.table, batch, b)
+        ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep)
+        outcome = repair_batch(
+            batch,
+            lambda x: validate_batch(self.con, self.table, x, batch_no=b, fks=self.keys.checked,
+                                     stored=self.written > 0),  # the table was emptied before batch 0
+            ctx, rounds=rounds, first=self.written == 0,
+        )
+        if outcome.batch.num_rows:
+            self.con.register("__sf_insert", outcome.batch)
+            try:
+                sql = f"INSERT INTO {table_ref(self.table.name)} BY NAME SELECT * FROM __sf_insert"
+                self.con.execute(sql).fetchall()
+            except duckdb.Error as exc:
+                raise BuildError(
+                    f"table {self.table.name}, batch {b}: DuckDB refused a validated batch ({exc}). "
+                    "The batch checks missed a constraint: report it with the DDL of the table."
+                ) from exc
+            finally:
+                with contextlib.suppress(duckdb.Error):  # keep the error above, not "transaction aborted"
+                    self.con.unregister("__sf_insert")
+        self.written += outcome.batch.num_rows
+        return outcome.batch.num_rows, outcome.repairs
+
+
+def _kept_columns(schema: Schema, plan: FillPlan, config: DomainConfig, table: Table) -> tuple[str, ...]:
+    """Columns replacement rows keep: the per_parent key, and keys other tables drew before these rows."""
+    keep: list[str] = []
+    cfg = config.table_config(table.name)
+    if cfg is not None and cfg.per_parent is not None:
+        keep += per_parent_fk(table, cfg.per_parent.fk).columns
+    for other in schema.tables:
+        for fk in unbroken_fks(other, plan):
+            if fk.ref_table.lower() == table.name.lower():
+                keep += [c for c in fk.ref_columns if c.lower() not in {k.lower() for k in keep}]
+    return tuple(keep)
+
+
+# --- the second pass ------------------------------------------------------------------------------
+
+
+def fill_deferred(
+    con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan, config: DomainConfig, *, seed: int
+) -> dict[str, int]:
+    """Give the foreign keys left NULL by the first pass their values, one bulk UPDATE per key.
+
+    Idempotent (the columns are reset first), so a resumed build may run it again. A self-reference
+    points at an earlier row (ordered by the referenced key), so hierarchies are forests; the first rows
+    are roots. Then rows left dangling (rows a NOT NULL cycle was promised but that failed validation)
+    are cleaned by foreign-key semantics. Returns the rows given a value per
+    `table(columns) -> parent(columns)`, and the rows cleaned per `orphans: delete table(columns)`.
+    """
+    out: dict[str, int] = {}
+    con.begin()
+    try:
+        for d in plan.deferred:
+            table, fk = schema.table(d.table), d.fk
+            label = f"{table.name}({', '.join(fk.columns)}) -> {fk.ref_table}({', '.join(fk.ref_columns)})"
+            out[label] = _fill_key(con, schema, config, table, fk, seed)
+        # Rows promised to a NOT NULL cycle but dropped as invalid leave children pointing nowhere.
+        if plan.unbroken:
+            cleaned = clean_orphans(con, schema, [d.table for d in plan.unbroken])
+            out.update({f"orphans: {what}": n for what, n in cleaned.items()})
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+    return out
+
+
+def _fill_key(con, schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey, seed: int) -> int:
+    others = {c.lower() for k in table.foreign_keys if k is not fk for c in k.columns}
+    shared = [(c, r) for c, r in zip(fk.columns, fk.ref_columns, strict=True) if c.lower() in others]
+    free = [(c, r) for c, r in zip(fk.columns, fk.ref_columns, strict=True) if c.lower() not in others]
+    ref = table_ref(table.name)
+    filled = " OR ".join(f"{_q(c)} IS NOT NULL" for c, _ in free)
+    if con.execute(f"SELECT count(*) FROM {ref} WHERE {filled}").fetchall()[0][0]:  # a second run
+        con.execute(f"UPDATE {ref} SET {', '.join(f'{_q(c)} = NULL' for c, _ in free)}").fetchall()
+    ids = list(table.primary_key) or ["rowid"]
+    own = fk.ref_table.lower() == table.name.lower()
+    order = [r for _, r in zip(fk.columns, fk.ref_columns, strict=True)] + ids if own else ids
+    select = [f"{_q(i) if i != 'rowid' else 'rowid'} AS {_q('__sf_id_' + i)}" for i in ids]
+    select += [f"{_q(c)} AS {_q('__sf_shared_' + c)}" for c, _ in shared]
+    select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
+    ordering = ", ".join((_q(o) if o != "rowid" else o) + " NULLS LAST" for o in order)
+    child = con.sql(f"SELECT {', '.join(select)} FROM {ref} ORDER BY {ordering}").to_arrow_table()
+    n = child.num_rows
+    if not n:
+        return 0
+    rng = rng_for(seed, table.name, "deferred:" + ",".join(fk.columns))
+    mine = [child.column("__sf_shared_" + c).combine_chunks() for c, _ in shared]
+    if own:
+        parents = pa.table({r: child.column("__sf_ref_" + r) for r in fk.ref_columns})
+        codes = group_codes(mine, mine)[0] if shared else np.zeros(n, dtype=np.int64)
+        roots = max(1, math.ceil(n * ROOT_SHARE))
+        ix = earlier_in_group(codes, rng, chain=is_unique_fk(table, fk), roots=roots)
+    else:
+        parents = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        if shared:
+            theirs = [parents.column(r).combine_chunks() for _, r in shared]
+            ix = match_draw(*group_codes(mine, theirs), rng)
+        elif is_unique_fk(table, fk):
+            ix = np.r_[rng.permutation(parents.num_rows), np.full(max(n - parents.num_rows, 0), -1)][:n]
+        else:
+            ix = draw(popularity_cdf(parents.num_rows, rng_for(seed, fk.ref_table, "popularity")), n, rng) \
+                if parents.num_rows else np.full(n, -1)
+    ix = np.where(rng.random(n) < null_rate(config, table.name, fk.columns[0]), -1, ix).astype(np.int64)
+    chosen = ix >= 0
+    if not chosen.any():
+        return 0
+    values = parents.take(pa.array(ix[chosen]))
+    update = child.filter(pa.array(chosen)).select([f"__sf_id_{i}" for i in ids])
+    for c, r in free:
+        update = update.append_column(c, values.column(r))
+    con.register("__sf_update", update)
+    try:
+        sets = ", ".join(f"{_q(c)} = u.{_q(c)}" for c, _ in free)
+        match = " AND ".join(f"t.{_q(i) if i != 'rowid' else 'rowid'} = u.{_q('__sf_id_' + i)}" for i in ids)
+        con.execute(f"UPDATE {ref} AS t SET {sets} FROM __sf_update AS u WHERE {match}").fetchall()
+    finally:
+        with contextlib.suppress(duckdb.Error):
+            con.unregister("__sf_update")
+    return int(chosen.sum())

@@ -1,0 +1,33 @@
+"""Shared fixtures. Prefect settings are fixed before anything imports Prefect."""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+
+# Prefect must never talk to a server the developer happens to run, nor write into ~/.prefect.
+_PREFECT_HOME = Path(tempfile.mkdtemp(prefix="stateforge-prefect-"))
+os.environ["PREFECT_HOME"] = str(_PREFECT_HOME)
+os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
+os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "90"
+os.environ.pop("PREFECT_API_URL", None)
+# The LLM path must be asked for explicitly in tests.
+for _var in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+    os.environ.pop(_var, None)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+@pytest.fixture(scope="session")
+def prefect_server(tmp_path_factory: pytest.TempPathFactory):
+    """One Prefect test server for the session, with results stored in a temporary folder."""
+    from prefect.settings import PREFECT_RESULTS_LOCAL_STORAGE_PATH, temporary_settings
+    from prefect.testing.utilities import prefect_test_harness
+
+    results = tmp_path_factory.mktemp("prefect-results")
+    with temporary_settings({PREFECT_RESULTS_LOCAL_STORAGE_PATH: results}):
+        with prefect_test_harness(server_startup_timeout=90):
+            yield

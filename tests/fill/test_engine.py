@@ -1,0 +1,323 @@
+"""The fill engine end to end on a small hand-built schema, into a real DuckDB file.
+
+The game schema has every shape the engine must handle: a text primary key, a self-reference
+(users.referrer_id), a cycle broken at a nullable key (users.best_team_id <-> teams.owner_id), a cycle of
+NOT NULL keys (departments.head_id <-> staff.department_id), a link table with a composite primary key
+(memberships), a composite foreign key into it (match_players), per_parent fan-out, UNIQUE columns, and
+CHECKs over one column and between columns.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+import pytest
+
+from pipeline.errors import BuildError
+from pipeline.fill.config import DomainConfig
+from pipeline.fill.engine import fill_database, fill_table
+from pipeline.fill.report import TableReport
+from pipeline.fill.sizing import plan_rows
+from pipeline.graph import FillPlan, plan_fill
+from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
+from pipeline.store import create_tables
+from validation.audit import audit
+
+
+def game_schema() -> Schema:
+    """A fresh copy of the game schema."""
+    regions = Table(
+        "regions",
+        [Column("code", "VARCHAR(8)", nullable=False, length=8),
+         Column("name", "VARCHAR(40)", nullable=False, length=40)],
+        primary_key=("code",),
+    )
+    users = Table(
+        "users",
+        [
+            Column("id", "BIGINT", nullable=False),
+            Column("email", "VARCHAR(60)", nullable=False, length=60),
+            Column("region", "VARCHAR(8)", nullable=False, length=8),
+            Column("referrer_id", "BIGINT"),
+            Column("best_team_id", "INTEGER"),
+            Column("age", "INTEGER"),
+        ],
+        primary_key=("id",),
+        unique=[("email",)],
+        foreign_keys=[
+            ForeignKey(("region",), "regions", ("code",)),
+            ForeignKey(("referrer_id",), "users", ("id",), on_delete="SET NULL"),
+            ForeignKey(("best_team_id",), "teams", ("id",)),
+        ],
+        checks=[Check("age BETWEEN 13 AND 120", ("age",))],
+    )
+    teams = Table(
+        "teams",
+        [
+            Column("id", "INTEGER", nullable=False),
+            Column("owner_id", "BIGINT", nullable=False),
+            Column("name", "VARCHAR(30)", nullable=False, length=30),
+            Column("created", "DATE"),
+            Column("updated", "DATE"),
+        ],
+        primary_key=("id",),
+        unique=[("name",)],
+        foreign_keys=[ForeignKey(("owner_id",), "users", ("id",), on_delete="CASCADE")],
+        checks=[Check("updated >= created", ("updated", "created"))],
+    )
+    memberships = Table(
+        "memberships",
+        [
+            Column("team_id", "INTEGER", nullable=False),
+            Column("user_id", "BIGINT", nullable=False),
+            Column("role", "VARCHAR", nullable=False, allowed_values=["owner", "member", "coach"]),
+        ],
+        primary_key=("team_id", "user_id"),
+        foreign_keys=[
+            ForeignKey(("team_id",), "teams", ("id",), on_delete="CASCADE"),
+            ForeignKey(("user_id",), "users", ("id",), on_delete="CASCADE"),
+        ],
+    )
+    matches = Table(
+        "matches",
+        [
+            Column("id", "BIGINT", nullable=False),
+            Column("team_id", "INTEGER", nullable=False),
+            Column("score", "INTEGER", nullable=False),
+            Column("max_score", "INTEGER", nullable=False),
+            Column("prize", "DECIMAL(6,2)", precision=6, scale=2),
+        ],
+        primary_key=("id",),
+        foreign_keys=[ForeignKey(("team_id",), "teams", ("id",), on_delete="CASCADE")],
+        # the generator cannot make `score % 10 <> 7` true by construction: the engine's repairs must
+        checks=[Check("score <= max_score", ("score", "max_score")), Check("prize >= 0", ("prize",)),
+                Check("score % 10 <> 7", ("score",))],
+    )
+    players = Table(
+        "match_players",
+        [
+            Column("match_id", "BIGINT", nullable=False),
+            Column("team_id", "INTEGER", nullable=False),
+            Column("user_id", "BIGINT", nullable=False),
+            Column("kills", "SMALLINT"),
+        ],
+        primary_key=("match_id", "team_id", "user_id"),
+        foreign_keys=[
+            ForeignKey(("match_id",), "matches", ("id",), on_delete="CASCADE"),
+            ForeignKey(("team_id", "user_id"), "memberships", ("team_id", "user_id"), on_delete="CASCADE"),
+        ],
+    )
+    departments = Table(
+        "departments",
+        [Column("id", "INTEGER", nullable=False), Column("head_id", "INTEGER", nullable=False),
+         Column("title", "VARCHAR(40)", nullable=False, length=40)],
+        primary_key=("id",),
+        foreign_keys=[ForeignKey(("head_id",), "staff", ("id",))],
+    )
+    staff = Table(
+        "staff",
+        [Column("id", "INTEGER", nullable=False), Column("department_id", "INTEGER", nullable=False),
+         Column("manager_id", "INTEGER"), Column("salary", "DECIMAL(8,2)", precision=8, scale=2)],
+        primary_key=("id",),
+        foreign_keys=[
+            ForeignKey(("department_id",), "departments", ("id",)),
+            ForeignKey(("manager_id",), "staff", ("id",)),
+        ],
+        checks=[Check("salary > 0", ("salary",))],
+    )
+    return Schema([regions, users, teams, memberships, matches, players, departments, staff])
+
+
+def game_config(**overrides: object) -> DomainConfig:
+    """The game domain's config: per_parent fan-out and a few hints."""
+    data: dict[str, object] = {
+        "name": "game",
+        "seed": 11,
+        "batch_size": 50,
+        "tables": {
+            "regions": {"rows": 6},
+            "users": {"rows": 200},
+            "teams": {"rows": 40},
+            "memberships": {"rows": 300},
+            "matches": {"per_parent": {"fk": "team_id", "min": 1, "max": 5}, "rows": 120},
+            "match_players": {"rows": 400},
+            "departments": {"rows": 8},
+            "staff": {"rows": 60},
+        },
+        "columns": {"users.age": {"strategy": "int", "min": 13, "max": 90},
+                    "matches.score": {"strategy": "int", "min": 0, "max": 60},
+                    "matches.max_score": {"strategy": "int", "min": 60, "max": 100}},
+    }
+    data.update(overrides)
+    return DomainConfig.model_validate(data)
+
+
+def game() -> tuple[Schema, FillPlan, DomainConfig]:
+    schema = game_schema()
+    return schema, plan_fill(schema), game_config()
+
+
+# --- helpers ----------------------------------------------------------------------------------------
+
+
+def new_db(path: Path, schema: Schema, plan: FillPlan) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect(str(path))
+    create_tables(con, schema, plan)
+    return con
+
+
+def table_hashes(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, str]:
+    """A digest of every table's content (rows in key order)."""
+    out = {}
+    for t in schema.tables:
+        order = ", ".join(f'"{c}"' for c in (t.primary_key or t.column_names))
+        sql = f'SELECT md5(string_agg(t::VARCHAR, \'|\' ORDER BY {order})) FROM main."{t.name}" t'
+        out[t.name] = con.execute(sql).fetchall()[0][0]
+    return out
+
+
+@pytest.fixture(scope="module")
+def filled(tmp_path_factory: pytest.TempPathFactory):
+    """The game domain filled once into a DuckDB file: (connection, schema, plan, config, sizes, report)."""
+    schema, plan, config = game()
+    rows = plan_rows(schema, plan, config)
+    con = new_db(tmp_path_factory.mktemp("fill") / "game.duckdb", schema, plan)
+    seen: list[TableReport] = []
+    batches: list[tuple[str, int, int]] = []
+    report = fill_database(con, schema, plan, config, seed=5, rows=rows, on_table=seen.append,
+                           on_batch=lambda *a: batches.append(a))
+    yield con, schema, plan, config, rows, report, seen, batches
+    con.close()
+
+
+# --- end to end -------------------------------------------------------------------------------------
+
+
+def test_fill_passes_the_audit_with_the_planned_row_counts(filled):
+    con, schema, plan, config, rows, report, seen, _ = filled
+    checked = audit(con, schema)
+    assert checked.clean, checked.summary()
+    assert checked.tables == {t: report_rows(report, t) for t in checked.tables}
+    assert {t.table: t.rows for t in report.tables} == rows
+    assert [t.table for t in seen] == plan.order
+
+
+def report_rows(report, table: str) -> int:
+    return next(t.rows for t in report.tables if t.table == table)
+
+
+def test_repairs_are_counted_and_batches_reported(filled):
+    _, _, _, config, rows, report, _, batches = filled
+    matches = next(t for t in report.tables if t.table == "matches")
+    assert matches.repairs.get("drop_invalid", 0) > 0  # score % 10 = 7 rows were replaced
+    assert matches.batches == -(-rows["matches"] // config.batch_size)
+    last = {table: (written, total) for table, written, total in batches}
+    assert last == {t: (rows[t], rows[t]) for t in rows}
+    assert report.to_dict()["totals"]["rows"] == sum(rows.values())
+
+
+def test_second_pass_fills_deferred_keys_as_forests(filled):
+    con, *_ , report, _, _ = filled
+    assert set(report.deferred) == {"users(referrer_id) -> users(id)", "users(best_team_id) -> teams(id)",
+                                    "staff(manager_id) -> staff(id)"}
+    for table, key in (("users", "referrer_id"), ("staff", "manager_id")):
+        first = con.execute(f"SELECT {key} FROM {table} ORDER BY id LIMIT 1").fetchall()[0]
+        assert first == (None,)  # the first rows are roots
+        assert con.execute(f"SELECT count(*) FROM {table} WHERE {key} >= id").fetchall()[0] == (0,)
+        assert con.execute(f"SELECT count(*) FROM {table} WHERE {key} IS NOT NULL").fetchall()[0][0] > 0
+
+
+def test_not_null_cycle_keys_exist_and_per_parent_holds(filled):
+    con, *_ = filled
+    heads = "SELECT count(*) FROM departments d ANTI JOIN staff s ON s.id = d.head_id"
+    dangling = con.execute(heads).fetchall()
+    assert dangling == [(0,)]
+    per_team = "SELECT min(n), max(n) FROM (SELECT count(*) n FROM matches GROUP BY team_id)"
+    low, high = con.execute(per_team).fetchall()[0]
+    assert 1 <= low and high <= 5
+
+
+def test_two_fills_are_identical(filled, tmp_path):
+    con, schema, plan, config, rows, *_ = filled
+    other = new_db(tmp_path / "again.duckdb", schema, plan)
+    fill_database(other, schema, plan, config, seed=5, rows=rows)
+    assert table_hashes(other, schema) == table_hashes(con, schema)
+    different = new_db(tmp_path / "seed6.duckdb", schema, plan)
+    fill_database(different, schema, plan, config, seed=6, rows=rows)
+    assert table_hashes(different, schema)["users"] != table_hashes(con, schema)["users"]
+
+
+def test_resume_after_a_partial_fill_gives_the_same_database(filled, tmp_path):
+    con, schema, plan, config, rows, *_ = filled
+    partial = new_db(tmp_path / "partial.duckdb", schema, plan)
+    done = plan.order[:3]
+    for name in done:
+        fill_table(partial, schema, plan, config, name, seed=5, rows=rows)
+    partial.execute(f"INSERT INTO {plan.order[3]} SELECT * FROM {plan.order[3]} LIMIT 0")  # nothing, and
+    fill_table(partial, schema, plan, config, plan.order[3], seed=5, rows=5)  # a stale partial table
+    fill_database(partial, schema, plan, config, seed=5, rows=rows, completed=done)
+    assert table_hashes(partial, schema) == table_hashes(con, schema)
+
+
+def test_record_runs_inside_the_table_transaction(tmp_path):
+    schema, plan, config = game()
+    con = new_db(tmp_path / "record.duckdb", schema, plan)
+    con.execute("CREATE TABLE progress (t VARCHAR, n INTEGER)")
+    def record(c: duckdb.DuckDBPyConnection, r: TableReport) -> None:
+        c.execute("INSERT INTO progress VALUES (?, ?)", [r.table, r.rows]).fetchall()
+
+    report = fill_table(con, schema, plan, config, "regions", seed=1, rows=4, record=record)
+    assert con.execute("SELECT * FROM progress").fetchall() == [("regions", 4)] and report.rows == 4
+
+    def boom(c, r):
+        raise RuntimeError("disk full")
+
+    with pytest.raises(RuntimeError):
+        fill_table(con, schema, plan, config, "regions", seed=2, rows=6, record=boom)
+    assert con.execute("SELECT count(*) FROM regions").fetchall()[0] == (4,)  # rolled back, nothing lost
+
+
+def test_rules_run_after_the_fill_and_their_orphans_are_cleaned(tmp_path):
+    schema, plan, _ = game()
+    config = game_config(rules=[
+        {"name": "owners_are_adults",
+         "check": "SELECT t.id FROM teams t JOIN users u ON u.id = t.owner_id WHERE u.age < 40",
+         "repair": ["UPDATE users SET age = 40 WHERE age < 40 AND id IN (SELECT owner_id FROM teams)"]},
+        {"name": "no_odd_teams", "check": "SELECT id FROM teams WHERE id % 2 = 1",
+         "repair": ["DELETE FROM teams WHERE id % 2 = 1"]},
+    ])
+    con = new_db(tmp_path / "rules.duckdb", schema, plan)
+    report = fill_database(con, schema, plan, config, seed=5, rows=plan_rows(schema, plan, config, scale=0.5))
+    adults, odd = report.rules
+    assert adults.found > 0 and adults.repaired == adults.found and adults.rounds == 1
+    assert odd.found == 10 and odd.orphans["delete memberships(team_id)"] > 0
+    assert odd.orphans["set_null users(best_team_id)"] > 0
+    assert report.orphans == odd.orphans
+    checked = audit(con, schema)
+    assert checked.clean, checked.summary()
+
+
+def test_a_check_no_row_can_pass_is_a_build_error_naming_it(tmp_path):
+    columns = [Column("id", "INTEGER", nullable=False), Column("v", "INTEGER", nullable=False)]
+    schema = Schema([Table("t", columns, primary_key=("id",), checks=[Check("v <> v", ("v",))])])
+    plan = plan_fill(schema)
+    con = new_db(tmp_path / "bad.duckdb", schema, plan)
+    with pytest.raises(BuildError, match=r"table t, column v, batch 0: .*CHECK fails \(v <> v\)"):
+        fill_database(con, schema, plan, DomainConfig(name="bad"), seed=1, rows={"t": 10})
+
+
+def test_an_enrich_hook_rewrites_batches_before_validation(tmp_path):
+    schema, plan, config = game()
+    con = new_db(tmp_path / "enrich.duckdb", schema, plan)
+    seen: list[tuple[str, int, int]] = []
+
+    def enrich(c: duckdb.DuckDBPyConnection, table: Table, batch, batch_no: int):
+        seen.append((table.name, batch_no, batch.num_rows))
+        names = [f"region {i} of batch {batch_no}" for i in range(batch.num_rows)]
+        return batch.set_column(batch.column_names.index("name"), "name", pa.array(names))
+
+    fill_table(con, schema, plan, config, "regions", seed=1, rows=3, enrich=enrich)
+    assert seen == [("regions", 0, 3)]
+    assert con.execute("SELECT name FROM regions ORDER BY name").fetchall()[0] == ("region 0 of batch 0",)

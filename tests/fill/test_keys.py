@@ -1,0 +1,209 @@
+"""Foreign-key sampling: skew, composite keys, link tables, 1:1 keys, per_parent, NULLs, self-references."""
+
+from __future__ import annotations
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+import pytest
+
+from pipeline.errors import BuildError
+from pipeline.fill.config import DomainConfig
+from pipeline.fill.engine import fill_deferred
+from pipeline.fill.keys import (
+    TableKeys,
+    duplicated,
+    earlier_in_group,
+    group_codes,
+    link_draw,
+    match_draw,
+    per_parent_counts,
+    popularity_cdf,
+)
+from pipeline.graph import plan_fill
+from pipeline.schema.model import Column, ForeignKey, Schema, Table
+from pipeline.store import create_tables
+
+
+def _t(name: str, cols: list[Column], pk: tuple[str, ...] = (), fks: list[ForeignKey] | None = None,
+       unique: list[tuple[str, ...]] | None = None) -> Table:
+    return Table(name, cols, primary_key=pk, foreign_keys=fks or [], unique=unique or [])
+
+
+def blog_schema() -> Schema:
+    int_ = lambda name, nullable=False: Column(name, "INTEGER", nullable=nullable)  # noqa: E731
+    return Schema([
+        _t("authors", [int_("id")], ("id",)),
+        _t("tags", [int_("id")], ("id",)),
+        _t("posts", [int_("id"), int_("author_id")], ("id",),
+           [ForeignKey(("author_id",), "authors", ("id",))]),
+        _t("post_tags", [int_("post_id"), int_("tag_id")], ("post_id", "tag_id"),
+           [ForeignKey(("post_id",), "posts", ("id",)), ForeignKey(("tag_id",), "tags", ("id",))]),
+        _t("profiles", [int_("author_id")], ("author_id",), [ForeignKey(("author_id",), "authors", ("id",))]),
+        _t("votes", [int_("id"), int_("post_id"), int_("tag_id")], ("id",),
+           [ForeignKey(("post_id", "tag_id"), "post_tags", ("post_id", "tag_id"))]),
+        _t("slots", [int_("post_id"), int_("n")], (), [ForeignKey(("post_id",), "posts", ("id",))]),
+        _t("comments", [int_("id"), int_("post_id"), int_("parent_id", True), int_("editor_id", True)],
+           ("id",),
+           [ForeignKey(("post_id",), "posts", ("id",)), ForeignKey(("parent_id",), "comments", ("id",)),
+            ForeignKey(("editor_id",), "authors", ("id",))]),
+    ])
+
+
+SIZES = {"authors": 1000, "tags": 30, "posts": 400, "post_tags": 600}
+
+
+@pytest.fixture
+def blog() -> tuple[duckdb.DuckDBPyConnection, Schema]:
+    """An in-memory blog database whose parent tables already have rows (ids 1..n)."""
+    schema = blog_schema()
+    con = duckdb.connect()
+    create_tables(con, schema, plan_fill(schema))
+    for name in ("authors", "tags"):
+        con.execute(f"INSERT INTO {name} SELECT i FROM range(1, {SIZES[name] + 1}) r(i)")
+    con.execute("INSERT INTO posts SELECT i, 1 + i % 1000 FROM range(1, 401) r(i)")
+    con.execute("INSERT INTO post_tags SELECT p.id, t.id FROM posts p, tags t WHERE (p.id + t.id) % 20 = 0")
+    return con, schema
+
+
+def config(**tables: object) -> DomainConfig:
+    return DomainConfig.model_validate({"name": "blog", "tables": tables})
+
+
+def keys_of(con, schema, table: str, rows: int, cfg: DomainConfig | None = None, seed: int = 1) -> pa.Table:
+    keys = TableKeys.build(con, schema, plan_fill(schema), cfg or config(), table, seed=seed, rows=rows)
+    empty = pa.table({"_": pa.nulls(keys.rows)})
+    return keys.attach(empty, 0, keys.rows).drop_columns(["_"])
+
+
+def test_popularity_is_skewed_and_every_key_exists(blog):
+    con, schema = blog
+    drawn = keys_of(con, schema, "posts", 20_000).column("author_id").to_numpy()
+    assert set(drawn) <= set(range(1, 1001))
+    counts = np.sort(np.bincount(drawn, minlength=1001)[1:])[::-1]
+    assert counts[:100].sum() / counts.sum() > 0.3  # the top 10% of parents get well over 10%
+
+
+def test_draws_are_deterministic_by_seed(blog):
+    con, schema = blog
+    first = keys_of(con, schema, "posts", 500, seed=4)
+    assert first.equals(keys_of(con, schema, "posts", 500, seed=4))
+    assert not first.equals(keys_of(con, schema, "posts", 500, seed=5))
+
+
+def test_composite_foreign_keys_take_whole_parent_rows(blog):
+    con, schema = blog
+    con.register("drawn", keys_of(con, schema, "votes", 2_000))
+    missing = con.execute("SELECT count(*) FROM drawn ANTI JOIN post_tags USING (post_id, tag_id)").fetchall()
+    assert missing == [(0,)]
+
+
+def test_link_tables_get_unique_pairs_capped_at_capacity(blog):
+    con, schema = blog
+    pairs = keys_of(con, schema, "post_tags", 5_000)
+    codes = pairs.column("post_id").to_numpy() * 100 + pairs.column("tag_id").to_numpy()
+    assert pairs.num_rows == 5_000 and len(np.unique(codes)) == 5_000
+    full = keys_of(con, schema, "post_tags", 50_000)  # more than 400 x 30 pairs exist
+    assert full.num_rows == 400 * 30
+    codes = full.column("post_id").to_numpy() * 100 + full.column("tag_id").to_numpy()
+    assert len(np.unique(codes)) == 12_000
+
+
+def test_unique_foreign_key_is_drawn_without_replacement(blog):
+    con, schema = blog
+    drawn = keys_of(con, schema, "profiles", 5_000).column("author_id").to_numpy()
+    assert len(drawn) == 1_000 and len(np.unique(drawn)) == 1_000
+
+
+def test_per_parent_exactly_repeats_every_parent(blog):
+    con, schema = blog
+    drawn = keys_of(con, schema, "slots", 1, config(slots={"per_parent": {"fk": "post_id", "exactly": 3}}))
+    counts = np.bincount(drawn.column("post_id").to_numpy())[1:]
+    assert drawn.num_rows == 1_200 and set(counts) == {3}
+
+
+def test_per_parent_min_max_hits_the_target(blog):
+    con, schema = blog
+    cfg = config(slots={"per_parent": {"fk": "post_id", "min": 1, "max": 4}, "rows": 900})
+    counts = np.bincount(keys_of(con, schema, "slots", 900, cfg).column("post_id").to_numpy())[1:]
+    assert counts.sum() == 900 and counts.min() >= 1 and counts.max() <= 4
+
+
+def test_nullable_foreign_keys_are_null_at_the_null_rate(blog):
+    con, schema = blog
+    drawn = keys_of(con, schema, "comments", 10_000)
+    share = drawn.column("editor_id").null_count / drawn.num_rows
+    assert 0.08 < share < 0.12  # domain null_rate 0.1
+    assert drawn.column("post_id").null_count == 0
+    assert drawn.column("parent_id").null_count == drawn.num_rows  # deferred: the second pass fills it
+
+
+def test_self_reference_is_a_forest_with_null_roots(blog):
+    con, schema = blog
+    con.execute("INSERT INTO comments SELECT i, 1 + i % 400, NULL, NULL FROM range(1, 3001) r(i)")
+    filled = fill_deferred(con, schema, plan_fill(schema), config(), seed=3)
+    assert filled["comments(parent_id) -> comments(id)"] > 2_000
+    assert con.execute("SELECT parent_id FROM comments ORDER BY id LIMIT 1").fetchall()[0] == (None,)
+    # every parent is an earlier row, so following parents always ends at a root: no cycles
+    assert con.execute("SELECT count(*) FROM comments WHERE parent_id >= id").fetchall()[0] == (0,)
+    depth = con.execute("""
+        WITH RECURSIVE walk(id, parent_id, depth) AS (
+            SELECT id, parent_id, 0 FROM comments
+            UNION ALL SELECT w.id, c.parent_id, w.depth + 1 FROM walk w JOIN comments c ON c.id = w.parent_id
+            WHERE w.depth < 3000)
+        SELECT max(depth) FROM walk""").fetchall()[0][0]
+    assert depth < 100
+    again = fill_deferred(con, schema, plan_fill(schema), config(), seed=3)
+    assert again == filled  # idempotent: a resumed build may run the second pass again
+
+
+def test_a_not_null_key_into_an_empty_table_is_a_build_error(blog):
+    con, schema = blog
+    con.execute("DELETE FROM post_tags")
+    with pytest.raises(BuildError, match="votes.*post_tags, which has no rows"):
+        keys_of(con, schema, "votes", 10)
+
+
+# --- primitives -------------------------------------------------------------------------------------
+
+
+def test_popularity_cdf_is_a_distribution():
+    cdf = popularity_cdf(50, np.random.default_rng(0))
+    assert cdf[-1] == pytest.approx(1.0) and np.all(np.diff(cdf) > 0)
+
+
+def test_duplicated_keeps_first_occurrences():
+    assert duplicated(np.array([3, 1, 3, 2, 1])).tolist() == [False, False, True, False, True]
+
+
+def test_group_codes_and_match_draw_pair_equal_values():
+    left = [pa.array(["a", "b", None, "z"])]
+    right = [pa.array(["b", "a", "a", "c"])]
+    child, parent = group_codes(left, right)
+    assert child[2] == -1
+    picks = match_draw(child, parent, np.random.default_rng(0))
+    assert picks[0] in (1, 2) and picks[1] == 0 and picks[2] == -1 and picks[3] == -1
+
+
+def test_earlier_in_group_points_backwards_within_groups():
+    codes = np.array([0, 1, 0, 0, 1, 1])
+    chain = earlier_in_group(codes, np.random.default_rng(0), chain=True, roots=1)
+    assert chain.tolist() == [-1, -1, 0, 2, 1, 4]
+    tree = earlier_in_group(codes, np.random.default_rng(0), chain=False, roots=1)
+    assert all(p < i and (p == -1 or codes[p] == codes[i]) for i, p in enumerate(tree))
+
+
+def test_per_parent_counts_stay_in_bounds():
+    counts = per_parent_counts(100, None, 2, 5, 10_000, np.random.default_rng(0))
+    assert counts.sum() == 500 and counts.min() == 5  # the target is clipped to what the bounds allow
+    assert per_parent_counts(4, 3, 0, 0, 0, np.random.default_rng(0)).tolist() == [3, 3, 3, 3]
+
+
+def test_link_draw_dense_and_fixed():
+    cdfs = [popularity_cdf(5, np.random.default_rng(1)), popularity_cdf(4, np.random.default_rng(2))]
+    idx, keep = link_draw(cdfs, [None, None], 20, np.random.default_rng(0))
+    assert keep.all() and len({(a, b) for a, b in zip(*idx, strict=True)}) == 20
+    fixed = np.repeat(np.arange(5), 3)
+    idx, keep = link_draw(cdfs, [fixed, None], 15, np.random.default_rng(0))
+    assert keep.all() and idx[0].tolist() == fixed.tolist()
+    assert len({(a, b) for a, b in zip(*idx, strict=True)}) == 15

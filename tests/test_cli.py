@@ -1,0 +1,99 @@
+"""The CLI contract other tools depend on, through the real `stateforge` console script."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.conftest import FIXTURES
+
+DDL = FIXTURES / "ddl"
+STATEFORGE = [str(Path(sys.executable).with_name("stateforge"))]
+
+
+def run(*args: str | Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(STATEFORGE + [str(a) for a in args], capture_output=True, text=True, timeout=300)
+
+
+def test_schema_json_has_the_contract_fields():
+    done = run("schema", DDL / "postgres_dump.sql", "--json")
+    assert done.returncode == 0, done.stderr
+    report = json.loads(done.stdout)
+    for key in ("tables", "fill_order", "cycles", "deferred_foreign_keys", "skipped_statements"):
+        assert key in report
+    table = report["tables"][0]
+    for key in ("name", "columns", "primary_key", "unique", "foreign_keys", "checks"):
+        assert key in table
+    assert {"name", "type", "nullable"} <= set(table["columns"][0])
+    fk = next(fk for t in report["tables"] for fk in t["foreign_keys"])
+    assert {"columns", "ref_table", "ref_columns", "on_delete"} <= set(fk)
+    assert all(isinstance(c, list) for c in report["cycles"])
+    assert report["skipped_statements"]["function"] >= 1
+
+
+def test_schema_summary_names_tables_and_skipped_statements():
+    done = run("schema", DDL / "mysql_dump.sql", "--dialect", "mysql")
+    assert done.returncode == 0, done.stderr
+    assert "fill order:" in done.stdout and "skipped:" in done.stdout
+
+
+def test_init_db_then_audit_clean_then_dirty(tmp_path: Path):
+    db = tmp_path / "shop.duckdb"
+    assert run("init-db", DDL / "duckdb_schema.sql", db).returncode == 0
+    with duckdb.connect(str(db), read_only=True) as con:
+        assert con.sql("SELECT count(*) FROM stateforge.tables").fetchall()[0][0] >= 3
+    clean = run("audit", db, "--json")
+    assert clean.returncode == 0 and json.loads(clean.stdout)["violations"] == 0
+    existing = run("init-db", DDL / "duckdb_schema.sql", db)
+    assert existing.returncode == 2 and "exists" in existing.stderr
+
+
+def test_audit_exits_1_and_names_the_orphans(tmp_path: Path):
+    db = tmp_path / "game.duckdb"
+    built = run("build-domain", DDL / "mysql_dump.sql", "--rows", "20", "--out", tmp_path, "--json")
+    assert built.returncode == 0, built.stderr
+    db = tmp_path / "mysql_dump.duckdb"
+    with duckdb.connect(str(db)) as con:
+        con.execute("UPDATE match_players SET match_id = match_id + 1000000 WHERE player_id % 2 = 0")
+    dirty = run("audit", db, "--json")
+    assert dirty.returncode == 1
+    report = json.loads(dirty.stdout)
+    assert report["violations"] > 0
+    assert {c["check"] for c in report["checks"]} == {"foreign_key"}
+    table = run("audit", db)
+    assert table.returncode == 1 and "foreign_key" in table.stdout and "match_players" in table.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (("schema", "missing.sql"), "missing.sql"),
+        (("schema", DDL / "duckdb_schema.sql", "--dialect", "postgress"), "postgres"),
+        (("audit", "missing.duckdb"), "missing.duckdb"),
+        (("build-domain", "musik"), "music"),
+    ],
+)
+def test_errors_exit_2_with_a_message_and_no_traceback(args, expected):
+    done = run(*args)
+    assert done.returncode == 2
+    assert expected in done.stderr and "Traceback" not in done.stderr
+    assert done.stderr.startswith("error:")
+
+
+def test_bad_ddl_names_file_line_table_and_column(tmp_path: Path):
+    ddl = tmp_path / "bad.sql"
+    ddl.write_text("CREATE TABLE a (id INT PRIMARY KEY);\nCREATE TABLE b (id INT, a_id INT REFERENCES aa(id));\n")
+    done = run("schema", ddl)
+    assert done.returncode == 2
+    assert f"{ddl}:2:" in done.stderr and "table b" in done.stderr and "a_id" in done.stderr
+    assert 'Did you mean "a"' in done.stderr
+
+
+def test_debug_shows_the_traceback():
+    done = run("--debug", "schema", "missing.sql")
+    assert done.returncode != 0 and "Traceback" in done.stderr

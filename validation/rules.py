@@ -1,0 +1,169 @@
+"""Domain rules: run each rule's check, repair what it finds, clean what the repair left dangling.
+
+    reports = apply_rules(con, schema, config)          # after every table is filled
+
+A rule (domain.yaml `rules:`) is a query returning the rows that break it and the statements that repair
+it. Each round checks every rule; the violated ones are repaired, each in one transaction together with
+`clean_orphans`, which applies the foreign keys' own semantics to rows the repair left dangling: a child
+whose NOT NULL (or ON DELETE CASCADE) key points nowhere is deleted, and so are its own children in turn;
+a nullable key that points nowhere is set NULL. After `max_rounds` a rule that still finds rows fails the
+build, naming the rule, the count and a sample row; a rule whose SQL DuckDB rejects is a `DomainError`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection
+
+import duckdb
+import sqlglot
+from sqlglot import exp
+
+from pipeline.errors import BuildError, DomainError
+from pipeline.fill.config import DomainConfig, Rule
+from pipeline.fill.report import RuleReport
+from pipeline.schema.model import ForeignKey, Schema, Table
+from pipeline.store.sql import quote_ident as _q
+from pipeline.store.sql import table_ref
+
+
+def _dangling(table: Table, fk: ForeignKey) -> str:
+    """The WHERE clause of rows of `table` whose foreign key `fk` is set and has no parent."""
+    pairs = zip(fk.columns, fk.ref_columns, strict=True)
+    match = " AND ".join(f"p.{_q(r)} = c.{_q(col)}" for col, r in pairs)
+    present = " AND ".join(f"c.{_q(col)} IS NOT NULL" for col in fk.columns)
+    return f"{present} AND NOT EXISTS (SELECT 1 FROM {table_ref(fk.ref_table)} p WHERE {match})"
+
+
+def clean_orphans(
+    con: duckdb.DuckDBPyConnection, schema: Schema, tables: Collection[str] | None = None
+) -> dict[str, int]:
+    """Delete or set NULL the rows whose foreign keys point nowhere, until none is left.
+
+    `tables` limits the search to foreign keys into or out of those tables (the ones a repair changed);
+    tables whose rows get deleted join the search. Returns the rows changed per
+    `delete table(columns)` / `set_null table(columns)`. One query counts the dangling rows of every
+    candidate key; only keys with some are cleaned. Runs in the caller's transaction, if any.
+    """
+    # a changed table's own keys may dangle, and so may its children's; after a DELETE only the children's
+    parents = children = None if tables is None else {t.lower() for t in tables}
+    totals: Counter[str] = Counter()
+    while True:
+        actions = [a for a in _actions(schema) if parents is None or children is None
+                   or a[3].lower() in parents or a[2].lower() in children]
+        if not actions:
+            break
+        count = " UNION ALL ".join(
+            f"SELECT {i} AS i, count(*) AS n FROM {table_ref(child)} AS c WHERE {where}"
+            for i, (_, _, child, _, where) in enumerate(actions)
+        )
+        dangling = sorted(i for i, n in con.execute(count).fetchall() if n)
+        if not dangling:
+            break
+        parents, children = set(), set()
+        for i in dangling:
+            label, sql, child, _, _ = actions[i]
+            [(n,)] = con.execute(sql).fetchall()
+            totals[label] += int(n)
+            if label.startswith("delete"):
+                parents.add(child.lower())
+    return dict(sorted(totals.items()))
+
+
+def _actions(schema: Schema) -> list[tuple[str, str, str, str, str]]:
+    """Per foreign key: (label, the cleaning statement, child table, parent table, the dangling test)."""
+    out = []
+    for table in schema.tables:
+        pk = {c.lower() for c in table.primary_key}
+        for fk in table.foreign_keys:
+            nullable = [c for c in fk.columns if table.column(c).nullable and c.lower() not in pk]
+            where, ref = _dangling(table, fk), f"{table_ref(table.name)} AS c"
+            cols = ", ".join(fk.columns)
+            if nullable and fk.on_delete != "CASCADE":
+                sets = ", ".join(f"{_q(c)} = NULL" for c in nullable)
+                label, sql = f"set_null {table.name}({cols})", f"UPDATE {ref} SET {sets} WHERE {where}"
+            else:
+                label, sql = f"delete {table.name}({cols})", f"DELETE FROM {ref} WHERE {where}"
+            out.append((label, sql, table.name, schema.table(fk.ref_table).name, where))
+    return out
+
+
+def changed_tables(statements: list[str]) -> set[str] | None:
+    """The tables that DELETE, UPDATE or INSERT statements write to; None when one cannot be parsed."""
+    out: set[str] = set()
+    for statement in statements:
+        try:
+            tree = sqlglot.parse_one(statement, read="duckdb")
+        except sqlglot.errors.SqlglotError:
+            return None
+        if isinstance(tree, exp.Delete | exp.Update | exp.Insert):
+            target = tree.this.find(exp.Table) if not isinstance(tree.this, exp.Table) else tree.this
+            if target is None:
+                return None
+            out.add(target.name)
+        elif not isinstance(tree, exp.Select):
+            return None  # something else (MERGE, a DDL, ...): search everywhere
+    return out
+
+
+def _count(con: duckdb.DuckDBPyConnection, rule: Rule) -> int:
+    sql = rule.check.strip().rstrip(";")
+    try:
+        [(n,)] = con.execute(f"SELECT count(*) FROM ({sql}) AS violations").fetchall()
+    except duckdb.Error as exc:
+        raise DomainError(
+            f"rule {rule.name}: its check failed in DuckDB: {exc}. Fix `check` of the rule in domain.yaml."
+        ) from exc
+    return int(n)
+
+
+def _sample(con: duckdb.DuckDBPyConnection, rule: Rule) -> dict[str, object]:
+    result = con.execute(f"SELECT * FROM ({rule.check.strip().rstrip(';')}) AS violations LIMIT 1")
+    names, rows = [d[0] for d in result.description], result.fetchall()
+    return dict(zip(names, rows[0], strict=True)) if rows else {}
+
+
+def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: RuleReport) -> None:
+    con.begin()
+    try:
+        for i, statement in enumerate(rule.repair):
+            try:
+                con.execute(statement).fetchall()
+            except duckdb.Error as exc:
+                raise DomainError(
+                    f"rule {rule.name}: repair statement {i + 1} failed in DuckDB: {exc}. "
+                    "Fix `repair` of the rule in domain.yaml."
+                ) from exc
+        for key, n in clean_orphans(con, schema, changed_tables(rule.repair)).items():
+            report.orphans[key] = report.orphans.get(key, 0) + n
+        con.commit()
+    except BaseException:
+        con.rollback()
+        raise
+
+
+def apply_rules(
+    con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig, max_rounds: int = 5
+) -> list[RuleReport]:
+    """Check and repair every rule of `config` until none finds a row (see the module docstring)."""
+    reports = [RuleReport(rule.name) for rule in config.rules]
+    for round_ in range(max_rounds + 1):
+        violated = [(rule, rep, n) for rule, rep in zip(config.rules, reports, strict=True)
+                    if (n := _count(con, rule))]
+        if not violated:
+            break
+        for rule, rep, n in violated:
+            if round_ == max_rounds or not rule.repair:
+                why = f"still finds {n} row(s) after {max_rounds} rounds of repairs" if rule.repair else (
+                    f"finds {n} row(s) and has no repair statements")
+                raise BuildError(
+                    f"rule {rule.name} {why}, e.g. {_sample(con, rule)}. Fix the rule's repair in "
+                    "domain.yaml, or make the data right by construction with a column hint (sequence, "
+                    "after, expr)."
+                )
+            rep.found += n
+            rep.rounds += 1
+            _repair(con, schema, rule, rep)
+    for rep in reports:
+        rep.repaired = rep.found
+    return reports
