@@ -132,26 +132,34 @@ def open_partial(build: Build, *, resume: bool = False) -> list[str]:
 
 
 def fill_one(
-    build: Build, table: str, *, on_batch: Callable[[str, int, int], None] | None = None
+    build: Build,
+    table: str,
+    *,
+    con: duckdb.DuckDBPyConnection | None = None,
+    on_batch: Callable[[str, int, int], None] | None = None,
 ) -> TableReport:
-    """Fill one table of the partial database and record it as complete (both in one transaction)."""
+    """Fill one table of the partial database and record it as complete (both in one transaction).
+
+    Pass `con` to reuse one connection for many tables (opening and closing the file costs ~0.1 s).
+    """
+    if con is None:
+        with duckdb.connect(str(build.partial_path)) as own:
+            return fill_one(build, table, con=own, on_batch=on_batch)
     position = build.plan.order.index(table)
-    with duckdb.connect(str(build.partial_path)) as con:
-        report = fill_table(
-            con,
-            build.pack.schema,
-            build.plan,
-            build.pack.config,
-            table,
-            seed=build.seed,
-            rows=build.rows,
-            on_batch=on_batch,
-            record=lambda c, r: c.execute(
-                f"INSERT OR REPLACE INTO {PROGRESS_TABLE} VALUES (?, ?, ?, ?, ?)",
-                [position, table, r.rows, r.seconds, json.dumps(r.to_dict())],
-            ),
-        )
-    return report
+    return fill_table(
+        con,
+        build.pack.schema,
+        build.plan,
+        build.pack.config,
+        table,
+        seed=build.seed,
+        rows=build.rows,
+        on_batch=on_batch,
+        record=lambda c, r: c.execute(
+            f"INSERT OR REPLACE INTO {PROGRESS_TABLE} VALUES (?, ?, ?, ?, ?)",
+            [position, table, r.rows, r.seconds, json.dumps(r.to_dict())],
+        ),
+    )
 
 
 def finish_fill(build: Build) -> dict[str, Any]:
@@ -213,12 +221,13 @@ def build_domain(
 
     build = prepare(domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out)
     done = open_partial(build, resume=resume)
-    for table in build.plan.order:
-        if table in done:
-            continue
-        if on_table_start:
-            on_table_start(table, build.rows[table])
-        fill_one(build, table, on_batch=on_batch)
+    with duckdb.connect(str(build.partial_path)) as con:
+        for table in build.plan.order:
+            if table in done:
+                continue
+            if on_table_start:
+                on_table_start(table, build.rows[table])
+            fill_one(build, table, con=con, on_batch=on_batch)
     finish = finish_fill(build)
     checked = audit_partial(build)
     report = build_report(build, finish, checked, resumed=done)
