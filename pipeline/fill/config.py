@@ -98,6 +98,9 @@ class ColumnHint(_Model):
     """With `bool`: the share of true."""
     unit: Literal["s", "ms", "min"] | None = None
     """With `duration`: the unit of the integer amount."""
+    llm: bool | None = None
+    """With an LLM configured: `true` has the LLM write this column, `false` never; unset: inferred
+    (`pipeline.llm.columns.meaning_columns`). Keys and foreign keys are never the LLM's."""
 
     @model_validator(mode="after")
     def _consistent(self) -> ColumnHint:
@@ -181,7 +184,7 @@ class DomainConfig(_Model):
     seed: int = 0
     time_window: TimeWindow = Field(default_factory=TimeWindow)
     null_rate: float = Field(default=0.1, ge=0, le=1)
-    batch_size: int = Field(default=10_000, ge=1)
+    batch_size: int = Field(default=50_000, ge=1)
     tables: dict[str, TableConfig] = Field(default_factory=dict)
     columns: dict[str, ColumnHint] = Field(default_factory=dict)
     """`"table.column"` -> hint."""

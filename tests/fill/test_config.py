@@ -71,7 +71,7 @@ def test_hint_validation(hint: dict, message: str) -> None:
 
 def test_defaults_for_a_bare_ddl_file() -> None:
     config = DomainConfig.default("shop")
-    assert (config.name, config.seed, config.null_rate, config.batch_size) == ("shop", 0, 0.1, 10_000)
+    assert (config.name, config.seed, config.null_rate, config.batch_size) == ("shop", 0, 0.1, 50_000)
     assert (config.time_window.start, config.time_window.end) == (date(2023, 1, 1), date(2026, 6, 30))
     assert config.tables == {} and config.columns == {} and config.rules == []
 
