@@ -1,0 +1,85 @@
+"""A whole pack filled through the engine's `enrich` hook with the LLM fill, against the fake server with
+faults on: a clean audit, the accounting, and a rebuild answered by the cache (zero calls, same bytes).
+
+Goes through `fill_database(..., enrich=LLMFill(...))`, the hook the build uses; the CLI-level build
+tests live with the build.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from pipeline.domain import load_domain
+from pipeline.fill.engine import fill_database
+from pipeline.fill.sizing import plan_rows
+from pipeline.graph import plan_fill
+from pipeline.llm.fake_server import FakeLLMServer
+from pipeline.llm.fill import LLMFill
+from pipeline.llm.settings import LLMSettings
+from pipeline.store import create_tables
+from validation.audit import audit
+
+pytestmark = pytest.mark.slow
+
+SEED = 7
+FAULTS = {"malformed": 0.08, "duplicates": 0.08, "invented_fk": 0.05, "missing_fields": 0.05,
+          "rate_limit": 0.05, "server_error": 0.05}
+
+
+def table_hashes(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    """An md5 of every user table's rows (the determinism fingerprint)."""
+    tables = [r[0] for r in con.sql(
+        "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name").fetchall()]
+    query = "SELECT md5(string_agg(x::VARCHAR, '|' ORDER BY x::VARCHAR)) FROM main.\"{}\" AS x"
+    return {t: con.sql(query.format(t)).fetchall()[0][0] for t in tables}
+
+
+def build(path: Path, settings: LLMSettings | None) -> tuple[dict[str, str], dict | None]:
+    """Fill the music pack at a small scale into `path` (with the LLM when `settings`), audit it."""
+    pack = load_domain("music")
+    plan = plan_fill(pack.schema)
+    rows = plan_rows(pack.schema, plan, pack.config, scale=0.02)
+    fill = LLMFill(pack.schema, pack.config, settings, seed=SEED) if settings else None
+    with duckdb.connect(str(path)) as con:
+        create_tables(con, pack.schema, plan)
+        fill_database(con, pack.schema, plan, pack.config, seed=SEED, rows=rows, enrich=fill)
+        report = audit(con, pack.schema)
+        assert report.clean, report.to_dict()
+        hashes = table_hashes(con)
+    if fill is None:
+        return hashes, None
+    accounting = fill.to_dict()
+    fill.close()
+    return hashes, accounting
+
+
+def test_a_pack_built_with_the_llm_is_clean_counted_and_rebuilt_from_the_cache(tmp_path: Path) -> None:
+    offline, _ = build(tmp_path / "offline.duckdb", None)
+    with FakeLLMServer(seed=4, faults=FAULTS, retry_after=0.01) as server:
+        settings = LLMSettings(
+            backend="openai", model="fake-model", base_url=server.base_url, api_key="test",
+            cache_dir=tmp_path / "cache", max_retries=4, backoff_base=0.01, backoff_max=0.05,
+        )
+        first, report = build(tmp_path / "first.duckdb", settings)
+        requests = server.stats.requests
+        assert sum(server.stats.faults.values()) > 0
+        again, report2 = build(tmp_path / "again.duckdb", settings)
+        assert server.stats.requests == requests, "the rebuild made no call"
+    assert again == first
+    assert report is not None and report2 is not None
+    totals = report["totals"]
+    assert set(report["tables"]) == {"genres", "artists", "albums", "songs", "playlists", "comments"}
+    assert totals["rows"] == sum(t["rows"] for t in report["tables"].values()) > 500
+    paths = totals["rows_llm"] + totals["rows_repaired"] + totals["rows_fallback"] + totals["rows_transport"]
+    assert paths == totals["rows"] and totals["rows_llm"] > 0.7 * totals["rows"]
+    assert totals["calls"] >= totals["chunks"] > 0 and sum(totals["failures"].values()) > 0
+    assert totals["repair_requests"] > 0 or totals["retries"] > 0
+    assert report2["totals"]["calls"] == 0 and report2["totals"]["cache_hits"] > 0
+    assert report["prompts"].keys() >= {"fill_rows", "repair_rows"}
+    # the LLM wrote the meaning columns; tables without any are byte-identical to the offline build
+    assert first["songs"] != offline["songs"] and first["albums"] != offline["albums"]
+    for table in ("users", "payments", "listening_history", "chart_entries", "devices"):
+        assert first[table] == offline[table], table
