@@ -38,9 +38,18 @@ def run_build(domain: str, scale: float, out: Path) -> tuple[float, float, dict]
     """The end-to-end build in a child process: (seconds, peak RSS in MiB, report)."""
     started = time.perf_counter()
     subprocess.run(
-        [str(Path(sys.executable).with_name("stateforge")), "build-domain", domain, "--scale", str(scale),
-         "--out", str(out), "--json"],
-        check=True, stdout=subprocess.DEVNULL,
+        [
+            str(Path(sys.executable).with_name("stateforge")),
+            "build-domain",
+            domain,
+            "--scale",
+            str(scale),
+            "--out",
+            str(out),
+            "--json",
+        ],
+        check=True,
+        stdout=subprocess.DEVNULL,
     )
     seconds = time.perf_counter() - started
     peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024

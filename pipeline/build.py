@@ -1,6 +1,7 @@
 """Building a domain: the stages that the CLI runs in sequence and the `build-domain` flow runs as tasks.
 
-    prepare -> open_partial -> fill_table (each table, in plan order) -> finish_fill -> audit_partial -> publish
+    prepare -> open_partial -> fill_one (each table, in plan order) -> finish_fill -> audit_partial
+            -> publish
 
 A build writes to `<out>/.<name>.duckdb.partial` and moves it onto `<out>/<name>.duckdb` only after a clean
 audit, so a failed or interrupted build never touches the previous good database. The partial file records
@@ -17,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
 
@@ -28,9 +29,13 @@ from pipeline.fill.engine import fill_deferred, fill_table
 from pipeline.fill.report import TableReport
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import FillPlan, plan_fill
+from pipeline.llm.settings import LLMSettings
 from pipeline.store import create_tables, install_views, reset_sequences
 from validation.audit import AuditReport, audit
 from validation.rules import apply_rules
+
+if TYPE_CHECKING:
+    from pipeline.llm.fill import LLMFill
 
 PROGRESS_TABLE = "stateforge.build_progress"
 
@@ -47,6 +52,8 @@ class Build:
     out_dir: Path
     inputs: dict[str, Any] = field(default_factory=dict)
     """What determines the bytes of the result (hashed into the fingerprint and the report)."""
+    llm: LLMSettings | None = None
+    """The LLM that writes the columns needing meaning; None: offline only."""
 
     @property
     def name(self) -> str:
@@ -77,8 +84,14 @@ def prepare(
     rows: int | None = None,
     seed: int | None = None,
     out: str | Path | None = None,
+    llm: LLMSettings | None = None,
 ) -> Build:
-    """Parse the domain (a pack name, a pack folder or a DDL file), plan the fill and size every table."""
+    """Parse the domain (a pack name, a pack folder or a DDL file), plan the fill and size every table.
+
+    With an LLM backend, the endpoint is checked here (key, model, reachability), before anything is written.
+    """
+    if llm is not None and llm.backend == "offline":
+        llm = None
     if scale <= 0:
         raise BuildError(f"--scale must be positive, got {scale}.")
     if rows is not None and rows < 1:
@@ -99,7 +112,38 @@ def prepare(
         "seed": seed,
         "rows": sizes,
     }
-    return Build(pack=pack, plan=plan, rows=sizes, seed=seed, scale=scale, out_dir=out_dir, inputs=inputs)
+    if llm is not None:
+        from pipeline.llm.backends import check_backend
+        from pipeline.llm.prompts import prompt_hashes
+
+        check_backend(llm)
+        inputs["llm"] = {
+            **llm.model_dump(
+                mode="json",
+                include={
+                    "backend",
+                    "model",
+                    "temperature",
+                    "seed",
+                    "max_tokens",
+                    "response_format",
+                    "whole_rows",
+                },
+            ),
+            "prompts": prompt_hashes(),
+        }
+    return Build(
+        pack=pack, plan=plan, rows=sizes, seed=seed, scale=scale, out_dir=out_dir, inputs=inputs, llm=llm
+    )
+
+
+def open_llm(build: Build) -> LLMFill | None:
+    """The LLM fill of a build (the engine's `enrich` hook), or None for an offline build. Close it after."""
+    if build.llm is None:
+        return None
+    from pipeline.llm.fill import LLMFill
+
+    return LLMFill(build.pack.schema, build.pack.config, build.llm, seed=build.seed)
 
 
 def open_partial(build: Build, *, resume: bool = False) -> list[str]:
@@ -110,7 +154,10 @@ def open_partial(build: Build, *, resume: bool = False) -> list[str]:
         with duckdb.connect(str(path)) as con:
             found = con.sql("SELECT value FROM stateforge.build_meta WHERE key = 'fingerprint'").fetchall()
             if found and found[0][0] == build.fingerprint:
-                return [r[0] for r in con.sql(f"SELECT table_name FROM {PROGRESS_TABLE} ORDER BY position").fetchall()]
+                return [
+                    r[0]
+                    for r in con.sql(f"SELECT table_name FROM {PROGRESS_TABLE} ORDER BY position").fetchall()
+                ]
         raise BuildError(
             f"cannot resume {path}: it was started with different inputs (DDL, domain.yaml, seed or sizes). "
             "Run again without --resume to start over."
@@ -137,6 +184,7 @@ def fill_one(
     *,
     con: duckdb.DuckDBPyConnection | None = None,
     on_batch: Callable[[str, int, int], None] | None = None,
+    llm: LLMFill | None = None,
 ) -> TableReport:
     """Fill one table of the partial database and record it as complete (both in one transaction).
 
@@ -144,8 +192,16 @@ def fill_one(
     """
     if con is None:
         with duckdb.connect(str(build.partial_path)) as own:
-            return fill_one(build, table, con=own, on_batch=on_batch)
+            return fill_one(build, table, con=own, on_batch=on_batch, llm=llm)
     position = build.plan.order.index(table)
+
+    def record(c: duckdb.DuckDBPyConnection, r: TableReport) -> None:
+        data = r.to_dict() | ({"llm": llm.report(table)} if llm is not None else {})
+        c.execute(
+            f"INSERT OR REPLACE INTO {PROGRESS_TABLE} VALUES (?, ?, ?, ?, ?)",
+            [position, table, r.rows, r.seconds, json.dumps(data)],
+        )
+
     return fill_table(
         con,
         build.pack.schema,
@@ -155,10 +211,8 @@ def fill_one(
         seed=build.seed,
         rows=build.rows,
         on_batch=on_batch,
-        record=lambda c, r: c.execute(
-            f"INSERT OR REPLACE INTO {PROGRESS_TABLE} VALUES (?, ?, ?, ?, ?)",
-            [position, table, r.rows, r.seconds, json.dumps(r.to_dict())],
-        ),
+        record=record,
+        enrich=llm,
     )
 
 
@@ -213,23 +267,29 @@ def build_domain(
     seed: int | None = None,
     out: str | Path | None = None,
     resume: bool = False,
+    llm: LLMSettings | None = None,
     on_table_start: Callable[[str, int], None] | None = None,
     on_batch: Callable[[str, int, int], None] | None = None,
 ) -> dict[str, Any]:
     """Run every stage in order and return the build report (what the CLI and `make run` call)."""
     from pipeline.report import build_report
 
-    build = prepare(domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out)
+    build = prepare(domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, llm=llm)
     done = open_partial(build, resume=resume)
-    with duckdb.connect(str(build.partial_path)) as con:
-        for table in build.plan.order:
-            if table in done:
-                continue
-            if on_table_start:
-                on_table_start(table, build.rows[table])
-            fill_one(build, table, con=con, on_batch=on_batch)
+    enrich = open_llm(build)
+    try:
+        with duckdb.connect(str(build.partial_path)) as con:
+            for table in build.plan.order:
+                if table in done:
+                    continue
+                if on_table_start:
+                    on_table_start(table, build.rows[table])
+                fill_one(build, table, con=con, on_batch=on_batch, llm=enrich)
+    finally:
+        if enrich is not None:
+            enrich.close()
     finish = finish_fill(build)
     checked = audit_partial(build)
-    report = build_report(build, finish, checked, resumed=done)
+    report = build_report(build, finish, checked, resumed=done, llm=enrich)
     publish(build, report)
     return report

@@ -40,8 +40,8 @@ def schema(
     as_json: JsonOpt = False,
 ) -> None:
     """Parse a DDL file and show its tables, keys, fill order, cycles and skipped statements."""
-    from pipeline.schema import load_ddl, schema_report
     from pipeline.render import render_schema
+    from pipeline.schema import load_ddl, schema_report
 
     report = schema_report(load_ddl(ddl_file, dialect))
     if as_json:
@@ -77,8 +77,8 @@ def audit(
 
     Exits 0 when the database is clean and 1 when it is not.
     """
-    from pipeline.store import connect
     from pipeline.render import render_audit
+    from pipeline.store import connect
     from validation.audit import audit as run_audit
 
     with connect(db_file, read_only=True) as con:
@@ -101,19 +101,56 @@ def build_domain(
     seed: Annotated[int | None, typer.Option(help="Random seed (default: the pack's).")] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: artifacts/<name>/).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted build.")] = False,
+    backend: Annotated[
+        str | None, typer.Option(help="offline (default) or openai: any OpenAI-compatible server.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="The model, with --backend openai.")] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Server URL, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL)."),
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(help="LLM requests in flight at once (default 8).")
+    ] = None,
+    whole_rows: Annotated[
+        bool,
+        typer.Option(
+            "--whole-rows", help="Send whole rows to the LLM, not only the columns needing meaning."
+        ),
+    ] = False,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")
+    ] = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Build a domain into a fully consistent DuckDB database (offline) and audit it.
+    """Build a domain into a fully consistent DuckDB database and audit it (offline unless --backend openai).
 
     Writes OUT/<name>.duckdb and OUT/build_report.json; exits 0 only when the audit is clean.
     """
     from pipeline.build import build_domain as run_build
+    from pipeline.llm.settings import llm_settings
     from pipeline.render import BuildProgress, render_build
 
+    llm = llm_settings(
+        backend=backend,
+        model=model,
+        base_url=base_url,
+        concurrency=concurrency,
+        whole_rows=whole_rows,
+        no_cache=no_cache,
+    )
     with BuildProgress(err, enabled=not as_json) as progress:
         report = run_build(
-            domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, resume=resume,
-            on_table_start=progress.start_table, on_batch=progress.advance,
+            domain,
+            dialect=dialect,
+            scale=scale,
+            rows=rows,
+            seed=seed,
+            out=out,
+            resume=resume,
+            llm=llm,
+            on_table_start=progress.start_table,
+            on_batch=progress.advance,
         )
     if as_json:
         print(json.dumps(report, indent=2, default=str))
@@ -145,11 +182,16 @@ def fake_llm(
     api_key: Annotated[str | None, typer.Option(help="Require this bearer key.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the answers and of fault choice.")] = 0,
 ) -> None:
-    """Run a local OpenAI-compatible server that answers with schema-conforming rows (for tests and benchmarks)."""
+    """Run a local OpenAI-compatible server answering with schema-conforming rows (tests, benchmarks)."""
     from pipeline.llm.fake_server import serve
 
-    options: dict = {"latency": latency, "jitter": jitter, "faults": fault or None, "seed": seed,
-                     "api_key": api_key}
+    options: dict = {
+        "latency": latency,
+        "jitter": jitter,
+        "faults": fault or None,
+        "seed": seed,
+        "api_key": api_key,
+    }
     if model:
         options["models"] = tuple(model)
     serve(host, port, **options)

@@ -14,9 +14,7 @@ def render_schema(console: Console, report: dict[str, Any]) -> None:
     for name in ("table", "columns", "primary key", "unique", "foreign keys", "checks"):
         grid.add_column(name, justify="right" if name in ("columns", "unique", "checks") else "left")
     for t in report["tables"]:
-        fks = ", ".join(
-            f"({', '.join(fk['columns'])}) -> {fk['ref_table']}" for fk in t["foreign_keys"]
-        )
+        fks = ", ".join(f"({', '.join(fk['columns'])}) -> {fk['ref_table']}" for fk in t["foreign_keys"])
         grid.add_row(
             t["name"],
             str(len(t["columns"])),
@@ -45,8 +43,13 @@ class BuildProgress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
         self._progress = Progress(
-            TextColumn("{task.description:<28}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-            console=console, disable=not enabled, transient=False,
+            TextColumn("{task.description:<28}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            console=console,
+            disable=not enabled,
+            transient=False,
         )
         self._tasks: dict[str, Any] = {}
 
@@ -71,20 +74,33 @@ class BuildProgress:
 def render_build(console: Console, report: dict[str, Any]) -> None:
     """The build report as a table per table, the rules, and the totals."""
     grid = Table(title=f"build of {report['domain']}", title_justify="left")
-    for name, just in (("table", "left"), ("rows", "right"), ("batches", "right"), ("repairs", "left"),
-                       ("seconds", "right")):
+    for name, just in (
+        ("table", "left"),
+        ("rows", "right"),
+        ("batches", "right"),
+        ("repairs", "left"),
+        ("seconds", "right"),
+    ):
         grid.add_column(name, justify=just)
     for t in report["tables"]:
         fixes = ", ".join(f"{k} {v}" for k, v in sorted(t.get("repairs", {}).items()) if v) or "-"
-        grid.add_row(t["table"], f"{t['rows']:,}", str(t.get("batches", 0)), fixes, f"{t.get('seconds', 0):.2f}")
+        grid.add_row(
+            t["table"], f"{t['rows']:,}", str(t.get("batches", 0)), fixes, f"{t.get('seconds', 0):.2f}"
+        )
     console.print(grid)
     if report.get("rules"):
         rules = Table(title="domain rules", title_justify="left")
         for name in ("rule", "found", "repaired", "rounds"):
             rules.add_column(name, justify="left" if name == "rule" else "right")
         for r in report["rules"]:
-            rules.add_row(r["name"], str(r.get("found", 0)), str(r.get("repaired", 0)), str(r.get("rounds", 0)))
+            rules.add_row(
+                r["name"], str(r.get("found", 0)), str(r.get("repaired", 0)), str(r.get("rounds", 0))
+            )
         console.print(rules)
+    if report.get("llm"):
+        from pipeline.report import llm_summary
+
+        console.print(llm_summary(report["llm"]).replace("`", ""))
     totals = report["totals"]
     console.print(
         f"{totals['rows']:,} rows in {totals['tables']} tables, {totals['seconds']:.1f} s; "
@@ -98,8 +114,13 @@ def render_audit(console: Console, report: Any) -> None:
 
     if report.violations:
         grid = Table(title="violations", title_justify="left")
-        for name, just in (("check", "left"), ("table", "left"), ("constraint", "left"), ("count", "right"),
-                           ("sample keys", "left")):
+        for name, just in (
+            ("check", "left"),
+            ("table", "left"),
+            ("constraint", "left"),
+            ("count", "right"),
+            ("sample keys", "left"),
+        ):
             grid.add_column(name, justify=just)
         for v in report.violations:
             samples = "; ".join(json.dumps(s, default=str) for s in v.samples)

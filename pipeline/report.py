@@ -14,6 +14,7 @@ import duckdb
 
 if TYPE_CHECKING:
     from pipeline.build import Build
+    from pipeline.llm.fill import LLMFill
     from validation.audit import AuditReport
 
 
@@ -25,9 +26,14 @@ def table_reports(build: Build) -> list[dict[str, Any]]:
 
 
 def build_report(
-    build: Build, finish: dict[str, Any], checked: AuditReport, *, resumed: list[str] | None = None
+    build: Build,
+    finish: dict[str, Any],
+    checked: AuditReport,
+    *,
+    resumed: list[str] | None = None,
+    llm: LLMFill | None = None,
 ) -> dict[str, Any]:
-    """Assemble the report of a build whose audit is clean."""
+    """Assemble the report of a build whose audit is clean (with the LLM's accounting when one was used)."""
     tables = table_reports(build)
     repairs: Counter[str] = Counter()
     for t in tables:
@@ -45,6 +51,7 @@ def build_report(
         "rules": finish.get("rules", []),
         "audit": checked.to_dict(),
         "resumed_tables": resumed or [],
+        "llm": llm.to_dict() if llm is not None else None,
         "totals": {
             "tables": len(tables),
             "rows": sum(t["rows"] for t in tables),
@@ -72,9 +79,28 @@ def report_markdown(report: dict[str, Any]) -> str:
     ]
     for t in report["tables"]:
         fixes = ", ".join(f"{k} {v}" for k, v in sorted(t.get("repairs", {}).items()) if v) or "-"
-        lines.append(f"| {t['table']} | {t['rows']:,} | {t.get('batches', 0)} | {fixes} | {t.get('seconds', 0):.2f} |")
+        lines.append(
+            f"| {t['table']} | {t['rows']:,} | {t.get('batches', 0)} | {fixes} | {t.get('seconds', 0):.2f} |"
+        )
+    if report.get("llm"):
+        lines += ["", llm_summary(report["llm"])]
     if report["rules"]:
         lines += ["", "| rule | violations found | repaired | rounds |", "|---|---:|---:|---:|"]
         for r in report["rules"]:
-            lines.append(f"| {r['name']} | {r.get('found', 0)} | {r.get('repaired', 0)} | {r.get('rounds', 0)} |")
+            lines.append(
+                f"| {r['name']} | {r.get('found', 0)} | {r.get('repaired', 0)} | {r.get('rounds', 0)} |"
+            )
     return "\n".join(lines) + "\n"
+
+
+def llm_summary(llm: dict[str, Any]) -> str:
+    """One line of LLM accounting: calls, tokens, cache hits, retries, rows by path, cost."""
+    t, calls, settings = llm["totals"], llm["totals"]["llm"], llm["settings"]
+    return (
+        f"LLM `{settings.get('model')}`: {t['calls']} calls ({t['cache_hits']} from the cache), "
+        f"{calls['prompt_tokens']:,} prompt + {calls['completion_tokens']:,} completion tokens, "
+        f"{t['retries']} retries, {t['repair_rounds']} repair rounds; rows: {t['rows_llm']:,} written by the "
+        f"LLM, {t['rows_repaired']:,} after a repair prompt, "
+        f"{t['rows_fallback'] + t['rows_transport']:,} kept offline; cost ${t['cost_usd']:.4f}"
+        + ("" if calls.get("cost_known", True) else " (unpriced model)")
+    )

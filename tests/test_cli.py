@@ -87,7 +87,9 @@ def test_errors_exit_2_with_a_message_and_no_traceback(args, expected):
 
 def test_bad_ddl_names_file_line_table_and_column(tmp_path: Path):
     ddl = tmp_path / "bad.sql"
-    ddl.write_text("CREATE TABLE a (id INT PRIMARY KEY);\nCREATE TABLE b (id INT, a_id INT REFERENCES aa(id));\n")
+    ddl.write_text(
+        "CREATE TABLE a (id INT PRIMARY KEY);\nCREATE TABLE b (id INT, a_id INT REFERENCES aa(id));\n"
+    )
     done = run("schema", ddl)
     assert done.returncode == 2
     assert f"{ddl}:2:" in done.stderr and "table b" in done.stderr and "a_id" in done.stderr

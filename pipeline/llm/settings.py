@@ -103,17 +103,22 @@ class LLMSettings(BaseModel):
         """Settings from the environment, then `overrides` (keyword arguments whose value is None are
         ignored, so CLI options left unset do not erase the environment).
 
-        Reads OPENAI_BASE_URL, OPENAI_API_KEY, STATEFORGE_LLM_MODEL and STATEFORGE_LLM_BACKEND. The
-        backend stays `offline` unless it is asked for (flag or STATEFORGE_LLM_BACKEND): an API key in
-        a developer's shell must not turn a build into a paid one.
+        Reads OPENAI_BASE_URL, OPENAI_API_KEY, STATEFORGE_LLM_MODEL, STATEFORGE_LLM_BACKEND and
+        STATEFORGE_LLM_CACHE (the cache folder). An
+        endpoint is configured, and the backend becomes `openai`, when OPENAI_BASE_URL is set or a model
+        is named (unless STATEFORGE_LLM_BACKEND or `backend=` says otherwise); an API key alone in a
+        developer's shell does not turn a build into a paid one.
         """
         env = {
             "base_url": os.environ.get("OPENAI_BASE_URL"),
             "api_key": os.environ.get("OPENAI_API_KEY"),
             "model": os.environ.get("STATEFORGE_LLM_MODEL"),
             "backend": os.environ.get("STATEFORGE_LLM_BACKEND"),
+            "cache_dir": os.environ.get("STATEFORGE_LLM_CACHE"),
         }
         values = {k: v for k, v in env.items() if v} | {k: v for k, v in overrides.items() if v is not None}
+        if "backend" not in values and (values.get("base_url") or values.get("model")):
+            values["backend"] = "openai"
         return cls(**values)
 
     @property
@@ -129,3 +134,20 @@ class LLMSettings(BaseModel):
             return self.prices[model]
         matches = [name for name in self.prices if model.startswith(name)]
         return self.prices[max(matches, key=len)] if matches else None
+
+
+def llm_settings(
+    *,
+    backend: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    concurrency: int | None = None,
+    whole_rows: bool = False,
+    no_cache: bool = False,
+) -> LLMSettings | None:
+    """The settings behind the CLI's and the flow's LLM options, over the environment; None when offline."""
+    settings = LLMSettings.from_env(
+        backend=backend, model=model, base_url=base_url, concurrency=concurrency,
+        whole_rows=whole_rows or None, use_cache=False if no_cache else None,
+    )
+    return None if settings.backend == "offline" else settings

@@ -11,6 +11,7 @@ Tables carry their PRIMARY KEY, UNIQUE, NOT NULL, CHECK and defaults; foreign ke
 from __future__ import annotations
 
 from pipeline.store.create import create_database, create_tables, reset_sequences, table_ddl
+from pipeline.store.hashes import table_hashes
 from pipeline.store.metadata import (
     FORMAT_VERSION,
     METADATA_TABLES,
@@ -38,6 +39,7 @@ __all__ = [
     "read_model",
     "reset_sequences",
     "sequence_name",
+    "table_hashes",
     "table_ddl",
     "table_ref",
     "write_metadata",

@@ -22,7 +22,7 @@ from pipeline.fill.report import TableReport
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import FillPlan, plan_fill
 from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.store import create_tables
+from pipeline.store import create_tables, table_hashes
 from validation.audit import audit
 
 
@@ -166,16 +166,6 @@ def new_db(path: Path, schema: Schema, plan: FillPlan) -> duckdb.DuckDBPyConnect
     con = duckdb.connect(str(path))
     create_tables(con, schema, plan)
     return con
-
-
-def table_hashes(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, str]:
-    """A digest of every table's content (rows in key order)."""
-    out = {}
-    for t in schema.tables:
-        order = ", ".join(f'"{c}"' for c in (t.primary_key or t.column_names))
-        sql = f'SELECT md5(string_agg(t::VARCHAR, \'|\' ORDER BY {order})) FROM main."{t.name}" t'
-        out[t.name] = con.execute(sql).fetchall()[0][0]
-    return out
 
 
 @pytest.fixture(scope="module")

@@ -13,22 +13,16 @@ import duckdb
 import pytest
 
 from pipeline.build import build_domain as build_with_functions
+from pipeline.store import read_model, table_hashes
 from tests.conftest import FIXTURES
 
 pytestmark = pytest.mark.xdist_group("prefect")
 BIN = Path(sys.executable).parent
 
 
-def table_hashes(path: Path) -> dict[str, str]:
-    """An md5 of every user table's rows in key order (the determinism fingerprint)."""
+def hashes(path: Path) -> dict[str, str]:
     with duckdb.connect(str(path), read_only=True) as con:
-        tables = [r[0] for r in con.sql(
-            "SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main' ORDER BY table_name"
-        ).fetchall()]
-        return {
-            t: con.sql(f'SELECT md5(string_agg(x::VARCHAR, \'|\' ORDER BY x::VARCHAR)) FROM "{t}" AS x').fetchall()[0][0]
-            for t in tables
-        }
+        return table_hashes(con, read_model(con)[0])
 
 
 def test_flow_builds_the_same_database_as_the_cli_functions(prefect_server, tmp_path: Path):
@@ -40,7 +34,7 @@ def test_flow_builds_the_same_database_as_the_cli_functions(prefect_server, tmp_
     assert (tmp_path / "flow" / "build_report.json").exists()
     build_with_functions(str(ddl), rows=40, out=tmp_path / "cli", seed=3)
     name = ddl.stem + ".duckdb"
-    assert table_hashes(tmp_path / "flow" / name) == table_hashes(tmp_path / "cli" / name)
+    assert hashes(tmp_path / "flow" / name) == hashes(tmp_path / "cli" / name)
 
 
 def _free_port() -> int:
@@ -64,28 +58,57 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
     logs.mkdir()
     server = subprocess.Popen(
         [BIN / "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
-        env={**env, "PREFECT_API_URL": ""}, stdout=open(logs / "server.log", "w"), stderr=subprocess.STDOUT,
+        env={**env, "PREFECT_API_URL": ""},
+        stdout=open(logs / "server.log", "w"),
+        stderr=subprocess.STDOUT,
     )
     served = None
     try:
-        subprocess.run([BIN / "prefect", "server", "status", "--wait", "--timeout", "120"], env=env, check=True,
-                       capture_output=True, timeout=150)
-        served = subprocess.Popen([BIN / "stateforge", "serve", "music"], env=env,
-                                  stdout=open(logs / "serve.log", "w"), stderr=subprocess.STDOUT)
+        subprocess.run(
+            [BIN / "prefect", "server", "status", "--wait", "--timeout", "120"],
+            env=env,
+            check=True,
+            capture_output=True,
+            timeout=150,
+        )
+        served = subprocess.Popen(
+            [BIN / "stateforge", "serve", "music"],
+            env=env,
+            stdout=open(logs / "serve.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
         out = tmp_path / "out"
         deadline = time.monotonic() + 120
         while True:  # the deployment exists once `serve` has registered it
             done = subprocess.run(
-                [BIN / "prefect", "deployment", "run", "build-domain/music", "-p", "scale=0.02",
-                 "-p", f"out={out}", "--watch"],
-                env=env, capture_output=True, text=True, timeout=600,
+                [
+                    BIN / "prefect",
+                    "deployment",
+                    "run",
+                    "build-domain/music",
+                    "-p",
+                    "scale=0.02",
+                    "-p",
+                    f"out={out}",
+                    "--watch",
+                ],
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=600,
             )
-            if done.returncode == 0 or time.monotonic() > deadline or "not found" not in done.stdout + done.stderr:
+            if (
+                done.returncode == 0
+                or time.monotonic() > deadline
+                or "not found" not in done.stdout + done.stderr
+            ):
                 break
             time.sleep(2)
         assert done.returncode == 0, done.stdout + done.stderr + (logs / "serve.log").read_text()[-3000:]
         assert (out / "music.duckdb").exists() and (out / "build_report.json").exists()
-        audit = subprocess.run([BIN / "stateforge", "audit", out / "music.duckdb"], capture_output=True, text=True)
+        audit = subprocess.run(
+            [BIN / "stateforge", "audit", out / "music.duckdb"], capture_output=True, text=True
+        )
         assert audit.returncode == 0, audit.stdout
     finally:
         for proc in (served, server):

@@ -15,7 +15,7 @@ from pipeline.llm.accounting import LLMStats
 from pipeline.llm.backends import BACKENDS, check_backend, get_backend
 from pipeline.llm.client import LLMClient
 from pipeline.llm.fake_server import FakeLLMServer
-from pipeline.llm.settings import LLMSettings, Price
+from pipeline.llm.settings import LLMSettings, Price, llm_settings
 
 
 def openai_settings(base_url: str, **overrides: object) -> LLMSettings:
@@ -66,12 +66,12 @@ def test_settings_defaults_docs_and_strictness() -> None:
     assert "sk-secret" not in repr(LLMSettings(api_key="sk-secret"))
 
 
-def test_from_env_reads_the_environment_and_keeps_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_from_env_reads_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_BASE_URL", "http://localhost:11434/v1")
     monkeypatch.setenv("OPENAI_API_KEY", "ollama")
     monkeypatch.setenv("STATEFORGE_LLM_MODEL", "llama3.1:8b")
     settings = LLMSettings.from_env(model=None, concurrency=2)
-    assert settings.backend == "offline"  # a key in the shell does not turn the LLM on
+    assert settings.backend == "openai"  # an endpoint is configured: the LLM path
     assert (settings.base_url, settings.model, settings.concurrency) == (
         "http://localhost:11434/v1",
         "llama3.1:8b",
@@ -79,8 +79,19 @@ def test_from_env_reads_the_environment_and_keeps_offline(monkeypatch: pytest.Mo
     )
     assert settings.api_key is not None and settings.api_key.get_secret_value() == "ollama"
     assert LLMSettings.from_env(backend="openai", model="qwen2.5").model == "qwen2.5"
-    monkeypatch.setenv("STATEFORGE_LLM_BACKEND", "openai")
-    assert LLMSettings.from_env().backend == "openai"
+    assert LLMSettings.from_env(backend="offline").backend == "offline"
+    monkeypatch.setenv("STATEFORGE_LLM_BACKEND", "offline")
+    assert LLMSettings.from_env().backend == "offline"
+
+
+def test_an_api_key_alone_keeps_the_build_offline(monkeypatch: pytest.MonkeyPatch) -> None:
+    for var in ("OPENAI_BASE_URL", "STATEFORGE_LLM_MODEL", "STATEFORGE_LLM_BACKEND"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-in-the-shell")
+    assert LLMSettings.from_env().backend == "offline"
+    assert llm_settings() is None
+    assert llm_settings(model="gpt-4o-mini").backend == "openai"
+    assert llm_settings(backend="openai", model="m", no_cache=True, whole_rows=True).use_cache is False
 
 
 def test_prices_by_longest_prefix() -> None:
