@@ -68,7 +68,9 @@ def test_build_with_the_llm_then_rebuild_from_the_cache(tmp_path: Path) -> None:
         assert songs["llm"]["rows_llm"] > 0
 
         again = build(server, tmp_path / "b", tmp_path / "cache")
-        assert server.stats.by_path["/v1/chat/completions"] == calls  # zero calls: every reply came from the cache
+        assert (
+            server.stats.by_path["/v1/chat/completions"] == calls
+        )  # zero calls: every reply came from the cache
         assert again["llm"]["totals"]["calls"] == 0 and again["llm"]["totals"]["cache_hits"] > 0
         assert hashes(tmp_path / "a" / "music.duckdb") == hashes(tmp_path / "b" / "music.duckdb")
 
@@ -76,51 +78,27 @@ def test_build_with_the_llm_then_rebuild_from_the_cache(tmp_path: Path) -> None:
         assert server.stats.by_path["/v1/chat/completions"] > calls
 
 
-def test_a_missing_key_fails_before_anything_is_written(tmp_path: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    done = subprocess.run(
-        [
-            STATEFORGE,
-            "build-domain",
-            "music",
-            "--out",
-            str(tmp_path),
-            "--backend",
-            "openai",
-            "--model",
-            "m",
-            "--base-url",
-            "http://127.0.0.1:9/v1",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+@pytest.mark.parametrize(
+    ("key", "expected"),
+    [(None, "OPENAI_API_KEY"), ("k", "127.0.0.1:9")],
+    ids=["missing-key", "unreachable-server"],
+)
+def test_preflight_fails_before_anything_is_written(tmp_path: Path, key: str | None, expected: str) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"} | (
+        {"OPENAI_API_KEY": key} if key else {}
     )
-    assert done.returncode == 2 and "OPENAI_API_KEY" in done.stderr
-    assert list(tmp_path.iterdir()) == []
-
-
-def test_an_unreachable_server_fails_before_anything_is_written(tmp_path: Path) -> None:
-    env = {**os.environ, "OPENAI_API_KEY": "k"}
+    args = [
+        "--out",
+        str(tmp_path),
+        "--backend",
+        "openai",
+        "--model",
+        "m",
+        "--base-url",
+        "http://127.0.0.1:9/v1",
+    ]
     done = subprocess.run(
-        [
-            STATEFORGE,
-            "build-domain",
-            "music",
-            "--out",
-            str(tmp_path),
-            "--backend",
-            "openai",
-            "--model",
-            "m",
-            "--base-url",
-            "http://127.0.0.1:9/v1",
-        ],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
+        [STATEFORGE, "build-domain", "music", *args], env=env, capture_output=True, text=True, timeout=120
     )
-    assert done.returncode == 2 and "127.0.0.1:9" in done.stderr and "Traceback" not in done.stderr
+    assert done.returncode == 2 and expected in done.stderr and "Traceback" not in done.stderr
     assert list(tmp_path.iterdir()) == []
