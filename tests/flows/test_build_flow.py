@@ -11,6 +11,8 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from prefect.client.orchestration import get_client
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
 from pipeline.build import build_domain as build_with_functions
 from pipeline.store import read_model, table_hashes
@@ -32,6 +34,10 @@ def test_flow_builds_the_same_database_as_the_cli_functions(prefect_server, tmp_
     report = build_domain(domain=str(ddl), rows=40, out=str(tmp_path / "flow"), seed=3)
     assert report["totals"]["violations"] == 0
     assert (tmp_path / "flow" / "build_report.json").exists()
+    with get_client(sync_client=True) as client:
+        key = ArtifactFilter(key=ArtifactFilterKey(any_=["build-duckdb-schema"]))
+        (artifact,) = client.read_artifacts(artifact_filter=key)
+    assert artifact.type == "markdown" and "| table | rows |" in artifact.data
     build_with_functions(str(ddl), rows=40, out=tmp_path / "cli", seed=3)
     name = ddl.stem + ".duckdb"
     assert hashes(tmp_path / "flow" / name) == hashes(tmp_path / "cli" / name)
