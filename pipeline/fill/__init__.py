@@ -1,7 +1,9 @@
 """Filling tables: the domain config, the offline value generator, and the fill engine.
 
 The engine (`engine`, `keys`, `sizing`, `report`) fills tables in plan order, batch by batch, and calls
-the offline generator for every column it does not fill itself (foreign keys):
+the offline generator for every column it does not fill itself (foreign keys). Foreign keys are drawn by
+`keys` with `sampling` (skewed popularity, pairs, fan-out) and `key_kinds` (which kind of key a table
+has, and its hints); `deferred` is the second pass over cycle-breaking keys. The generator:
 
 - `config`: `DomainConfig`, the pydantic model of `domain.yaml` (docs/domain-packs.md).
 - `checks`: what CHECK constraints say about values (IN lists, bounds, lengths, column order).

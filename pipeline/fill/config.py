@@ -67,7 +67,11 @@ class ColumnHint(_Model):
     max: Bound | None = None
     """Upper bound: a number, or an ISO date/timestamp/time."""
     distribution: Literal["uniform", "normal", "lognormal", "zipf"] | None = None
-    """The shape between `min` and `max`; `zipf` is a long tail near `min`."""
+    """The shape between `min` and `max`; `zipf` is a long tail near `min`. On a foreign key, `uniform`
+    or `zipf`: how often each parent is drawn (every parent alike, or a few popular ones)."""
+    skew: float | None = Field(default=None, ge=0, le=5)
+    """Foreign keys only: the popularity exponent, parent of rank r drawn with weight 1/(r+1)^skew
+    (0 is uniform; the default is 1.1)."""
     decimals: int | None = Field(default=None, ge=0, le=18)
     """Digits after the point (float, decimal, price)."""
     after: str | None = None
@@ -120,12 +124,25 @@ class ColumnHint(_Model):
         if self.min is not None and self.max is not None and type(self.min) is type(self.max):
             if self.min > self.max:
                 raise ValueError("min must not exceed max")
+        if self.distribution == "uniform" and self.skew:
+            raise ValueError("distribution: uniform contradicts a skew above 0 (drop one of them)")
         if self.expr is not None:
             try:
                 sqlglot.parse_one(self.expr, read="duckdb")
             except sqlglot.errors.ParseError as exc:
                 raise ValueError(f"expr is not valid DuckDB SQL: {exc}") from None
         return self
+
+    def popularity(self, default: float) -> float | None:
+        """The popularity exponent this hint sets for a foreign key: `skew`, 0 for `distribution: uniform`,
+        `default` for `zipf`; None when it sets none."""
+        if self.skew is not None:
+            return self.skew
+        return {"uniform": 0.0, "zipf": default}.get(self.distribution or "")
+
+    def sets_value(self) -> bool:
+        """True when the hint gives the values themselves (`expr`, `values`, `constant`)."""
+        return self.expr is not None or self.values is not None or "constant" in self.model_fields_set
 
 
 class PerParent(_Model):
@@ -150,8 +167,22 @@ class PerParent(_Model):
 class TableConfig(_Model):
     rows: int | None = Field(default=None, ge=1)
     """Rows at scale 1 (with `per_parent` min/max: the target the fan-out is scaled to)."""
+    scale: bool = True
+    """`false`: the table keeps `rows` whatever `--scale` or `--rows` say (reference tables: genres,
+    plans, heroes)."""
     description: str | None = None
     per_parent: PerParent | None = None
+
+    @model_validator(mode="after")
+    def _fixed_size(self) -> TableConfig:
+        if not self.scale and self.rows is None:
+            raise ValueError("scale: false needs rows (the fixed size)")
+        if not self.scale and self.per_parent is not None and self.per_parent.exactly is not None:
+            raise ValueError(
+                "scale: false does not apply with per_parent.exactly: the size follows the parent table "
+                "(give the parent table scale: false instead)"
+            )
+        return self
 
 
 class Rule(_Model):
@@ -214,8 +245,10 @@ class DomainConfig(_Model):
         return {k.lower(): v for k, v in self.columns.items()}
 
     def validate_against(self, schema: Schema) -> None:
-        """Raise `DomainError` for any table, column, foreign key or strategy the schema does not have."""
-        from pipeline.fill.strategies import STRATEGIES  # the registry imports this module
+        """Raise `DomainError` for any table, column, foreign key or strategy the schema does not have,
+        and for a hint on a foreign-key column that the key's draw cannot honour (`key_kinds`)."""
+        from pipeline.fill.key_kinds import check_key_hints  # these modules import this one
+        from pipeline.fill.strategies import STRATEGIES
 
         for name, table_cfg in self.tables.items():
             table = self._table(schema, name, f"tables.{name}")
@@ -244,6 +277,7 @@ class DomainConfig(_Model):
                 self._generated(table, hint.after, f"columns.{key}.after")
             for group in hint.within or []:
                 self._column(table, group, f"columns.{key}.within")
+        check_key_hints(self, schema)
 
     def _table(self, schema: Schema, name: str, where: str) -> Table:
         if not schema.has_table(name):

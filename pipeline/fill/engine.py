@@ -5,7 +5,8 @@
 Per table, in one DuckDB transaction: draw every foreign key of the planned rows (`TableKeys`), then per
 batch: generate the table's own columns -> attach the keys -> number sequences, compute expressions ->
 validate (`validation.batch`) -> repair (`validation.repair`) -> insert through Arrow. Then the second
-pass gives the deferred (cycle-breaking) foreign keys their values, in bulk, and the domain's rules run.
+pass (`pipeline.fill.deferred`) gives the deferred (cycle-breaking) foreign keys their values, in bulk,
+and the domain's rules run.
 Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
 give byte-identical tables whatever was filled before (which is what makes `completed` resumes exact).
 """
@@ -13,7 +14,6 @@ give byte-identical tables whatever was filled before (which is what makes `comp
 from __future__ import annotations
 
 import contextlib
-import math
 import time
 from collections import Counter
 from collections.abc import Callable, Collection
@@ -24,36 +24,21 @@ import pyarrow as pa
 
 from pipeline.errors import BuildError
 from pipeline.fill.config import DomainConfig
+from pipeline.fill.deferred import fill_deferred  # the second pass (pipeline.build imports it from here)
 from pipeline.fill.generator import apply_expressions, apply_sequences
-from pipeline.fill.keys import (
-    TableKeys,
-    draw,
-    earlier_in_group,
-    group_codes,
-    is_unique_fk,
-    load_keys,
-    match_draw,
-    null_rate,
-    per_parent_fk,
-    popularity_cdf,
-    rng_for,
-    table_generator,
-    unbroken_fks,
-)
+from pipeline.fill.key_kinds import per_parent_fk, unbroken_fks
+from pipeline.fill.keys import TableKeys, table_generator
 from pipeline.fill.report import FillReport, TableReport
+from pipeline.fill.sampling import rng_for
 from pipeline.graph.plan import FillPlan
-from pipeline.schema.model import ForeignKey, Schema, Table
-from pipeline.store.sql import quote_ident as _q
+from pipeline.schema.model import Schema, Table
 from pipeline.store.sql import table_ref
 from validation.batch import validate_batch
 from validation.repair import MAX_ROUNDS, RepairContext, repair_batch
-from validation.rules import apply_rules, clean_orphans
+from validation.rules import apply_rules
 
 Enrich = Callable[[duckdb.DuckDBPyConnection, Table, pa.Table, int], pa.Table]
 """A hook that rewrites a finished batch before validation (the LLM fill: `pipeline.llm.fill.LLMFill`)."""
-
-ROOT_SHARE = 0.02
-"""Share of a self-referencing table's first rows that are roots (besides those NULL at the null rate)."""
 
 
 def _rows_for(rows: dict[str, int] | int, table: str) -> int:
@@ -225,90 +210,3 @@ def _kept_columns(schema: Schema, plan: FillPlan, config: DomainConfig, table: T
             if fk.ref_table.lower() == table.name.lower():
                 keep += [c for c in fk.ref_columns if c.lower() not in {k.lower() for k in keep}]
     return tuple(keep)
-
-
-# --- the second pass ------------------------------------------------------------------------------
-
-
-def fill_deferred(
-    con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan, config: DomainConfig, *, seed: int
-) -> dict[str, int]:
-    """Give the foreign keys left NULL by the first pass their values, one bulk UPDATE per key.
-
-    Idempotent (the columns are reset first), so a resumed build may run it again. A self-reference
-    points at an earlier row (ordered by the referenced key), so hierarchies are forests; the first rows
-    are roots. Then rows left dangling (rows a NOT NULL cycle was promised but that failed validation)
-    are cleaned by foreign-key semantics. Returns the rows given a value per
-    `table(columns) -> parent(columns)`, and the rows cleaned per `orphans: delete table(columns)`.
-    """
-    out: dict[str, int] = {}
-    con.begin()
-    try:
-        for d in plan.deferred:
-            table, fk = schema.table(d.table), d.fk
-            label = f"{table.name}({', '.join(fk.columns)}) -> {fk.ref_table}({', '.join(fk.ref_columns)})"
-            out[label] = _fill_key(con, schema, config, table, fk, seed)
-        # Rows promised to a NOT NULL cycle but dropped as invalid leave children pointing nowhere.
-        if plan.unbroken:
-            cleaned = clean_orphans(con, schema, [d.table for d in plan.unbroken])
-            out.update({f"orphans: {what}": n for what, n in cleaned.items()})
-        con.commit()
-    except BaseException:
-        con.rollback()
-        raise
-    return out
-
-
-def _fill_key(con, schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey, seed: int) -> int:
-    others = {c.lower() for k in table.foreign_keys if k is not fk for c in k.columns}
-    shared = [(c, r) for c, r in zip(fk.columns, fk.ref_columns, strict=True) if c.lower() in others]
-    free = [(c, r) for c, r in zip(fk.columns, fk.ref_columns, strict=True) if c.lower() not in others]
-    ref = table_ref(table.name)
-    filled = " OR ".join(f"{_q(c)} IS NOT NULL" for c, _ in free)
-    if con.execute(f"SELECT count(*) FROM {ref} WHERE {filled}").fetchall()[0][0]:  # a second run
-        con.execute(f"UPDATE {ref} SET {', '.join(f'{_q(c)} = NULL' for c, _ in free)}").fetchall()
-    ids = list(table.primary_key) or ["rowid"]
-    own = fk.ref_table.lower() == table.name.lower()
-    order = [r for _, r in zip(fk.columns, fk.ref_columns, strict=True)] + ids if own else ids
-    select = [f"{_q(i) if i != 'rowid' else 'rowid'} AS {_q('__sf_id_' + i)}" for i in ids]
-    select += [f"{_q(c)} AS {_q('__sf_shared_' + c)}" for c, _ in shared]
-    select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
-    ordering = ", ".join((_q(o) if o != "rowid" else o) + " NULLS LAST" for o in order)
-    child = con.sql(f"SELECT {', '.join(select)} FROM {ref} ORDER BY {ordering}").to_arrow_table()
-    n = child.num_rows
-    if not n:
-        return 0
-    rng = rng_for(seed, table.name, "deferred:" + ",".join(fk.columns))
-    mine = [child.column("__sf_shared_" + c).combine_chunks() for c, _ in shared]
-    if own:
-        parents = pa.table({r: child.column("__sf_ref_" + r) for r in fk.ref_columns})
-        codes = group_codes(mine, mine)[0] if shared else np.zeros(n, dtype=np.int64)
-        roots = max(1, math.ceil(n * ROOT_SHARE))
-        ix = earlier_in_group(codes, rng, chain=is_unique_fk(table, fk), roots=roots)
-    else:
-        parents = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
-        if shared:
-            theirs = [parents.column(r).combine_chunks() for _, r in shared]
-            ix = match_draw(*group_codes(mine, theirs), rng)
-        elif is_unique_fk(table, fk):
-            ix = np.r_[rng.permutation(parents.num_rows), np.full(max(n - parents.num_rows, 0), -1)][:n]
-        else:
-            ix = draw(popularity_cdf(parents.num_rows, rng_for(seed, fk.ref_table, "popularity")), n, rng) \
-                if parents.num_rows else np.full(n, -1)
-    ix = np.where(rng.random(n) < null_rate(config, table.name, fk.columns[0]), -1, ix).astype(np.int64)
-    chosen = ix >= 0
-    if not chosen.any():
-        return 0
-    values = parents.take(pa.array(ix[chosen]))
-    update = child.filter(pa.array(chosen)).select([f"__sf_id_{i}" for i in ids])
-    for c, r in free:
-        update = update.append_column(c, values.column(r))
-    con.register("__sf_update", update)
-    try:
-        sets = ", ".join(f"{_q(c)} = u.{_q(c)}" for c, _ in free)
-        match = " AND ".join(f"t.{_q(i) if i != 'rowid' else 'rowid'} = u.{_q('__sf_id_' + i)}" for i in ids)
-        con.execute(f"UPDATE {ref} AS t SET {sets} FROM __sf_update AS u WHERE {match}").fetchall()
-    finally:
-        with contextlib.suppress(duckdb.Error):
-            con.unregister("__sf_update")
-    return int(chosen.sum())

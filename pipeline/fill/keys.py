@@ -6,123 +6,63 @@
 Every foreign key of a table's planned rows is drawn before its first batch, so link tables get pairs
 without duplicates across batches and `per_parent` counts hold exactly. Parents are read from DuckDB
 ordered by the referenced key; a seeded permutation ranks them and a child picks the parent of rank `r`
-with weight 1/(r+1)^skew: a few parents are popular, most are not. Nullable foreign keys are NULL at the
-domain's (or the column hint's) null rate. A parent table's ranking is seeded by its name, so the
-same parents are popular for every child table. Keys that close a cycle are not drawn from stored rows:
-nullable ones stay NULL for the second pass (`engine.fill_deferred`), NOT NULL ones draw from the keys
-the later table will be written with (`planned_keys`), computed by its generator before any row exists.
-A foreign key that shares columns with one drawn before it picks, per row, a parent that agrees on them.
+with weight 1/(r+1)^skew: a few parents are popular, most are not. The skew is `DEFAULT_SKEW` unless a
+hint on one of the key's columns sets it (`distribution: uniform | zipf`, `skew: <float>`; `key_skew`):
+it holds for plain and composite keys, link-table pairs, `per_parent` min/max fan-out and the repairs'
+redraws. Nullable foreign keys are NULL at the domain's (or the column hint's) null rate. A parent
+table's ranking is seeded by its name, so the same parents are popular for every child table. Keys that
+close a cycle are not drawn from stored rows: nullable ones stay NULL for the second pass
+(`pipeline.fill.deferred`), NOT NULL ones draw from the keys the later table will be written with
+(`planned_keys`), computed by its generator before any row exists. A foreign key that shares columns with
+one drawn before it picks, per row, a parent that agrees on them. The numpy draws are in `sampling`.
 """
 
 from __future__ import annotations
 
 import math
-import zlib
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import duckdb
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
-from pipeline.errors import BuildError, DomainError
+from pipeline.errors import BuildError
 from pipeline.fill.checks import derive_checks
 from pipeline.fill.config import DomainConfig
 from pipeline.fill.generator import TableGenerator
+from pipeline.fill.key_kinds import (
+    deferred_fks,
+    first_pass_fks,
+    fk_columns,
+    is_unique_fk,
+    key_skew,
+    link_key,
+    null_rate,
+    parent_cdf,
+    per_parent_fk,
+    unbroken_fks,
+)
+from pipeline.fill.sampling import (
+    DEFAULT_SKEW,
+    Order,
+    draw,
+    earlier_in_group,
+    group_codes,
+    in_order,
+    link_draw,
+    match_draw,
+    per_parent_counts,
+    rng_for,
+)
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import ForeignKey, Schema, Table
 from pipeline.store.sql import quote_ident as _q
 from pipeline.store.sql import table_ref
 from validation.batch import arrow_type
 
-DEFAULT_SKEW = 1.1
-"""Exponent of the popularity power law (0 is uniform)."""
-
-LINK_ROUNDS = 24
-"""Redraw rounds for duplicate pairs of a link table before the leftover duplicates are dropped."""
-
-SKEWED_ROUNDS = 3
-"""Link-table redraw rounds that keep the popularity skew; later rounds draw uniformly."""
-
-Order = tuple[int, int, bool]
-"""(lo, hi, strict): positions of two foreign keys that a CHECK orders, `lo < hi` (or `<=`)."""
-
-
-def rng_for(seed: int, table: str, purpose: str, *more: int) -> np.random.Generator:
-    """A generator for one table and purpose, independent of other tables and of the fill order."""
-    words = [seed % 2**64, zlib.crc32(table.lower().encode()), zlib.crc32(purpose.encode())]
-    return np.random.default_rng([*words, *(m % 2**64 for m in more)])
-
 
 def _lower(cols: tuple[str, ...] | list[str]) -> list[str]:
     return [c.lower() for c in cols]
-
-
-def _in(table: Table, fk: ForeignKey, keys: list) -> bool:
-    return any(
-        d.table.lower() == table.name.lower() and _lower(d.fk.columns) == _lower(fk.columns)
-        and d.fk.ref_table.lower() == fk.ref_table.lower()
-        for d in keys
-    )
-
-
-def deferred_fks(table: Table, plan: FillPlan) -> list[ForeignKey]:
-    """Nullable foreign keys that close a cycle: NULL in the first pass, filled by the second."""
-    return [fk for fk in table.foreign_keys if _in(table, fk, plan.deferred)]
-
-
-def unbroken_fks(table: Table, plan: FillPlan) -> list[ForeignKey]:
-    """NOT NULL foreign keys into a table filled later (or into this one): drawn from planned keys."""
-    return [fk for fk in table.foreign_keys if _in(table, fk, plan.unbroken)]
-
-
-def first_pass_fks(table: Table, plan: FillPlan) -> list[ForeignKey]:
-    """Foreign keys whose parents are written before this table (drawn from stored rows)."""
-    return [fk for fk in table.foreign_keys if not _in(table, fk, plan.deferred + plan.unbroken)]
-
-
-def fk_columns(table: Table) -> list[str]:
-    """Every column of the table that belongs to a foreign key, in DDL order."""
-    names = {c.lower() for fk in table.foreign_keys for c in fk.columns}
-    return [c.name for c in table.columns if c.name.lower() in names]
-
-
-def per_parent_fk(table: Table, column: str) -> ForeignKey:
-    """The foreign key that `per_parent.fk` names (by one of its columns)."""
-    for fk in table.foreign_keys:
-        if column.lower() in _lower(fk.columns):
-            return fk
-    raise DomainError(
-        f'tables.{table.name}.per_parent.fk: table {table.name} has no foreign key column "{column}".'
-    )
-
-
-def link_key(table: Table, plan: FillPlan, *, partial: bool = False) -> tuple[str, ...] | None:
-    """The first unique key made only of the columns of 2+ first-pass foreign keys to other tables.
-
-    With `partial`, a key with other columns too counts (`(song_id, artist_id, role)`): its foreign-key
-    columns are returned, and drawing them without duplicates keeps the whole key unique.
-    """
-    fks = [fk for fk in first_pass_fks(table, plan) if fk.ref_table.lower() != table.name.lower()]
-    for key in table.unique_keys:
-        cols = set(_lower(key))
-        inside = [fk for fk in fks if set(_lower(fk.columns)) <= cols]
-        covered = {c for fk in inside for c in _lower(fk.columns)}
-        if len(inside) >= 2 and (covered == cols or partial):
-            return tuple(c for c in key if c.lower() in covered)
-    return None
-
-
-def is_unique_fk(table: Table, fk: ForeignKey) -> bool:
-    """True when the foreign key's columns are exactly a unique key of the table (a 1:1 relation)."""
-    return any(sorted(_lower(k)) == sorted(_lower(fk.columns)) for k in table.unique_keys)
-
-
-def null_rate(config: DomainConfig, table: str, column: str) -> float:
-    """The share of NULLs for a nullable column: its hint's, else the domain's."""
-    hint = config.hint(table, column)
-    return hint.null_rate if hint is not None and hint.null_rate is not None else config.null_rate
 
 
 def table_generator(table: Table, config: DomainConfig, seed: int):
@@ -169,129 +109,6 @@ def _distinct(keys: pa.Table) -> pa.Table:
     return keys.filter(pa.array((~frame.duplicated(keep="first") & frame.notna().all(axis=1)).to_numpy()))
 
 
-def popularity_cdf(n: int, rng: np.random.Generator, skew: float = DEFAULT_SKEW) -> np.ndarray:
-    """Cumulative draw probabilities of `n` parents: a random rank each, weight 1/(rank+1)^skew."""
-    weights = 1.0 / (rng.permutation(n) + 1.0) ** skew
-    cdf = np.cumsum(weights)
-    return cdf / cdf[-1]
-
-
-def draw(cdf: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
-    """`size` parent indices drawn with the probabilities of `cdf`."""
-    return np.minimum(np.searchsorted(cdf, rng.random(size), side="right"), len(cdf) - 1).astype(np.int64)
-
-
-def duplicated(codes: np.ndarray) -> np.ndarray:
-    """True for every occurrence of a value after its first (a hash pass, not a sort)."""
-    return pd.Series(codes, copy=False).duplicated(keep="first").to_numpy()
-
-
-def group_codes(left: list[pa.Array], right: list[pa.Array]) -> tuple[np.ndarray, np.ndarray]:
-    """Integer codes such that left row i and right row j get the same code iff their values are equal.
-
-    A NULL on the left gets code -1 (it matches nothing).
-    """
-    n = len(left[0]) if left else 0
-    codes = np.zeros(n + (len(right[0]) if right else 0), dtype=np.int64)
-    nulls = np.zeros(n, dtype=bool)
-    for a, b in zip(left, right, strict=True):
-        both = pa.chunked_array([a, b.cast(a.type)]).combine_chunks().dictionary_encode()
-        idx = both.indices.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-        codes = codes * (len(both.dictionary) + 1) + idx
-        nulls |= a.is_null().to_numpy(zero_copy_only=False)
-    left_codes = codes[:n]
-    left_codes[nulls] = -1
-    return left_codes, codes[n:]
-
-
-def match_draw(child: np.ndarray, parent: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """For each child code, a random parent index with the same code (-1 where there is none)."""
-    if len(parent) == 0:
-        return np.full(len(child), -1, dtype=np.int64)
-    order = np.argsort(parent, kind="stable")
-    keys, starts, counts = np.unique(parent[order], return_index=True, return_counts=True)
-    pos = np.clip(np.searchsorted(keys, child), 0, len(keys) - 1)
-    pick = starts[pos] + np.floor(rng.random(len(child)) * counts[pos]).astype(np.int64)
-    return np.where(keys[pos] == child, order[pick], -1)
-
-
-def earlier_in_group(codes: np.ndarray, rng: np.random.Generator, *, chain: bool, roots: int) -> np.ndarray:
-    """For rows in order, a row before each one with the same code (-1 for the first `roots` of a group).
-
-    Parents always come earlier, so following them never loops: the result is a forest. `chain` makes
-    each row's parent the one just before it (for a UNIQUE self-reference: a list, one child each).
-    """
-    n = len(codes)
-    order = np.lexsort((np.arange(n), codes))
-    sorted_codes = codes[order]
-    starts = np.r_[0, np.flatnonzero(sorted_codes[1:] != sorted_codes[:-1]) + 1] if n else np.zeros(0, int)
-    group_start = np.repeat(starts, np.diff(np.r_[starts, n])) if n else np.zeros(0, int)
-    rank = np.arange(n) - group_start
-    offset = rank - 1 if chain else np.floor(rng.random(n) * rank).astype(np.int64)
-    parent_sorted = np.where(rank >= max(roots, 1), order[group_start + np.maximum(offset, 0)], -1)
-    out = np.empty(n, dtype=np.int64)
-    out[order] = parent_sorted
-    return out
-
-
-def per_parent_counts(m: int, exactly: int | None, low: int, high: int, target: int, rng) -> np.ndarray:
-    """Rows per parent: `exactly` each, or between low and high each, summing to `target` when it fits."""
-    if exactly is not None:
-        return np.full(m, exactly, dtype=np.int64)
-    counts = rng.integers(low, high + 1, m)
-    target = min(max(target, m * low), m * high)
-    while (diff := target - int(counts.sum())) != 0:
-        movable = np.flatnonzero(counts < high) if diff > 0 else np.flatnonzero(counts > low)
-        chosen = rng.choice(movable, size=min(abs(diff), len(movable)), replace=False)
-        counts[chosen] += 1 if diff > 0 else -1
-    return counts
-
-
-def link_draw(
-    cdfs: list[np.ndarray],
-    fixed: list[np.ndarray | None],
-    n: int,
-    rng: np.random.Generator,
-    ordered: Sequence[Order] = (),
-) -> tuple[list[np.ndarray], np.ndarray]:
-    """Parent indices for `n` rows of a link table without duplicate combinations.
-
-    `fixed[i]` holds indices decided already (`per_parent`, or a UNIQUE key drawn without replacement);
-    the others are drawn with popularity, duplicates redrawn (uniformly after `SKEWED_ROUNDS`). `ordered`
-    lists (lo, hi, strict) pairs that a CHECK orders (`lo < hi`): free pairs are swapped into order, rows
-    that stay out of order are redrawn. Returns the indices and the mask of rows kept: rows still bad
-    after `LINK_ROUNDS` are dropped (the key space is nearly full).
-    """
-    sizes = [len(c) for c in cdfs]
-    free = [i for i, f in enumerate(fixed) if f is None]
-    space = math.prod(sizes)
-    if len(free) == len(fixed) and not ordered and n * 3 > space and space < 2**62:
-        codes = rng.choice(space, size=n, replace=False)
-        return list(np.unravel_index(codes, sizes)), np.ones(n, dtype=bool)
-    idx = [f.copy() if f is not None else draw(cdfs[i], n, rng) for i, f in enumerate(fixed)]
-    bad = np.zeros(n, dtype=bool)
-    for round_ in range(LINK_ROUNDS):
-        bad = _out_of_order(idx, ordered, free)
-        bad |= duplicated(np.ravel_multi_index(idx, sizes) if space < 2**62 else _row_codes(idx))
-        if not bad.any() or not free:
-            break
-        for i in free:
-            k = int(bad.sum())
-            idx[i][bad] = draw(cdfs[i], k, rng) if round_ < SKEWED_ROUNDS else rng.integers(0, sizes[i], k)
-    return idx, ~bad
-
-
-def _out_of_order(idx: list[np.ndarray], ordered: Sequence[Order], free: list[int]) -> np.ndarray:
-    """Swap free (lo, hi) pairs into order in place; True where a row stays out of order."""
-    bad = np.zeros(len(idx[0]) if idx else 0, dtype=bool)
-    for lo, hi, strict in ordered:
-        if lo in free and hi in free:
-            swap = idx[lo] > idx[hi]
-            idx[lo][swap], idx[hi][swap] = idx[hi][swap], idx[lo][swap]
-        bad |= (idx[lo] >= idx[hi]) if strict else (idx[lo] > idx[hi])
-    return bad
-
-
 def ordered_pairs(table: Table, fks: list[ForeignKey]) -> list[Order]:
     """(lo, hi, strict) positions of single-column foreign keys into the same parent key that a CHECK
     orders (`lo < hi`, as in a friendship stored once per pair). Parents are loaded in key order, so
@@ -310,11 +127,6 @@ def ordered_pairs(table: Table, fks: list[ForeignKey]) -> list[Order]:
     return out
 
 
-def _row_codes(idx: list[np.ndarray]) -> np.ndarray:
-    _, inverse = np.unique(np.stack(idx, axis=1), axis=0, return_inverse=True)
-    return inverse.ravel()
-
-
 @dataclass
 class TableKeys:
     """The foreign-key values of every planned row of one table."""
@@ -329,6 +141,10 @@ class TableKeys:
     index: list[np.ndarray] = field(default_factory=list)
     """Per foreign key: the parent row of each planned row, -1 for NULL."""
     cdfs: list[np.ndarray] = field(default_factory=list)
+    """Per foreign key: cumulative draw probabilities of its parents (`parent_cdf`)."""
+    skews: list[float | None] = field(default_factory=list)
+    """Per foreign key: the skew a hint sets (`key_skew`); per_parent fan-out and draws that must agree
+    with a key drawn before follow popularity only then."""
     null_rates: list[float] = field(default_factory=list)
     deferred: list[ForeignKey] = field(default_factory=list)
     """Foreign keys left NULL for the second pass."""
@@ -412,7 +228,8 @@ class TableKeys:
         """Draw the keys of up to `rows` rows of `table` (see the module docstring).
 
         `planned` gives the row counts of tables filled later (for NOT NULL cycles); `batch_size` must be
-        the engine's, since planned keys are generated batch by batch.
+        the engine's, since planned keys are generated batch by batch. `skew` is the popularity exponent
+        of keys whose columns have no hint setting one.
         """
         t, bs, planned = schema.table(table), batch_size or config.batch_size, planned or {}
         rng = rng_for(seed, t.name, "keys")
@@ -448,8 +265,8 @@ class TableKeys:
                     "nullable."
                 )
             keys.parents.append(parent)
-            keys.cdfs.append(popularity_cdf(parent.num_rows, rng_for(seed, fk.ref_table, "popularity"), skew)
-                             if parent.num_rows else np.zeros(0))
+            keys.cdfs.append(parent_cdf(config, t.name, fk, parent.num_rows, seed, skew))
+            keys.skews.append(key_skew(config, t.name, fk))
             plain = nullable and fk is not pp_fk and not any(fk is x for x in in_link)
             keys.null_rates.append(null_rate(config, t.name, fk.columns[0]) if plain else 0.0)
         keys._draw(rng, pp, pp_fk, in_link, config, seed, bs)
@@ -461,7 +278,8 @@ class TableKeys:
         index: list[np.ndarray | None] = [None] * len(self.fks)
         if pp_fk is not None:
             i = _pos(self.fks, pp_fk)
-            counts = per_parent_counts(sizes[i], pp.exactly, pp.min or 0, pp.max or 0, n, rng)
+            popular = self.cdfs[i] if self.skews[i] else None  # a hinted skew: popular parents get more
+            counts = per_parent_counts(sizes[i], pp.exactly, pp.min or 0, pp.max or 0, n, rng, popular)
             index[i] = np.repeat(np.arange(sizes[i], dtype=np.int64), counts)
             n = len(index[i])
         unique = [i for i, fk in enumerate(self.fks) if is_unique_fk(t, fk) and self.null_rates[i] == 0
@@ -490,7 +308,7 @@ class TableKeys:
             if index[i] is None:
                 index[i] = self._draw_one(i, n, rng, index, config, seed, bs)
         for lo, hi, strict in ordered if not links else []:  # (link tables order their pairs while drawing)
-            index[lo], index[hi] = _in_order(index[lo], index[hi], strict, self.cdfs[hi], rng)
+            index[lo], index[hi] = in_order(index[lo], index[hi], strict, self.cdfs[hi], rng)
         self.index, self.rows = [ix for ix in index if ix is not None], n
 
     def _draw_one(self, i, n, rng, index, config, seed, bs) -> np.ndarray:
@@ -504,7 +322,8 @@ class TableKeys:
                 [self._column(c, index) for c, _ in shared],
                 [self.parents[i].column(r).combine_chunks() for _, r in shared],
             )
-            ix = match_draw(child, parent, rng)
+            weights = np.diff(self.cdfs[i], prepend=0.0) if self.skews[i] is not None else None
+            ix = match_draw(child, parent, rng, weights)
         elif is_unique_fk(t, fk):
             m = self.parents[i].num_rows
             ix = np.r_[rng.permutation(m), np.full(max(n - m, 0), -1)][:n].astype(np.int64)
@@ -546,20 +365,6 @@ class TableKeys:
         if j is None:
             raise BuildError(f"table {self.table.name}: no foreign key fills {column} before it is used.")
         return {k.lower(): v for k, v in self._values(j, index[j]).items()}[column.lower()]
-
-
-def _in_order(lo: np.ndarray, hi: np.ndarray, strict: bool, cdf: np.ndarray, rng) -> tuple[np.ndarray, ...]:
-    """Swap (lo, hi) parent indices into order; redraw `hi` where a strict order meets a tie."""
-    both = (lo >= 0) & (hi >= 0)
-    lo, hi = np.where(both, np.minimum(lo, hi), lo), np.where(both, np.maximum(lo, hi), hi)
-    for round_ in range(LINK_ROUNDS if strict else 0):
-        tie = both & (lo == hi)
-        if not tie.any() or not len(cdf):
-            break
-        k = int(tie.sum())
-        hi[tie] = draw(cdf, k, rng) if round_ < SKEWED_ROUNDS else rng.integers(0, len(cdf), k)
-        lo, hi = np.where(both, np.minimum(lo, hi), lo), np.where(both, np.maximum(lo, hi), hi)
-    return lo, hi
 
 
 def _pos(fks: list[ForeignKey], fk: ForeignKey) -> int:

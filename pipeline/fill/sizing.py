@@ -7,6 +7,8 @@ A table's size comes from, in order: `per_parent.exactly` (parent rows x exactly
 (its `rows` target, or the midpoint fan-out, kept inside [parents x min, parents x max]); `rows` in
 domain.yaml x scale (unless `rows=N` is given); else fan-out from the roots: a root gets N, a child
 3 x its largest parent, a link table (a key made of 2+ foreign keys) min(5 N, product of its parents).
+A table with `scale: false` keeps its `rows` (or its per_parent target) as they are: neither `scale`
+nor `rows=N` changes it (reference tables: genres, plans, heroes).
 Every size is then capped by what the table's unique keys can hold (a UNIQUE foreign key column cannot
 have more rows than its parent) and is at least 1. Pure and deterministic: no I/O, no randomness.
 """
@@ -16,7 +18,7 @@ from __future__ import annotations
 import math
 
 from pipeline.fill.config import DomainConfig
-from pipeline.fill.keys import first_pass_fks, link_key, per_parent_fk
+from pipeline.fill.key_kinds import first_pass_fks, link_key, per_parent_fk
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import Column, ForeignKey, Schema, Table
 
@@ -71,6 +73,9 @@ def _wanted(
     explicit: bool,
 ) -> int:
     cfg = config.table_config(table.name)
+    fixed = cfg is not None and not cfg.scale
+    sized = cfg is not None and cfg.rows is not None and (fixed or not explicit)  # the pack's rows hold
+    factor = 1.0 if fixed else scale
     if cfg is not None and cfg.per_parent is not None:
         fk = per_parent_fk(table, cfg.per_parent.fk)
         parents = _size_of(sizes, fk.ref_table, root)
@@ -78,10 +83,10 @@ def _wanted(
         if pp.exactly is not None:
             return parents * pp.exactly
         low, high = parents * (pp.min or 0), parents * (pp.max or 0)
-        target = cfg.rows * scale if cfg.rows and not explicit else parents * ((pp.min or 0) + pp.max) / 2
+        target = cfg.rows * factor if sized else parents * ((pp.min or 0) + pp.max) / 2
         return int(min(max(round(target), low), high))
-    if cfg is not None and cfg.rows and not explicit:
-        return max(1, round(cfg.rows * scale))
+    if cfg is not None and cfg.rows is not None and sized:
+        return max(1, round(cfg.rows * factor))
     parents = [_size_of(sizes, fk.ref_table, None) for fk in _parent_fks(table, plan)]
     parents_known = [p for p in parents if p is not None]
     if not parents_known:

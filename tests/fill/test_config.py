@@ -89,6 +89,17 @@ def test_per_parent_forms() -> None:
         DomainConfig(name="x", tables={"a": {"per_parent": {"fk": "p", "exactly": 3, "max": 5}}})
 
 
+def test_fixed_size_tables() -> None:
+    config = DomainConfig(name="x", tables={"genres": {"rows": 30, "scale": False}})
+    assert config.table_config("GENRES").scale is False and config.table_config("genres").rows == 30
+    assert DomainConfig(name="x", tables={"users": {"rows": 5}}).table_config("users").scale is True
+    with pytest.raises(ValidationError, match="scale: false needs rows"):
+        DomainConfig(name="x", tables={"genres": {"scale": False}})
+    with pytest.raises(ValidationError, match="does not apply with per_parent.exactly"):
+        per_parent = {"fk": "p", "exactly": 3}
+        DomainConfig(name="x", tables={"a": {"rows": 9, "scale": False, "per_parent": per_parent}})
+
+
 # --- against a schema ----------------------------------------------------------------------------
 
 SCHEMA = Schema(

@@ -74,3 +74,18 @@ def test_sizing_is_deterministic_and_covers_the_plan():
     schema, plan, config = game()
     first = plan_rows(schema, plan, config)
     assert first == plan_rows(schema, plan, config) and list(first) == plan.order
+
+
+def test_fixed_tables_keep_their_rows_at_any_scale_and_with_rows():
+    config = DomainConfig.model_validate({"name": "shop", "tables": {
+        "users": {"rows": 40}, "products": {"rows": 7, "scale": False},
+        "lines": {"per_parent": {"fk": "order_id", "min": 0, "max": 5}, "rows": 100, "scale": False},
+        "orders": {"rows": 60},
+    }})
+    for kw in ({"scale": 0.02}, {"scale": 10.0}, {"rows": 3}, {"rows": 3, "scale": 4.0}):
+        got = sizes(config, **kw)
+        assert got["products"] == 7 and got["lines"] == min(100, 5 * got["orders"]), kw
+    assert sizes(config, scale=10.0)["users"] == 400  # the others scale as before
+    assert sizes(config, rows=3)["users"] == 3
+    assert sizes(config, scale=0.02)["lines"] == 5  # a fixed target still fits inside parents x max
+    assert sizes(config, scale=10.0)["favourites"] <= 400 * 7  # children of a fixed table: capped by it

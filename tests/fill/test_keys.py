@@ -9,17 +9,8 @@ import pytest
 
 from pipeline.errors import BuildError
 from pipeline.fill.config import DomainConfig
-from pipeline.fill.engine import fill_deferred
-from pipeline.fill.keys import (
-    TableKeys,
-    duplicated,
-    earlier_in_group,
-    group_codes,
-    link_draw,
-    match_draw,
-    per_parent_counts,
-    popularity_cdf,
-)
+from pipeline.fill.deferred import fill_deferred
+from pipeline.fill.keys import TableKeys
 from pipeline.graph import plan_fill
 from pipeline.schema.model import Column, ForeignKey, Schema, Table
 from pipeline.store import create_tables
@@ -164,46 +155,61 @@ def test_a_not_null_key_into_an_empty_table_is_a_build_error(blog):
         keys_of(con, schema, "votes", 10)
 
 
-# --- primitives -------------------------------------------------------------------------------------
+# --- popularity hints -------------------------------------------------------------------------------
 
 
-def test_popularity_cdf_is_a_distribution():
-    cdf = popularity_cdf(50, np.random.default_rng(0))
-    assert cdf[-1] == pytest.approx(1.0) and np.all(np.diff(cdf) > 0)
+def hinted(columns: dict[str, dict], **tables: object) -> DomainConfig:
+    return DomainConfig.model_validate({"name": "blog", "tables": tables, "columns": columns})
 
 
-def test_duplicated_keeps_first_occurrences():
-    assert duplicated(np.array([3, 1, 3, 2, 1])).tolist() == [False, False, True, False, True]
+def top_share(values: np.ndarray, top: float = 0.1) -> float:
+    """Share of the rows that went to the most frequent `top` fraction of the distinct values drawn."""
+    counts = np.sort(np.unique(values, return_counts=True)[1])[::-1]
+    return counts[: max(1, int(len(counts) * top))].sum() / counts.sum()
 
 
-def test_group_codes_and_match_draw_pair_equal_values():
-    left = [pa.array(["a", "b", None, "z"])]
-    right = [pa.array(["b", "a", "a", "c"])]
-    child, parent = group_codes(left, right)
-    assert child[2] == -1
-    picks = match_draw(child, parent, np.random.default_rng(0))
-    assert picks[0] in (1, 2) and picks[1] == 0 and picks[2] == -1 and picks[3] == -1
+def test_a_uniform_hint_turns_popularity_off(blog):
+    con, schema = blog
+    cfg = hinted({"posts.author_id": {"distribution": "uniform"}})
+    drawn = keys_of(con, schema, "posts", 20_000, cfg).column("author_id").to_numpy()
+    assert top_share(drawn) < 0.15
+    mild = keys_of(con, schema, "posts", 20_000, hinted({"posts.author_id": {"skew": 0.5}}))
+    assert 0.15 < top_share(mild.column("author_id").to_numpy()) < top_share(
+        keys_of(con, schema, "posts", 20_000).column("author_id").to_numpy())
 
 
-def test_earlier_in_group_points_backwards_within_groups():
-    codes = np.array([0, 1, 0, 0, 1, 1])
-    chain = earlier_in_group(codes, np.random.default_rng(0), chain=True, roots=1)
-    assert chain.tolist() == [-1, -1, 0, 2, 1, 4]
-    tree = earlier_in_group(codes, np.random.default_rng(0), chain=False, roots=1)
-    assert all(p < i and (p == -1 or codes[p] == codes[i]) for i, p in enumerate(tree))
+def test_a_hint_on_one_column_shapes_a_composite_key(blog):
+    con, schema = blog
+    pairs = lambda t: t.column("post_id").to_numpy() * 100 + t.column("tag_id").to_numpy()  # noqa: E731
+    default = pairs(keys_of(con, schema, "votes", 20_000))
+    cfg = hinted({"votes.tag_id": {"distribution": "uniform"}})
+    uniform = pairs(keys_of(con, schema, "votes", 20_000, cfg))
+    assert top_share(uniform) < 0.15 < 0.3 < top_share(default)
 
 
-def test_per_parent_counts_stay_in_bounds():
-    counts = per_parent_counts(100, None, 2, 5, 10_000, np.random.default_rng(0))
-    assert counts.sum() == 500 and counts.min() == 5  # the target is clipped to what the bounds allow
-    assert per_parent_counts(4, 3, 0, 0, 0, np.random.default_rng(0)).tolist() == [3, 3, 3, 3]
+def test_link_pairs_follow_the_hint(blog):
+    con, schema = blog
+    cfg = hinted({"post_tags.post_id": {"distribution": "uniform"}})
+    uniform = keys_of(con, schema, "post_tags", 2_000, cfg)
+    default = keys_of(con, schema, "post_tags", 2_000)
+    assert uniform.num_rows == default.num_rows == 2_000
+    flat, skewed = (top_share(t.column("post_id").to_numpy()) for t in (uniform, default))
+    assert flat < 0.2 and skewed > flat + 0.1
 
 
-def test_link_draw_dense_and_fixed():
-    cdfs = [popularity_cdf(5, np.random.default_rng(1)), popularity_cdf(4, np.random.default_rng(2))]
-    idx, keep = link_draw(cdfs, [None, None], 20, np.random.default_rng(0))
-    assert keep.all() and len({(a, b) for a, b in zip(*idx, strict=True)}) == 20
-    fixed = np.repeat(np.arange(5), 3)
-    idx, keep = link_draw(cdfs, [fixed, None], 15, np.random.default_rng(0))
-    assert keep.all() and idx[0].tolist() == fixed.tolist()
-    assert len({(a, b) for a, b in zip(*idx, strict=True)}) == 15
+def test_per_parent_fan_out_follows_a_skew_hint(blog):
+    con, schema = blog
+    pp = {"per_parent": {"fk": "post_id", "min": 0, "max": 10}, "rows": 2_000}
+    skewed = keys_of(con, schema, "slots", 2_000, hinted({"slots.post_id": {"skew": 1.5}}, slots=pp))
+    counts = np.bincount(skewed.column("post_id").to_numpy(), minlength=401)[1:]
+    assert counts.sum() == 2_000 and counts.max() <= 10
+    flat = np.bincount(keys_of(con, schema, "slots", 2_000, config(slots=pp)).column("post_id").to_numpy())
+    assert (counts == 10).sum() > 2 * (flat[1:] == 10).sum()  # popular posts fill up to max first
+
+
+def test_repairs_redraw_with_the_hinted_popularity(blog):
+    con, schema = blog
+    cfg = hinted({"posts.author_id": {"distribution": "uniform"}})
+    keys = TableKeys.build(con, schema, plan_fill(schema), cfg, "posts", seed=1, rows=10)
+    redrawn = keys.redraw(keys.position(("author_id",)), 20_000, np.random.default_rng(0))
+    assert top_share(redrawn["author_id"].to_numpy()) < 0.15

@@ -32,7 +32,7 @@ TOP_KEYS = {
     "columns",
     "rules",
 }
-TABLE_KEYS = {"rows", "description", "per_parent"}
+TABLE_KEYS = {"rows", "scale", "description", "per_parent"}
 PER_PARENT_KEYS = {"fk", "exactly", "min", "max"}
 HINT_KEYS = {
     "strategy",
@@ -56,7 +56,10 @@ HINT_KEYS = {
     "pattern",
     "p",
     "unit",
+    "skew",
 }
+FK_HINT_KEYS = {"distribution", "skew", "null_rate", "expr"}
+"""What the packs say about foreign-key columns: how the key is drawn, or an expr that computes it."""
 STRATEGIES = {
     "first_name",
     "last_name",
@@ -267,6 +270,11 @@ def _allowed(pack: str) -> dict[tuple[str, str], list[str]]:
 
 # ----------------------------------------------------------------------------------------------------
 # Rows at scale 1
+
+
+def fixed_tables(pack: str) -> set[str]:
+    """Tables that keep their size at every scale (`scale: false`)."""
+    return {t for t, spec in domain(pack)["tables"].items() if spec.get("scale") is False}
 
 
 def rows_at_scale_one(pack: str) -> dict[str, int]:

@@ -8,6 +8,7 @@ import pytest
 
 from tests.schemas.packs import (
     DISTRIBUTIONS,
+    FK_HINT_KEYS,
     HINT_KEYS,
     PACKS,
     PER_PARENT_KEYS,
@@ -20,6 +21,7 @@ from tests.schemas.packs import (
     connect,
     ddl,
     domain,
+    fixed_tables,
     foreign_keys,
     rows_at_scale_one,
     single_column_checks,
@@ -70,6 +72,9 @@ def test_tables_section(pack):
                 assert 0 <= pp["min"] <= pp["max"] and entry["rows"] > 0, table
         else:
             assert entry["rows"] >= 1, table
+        if "scale" in entry:
+            assert entry["scale"] is False and entry["rows"] >= 1, f"{table}: scale: false keeps rows"
+            assert "exactly" not in (pp or {}), table
 
 
 def test_column_hints(pack):
@@ -96,6 +101,23 @@ def test_column_hints(pack):
             con.sql(
                 f"SELECT CAST(({hint['expr']}) AS {tables[table][col].type}) FROM {table} LIMIT 0"
             ).fetchall()
+
+
+def test_foreign_key_hints_shape_the_draw(pack):
+    """A hint on a foreign-key column says how the key is drawn (distribution, skew, null_rate) or computes it
+    (expr); `distribution` is uniform or zipf there, and popularity is not given to self-references."""
+    fk_columns = {(fk.table, c): fk for fk in foreign_keys(pack) for c in fk.columns}
+    for key, hint in domain(pack).get("columns", {}).items():
+        table, col = key.split(".")
+        fk = fk_columns.get((table, col))
+        if fk is None:
+            assert "skew" not in hint, f"{key}: skew is for foreign keys"
+            continue
+        assert set(hint) <= FK_HINT_KEYS, f"{key}: a foreign-key column takes {sorted(FK_HINT_KEYS)}"
+        assert hint.get("distribution", "uniform") in ("uniform", "zipf"), key
+        if "distribution" in hint or "skew" in hint:
+            assert fk.ref_table != table and "expr" not in hint, key
+        assert 0 <= hint.get("skew", 0) <= 5, key
 
 
 def test_listed_values_satisfy_the_column(pack):
@@ -128,6 +150,7 @@ def test_unique_columns_have_enough_listed_values(pack):
             if len(key) == 1 and "values" in hints.get(f"{table}.{key[0]}", {}):
                 listed = set(hints[f"{table}.{key[0]}"]["values"])
                 assert sizes[table] <= len(listed), f"{table}.{key[0]} is UNIQUE: at most {len(listed)} rows"
+                assert table in fixed_tables(pack), f"{table}: a larger --scale runs out of names"
 
 
 def test_rows_at_scale_one(pack):
@@ -200,7 +223,7 @@ def test_lookup_tables_survive_a_larger_scale(pack):
     sizes = rows_at_scale_one(pack)
     for table, keys in unique_keys(con).items():
         listed = any(len(k) == 1 and "values" in hints.get(f"{table}.{k[0]}", {}) for k in keys)
-        if sizes[table] <= 100 and not listed:
+        if sizes[table] <= 100 and not listed and table not in fixed_tables(pack):
             synthesize(con, pack, table, 3 * sizes[table])
 
 

@@ -1,0 +1,146 @@
+"""The second pass: deferred keys drawn (with the hinted popularity) or computed from expr / values /
+constant hints, with values that point nowhere set NULL and loops of a self-reference cut."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from pipeline.errors import DomainError
+from pipeline.fill.config import DomainConfig
+from pipeline.fill.deferred import fill_deferred
+from pipeline.graph import plan_fill
+from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
+from pipeline.store import create_tables
+
+UNITS = 200
+PEOPLE = 50
+PARENT = "units(parent_id) -> units(id)"
+HEAD = "units(head_id) -> people(id)"
+
+
+def org_schema() -> Schema:
+    """units.parent_id is a self-reference; units.head_id <-> people.unit_id is a cycle (head nullable)."""
+    return Schema([
+        Table("units", [Column("id", "INTEGER", nullable=False), Column("parent_id", "INTEGER"),
+                        Column("head_id", "INTEGER"), Column("name", "VARCHAR(20)", length=20)],
+              primary_key=("id",),
+              foreign_keys=[ForeignKey(("parent_id",), "units", ("id",), on_delete="SET NULL"),
+                            ForeignKey(("head_id",), "people", ("id",), on_delete="SET NULL")],
+              checks=[Check("parent_id IS NULL OR parent_id <> id", ("parent_id", "id"))]),
+        Table("people", [Column("id", "INTEGER", nullable=False),
+                         Column("unit_id", "INTEGER", nullable=False)],
+              primary_key=("id",), foreign_keys=[ForeignKey(("unit_id",), "units", ("id",))]),
+    ])
+
+
+@pytest.fixture
+def org() -> tuple[duckdb.DuckDBPyConnection, Schema]:
+    """Rows written by a first pass: the deferred keys NULL."""
+    schema = org_schema()
+    con = duckdb.connect()
+    create_tables(con, schema, plan_fill(schema))
+    con.execute(f"INSERT INTO units SELECT i, NULL, NULL, 'unit ' || i FROM range(1, {UNITS + 1}) r(i)")
+    con.execute(f"INSERT INTO people SELECT i, 1 + i % {UNITS} FROM range(1, {PEOPLE + 1}) r(i)")
+    return con, schema
+
+
+def run(org, columns: dict[str, dict], seed: int = 3) -> dict[str, int]:
+    con, schema = org
+    config = DomainConfig.model_validate({"name": "org", "columns": columns})
+    config.validate_against(schema)
+    return fill_deferred(con, schema, plan_fill(schema), config, seed=seed)
+
+
+def parents(con: duckdb.DuckDBPyConnection) -> dict[int, int | None]:
+    return dict(con.execute("SELECT id, parent_id FROM units ORDER BY id").fetchall())
+
+
+def acyclic(con: duckdb.DuckDBPyConnection) -> bool:
+    [(loops,)] = con.execute(f"""
+        WITH RECURSIVE walk(start, node, depth) AS (
+            SELECT id, parent_id, 1 FROM units WHERE parent_id IS NOT NULL
+            UNION ALL SELECT w.start, u.parent_id, w.depth + 1 FROM walk w JOIN units u ON u.id = w.node
+            WHERE u.parent_id IS NOT NULL AND w.node <> w.start AND w.depth <= {UNITS})
+        SELECT count(*) FROM walk WHERE node = start""").fetchall()
+    return loops == 0
+
+
+TREE = "CASE WHEN id = 1 THEN NULL ELSE (id - 2) // 4 + 1 END"
+
+
+def test_an_expr_gives_a_self_reference_its_shape(org):
+    filled = run(org, {"units.parent_id": {"expr": TREE}})
+    assert parents(org[0]) == {i: None if i == 1 else (i - 2) // 4 + 1 for i in range(1, UNITS + 1)}
+    assert filled[PARENT] == UNITS - 1
+    assert filled[f"{PARENT}: no parent, set NULL"] == filled[f"{PARENT}: cycles cut"] == 0
+    assert filled[HEAD] > 0 and f"{HEAD}: cycles cut" not in filled  # drawn as before
+
+
+def test_values_that_point_nowhere_are_set_null_and_counted(org):
+    filled = run(org, {"units.parent_id": {"expr": "CASE WHEN id % 2 = 0 THEN id + 1000 ELSE id - 1 END"}})
+    got = parents(org[0])
+    assert all(got[i] is None for i in range(2, UNITS + 1, 2))  # 1002, 1004, ... do not exist
+    assert got[1] is None and got[3] == 2  # unit 0 does not exist either
+    assert filled[f"{PARENT}: no parent, set NULL"] == UNITS // 2 + 1
+    assert filled[PARENT] == UNITS // 2 - 1
+
+
+def test_loops_are_cut_at_their_lowest_row(org):
+    # 1 -> 2 -> ... -> 10 -> 1, 11 -> ... -> 20 -> 11, ...: twenty loops of ten
+    loop = "CASE WHEN id % 10 = 0 THEN id - 9 ELSE id + 1 END"
+    filled = run(org, {"units.parent_id": {"expr": loop}})
+    con = org[0]
+    got = parents(con)
+    assert filled[f"{PARENT}: cycles cut"] == UNITS // 10
+    assert [i for i, p in got.items() if p is None] == list(range(1, UNITS, 10))
+    assert acyclic(con)
+
+
+def test_a_constant_self_reference_becomes_a_star(org):
+    filled = run(org, {"units.parent_id": {"constant": 1}})
+    got = parents(org[0])
+    assert got[1] is None and set(list(got.values())[1:]) == {1}  # unit 1 pointed at itself: cut
+    assert filled[f"{PARENT}: cycles cut"] == 1
+
+
+def test_values_on_a_deferred_key_are_drawn_and_checked(org):
+    hint = {"values": [1, 2, 999], "weights": [0.5, 0.3, 0.2], "null_rate": 0.1}
+    filled = run(org, {"units.head_id": hint})
+    heads = [h for (h,) in org[0].execute("SELECT head_id FROM units").fetchall()]
+    assert set(heads) <= {1, 2, None}
+    dangling = filled[f"{HEAD}: no parent, set NULL"]
+    assert 20 < dangling < 60 and filled[HEAD] + dangling < UNITS  # 999 is nobody; some NULL by null_rate
+
+
+def test_a_drawn_deferred_key_follows_the_hinted_skew(org):
+    def share_of_top_head(columns: dict) -> float:
+        run(org, columns)
+        counts = [n for (n,) in org[0].execute(
+            "SELECT count(*) FROM units WHERE head_id IS NOT NULL GROUP BY head_id").fetchall()]
+        return max(counts) / sum(counts)
+
+    assert share_of_top_head({"units.head_id": {"distribution": "uniform"}}) < 0.1
+    assert share_of_top_head({}) > 0.15
+
+
+def test_the_second_pass_is_idempotent_and_deterministic(org):
+    columns = {"units.parent_id": {"expr": "CASE WHEN id % 10 = 0 THEN id - 9 ELSE id + 1 END"},
+               "units.head_id": {"values": [1, 2, 3, 404]}}
+    first = run(org, columns)
+    before = org[0].execute("SELECT * FROM units ORDER BY id").fetchall()
+    assert run(org, columns) == first
+    assert org[0].execute("SELECT * FROM units ORDER BY id").fetchall() == before
+    other = run(org, columns, seed=4)
+    assert other[PARENT] == first[PARENT]  # the expr does not depend on the seed; the values draw does
+    assert other[f"{PARENT}: cycles cut"] == first[f"{PARENT}: cycles cut"] == UNITS // 10
+
+
+def test_an_expr_duckdb_rejects_is_a_domain_error(org):
+    with pytest.raises(DomainError, match=r"columns\.units\.parent_id\.expr: DuckDB could not compute it"):
+        run(org, {"units.parent_id": {"expr": "no_such_column + 1"}})
+
+
+def test_listed_values_of_the_wrong_type_are_a_domain_error(org):
+    with pytest.raises(DomainError, match=r"columns\.units\.head_id: the listed values are not of the"):
+        run(org, {"units.head_id": {"values": ["alice", "bob"]}})
