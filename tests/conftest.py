@@ -14,8 +14,9 @@ os.environ["PREFECT_HOME"] = str(_PREFECT_HOME)
 os.environ["PREFECT_SERVER_ANALYTICS_ENABLED"] = "false"
 os.environ["PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS"] = "90"
 os.environ.pop("PREFECT_API_URL", None)
-# The LLM path must be asked for explicitly in tests.
-for _var in ("OPENAI_BASE_URL", "OPENAI_API_KEY"):
+# The LLM path must be asked for explicitly in tests, whatever the developer's shell holds.
+for _var in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "STATEFORGE_LLM_MODEL", "STATEFORGE_LLM_BACKEND",
+             "STATEFORGE_LLM_CACHE"):
     os.environ.pop(_var, None)
 
 FIXTURES = Path(__file__).parent / "fixtures"
