@@ -42,7 +42,8 @@ class LLMStats:
     malformed: int = 0
     """Replies handed back whose content did not parse as JSON (cached ones included)."""
     fallbacks: int = 0
-    """Requests re-sent in json_object mode after a server refused json_schema (`auto` mode)."""
+    """Requests re-sent after a server refused json_schema (`auto` mode: json_object) or keywords of the
+    schema (sent again with `portable_schema`)."""
     seconds: float = 0.0
     """Seconds spent in HTTP requests, summed over requests (overlapping requests add up)."""
     cost_usd: float = 0.0

@@ -29,7 +29,14 @@ from pipeline.errors import StateforgeError, TerminalError, TransientError
 from pipeline.llm.accounting import LLMStats
 from pipeline.llm.cache import CachedReply, ResponseCache, request_key
 from pipeline.llm.reply import LLMReply, LLMRequest, Usage, chat_request, parse_json_reply, schema_name
-from pipeline.llm.retry import describe_error, plan_retry, refuses_json_schema, server_message
+from pipeline.llm.retry import (
+    describe_error,
+    plan_retry,
+    portable_schema,
+    refuses_json_schema,
+    refuses_schema_keywords,
+    server_message,
+)
 from pipeline.llm.settings import LLMSettings
 
 __all__ = ["LLMClient", "LLMReply", "LLMRequest", "Usage"]
@@ -69,6 +76,7 @@ class LLMClient:
         self._price = settings.price_for(settings.model)
         self._jitter = random.Random()  # backoff waits only: never feeds data
         self._json_object = settings.response_format == "json_object"
+        self._portable = False  # set once a server rejects length/range keywords in the schema
         self._states: dict[asyncio.AbstractEventLoop, _LoopState] = {}
         self._lock = threading.Lock()
         self._runner: _LoopThread | None = None
@@ -158,7 +166,8 @@ class LLMClient:
         attempts = retries = 0
         while True:
             mode = self.mode
-            request = chat_request(s, self.model, messages, schema, name, mode)
+            sent_schema = portable_schema(schema) if self._portable else schema
+            request = chat_request(s, self.model, messages, sent_schema, name, mode)
             attempts += 1
             async with state.semaphore:
                 sent = time.perf_counter()
@@ -180,6 +189,16 @@ class LLMClient:
                     server_message(failure),
                 )
                 self._json_object = True
+                self.stats.record("fallbacks")
+                continue
+            if mode == "json_schema" and not self._portable and refuses_schema_keywords(failure):
+                log.info(
+                    "%s at %s rejects schema keywords (%s); sending the portable subset",
+                    self.model,
+                    self.base_url,
+                    server_message(failure),
+                )
+                self._portable = True
                 self.stats.record("fallbacks")
                 continue
             where = f"{self.model} at {self.base_url}"

@@ -18,6 +18,7 @@ import random
 import re
 import time
 from collections.abc import Mapping
+from typing import Any
 
 import openai
 
@@ -108,6 +109,45 @@ def refuses_json_schema(error: BaseException) -> bool:
     message = server_message(error)
     mentions = _MENTIONS_FORMAT.search(message) or error.param == "response_format"
     return bool(mentions and _SAYS_NO.search(message) and "invalid schema" not in message.lower())
+
+
+CONSTRAINT_KEYWORDS = (
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+)
+"""Schema keywords outside the subset every strict-mode server accepts (types, enums, required, ...)."""
+
+
+def refuses_schema_keywords(error: BaseException) -> bool:
+    """True when a 400/422 says the *schema* is invalid because of a keyword some strict modes reject
+    (`'maxLength' is not permitted`, `Invalid schema ... minimum`): the request can go again without them."""
+    if not isinstance(error, openai.APIStatusError) or error.status_code not in (400, 422):
+        return False
+    message = server_message(error)
+    return "schema" in message.lower() and any(k in message for k in CONSTRAINT_KEYWORDS)
+
+
+def portable_schema(schema: Any) -> Any:
+    """`schema` without `CONSTRAINT_KEYWORDS` (recursively): the strictest common subset of JSON Schema.
+
+    The constraints still hold: they are in the prompt, and every reply row is validated against the
+    column's type, length and CHECK bounds before it is used.
+    """
+    if isinstance(schema, dict):
+        return {k: portable_schema(v) for k, v in schema.items() if k not in CONSTRAINT_KEYWORDS}
+    if isinstance(schema, list):
+        return [portable_schema(v) for v in schema]
+    return schema
 
 
 def describe_error(error: BaseException) -> str:

@@ -305,3 +305,37 @@ def test_auto_falls_back_to_json_object_once_per_client(tmp_path: Path) -> None:
         with LLMClient(settings_for(server, tmp_path, response_format="json_schema")) as strict:
             with pytest.raises(TerminalError, match="not supported"):
                 complete(strict, 3)
+
+
+class StrictKeywordsServer(FakeLLMServer):
+    """A server whose strict mode, like some hosted APIs, rejects length and range keywords in schemas."""
+
+    refused = 0
+    schemas: list[dict] = []
+
+    def handle(self, method: str, target: str, headers: Mapping[str, str], body: bytes) -> Reply:
+        if target.endswith("/chat/completions"):
+            schema = json.loads(body)["response_format"]["json_schema"]["schema"]
+            if "maxLength" in json.dumps(schema):
+                self.refused += 1
+                message = "Invalid schema for response_format 'rows': 'maxLength' is not permitted."
+                return ApiError(400, message, param="response_format").reply
+            self.schemas.append(schema)
+        return super().handle(method, target, headers, body)
+
+
+def test_schema_keywords_a_server_rejects_are_dropped_once_per_client(tmp_path: Path) -> None:
+    schema = {
+        "type": "object",
+        "properties": {"title": {"type": "string", "maxLength": 40}, "n": {"type": "integer", "minimum": 1}},
+        "required": ["title", "n"],
+        "additionalProperties": False,
+    }
+    with StrictKeywordsServer() as server:
+        with LLMClient(settings_for(server, tmp_path)) as client:
+            first = client.run(client.complete_json([{"role": "user", "content": "one"}], schema, name="t"))
+            second = client.run(client.complete_json([{"role": "user", "content": "two"}], schema, name="t"))
+            assert first.ok and second.ok and (first.attempts, second.attempts) == (2, 1)
+            assert server.refused == 1 and client.stats.fallbacks == 1
+    sent = server.schemas[0]["properties"]
+    assert sent == {"title": {"type": "string"}, "n": {"type": "integer"}}
