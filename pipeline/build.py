@@ -54,6 +54,8 @@ class Build:
     """What determines the bytes of the result (hashed into the fingerprint and the report)."""
     llm: LLMSettings | None = None
     """The LLM that writes the columns needing meaning; None: offline only."""
+    started: float = field(default_factory=time.perf_counter)
+    """When `prepare` began (for the report's wall-clock time)."""
 
     @property
     def name(self) -> str:

@@ -103,7 +103,7 @@ def render_build(console: Console, report: dict[str, Any]) -> None:
         console.print(llm_summary(report["llm"]).replace("`", ""))
     totals = report["totals"]
     console.print(
-        f"{totals['rows']:,} rows in {totals['tables']} tables, {totals['seconds']:.1f} s; "
+        f"{totals['rows']:,} rows in {totals['tables']} tables, {totals['wall_seconds']:.1f} s; "
         f"audit: {totals['violations']} violations -> {report['database']}"
     )
 

@@ -7,6 +7,7 @@ shown as a table in the terminal and as a Prefect markdown artifact: one dict, t
 from __future__ import annotations
 
 import json
+import time
 from collections import Counter
 from typing import TYPE_CHECKING, Any
 
@@ -60,6 +61,7 @@ def build_report(
             "rule_violations_found": sum(r.get("found", 0) for r in finish.get("rules", [])),
             "violations": checked.total,
             "seconds": round(seconds, 3),
+            "wall_seconds": round(time.perf_counter() - build.started, 3),
         },
     }
 
@@ -71,8 +73,8 @@ def report_markdown(report: dict[str, Any]) -> str:
         f"# Build of `{report['domain']}`",
         "",
         f"{totals['rows']:,} rows in {totals['tables']} tables, {totals['batches']} batches, "
-        f"{totals['seconds']:.1f} s; audit: **{totals['violations']} violations**; seed {report['seed']}, "
-        f"scale {report['scale']}.",
+        f"{totals['wall_seconds']:.1f} s; audit: **{totals['violations']} violations**; "
+        f"seed {report['seed']}, scale {report['scale']}.",
         "",
         "| table | rows | batches | repairs | seconds |",
         "|---|---:|---:|---|---:|",
