@@ -124,3 +124,24 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
                     proc.wait(timeout=20)
                 except subprocess.TimeoutExpired:
                     proc.kill()
+
+
+def test_flow_takes_the_llm_options(prefect_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from flows.build_domain import build_domain
+    from pipeline.llm.fake_server import FakeLLMServer
+
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    monkeypatch.setenv("STATEFORGE_LLM_CACHE", str(tmp_path / "cache"))
+    with FakeLLMServer() as server:
+        report = build_domain(
+            domain=str(FIXTURES / "ddl" / "postgres_dump.sql"),
+            rows=10,
+            out=str(tmp_path / "out"),
+            backend="openai",
+            model="fake-model",
+            base_url=server.base_url,
+        )
+        calls = server.stats.by_path["/v1/chat/completions"]
+    assert report["totals"]["violations"] == 0
+    assert report["llm"]["totals"]["calls"] == calls > 0
+    assert report["inputs"]["llm"]["model"] == "fake-model"
