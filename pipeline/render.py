@@ -73,6 +73,8 @@ class BuildProgress:
 
 def render_build(console: Console, report: dict[str, Any]) -> None:
     """The build report as a table per table, the rules, and the totals."""
+    from pipeline.report import llm_summary, repairs_text
+
     grid = Table(title=f"build of {report['domain']}", title_justify="left")
     for name, just in (
         ("table", "left"),
@@ -83,7 +85,7 @@ def render_build(console: Console, report: dict[str, Any]) -> None:
     ):
         grid.add_column(name, justify=just)
     for t in report["tables"]:
-        fixes = ", ".join(f"{k} {v}" for k, v in sorted(t.get("repairs", {}).items()) if v) or "-"
+        fixes = repairs_text(t)
         grid.add_row(
             t["table"], f"{t['rows']:,}", str(t.get("batches", 0)), fixes, f"{t.get('seconds', 0):.2f}"
         )
@@ -98,8 +100,6 @@ def render_build(console: Console, report: dict[str, Any]) -> None:
             )
         console.print(rules)
     if report.get("llm"):
-        from pipeline.report import llm_summary
-
         console.print(llm_summary(report["llm"]).replace("`", ""))
     totals = report["totals"]
     console.print(

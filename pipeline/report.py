@@ -66,6 +66,11 @@ def build_report(
     }
 
 
+def repairs_text(table: dict[str, Any]) -> str:
+    """A table report's repairs as `rule count, ...` (or `-`), for the terminal and the artifact."""
+    return ", ".join(f"{k} {v}" for k, v in sorted(table.get("repairs", {}).items()) if v) or "-"
+
+
 def report_markdown(report: dict[str, Any]) -> str:
     """The report as markdown (the Prefect artifact)."""
     totals = report["totals"]
@@ -80,7 +85,7 @@ def report_markdown(report: dict[str, Any]) -> str:
         "|---|---:|---:|---|---:|",
     ]
     for t in report["tables"]:
-        fixes = ", ".join(f"{k} {v}" for k, v in sorted(t.get("repairs", {}).items()) if v) or "-"
+        fixes = repairs_text(t)
         lines.append(
             f"| {t['table']} | {t['rows']:,} | {t.get('batches', 0)} | {fixes} | {t.get('seconds', 0):.2f} |"
         )
