@@ -160,10 +160,15 @@ class _Grader:
         value = row.get(column)
         single = next((fk for fk in table.foreign_keys if fk.columns == (column,)), None)
         if single is not None and value is not None:
+            ref = self.schema.table(single.ref_table)
             label = self.ref_label(side)(single, (value,))
-            new = side.new_row(self.schema.table(single.ref_table).name, single.ref_columns, (value,))
-            text = quoted(label) if label is not None else value_text(value, table.column(column))
-            return text + (" (new)" if new is not None else "")
+            new = side.new_row(ref.name, single.ref_columns, (value,))
+            if new is None:
+                return quoted(label) if label is not None else value_text(value, table.column(column))
+            if label is not None:
+                return f"{quoted(label)} (new)"
+            row = side.inserted[ref.name][new]
+            return f"new {ref.name} row {row_phrase(ref, row, list(self.rules(ref)), self.ref_label(side))}"
         return value_text(value, table.column(column))
 
     def add(self, kind: str, table: Table, message: str, **fields: Any) -> None:
