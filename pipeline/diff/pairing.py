@@ -87,23 +87,51 @@ def _match_bucket(
     return {e: a for a, e in owner.items()}
 
 
-def pair_rows(expected: Sequence[Cells], actual: Sequence[Cells], rules: dict[str, ColumnRule]) -> Pairing:
-    """Pair `expected` with `actual` rows on the columns of `rules` (ignored columns must be left out)."""
+def _pair_by(
+    keys: tuple[Sequence[Any], Sequence[Any]],
+    todo: tuple[list[int], list[int]],
+    expected: Sequence[Cells],
+    actual: Sequence[Cells],
+    tolerant: dict[str, ColumnRule],
+) -> dict[int, int]:
+    """Pairs among the rows `todo`, inside buckets of equal `keys`."""
+    buckets: dict[Any, tuple[list[int], list[int]]] = {}
+    for side in (0, 1):
+        for i in todo[side]:
+            buckets.setdefault(keys[side][i], ([], []))[side].append(i)
+    pairs: dict[int, int] = {}
+    for es, as_ in buckets.values():
+        if es and as_:
+            pairs.update(_match_bucket(es, as_, expected, actual, tolerant))
+    return pairs
+
+
+def pair_rows(
+    expected: Sequence[Cells],
+    actual: Sequence[Cells],
+    rules: dict[str, ColumnRule],
+    hints: tuple[Sequence[str], Sequence[str]] | None = None,
+) -> Pairing:
+    """Pair `expected` with `actual` rows on the columns of `rules` (ignored columns must be left out).
+
+    `hints` (one string a row, e.g. what the rows that reference it look like) break ties between rows
+    of equal content: rows are first paired within equal hints, and what is left without them.
+    """
     exact = {c: r for c, r in rules.items() if r.rule not in PAIRWISE}
     tolerant = {c: r for c, r in rules.items() if r.rule in PAIRWISE}
 
     def signature(cells: Cells) -> tuple:
         return tuple(rule.signature(cells.get(c)) for c, rule in exact.items())
 
-    buckets: dict[tuple, tuple[list[int], list[int]]] = {}
-    for i, cells in enumerate(expected):
-        buckets.setdefault(signature(cells), ([], []))[0].append(i)
-    for i, cells in enumerate(actual):
-        buckets.setdefault(signature(cells), ([], []))[1].append(i)
+    keys = ([signature(c) for c in expected], [signature(c) for c in actual])
+    todo = (list(range(len(expected))), list(range(len(actual))))
     pairing = Pairing()
-    for es, as_ in buckets.values():
-        if es and as_:
-            pairing.pairs.update(_match_bucket(es, as_, expected, actual, tolerant))
+    if hints is not None:
+        hinted = tuple([(k, h) for k, h in zip(keys[s], hints[s], strict=True)] for s in (0, 1))
+        pairing.pairs.update(_pair_by(hinted, todo, expected, actual, tolerant))
+        taken = set(pairing.pairs.values())
+        todo = ([i for i in todo[0] if i not in pairing.pairs], [i for i in todo[1] if i not in taken])
+    pairing.pairs.update(_pair_by(keys, todo, expected, actual, tolerant))
     pairing.pairs = dict(sorted(pairing.pairs.items()))
     taken = set(pairing.pairs.values())
     left_e = [i for i in range(len(expected)) if i not in pairing.pairs]
