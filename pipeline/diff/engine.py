@@ -15,9 +15,9 @@ from typing import Any
 
 import duckdb
 
-from pipeline.diff.catalog import TableSpec, table_specs
 from pipeline.diff.model import Diff, DiffError, RowUpdate, TableDiff
-from pipeline.diff.queries import keyed_sql, multiset_sql
+from pipeline.diff.queries import changed_keys_sql, multiset_sql, rows_sql
+from pipeline.diff.specs import TableSpec, table_specs
 from pipeline.store.sql import quote_ident, quote_literal
 from pipeline.values import json_value
 
@@ -28,28 +28,67 @@ DUCKDB_MAGIC = b"DUCK"
 """Bytes 8-11 of every DuckDB database file."""
 
 
-def _keyed(con: duckdb.DuckDBPyConnection, spec: TableSpec, base: str, after: str) -> TableDiff:
-    rows = con.execute(keyed_sql(spec, base, after)).fetchall()
-    names = spec.column_names
-    n = len(names)
-    values = [(i, c.name) for i, c in enumerate(spec.columns) if c in spec.values]
-    key_at = [names.index(k) for k in spec.key or ()]
+def _keyed(
+    con: duckdb.DuckDBPyConnection, specs: list[TableSpec], base: str, after: str
+) -> dict[str, TableDiff]:
+    """The changes of every keyed table: stage 1 finds the changed rows of all of them, stage 2 reads
+    those rows (both in one statement each)."""
+    if not specs:
+        return {}
+    found: dict[int, list[tuple[int, int | None, int | None]]] = {}
+    for table, row_base, row_after, place in con.execute(changed_keys_sql(specs, base, after)).fetchall():
+        found.setdefault(table, []).append((place, row_base, row_after))
+    rows = _fetch(con, specs, found, base, after)
+    return {specs[i].label: _table_diff(i, specs[i], places, rows) for i, places in found.items()}
+
+
+Rows = dict[tuple[int, bool, int], dict[str, Any]]
+"""(table index, is the after side, rowid) -> the row as canonical JSON."""
+
+
+def _fetch(
+    con: duckdb.DuckDBPyConnection,
+    specs: list[TableSpec],
+    found: dict[int, list[tuple[int, int | None, int | None]]],
+    base: str,
+    after: str,
+) -> Rows:
+    """Every changed row stage 1 found, both sides, in one statement."""
+    parts, params = [], []
+    for i, places in found.items():
+        for is_after, catalog, at in ((False, base, 1), (True, after, 2)):
+            rowids = [p[at] for p in places if p[at] is not None]
+            if rowids:
+                parts.append((i, specs[i], catalog, is_after))
+                params.append(rowids)
+    if not parts:
+        return {}
+    result = con.execute(rows_sql(parts), params)
+    at = {d[0]: n for n, d in enumerate(result.description)}
+    columns = {i: [(c, at[f"{i}:{c}"]) for c in specs[i].column_names] for i in found}
+    rows: Rows = {}
+    for row in result.fetchall():
+        i = row[0]
+        rows[(i, row[1], row[2])] = {c: json_value(row[n]) for c, n in columns[i]}
+    return rows
+
+
+def _table_diff(
+    i: int, spec: TableSpec, found: list[tuple[int, int | None, int | None]], rows: Rows
+) -> TableDiff:
+    """Table `i`'s changes from stage 1's (place in key order, base rowid, after rowid): whole rows
+    inserted and deleted, and for updated rows the columns whose values differ."""
     inserted, deleted, updated = [], [], []
-    for row in rows:
-        in_base, in_after = row[0], row[1]
-        old, new, differs = row[2 : 2 + n], row[2 + n : 2 + 2 * n], row[2 + 2 * n :]
-        if in_base and in_after:
-            changes = {
-                name: (json_value(old[i]), json_value(new[i]))
-                for (i, name), changed in zip(values, differs, strict=True)
-                if changed
-            }
-            if changes:  # a hash that moved while no value did (-0.0 vs 0.0, say) is no change
-                updated.append(RowUpdate(key={names[i]: json_value(old[i]) for i in key_at}, changes=changes))
-        elif in_after:
-            inserted.append({name: json_value(v) for name, v in zip(names, new, strict=True)})
+    for _, b, a in sorted(found, key=lambda f: f[0]):
+        if b is None:
+            inserted.append(rows[(i, True, a)])
+        elif a is None:
+            deleted.append(rows[(i, False, b)])
         else:
-            deleted.append({name: json_value(v) for name, v in zip(names, old, strict=True)})
+            old, new = rows[(i, False, b)], rows[(i, True, a)]
+            changes = {c.name: (old[c.name], new[c.name]) for c in spec.values if old[c.name] != new[c.name]}
+            if changes:  # a hash that moved while no value did (-0.0 vs 0.0, say) is no change
+                updated.append(RowUpdate(key={k: old[k] for k in spec.key or ()}, changes=changes))
     return TableDiff(inserted=inserted, deleted=deleted, updated=updated)
 
 
@@ -76,24 +115,40 @@ def diff_catalogs(
 
     `schema` limits it to one DuckDB schema (default: every schema but `stateforge`); `tables` to some
     tables. `names` are what messages call the two sides (default: the catalog names). Times with a zone
-    are written in UTC; the connection's TimeZone setting is restored afterwards.
+    are written in UTC (the connection's TimeZone setting is restored afterwards). Unless both catalogs
+    are read-only, the diff reads them in one transaction (the caller's, if one is open).
     """
-    for catalog, shown in zip((base, after), names or (base, after), strict=True):
-        found = con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = ?", [catalog])
-        if not found.fetchone()[0]:
-            raise DiffError(f"no catalog {catalog} ({shown}) is attached to this connection: ATTACH it.")
-    specs = table_specs(con, base, after, schema=schema, tables=tables, names=names)
-    zone = con.execute("SELECT current_setting('TimeZone')").fetchone()[0]
-    con.execute("SET TimeZone = 'UTC'")
+    specs, found = table_specs(con, base, after, schema=schema, tables=tables, names=names)
+    zone = None
+    if any("WITH TIME ZONE" in c.type for s in specs for c in s.columns):
+        zone = con.execute("SELECT current_setting('TimeZone')").fetchall()[0][0]
+        con.execute("SET TimeZone = 'UTC'").fetchall()
+    own = not (found[0].readonly and found[1].readonly) and _begin(con)  # read-only: one snapshot anyway
     try:
-        changed: dict[str, TableDiff] = {}
-        for spec in specs:
-            table = _keyed(con, spec, base, after) if spec.key else _multiset(con, spec, base, after)
-            if not table.empty:
-                changed[spec.label] = table
+        changed = _keyed(con, [s for s in specs if s.key], base, after)
+        changed |= {s.label: _multiset(con, s, base, after) for s in specs if not s.key}
+    except BaseException:
+        if own:
+            con.execute("ROLLBACK").fetchall()
+        raise
+    else:
+        if own:
+            con.execute("COMMIT").fetchall()
     finally:
-        con.execute(f"SET TimeZone = {quote_literal(zone)}")
-    return Diff(tables=changed)
+        if zone is not None:
+            con.execute(f"SET TimeZone = {quote_literal(zone)}").fetchall()
+    return Diff(tables={name: changed[name] for name in sorted(changed) if not changed[name].empty})
+
+
+def _begin(con: duckdb.DuckDBPyConnection) -> bool:
+    """Begin a transaction, so that both stages read one snapshot; False when the caller has one open
+    (then the diff reads the caller's snapshot). BEGIN inside a transaction would abort it, so ask first:
+    two statements share a transaction id only inside an explicit transaction."""
+    first, second = (con.execute("SELECT txid_current()").fetchall()[0][0] for _ in range(2))
+    if first == second:
+        return False
+    con.execute("BEGIN TRANSACTION").fetchall()
+    return True
 
 
 def check_database_file(path: str | Path) -> Path:
@@ -137,7 +192,7 @@ def diff_files(
 
 def _attach(con: duckdb.DuckDBPyConnection, catalog: str, path: Path) -> None:
     try:
-        con.execute(f"ATTACH {quote_literal(str(path))} AS {quote_ident(catalog)} (READ_ONLY)")
+        con.execute(f"ATTACH {quote_literal(str(path))} AS {quote_ident(catalog)} (READ_ONLY)").fetchall()
     except duckdb.Error as exc:
         detail: Any = str(exc).splitlines()[0]
         raise DiffError(

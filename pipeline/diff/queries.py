@@ -1,17 +1,22 @@
 """The SQL of a diff: one query per table, all the work inside DuckDB.
 
-Keyed table (a primary key, or a UNIQUE key of NOT NULL columns):
+Keyed tables (a primary key, or a UNIQUE key of NOT NULL columns), in two stages:
 
-    WITH changed AS MATERIALIZED (                       -- the keys that differ, found by a row hash
-        SELECT <key>, in_base, in_after FROM (SELECT <key>, hash(<values>) FROM base) b
-        FULL JOIN (SELECT <key>, hash(<values>) FROM after) a ON <key>
-        WHERE only on one side OR the hashes differ)
-    SELECT in_base, in_after, b.*, a.*, b.<v> IS DISTINCT FROM a.<v> ...   -- only those rows, both sides
-    FROM changed LEFT JOIN base b ON <key> LEFT JOIN after a ON <key> ORDER BY <key>
+    SELECT <table>, b.rowid, a.rowid, row_number() OVER (ORDER BY <key>)   -- 1. the keys that differ,
+    FROM (SELECT <key>, hash(<values>), rowid FROM base) b                 --    found by a row hash
+    FULL JOIN (SELECT <key>, hash(<values>), rowid FROM after) a ON <key>
+    WHERE only on one side OR the hashes differ
+    UNION ALL ...                                        --    every keyed table in one statement
 
-The hash only narrows the search: a row is reported as updated when some column IS DISTINCT FROM its old
-value (so NULL = NULL is unchanged, and -0.0 = 0.0 as in SQL). A change hidden by a collision of the 64-bit
-hash of two versions of the same row is the one thing it can miss (about 1 in 10^19 per changed row).
+    SELECT rowid, * FROM base WHERE rowid = ANY([...])   -- 2. only those rows, for the tables that
+    UNION ALL BY NAME                                    --    changed, each side that has some, in
+    SELECT rowid, * FROM after WHERE rowid = ANY([...])  --    one statement
+    UNION ALL BY NAME ...
+
+Stage 1 does what the reference formulation does (`keyed_counts_sql`), for all tables at once; most
+tables of an episode have no change, and stage 2 reads none of their rows. Stage 2 fetches rows by rowid
+(a semi-join DuckDB pushes into the scan); stage 1 has already placed them in the key's order. Both stages
+run in one snapshot (read-only catalogs, or one transaction), so the rowids stay valid between them.
 
 Multiset table (no key): rows are counted per hash on each side; only the rows whose hash has different
 counts are grouped exactly (IS NOT DISTINCT FROM on every column) and reported, each as many times as its
@@ -23,11 +28,16 @@ of a multiset table in the order of all their columns.
 
 from __future__ import annotations
 
-from pipeline.diff.catalog import Column, TableSpec
+from pipeline.diff.catalog import Column
+from pipeline.diff.specs import TableSpec
 from pipeline.store.sql import quote_ident
 
-IN_BASE = "__sf_in_base"
-IN_AFTER = "__sf_in_after"
+TABLE = "__sf_table"
+ROW_BASE = "__sf_row_base"
+ROW_AFTER = "__sf_row_after"
+PLACE = "__sf_place"
+IS_AFTER = "__sf_is_after"
+ROWID = "__sf_rowid"
 COUNT_BASE = "__sf_n_base"
 COUNT_AFTER = "__sf_n_after"
 
@@ -66,34 +76,39 @@ def keyed_counts_sql(spec: TableSpec, base: str, after: str) -> str:
     )
 
 
-def keyed_sql(spec: TableSpec, base: str, after: str) -> str:
-    """The changed rows of a keyed table: flags, base columns, after columns, per-value "differs" flags."""
-    assert spec.key
-    keys = ", ".join(quote_ident(k) for k in spec.key)
-    h = row_hash(spec.values)
-    coalesced = ", ".join(
-        f"coalesce(b.{quote_ident(k)}, a.{quote_ident(k)}) AS {quote_ident(k)}" for k in spec.key
-    )
-    first = quote_ident(spec.key[0])
-    changed = (
-        f"SELECT {coalesced}, b.__p IS NOT NULL AS {IN_BASE}, a.__p IS NOT NULL AS {IN_AFTER} "
-        f"FROM (SELECT {keys}, {h} AS __h, true AS __p FROM {spec.ref(base)}) AS b "
-        f"FULL JOIN (SELECT {keys}, {h} AS __h, true AS __p FROM {spec.ref(after)}) AS a "
-        f"ON {_on(spec.key, 'b', 'a')} "
-        f"WHERE b.{first} IS NULL OR a.{first} IS NULL OR b.__h <> a.__h"
-    )
-    both = ", ".join(f"{side}.{quote_ident(c)}" for side in "ba" for c in spec.column_names)
-    differs = "".join(
-        f", b.{quote_ident(c.name)} IS DISTINCT FROM a.{quote_ident(c.name)}" for c in spec.values
-    )
-    order = ", ".join(f"k.{quote_ident(k)}" for k in spec.key)
-    return (
-        f"WITH k AS MATERIALIZED ({changed}) "
-        f"SELECT k.{IN_BASE}, k.{IN_AFTER}, {both}{differs} FROM k "
-        f"LEFT JOIN {spec.ref(base)} AS b ON k.{IN_BASE} AND {_on(spec.key, 'b', 'k')} "
-        f"LEFT JOIN {spec.ref(after)} AS a ON k.{IN_AFTER} AND {_on(spec.key, 'a', 'k')} "
-        f"ORDER BY {order}"
-    )
+def changed_keys_sql(specs: list[TableSpec], base: str, after: str) -> str:
+    """Stage 1, every keyed table in one statement: (table index, base rowid, after rowid, place in key
+    order) of each key whose row is on one side only (the other rowid NULL) or whose row hash differs."""
+    branches = []
+    for i, spec in enumerate(specs):
+        assert spec.key
+        keys = ", ".join(quote_ident(k) for k in spec.key)
+        h = row_hash(spec.values)
+        first = quote_ident(spec.key[0])
+        order = ", ".join(f"coalesce(b.{quote_ident(k)}, a.{quote_ident(k)})" for k in spec.key)
+        branches.append(
+            f"SELECT {i} AS {TABLE}, b.__r AS {ROW_BASE}, a.__r AS {ROW_AFTER}, "
+            f"row_number() OVER (ORDER BY {order}) AS {PLACE} "
+            f"FROM (SELECT {keys}, {h} AS __h, rowid AS __r FROM {spec.ref(base)}) AS b "
+            f"FULL JOIN (SELECT {keys}, {h} AS __h, rowid AS __r FROM {spec.ref(after)}) AS a "
+            f"ON {_on(spec.key, 'b', 'a')} "
+            f"WHERE b.{first} IS NULL OR a.{first} IS NULL OR b.__h <> a.__h"
+        )
+    return " UNION ALL ".join(branches)
+
+
+def rows_sql(parts: list[tuple[int, TableSpec, str, bool]]) -> str:
+    """Stage 2, in one statement: for each (table index, table, catalog, is the after side), the rows at
+    the rowids of the next parameter (`$1`, `$2`, ...). Columns are named `<index>:<column>`, so that
+    tables of different shapes share one result (UNION ALL BY NAME; a row's other columns are NULL)."""
+    branches = []
+    for n, (i, spec, catalog, is_after) in enumerate(parts, start=1):
+        cols = ", ".join(f"{quote_ident(c)} AS {quote_ident(f'{i}:{c}')}" for c in spec.column_names)
+        branches.append(
+            f"SELECT {i} AS {TABLE}, {str(is_after).lower()} AS {IS_AFTER}, rowid AS {ROWID}, {cols} "
+            f"FROM {spec.ref(catalog)} WHERE rowid = ANY(${n}::BIGINT[])"
+        )
+    return " UNION ALL BY NAME ".join(branches)
 
 
 def multiset_sql(spec: TableSpec, base: str, after: str) -> str:

@@ -213,7 +213,11 @@ def test_catalogs_of_one_connection_with_other_schemas_and_a_table_filter(tmp_pa
         assert diff_catalogs(con, "before", "now", schema="audit").tables.keys() == {"audit.events"}
         only = diff_catalogs(con, "before", "now", tables=["CUSTOMERS"])
         assert only.tables.keys() == {"customers"}
-        assert con.execute("SELECT current_setting('TimeZone')").fetchone()[0] == "America/Lima"
+        # the connection is as it was: its zone, and no result left open
+        assert con.sql("SELECT current_setting('TimeZone')").fetchall() == [("America/Lima",)]
+        con.execute("BEGIN TRANSACTION")  # inside the caller's transaction, the diff reads its snapshot
+        assert diff_catalogs(con, "before", "now") == everything
+        con.execute("COMMIT")
         with pytest.raises(DiffError, match='no table "custmers".*Did you mean "customers"'):
             diff_catalogs(con, "before", "now", tables=["custmers"])
         with pytest.raises(DiffError, match="no catalog later"):
