@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from pipeline.diff.labels import human_column
 from pipeline.schema.model import Column, ForeignKey, Table
 from pipeline.values import dumps
 
@@ -49,7 +50,8 @@ def row_items(table: Table, row: dict[str, Any], columns: list[str], ref_label: 
     """`["playlist 'Road Trip'", "song 'Hour'", "position 3"]` for the non-NULL `columns` of `row`.
 
     A single-column foreign key with a label reads as the label of the row it points to; the others read
-    as `column value`. References come first, then the rest in the table's order.
+    as `column value`. References come first, then the column people name the row by, then the rest in
+    the table's order.
     """
     wanted = {c.lower() for c in columns}
     refs, done = [], set()
@@ -63,9 +65,12 @@ def row_items(table: Table, row: dict[str, Any], columns: list[str], ref_label: 
         if label is not None:
             refs.append(f"{fk_name(fk)} {quoted(label)}")
             done.add(fk.columns[0].lower())
+    human = human_column(table)
+    first = {c.lower() for c in (human if isinstance(human, tuple) else (human,) if human else ())}
+    columns = sorted(table.columns, key=lambda c: c.name.lower() not in first)  # stable: table order kept
     rest = [
         f"{c.name} {value_text(row.get(c.name), c)}"
-        for c in table.columns
+        for c in columns
         if c.name.lower() in wanted and c.name.lower() not in done and row.get(c.name) is not None
     ]
     return refs + rest

@@ -9,7 +9,7 @@ import duckdb
 import pytest
 from pydantic import ValidationError
 
-from pipeline.diff import ColumnRule, Diff, DiffError, Policy, compare, db_labeler, diff_files
+from pipeline.diff import ColumnRule, Diff, DiffError, Policy, compare, db_labeler, diff_files, human_column
 from pipeline.schema import parse_ddl
 from tests.diff.conftest import make_pair
 
@@ -294,3 +294,19 @@ def test_real_episodes_that_insert_in_another_order_pass(tmp_path: Path):
     assert verdict.explain() == (
         "playlist_songs: insert (playlist 'Road Trip', song_id 18): position expected 2, got 3"
     )
+
+
+def test_labels_come_from_the_human_column_of_the_base(base: Path):
+    people = parse_ddl(
+        "CREATE TABLE staff (id INT PRIMARY KEY, first_name VARCHAR, last_name VARCHAR, email VARCHAR);"
+        "CREATE TABLE rooms (room_id INT PRIMARY KEY, floor INT, room_name VARCHAR);"
+        "CREATE TABLE seats (seat_no INT PRIMARY KEY, row_no INT);"
+    )
+    assert [human_column(t) for t in people.tables] == [("first_name", "last_name"), "room_name", None]
+    with duckdb.connect(str(base), read_only=True) as con:
+        labels = db_labeler(con, SCHEMA)  # a connection stays the caller's
+        assert labels("songs", {"song_id": 18}) == "Day" and labels("users", {"user_id": 42}) == "mike"
+        assert labels("songs", {"song_id": 999}) is None  # no such row
+        assert labels("playlist_songs", {"playlist_id": 7}) is None  # no column to name it by
+        labels.close()
+        assert con.execute("SELECT count(*) FROM songs").fetchall() == [(2,)]
