@@ -5,10 +5,11 @@
     verdict = compare(expected, actual, schema=schema, policy=Policy(...),
                       labels=db_labeler(base_path, schema))
 
-`engine.py` computes a diff in DuckDB (`queries.py`, over the tables and keys of `catalog.py`); `model.py`
-is its canonical JSON; `compare.py` grades one diff against another (`pairing.py` pairs inserted rows,
-`policy.py` compares values, `labels.py` and `phrases.py` put mismatches into words); `render.py` prints
-a diff for people.
+`engine.py` computes a diff in DuckDB (`queries.py`, over the tables and keys `specs.py` finds in the
+catalogs with `catalog.py`); `model.py` is its canonical JSON; `compare.py` grades one diff against
+another (`inserts.py` and `pairing.py` pair inserted rows, `grading.py` holds the state of a comparison,
+`policy.py` compares values, `labels.py` and `phrases.py` put mismatches into words); `render.py` prints a
+diff for people.
 """
 
 from __future__ import annotations

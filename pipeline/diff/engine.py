@@ -4,8 +4,9 @@
     diff = diff_catalogs(con, "base", "episode", tables=["playlists", "playlist_songs"])
     print(diff.to_json())
 
-One query per table finds and fetches the changed rows (`queries.py`); only those rows reach Python, where
-their values become canonical JSON (`pipeline.values.json_value`).
+Two statements find and read the changed rows of every keyed table, one more each table without a key
+(`queries.py`); only those rows reach Python, where their values become canonical JSON
+(`pipeline.values.json_value`).
 """
 
 from __future__ import annotations

@@ -201,7 +201,8 @@ def test_a_unique_not_null_key_stands_in_for_a_missing_primary_key(tmp_path: Pat
 def test_catalogs_of_one_connection_with_other_schemas_and_a_table_filter(tmp_path: Path):
     base, after = make_pair(
         tmp_path,
-        SHOP + "CREATE SCHEMA audit; CREATE TABLE audit.events (id INTEGER PRIMARY KEY, what VARCHAR);",
+        SHOP + "CREATE SCHEMA audit; CREATE TABLE audit.events (id INTEGER PRIMARY KEY, what VARCHAR);"
+        "CREATE VIEW vips AS SELECT * FROM customers WHERE vip;",  # a view is not data
         SHOP_ROWS + "INSERT INTO audit.events VALUES (1, 'boot');",
         "UPDATE audit.events SET what = 'reboot'; INSERT INTO customers VALUES (99, 'Zed', NULL, NULL);",
     )
