@@ -61,6 +61,11 @@ class ColumnRule(BaseModel):
             raise ValueError('rule "time" needs "seconds"')
         return self
 
+    def to_data(self) -> str | dict[str, Any]:
+        """The compact JSON form: the bare rule name when it takes no parameters."""
+        data = self.model_dump(exclude_none=True)
+        return self.rule if len(data) == 1 else data
+
     def describe(self) -> str:
         """`normalized`, `numeric within 0.01`, `time within 120 s`: for messages."""
         if self.rule == "numeric":
@@ -114,6 +119,10 @@ class Policy(BaseModel):
             if not table or not column or column == "*":
                 raise ValueError(f'"{name}": name a column as "table.column" or "*.column"')
         return columns
+
+    def to_dict(self) -> dict[str, Any]:
+        """The compact JSON form stored with a task: `{"columns": {"songs.title": "normalized", ...}}`."""
+        return {"columns": {name: rule.to_data() for name, rule in sorted(self.columns.items())}}
 
     def rule(self, table: str, column: str) -> ColumnRule:
         """The rule for `table.column`: its own, else the `*.column` one, else exact (case-insensitive)."""

@@ -249,6 +249,9 @@ def test_policy_layers_names_and_rules_are_checked():
     assert merged.rule("SONGS", "Title").rule == "normalized"
     assert merged.rule("songs", "plays").rule == "exact"
     assert Policy.model_validate_json(merged.model_dump_json()) == merged
+    assert merged.to_dict() == {"columns": {
+        "*.created_at": {"rule": "time", "seconds": 5}, "songs.title": "normalized"}}
+    assert Policy.model_validate(merged.to_dict()) == merged
     with pytest.raises(ValidationError, match="needs"):
         ColumnRule(rule="numeric")
     with pytest.raises(ValidationError, match="takes no seconds"):
