@@ -43,8 +43,8 @@ def _keyed(
     return {specs[i].label: _table_diff(i, specs[i], places, rows) for i, places in found.items()}
 
 
-Rows = dict[tuple[int, bool, int], dict[str, Any]]
-"""(table index, is the after side, rowid) -> the row as canonical JSON."""
+Rows = dict[tuple[int, bool, int], tuple[dict[str, Any], tuple]]
+"""(table index, is the after side, rowid) -> (the row as canonical JSON, its key as DuckDB gave it)."""
 
 
 def _fetch(
@@ -67,26 +67,36 @@ def _fetch(
     result = con.execute(rows_sql(parts), params)
     at = {d[0]: n for n, d in enumerate(result.description)}
     columns = {i: [(c, at[f"{i}:{c}"]) for c in specs[i].column_names] for i in found}
+    keys = {i: [at[f"{i}:{k}"] for k in specs[i].key or ()] for i in found}
     rows: Rows = {}
     for row in result.fetchall():
         i = row[0]
-        rows[(i, row[1], row[2])] = {c: json_value(row[n]) for c, n in columns[i]}
+        rows[(i, row[1], row[2])] = (
+            {c: json_value(row[n]) for c, n in columns[i]},
+            tuple(row[n] for n in keys[i]),
+        )
     return rows
 
 
 def _table_diff(
-    i: int, spec: TableSpec, found: list[tuple[int, int | None, int | None]], rows: Rows
+    i: int, spec: TableSpec, found: list[tuple[int | None, int | None, int | None]], rows: Rows
 ) -> TableDiff:
     """Table `i`'s changes from stage 1's (place in key order, base rowid, after rowid): whole rows
-    inserted and deleted, and for updated rows the columns whose values differ."""
+    inserted and deleted, and for updated rows the columns whose values differ, in key order (DuckDB's
+    place, or the key values when stage 1 left the place to Python)."""
+
+    def order(entry: tuple[int | None, int | None, int | None]) -> Any:
+        place, b, a = entry
+        return place if place is not None else rows[(i, False, b) if b is not None else (i, True, a)][1]
+
     inserted, deleted, updated = [], [], []
-    for _, b, a in sorted(found, key=lambda f: f[0]):
+    for _, b, a in sorted(found, key=order):
         if b is None:
-            inserted.append(rows[(i, True, a)])
+            inserted.append(rows[(i, True, a)][0])
         elif a is None:
-            deleted.append(rows[(i, False, b)])
+            deleted.append(rows[(i, False, b)][0])
         else:
-            old, new = rows[(i, False, b)], rows[(i, True, a)]
+            old, new = rows[(i, False, b)][0], rows[(i, True, a)][0]
             changes = {c.name: (old[c.name], new[c.name]) for c in spec.values if old[c.name] != new[c.name]}
             if changes:  # a hash that moved while no value did (-0.0 vs 0.0, say) is no change
                 updated.append(RowUpdate(key={k: old[k] for k in spec.key or ()}, changes=changes))

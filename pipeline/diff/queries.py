@@ -15,7 +15,7 @@ Keyed tables (a primary key, or a UNIQUE key of NOT NULL columns), in two stages
 
 Stage 1 does what the reference formulation does (`keyed_counts_sql`), for all tables at once; most
 tables of an episode have no change, and stage 2 reads none of their rows. Stage 2 fetches rows by rowid
-(a semi-join DuckDB pushes into the scan); stage 1 has already placed them in the key's order. Both stages
+(a semi-join DuckDB pushes into the scan), and they are put in the key's order. Both stages
 run in one snapshot (read-only catalogs, or one transaction), so the rowids stay valid between them.
 
 Multiset table (no key): rows are counted per hash on each side; only the rows whose hash has different
@@ -27,6 +27,8 @@ of a multiset table in the order of all their columns.
 """
 
 from __future__ import annotations
+
+import re
 
 from pipeline.diff.catalog import Column
 from pipeline.diff.specs import TableSpec
@@ -78,7 +80,10 @@ def keyed_counts_sql(spec: TableSpec, base: str, after: str) -> str:
 
 def changed_keys_sql(specs: list[TableSpec], base: str, after: str) -> str:
     """Stage 1, every keyed table in one statement: (table index, base rowid, after rowid, place in key
-    order) of each key whose row is on one side only (the other rowid NULL) or whose row hash differs."""
+    order) of each key whose row is on one side only (the other rowid NULL) or whose row hash differs.
+
+    The place is NULL for a table whose key Python orders as DuckDB does (`python_orders`): its rows are
+    put in order from their key values, which spares a window per table."""
     branches = []
     for i, spec in enumerate(specs):
         assert spec.key
@@ -86,15 +91,29 @@ def changed_keys_sql(specs: list[TableSpec], base: str, after: str) -> str:
         h = row_hash(spec.values)
         first = quote_ident(spec.key[0])
         order = ", ".join(f"coalesce(b.{quote_ident(k)}, a.{quote_ident(k)})" for k in spec.key)
+        place = "NULL::BIGINT" if python_orders(spec) else f"row_number() OVER (ORDER BY {order})"
         branches.append(
-            f"SELECT {i} AS {TABLE}, b.__r AS {ROW_BASE}, a.__r AS {ROW_AFTER}, "
-            f"row_number() OVER (ORDER BY {order}) AS {PLACE} "
+            f"SELECT {i} AS {TABLE}, b.__r AS {ROW_BASE}, a.__r AS {ROW_AFTER}, {place} AS {PLACE} "
             f"FROM (SELECT {keys}, {h} AS __h, rowid AS __r FROM {spec.ref(base)}) AS b "
             f"FULL JOIN (SELECT {keys}, {h} AS __h, rowid AS __r FROM {spec.ref(after)}) AS a "
             f"ON {_on(spec.key, 'b', 'a')} "
             f"WHERE b.{first} IS NULL OR a.{first} IS NULL OR b.__h <> a.__h"
         )
     return " UNION ALL ".join(branches)
+
+
+PYTHON_ORDERED = re.compile(
+    r"(TINYINT|SMALLINT|INTEGER|BIGINT|HUGEINT|UTINYINT|USMALLINT|UINTEGER|UBIGINT|UHUGEINT|VARCHAR|DATE"
+    r"|TIMESTAMP|TIMESTAMP WITH TIME ZONE|TIME|BOOLEAN|UUID|BLOB|DECIMAL\(\d+,\d+\))"
+)
+"""Key types whose Python values sort as DuckDB sorts them (text: code points = UTF-8 bytes; UUID: by
+value). Others (ENUM in declaration order, floats with NaN, nested types, ...) are placed by DuckDB."""
+
+
+def python_orders(spec: TableSpec) -> bool:
+    """Whether Python can put rows of `spec` in key order from the key values alone."""
+    types = {c.name: c.type for c in spec.columns}
+    return all(PYTHON_ORDERED.fullmatch(types[k]) for k in spec.key or ())
 
 
 def rows_sql(parts: list[tuple[int, TableSpec, str, bool]]) -> str:

@@ -165,6 +165,17 @@ def test_rows_are_in_the_keys_type_order(tmp_path: Path):
         name="int",
     )
     assert [r["id"] for r in diff_files(base, after).tables["n"].inserted] == [-1, 9, 10, 100]
+    words = ["b", "B", "é", "a", "Z", "ab", "a b", "10", "9"]
+    base, after = make_pair(
+        tmp_path,
+        "CREATE TABLE w (word VARCHAR PRIMARY KEY, price DECIMAL(6,2) NOT NULL UNIQUE);",
+        "",
+        "INSERT INTO w VALUES " + ", ".join(f"('{w}', {i - 4}.5)" for i, w in enumerate(words)),
+        name="text",
+    )
+    with duckdb.connect(str(after), read_only=True) as con:
+        in_sql = [r[0] for r in con.execute("SELECT word FROM w ORDER BY word").fetchall()]
+    assert [r["word"] for r in diff_files(base, after).tables["w"].inserted] == in_sql
 
 
 def test_json_is_byte_identical_in_another_process_and_time_zone(tmp_path: Path, shop: Diff):
