@@ -30,9 +30,10 @@ from pipeline.fill.report import TableReport
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import FillPlan, plan_fill
 from pipeline.llm.settings import LLMSettings
-from pipeline.store import create_tables, install_views, reset_sequences
+from pipeline.store import create_tables, reset_sequences
 from validation.audit import AuditReport, audit
 from validation.rules import apply_rules
+from validation.views import install_views
 
 if TYPE_CHECKING:
     from pipeline.llm.fill import LLMFill

@@ -40,8 +40,9 @@ def schema(
     as_json: JsonOpt = False,
 ) -> None:
     """Parse a DDL file and show its tables, keys, fill order, cycles and skipped statements."""
+    from pipeline.graph import schema_report
     from pipeline.render import render_schema
-    from pipeline.schema import load_ddl, schema_report
+    from pipeline.schema import load_ddl
 
     report = schema_report(load_ddl(ddl_file, dialect))
     if as_json:
@@ -61,9 +62,10 @@ def init_db(
     from pipeline.graph import plan_fill
     from pipeline.schema import load_ddl
     from pipeline.store import create_database
+    from validation.views import install_views
 
     model = load_ddl(ddl_file, dialect)
-    path = create_database(model, plan_fill(model), db_file, overwrite=overwrite)
+    path = create_database(model, plan_fill(model), db_file, overwrite=overwrite, setup=install_views)
     stdout.print(f"created {path} with {len(model.tables)} tables")
 
 
@@ -183,7 +185,7 @@ def fake_llm(
     seed: Annotated[int, typer.Option(help="Seed of the answers and of fault choice.")] = 0,
 ) -> None:
     """Run a local OpenAI-compatible server answering with schema-conforming rows (tests, benchmarks)."""
-    from pipeline.llm.fake_server import serve
+    from pipeline.fakellm.server import serve
 
     options: dict = {
         "latency": latency,

@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.arrow_types import text_length
 from pipeline.fill.checks import After, CheckFacts, ColumnFacts, derive_checks
-from pipeline.fill.config import ColumnHint, DomainConfig
 from pipeline.fill.infer import infer, kind_of, paired_start
 from pipeline.fill.spec import ColumnSpec, new_spec, resolve_bounds, resolve_gaps
 from pipeline.schema.model import Column, Table
+from pipeline.types import text_length
 
 _NAME_STRATEGIES = {"first_name": "first", "last_name": "last", "full_name": "full"}
 _NEEDS_NAMES = ("email", "username", "full_name")

@@ -22,8 +22,8 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError
-from pipeline.fill.config import DomainConfig
 from pipeline.fill.deferred import fill_deferred  # the second pass (pipeline.build imports it from here)
 from pipeline.fill.generator import apply_expressions, apply_sequences
 from pipeline.fill.key_kinds import per_parent_fk, unbroken_fks

@@ -10,6 +10,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
+from validation.rules import RuleReport
+
 
 @dataclass
 class TableReport:
@@ -35,27 +37,6 @@ class TableReport:
             "repairs": dict(sorted(self.repairs.items())),
             "shortfall": self.shortfall,
             "seconds": round(self.seconds, 3),
-        }
-
-
-@dataclass
-class RuleReport:
-    """One domain rule: violations its check found over all rounds, how many were repaired, rounds run."""
-
-    name: str
-    found: int = 0
-    repaired: int = 0
-    rounds: int = 0
-    orphans: dict[str, int] = field(default_factory=dict)
-    """Rows its repairs left dangling, cleaned by foreign-key semantics (`delete t(c)` / `set_null t(c)`)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "found": self.found,
-            "repaired": self.repaired,
-            "rounds": self.rounds,
-            "orphans": dict(sorted(self.orphans.items())),
         }
 
 

@@ -3,11 +3,11 @@
     parse_ddl(text, dialect=None, source=None) -> Schema
     load_ddl(path, dialect=None) -> Schema
     detect_dialect(text) -> str
-    schema_report(schema) -> dict   (the JSON the CLI prints)
 
 A file is split into statements (split.py), each classified by its first words (classify.py); tables,
 ALTERs, unique indexes, comments, enum types and domains are parsed with sqlglot (syntax.py) into the
 model (builder.py and the modules it calls); everything else is counted in `Schema.skipped`.
+`pipeline.graph.schema_report` adds the fill plan (the JSON `stateforge schema` prints).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from pipeline.errors import SchemaError
 from pipeline.schema.builder import Builder
 from pipeline.schema.dialects import DIALECTS, detect_dialect, resolve_dialect
 from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.schema.report import schema_report
 from pipeline.schema.split import split_statements
 
 __all__ = [
@@ -31,7 +30,6 @@ __all__ = [
     "detect_dialect",
     "load_ddl",
     "parse_ddl",
-    "schema_report",
 ]
 
 

@@ -15,8 +15,8 @@ import duckdb
 import pyarrow as pa
 import pytest
 
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError
-from pipeline.fill.config import DomainConfig
 from pipeline.fill.engine import fill_database, fill_table
 from pipeline.fill.report import TableReport
 from pipeline.fill.sizing import plan_rows

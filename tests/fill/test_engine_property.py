@@ -11,7 +11,7 @@ import duckdb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.fill.config import DomainConfig
+from pipeline.domain.config import DomainConfig
 from pipeline.fill.engine import fill_database
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import plan_fill

@@ -128,7 +128,7 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
 
 def test_flow_takes_the_llm_options(prefect_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from flows.build_domain import build_domain
-    from pipeline.llm.fake_server import FakeLLMServer
+    from pipeline.fakellm.server import FakeLLMServer
 
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     monkeypatch.setenv("STATEFORGE_LLM_CACHE", str(tmp_path / "cache"))

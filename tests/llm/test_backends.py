@@ -11,10 +11,10 @@ from pydantic import ValidationError
 
 from pipeline import ROOT
 from pipeline.errors import TerminalError
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.accounting import LLMStats
 from pipeline.llm.backends import BACKENDS, check_backend, get_backend
 from pipeline.llm.client import LLMClient
-from pipeline.llm.fake_server import FakeLLMServer
 from pipeline.llm.settings import LLMSettings, Price, llm_settings
 
 

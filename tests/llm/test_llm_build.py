@@ -13,10 +13,10 @@ import duckdb
 import pytest
 
 from pipeline.domain import load_domain
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.fill.engine import fill_database
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import plan_fill
-from pipeline.llm.fake_server import FakeLLMServer
 from pipeline.llm.fill import LLMFill
 from pipeline.llm.settings import LLMSettings
 from pipeline.store import create_tables

@@ -18,20 +18,21 @@ import pyarrow as pa
 import pytest
 
 from pipeline.domain import DomainPack, load_domain
+from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import TerminalError
-from pipeline.fill.config import ColumnHint, DomainConfig
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.fill.engine import fill_database
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import plan_fill
 from pipeline.llm.columns import meaning_columns
-from pipeline.llm.fake_server import FakeLLMServer
 from pipeline.llm.fill import LLMFill
 from pipeline.llm.prompts import prompt_hashes
 from pipeline.llm.rows import RowShape
 from pipeline.llm.settings import LLMSettings
 from pipeline.schema.model import Column, Table
 from pipeline.store import create_tables
-from validation.batch import arrow_type, validate_batch
+from pipeline.types import batch_arrow_type
+from validation.batch import validate_batch
 
 SEED = 7
 
@@ -65,7 +66,7 @@ def db(music: Music, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 def take(con: duckdb.DuckDBPyConnection, table: Table) -> pa.Table:
     """The table's stored rows as an offline batch (DDL order, the engine's Arrow types), then deleted."""
     stored = con.sql(f'SELECT * FROM main."{table.name}" ORDER BY ALL').to_arrow_table()
-    batch = pa.table({c.name: stored.column(c.name).cast(arrow_type(c.type)) for c in table.columns})
+    batch = pa.table({c.name: stored.column(c.name).cast(batch_arrow_type(c.type)) for c in table.columns})
     con.execute(f'DELETE FROM main."{table.name}"')
     return batch
 

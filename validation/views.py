@@ -11,16 +11,12 @@ to the audit's `Violation` fields: kind = check, table_name = table, constraint_
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import duckdb
 
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import Schema
 from pipeline.store.sql import METADATA_SCHEMA, meta_ref, quote_ident, quote_literal
-
-if TYPE_CHECKING:
-    from validation.checks import CheckQuery
+from validation.checks import CheckQuery, build_checks, row_count_sql
 
 VIEWS = ("table_stats", "fk_orphans", "violations")
 
@@ -69,10 +65,6 @@ def install_views(con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan
 
     The SQL is generated from the model at the time of the call: rerun it after the model changes.
     """
-    # Imported here: validation.checks imports pipeline.store.sql, so a module-level import would make
-    # `import validation.checks` circular.
-    from validation.checks import build_checks, row_count_sql
-
     checks = build_checks(schema)
     order = [t for t in plan.order if schema.has_table(t)]
     order += [t for t in schema.table_names if t not in order]

@@ -2,7 +2,7 @@
 
 Pure functions of the request, the seed and the fault chosen for it: no HTTP, no counters, no clock
 except the `created` field. `response_format` `json_schema` gets a document that conforms to the schema
-(`fake_rows.synthesize`), `json_object` gets a JSON object (`{"rows": [...]}` when the prompt has or asks
+(`rows.synthesize`), `json_object` gets a JSON object (`{"rows": [...]}` when the prompt has or asks
 for rows), no format gets a few sentences. `max_tokens` / `max_completion_tokens` cut the content
 (finish_reason "length"). Tokens are counted as ceil(characters / 4).
 """
@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from pipeline.llm.fake_faults import CONTENT_FAULTS, TEXT_FAULTS, corrupt_document, corrupt_text
-from pipeline.llm.fake_rows import find_fixed_rows, object_answer, synthesize, text_answer
+from pipeline.fakellm.faults import CONTENT_FAULTS, TEXT_FAULTS, corrupt_document, corrupt_text
+from pipeline.fakellm.rows import find_fixed_rows, object_answer, synthesize, text_answer
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error"}
 _ERROR_TYPES |= {413: "invalid_request_error", 429: "requests"}

@@ -16,8 +16,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from pipeline import ROOT
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.config import DomainConfig
 from pipeline.schema.model import Schema, suggest
 
 DDL_FILE = "schema.sql"

@@ -1,7 +1,8 @@
 """The domain config: what `domain.yaml` says that the DDL cannot (docs/domain-packs.md is the contract).
 
 Pydantic models with `extra="forbid"`, so that a typo is an error rather than a silently ignored key.
-Reading the YAML file and turning validation errors into `DomainError`s lives in `pipeline.domain`.
+Reading the YAML file and turning validation errors into `DomainError`s lives in `pipeline.domain.loader`;
+what only the generator can judge (strategy names, hints on foreign keys) in `pipeline.fill.check_config`.
 """
 
 from __future__ import annotations
@@ -57,7 +58,7 @@ class ColumnHint(_Model):
     """How to generate one column; every key is optional (see docs/domain-packs.md, "Column hints")."""
 
     strategy: str | None = None
-    """A strategy name (see `pipeline.fill.strategies.STRATEGIES`)."""
+    """A strategy name: one of `pipeline.fill.strategies.STRATEGIES` (`pipeline.fill.check_config`)."""
     values: list[Any] | None = None
     """Pick from this list."""
     weights: list[float] | None = None
@@ -245,11 +246,10 @@ class DomainConfig(_Model):
         return {k.lower(): v for k, v in self.columns.items()}
 
     def validate_against(self, schema: Schema) -> None:
-        """Raise `DomainError` for any table, column, foreign key or strategy the schema does not have,
-        and for a hint on a foreign-key column that the key's draw cannot honour (`key_kinds`)."""
-        from pipeline.fill.key_kinds import check_key_hints  # these modules import this one
-        from pipeline.fill.strategies import STRATEGIES
+        """Raise `DomainError` for any table, column or foreign key the schema does not have.
 
+        `pipeline.fill.check_config` runs this and then what only the generator can judge (strategies,
+        hints on foreign keys)."""
         for name, table_cfg in self.tables.items():
             table = self._table(schema, name, f"tables.{name}")
             if table_cfg.per_parent is not None:
@@ -260,33 +260,27 @@ class DomainConfig(_Model):
                     hint = (
                         suggest(fk, fk_columns) or f" Foreign key columns: {', '.join(fk_columns) or 'none'}."
                     )
-                    self._fail(where, f'table {table.name} has no foreign key column "{fk}".{hint}')
+                    self.fail(where, f'table {table.name} has no foreign key column "{fk}".{hint}')
         for key, hint in self.columns.items():
             if "." not in key:
-                self._fail(f"columns.{key}", f'"{key}" is not "table.column".')
+                self.fail(f"columns.{key}", f'"{key}" is not "table.column".')
             table_name, column_name = key.rsplit(".", 1)
             table = self._table(schema, table_name, f"columns.{key}")
             self._column(table, column_name, f"columns.{key}")
-            if hint.strategy is not None and hint.strategy not in STRATEGIES:
-                self._fail(
-                    f"columns.{key}.strategy",
-                    f'no strategy "{hint.strategy}".{suggest(hint.strategy, list(STRATEGIES))}',
-                )
             if hint.after is not None:
                 self._column(table, hint.after, f"columns.{key}.after")
                 self._generated(table, hint.after, f"columns.{key}.after")
             for group in hint.within or []:
                 self._column(table, group, f"columns.{key}.within")
-        check_key_hints(self, schema)
 
     def _table(self, schema: Schema, name: str, where: str) -> Table:
         if not schema.has_table(name):
-            self._fail(where, f'the DDL has no table "{name}".{suggest(name, schema.table_names)}')
+            self.fail(where, f'the DDL has no table "{name}".{suggest(name, schema.table_names)}')
         return schema.table(name)
 
     def _column(self, table: Table, name: str, where: str) -> None:
         if not table.has_column(name):
-            self._fail(
+            self.fail(
                 where, f'table {table.name} has no column "{name}".{suggest(name, table.column_names)}'
             )
 
@@ -297,7 +291,8 @@ class DomainConfig(_Model):
         later = hint is not None and (hint.expr is not None or bool(hint.within))
         if name.lower() in fk_columns or later:
             what = "a foreign key column" if name.lower() in fk_columns else "computed after the row"
-            self._fail(where, f'"{name}" is {what}; `after` needs a column generated with the row.')
+            self.fail(where, f'"{name}" is {what}; `after` needs a column generated with the row.')
 
-    def _fail(self, where: str, message: str) -> None:
+    def fail(self, where: str, message: str) -> None:
+        """Raise `DomainError` naming this config's file and the key path `where`."""
         raise DomainError(f"{self._source or 'domain.yaml'}: {where}: {message}")

@@ -3,7 +3,7 @@
 Endpoints (OpenAI wire format; errors as `{"error": {"message", "type", "param", "code"}}`):
 
 - `GET /v1/models`, `GET /v1/models/{id}`: the configured model names.
-- `POST /v1/chat/completions`, non-streaming (what it answers: `fake_chat`). `stream: true` gets a 400:
+- `POST /v1/chat/completions`, non-streaming (what it answers: `chat`). `stream: true` gets a 400:
   SSE is not implemented. `n`, tools and sampling parameters are ignored.
 - `GET /_control/stats`, `GET|POST /_control/faults`, `POST /_control/reset`: counters and run-time fault
   switches for tests. Control requests need no API key, are never faulted and are not counted.
@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from pipeline.llm.fake_chat import (
+from pipeline.fakellm.chat import (
     ApiError,
     Reply,
     answer,
@@ -34,8 +34,8 @@ from pipeline.llm.fake_chat import (
     parse_body,
     request_digest,
 )
-from pipeline.llm.fake_faults import FaultConfig, FaultSpec, choose_fault, parse_faults
-from pipeline.llm.fake_http import FakeHTTPServer
+from pipeline.fakellm.faults import FaultConfig, FaultSpec, choose_fault, parse_faults
+from pipeline.fakellm.httpd import FakeHTTPServer
 
 log = logging.getLogger(__name__)
 

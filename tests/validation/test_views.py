@@ -11,7 +11,16 @@ import pytest
 
 from pipeline.graph import plan_fill
 from pipeline.schema.model import Schema
-from pipeline.store import VIEWS, connect, create_database
+from pipeline.store import connect, create_database
+from tests.store.shop import shop
+from validation.views import VIEWS, install_views
+
+
+@pytest.fixture
+def db_path(tmp_path: Path) -> Path:
+    """A fresh, empty shop database on disk, with the audit views."""
+    schema, plan = shop()
+    return create_database(schema, plan, tmp_path / "shop.duckdb", setup=install_views)
 
 
 def test_views_over_empty_tables_count_zero(db_path: Path):
@@ -51,12 +60,12 @@ def test_views_work_when_the_file_is_attached_under_another_name(db_path: Path):
 
 def test_a_schema_without_tables_still_gets_valid_views(tmp_path: Path):
     schema = Schema([])
-    path = create_database(schema, plan_fill(schema), tmp_path / "empty.duckdb")
+    path = create_database(schema, plan_fill(schema), tmp_path / "empty.duckdb", setup=install_views)
     with connect(path, read_only=True) as con:
         for view in VIEWS:
             assert con.sql(f"SELECT count(*) FROM stateforge.{view}").fetchall() == [(0,)]
 
 
-@pytest.mark.parametrize("module", ["validation.checks", "validation.audit", "pipeline.store.views"])
+@pytest.mark.parametrize("module", ["validation.checks", "validation.audit", "validation.views"])
 def test_modules_import_first_without_a_cycle(module: str):
     subprocess.run([sys.executable, "-c", f"import {module}"], check=True, capture_output=True)

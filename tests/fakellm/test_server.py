@@ -21,9 +21,9 @@ import openai
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pipeline.llm.fake_faults import choose_fault, parse_faults
-from pipeline.llm.fake_rows import synthesize
-from pipeline.llm.fake_server import FakeLLMServer
+from pipeline.fakellm.faults import choose_fault, parse_faults
+from pipeline.fakellm.rows import synthesize
+from pipeline.fakellm.server import FakeLLMServer
 
 MODEL = "fake-model"
 FIXED_IDS = [3, 7, 11]
@@ -381,7 +381,7 @@ def _swallow(call: Any, *args: Any) -> None:
 
 
 def test_serve_runs_in_the_foreground_until_ctrl_c() -> None:
-    code = "from pipeline.llm.fake_server import serve; serve(port=0, faults=['malformed=every:2'])"
+    code = "from pipeline.fakellm.server import serve; serve(port=0, faults=['malformed=every:2'])"
     process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
     try:
         banner = process.stdout.readline()

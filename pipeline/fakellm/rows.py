@@ -22,7 +22,7 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime, timedelta
 from typing import Any
 
-from pipeline.llm import fake_words as words
+from pipeline.fakellm import words
 
 MAX_DEPTH = 6
 """Deeper than this, values get their smallest legal form (null, fewest items, required fields only)."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.graph.plan import plan_fill
 from pipeline.schema.model import Schema
 
 
@@ -13,9 +14,6 @@ def schema_report(schema: Schema) -> dict[str, Any]:
     Keys: dialect, source, tables, skipped_statements, notes, fill_order, generations, cycles,
     cycle_details, deferred_foreign_keys.
     """
-    # Imported here: pipeline.graph imports the schema model, so importing it at the top is a cycle.
-    from pipeline.graph import plan_fill
-
     plan = plan_fill(schema).to_dict()
     details = plan.pop("cycles")
     return {

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, cast
 
-from pipeline.llm.fake_chat import ApiError, Reply
+from pipeline.fakellm.chat import ApiError, Reply
 
 log = logging.getLogger(__name__)
 
