@@ -28,8 +28,9 @@ from pipeline.domain.config import DomainConfig
 from pipeline.llm.accounting import LLMStats
 from pipeline.llm.client import LLMClient
 from pipeline.llm.columns import context_columns, echo_columns, meaning_columns
-from pipeline.llm.context import TableParts
+from pipeline.llm.context import TableParts, Upstream
 from pipeline.llm.prompts import prompt_hashes
+from pipeline.llm.reply import LLMRequest
 from pipeline.llm.rounds import BatchRun
 from pipeline.llm.rows import RowShape
 from pipeline.llm.settings import LLMSettings
@@ -142,6 +143,17 @@ class LLMFill:
         self.client.stats = counts.stats
         run = BatchRun(self, plan, con, batch, batch_no, counts)
         return run.run()
+
+    def preview(
+        self, con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table, batch_no: int = 0
+    ) -> list[LLMRequest]:
+        """The first requests `batch` would send, without sending them (to read a prompt, or test it)."""
+        plan = self.plan(table)
+        if plan is None:
+            return []
+        run = BatchRun(self, plan, con, batch, batch_no, TableCounts(plan.written))
+        upstream = Upstream.fetch(con, self.schema, self.config, table, batch, seed=self.seed)
+        return run.requests(run.todo(), 0, upstream)
 
     def report(self, table: Table | str) -> dict[str, Any]:
         """The table's account: rows by path, requests, rounds, failures by kind, calls, tokens, cost."""
