@@ -1,6 +1,8 @@
 """The error tree. Every error says what went wrong, where, and what to do next.
 
 `TerminalError`: retrying will not help (bad DDL, a bad domain pack, an audit that fails).
+`NotCleanError` (a `TerminalError`): the check ran and found the thing checked not clean; the CLI maps it
+to exit code 1 and every other `StateforgeError` to 2 (README, "Exit codes").
 `TransientError`: retrying may help (a timeout, a rate limit, a 5xx from an LLM server).
 """
 
@@ -65,6 +67,13 @@ class DomainError(TerminalError):
 
 class BuildError(TerminalError):
     """A build could not produce a clean database; the previous good one is left untouched."""
+
+
+class NotCleanError(TerminalError):
+    """The thing checked is not clean: an audit found violations (the CLI exits 1, not 2).
+
+    Raised after the check ran to the end, so the message can give counts and what to run next.
+    """
 
 
 class StoreError(TerminalError):

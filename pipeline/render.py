@@ -7,6 +7,8 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
+from pipeline.build.report import llm_summary, repairs_text
+
 
 def render_schema(console: Console, report: dict[str, Any]) -> None:
     """A summary of a parsed DDL file: its tables and keys, the fill order, cycles and skipped statements."""
@@ -73,8 +75,6 @@ class BuildProgress:
 
 def render_build(console: Console, report: dict[str, Any]) -> None:
     """The build report as a table per table, the rules, and the totals."""
-    from pipeline.report import llm_summary, repairs_text
-
     grid = Table(title=f"build of {report['domain']}", title_justify="left")
     for name, just in (
         ("table", "left"),

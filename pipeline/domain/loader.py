@@ -30,10 +30,17 @@ class DomainPack:
 
     name: str
     root: Path | None
-    """The pack's folder; None for a bare DDL file."""
-    ddl_path: Path
+    """The pack's folder; None for a bare DDL file or a pack made in memory."""
+    ddl_path: Path | None
+    """The DDL file; None for a pack made in memory (`DomainPack.of`)."""
     config: DomainConfig
     schema: Schema
+
+    @classmethod
+    def of(cls, schema: Schema, config: DomainConfig) -> DomainPack:
+        """A pack made in memory, from a schema model and a config (tests, generated schemas)."""
+        config.validate_against(schema)
+        return cls(name=config.name, root=None, ddl_path=None, config=config, schema=schema)
 
 
 def schemas_dir() -> Path:

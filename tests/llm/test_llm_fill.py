@@ -17,20 +17,17 @@ import duckdb
 import pyarrow as pa
 import pytest
 
+from pipeline.build import build_domain
 from pipeline.domain import DomainPack, load_domain
 from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import TerminalError
 from pipeline.fakellm.server import FakeLLMServer
-from pipeline.fill.engine import fill_database
-from pipeline.fill.sizing import plan_rows
-from pipeline.graph import plan_fill
 from pipeline.llm.columns import meaning_columns
 from pipeline.llm.fill import LLMFill
 from pipeline.llm.prompts import prompt_hashes
 from pipeline.llm.rows import RowShape
 from pipeline.llm.settings import LLMSettings
 from pipeline.schema.model import Column, Table
-from pipeline.store import create_tables
 from pipeline.types import batch_arrow_type
 from validation.batch import validate_batch
 
@@ -45,14 +42,9 @@ class Music:
 
 @pytest.fixture(scope="module")
 def music(tmp_path_factory: pytest.TempPathFactory) -> Music:
-    pack = load_domain("music")
-    plan = plan_fill(pack.schema)
-    rows = plan_rows(pack.schema, plan, pack.config, scale=0.02)
-    path = tmp_path_factory.mktemp("music") / "music.duckdb"
-    with duckdb.connect(str(path)) as con:
-        create_tables(con, pack.schema, plan)
-        fill_database(con, pack.schema, plan, pack.config, seed=SEED, rows=rows)
-    return Music(pack, path)
+    out = tmp_path_factory.mktemp("music")
+    build_domain("music", scale=0.02, seed=SEED, out=out)
+    return Music(load_domain("music"), out / "music.duckdb")
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-"""Building a domain: the stages that the CLI runs in sequence and the `build-domain` flow runs as tasks.
+"""The work of each stage of a build (`pipeline.build.run.STAGES` puts them in order and runs them).
 
     prepare -> open_partial -> fill_one (each table, in plan order) -> finish_fill -> audit_partial
             -> publish
@@ -7,6 +7,7 @@ A build writes to `<out>/.<name>.duckdb.partial` and moves it onto `<out>/<name>
 audit, so a failed or interrupted build never touches the previous good database. The partial file records
 which tables are complete (`stateforge.build_progress`) and a fingerprint of the build's inputs, so that
 `resume=True` continues from the last completed table of the same build, and refuses a different one.
+The file also records the domain's frozen "now" (`pipeline.store.build_meta`), the environment's clock.
 """
 
 from __future__ import annotations
@@ -23,14 +24,17 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from pipeline import ROOT, __version__
-from pipeline.domain import DomainPack, load_domain
-from pipeline.errors import BuildError
-from pipeline.fill.engine import fill_deferred, fill_table
+from pipeline.domain import DomainConfig, DomainPack, load_domain
+from pipeline.errors import BuildError, NotCleanError
+from pipeline.fill import check_config
+from pipeline.fill.deferred import fill_deferred
+from pipeline.fill.engine import fill_table
 from pipeline.fill.report import TableReport
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import FillPlan, plan_fill
 from pipeline.llm.settings import LLMSettings
 from pipeline.store import create_tables, reset_sequences
+from pipeline.store.build_meta import read_build_meta, write_build_meta
 from validation.audit import AuditReport, audit
 from validation.rules import apply_rules
 from validation.views import install_views
@@ -79,8 +83,13 @@ class Build:
         return hashlib.sha256(json.dumps(self.inputs, sort_keys=True).encode()).hexdigest()[:16]
 
 
+def frozen_now(config: DomainConfig) -> str:
+    """The domain's frozen "now": the end of its `time_window` at 12:00:00, as an ISO timestamp."""
+    return f"{config.time_window.end.isoformat()}T12:00:00"
+
+
 def prepare(
-    domain: str,
+    domain: str | DomainPack,
     *,
     dialect: str | None = None,
     scale: float = 1.0,
@@ -89,7 +98,8 @@ def prepare(
     out: str | Path | None = None,
     llm: LLMSettings | None = None,
 ) -> Build:
-    """Parse the domain (a pack name, a pack folder or a DDL file), plan the fill and size every table.
+    """Parse the domain (a pack name, a pack folder or a DDL file; or a pack already loaded), check its
+    config against the generator, plan the fill and size every table.
 
     With an LLM backend, the endpoint is checked here (key, model, reachability), before anything is written.
     """
@@ -99,10 +109,10 @@ def prepare(
         raise BuildError(f"--scale must be positive, got {scale}.")
     if rows is not None and rows < 1:
         raise BuildError(f"--rows must be at least 1, got {rows}.")
-    pack = load_domain(domain, dialect=dialect)
-    pack.config.validate_against(pack.schema)
+    pack = domain if isinstance(domain, DomainPack) else load_domain(domain, dialect=dialect)
     plan = plan_fill(pack.schema)
-    if rows is None and pack.root is None:
+    check_config(pack.config, pack.schema, plan)
+    if rows is None and pack.root is None and pack.ddl_path is not None:
         rows = 100  # a bare DDL file: about 100 rows per root table
     sizes = plan_rows(pack.schema, plan, pack.config, scale=scale, rows=rows)
     seed = pack.config.seed if seed is None else seed
@@ -110,10 +120,11 @@ def prepare(
     inputs = {
         "stateforge": __version__,
         "domain": pack.name,
-        "ddl_sha256": hashlib.sha256(pack.ddl_path.read_bytes()).hexdigest(),
+        **_schema_digest(pack),
         "config": pack.config.model_dump(mode="json"),
         "seed": seed,
         "rows": sizes,
+        "now": frozen_now(pack.config),
     }
     if llm is not None:
         from pipeline.llm.backends import check_backend
@@ -140,6 +151,14 @@ def prepare(
     )
 
 
+def _schema_digest(pack: DomainPack) -> dict[str, str]:
+    """The hash of the DDL file; of the parsed model for a pack made in memory (no file)."""
+    if pack.ddl_path is not None:
+        return {"ddl_sha256": hashlib.sha256(pack.ddl_path.read_bytes()).hexdigest()}
+    model = json.dumps(pack.schema.to_dict(), sort_keys=True, default=str)
+    return {"schema_sha256": hashlib.sha256(model.encode()).hexdigest()}
+
+
 def open_llm(build: Build) -> LLMFill | None:
     """The LLM fill of a build (the engine's `enrich` hook), or None for an offline build. Close it after."""
     if build.llm is None:
@@ -155,8 +174,7 @@ def open_partial(build: Build, *, resume: bool = False) -> list[str]:
     path = build.partial_path
     if resume and path.exists():
         with duckdb.connect(str(path)) as con:
-            found = con.sql("SELECT value FROM stateforge.build_meta WHERE key = 'fingerprint'").fetchall()
-            if found and found[0][0] == build.fingerprint:
+            if read_build_meta(con).get("fingerprint") == build.fingerprint:
                 return [
                     r[0]
                     for r in con.sql(f"SELECT table_name FROM {PROGRESS_TABLE} ORDER BY position").fetchall()
@@ -169,10 +187,13 @@ def open_partial(build: Build, *, resume: bool = False) -> list[str]:
         stale.unlink(missing_ok=True)
     with duckdb.connect(str(path)) as con:
         create_tables(con, build.pack.schema, build.plan)
-        con.execute("CREATE TABLE stateforge.build_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
-        con.execute(
-            "INSERT INTO stateforge.build_meta VALUES ('fingerprint', ?), ('inputs', ?)",
-            [build.fingerprint, json.dumps(build.inputs, sort_keys=True)],
+        write_build_meta(
+            con,
+            {
+                "fingerprint": build.fingerprint,
+                "inputs": json.dumps(build.inputs, sort_keys=True),
+                "now": build.inputs["now"],
+            },
         )
         con.execute(
             f"CREATE TABLE {PROGRESS_TABLE} (position INTEGER, table_name VARCHAR PRIMARY KEY, "
@@ -233,12 +254,13 @@ def finish_fill(build: Build) -> dict[str, Any]:
 
 
 def audit_partial(build: Build) -> AuditReport:
-    """Audit the partial database; a build whose audit is not clean fails and publishes nothing."""
+    """Audit the partial database; a build whose audit is not clean fails (`NotCleanError`, exit code 1)
+    and publishes nothing."""
     with duckdb.connect(str(build.partial_path), read_only=True) as con:
         report = audit(con, build.pack.schema)
     if not report.clean:
         worst = ", ".join(f"{v.check} {v.table} ({v.count})" for v in report.violations[:5])
-        raise BuildError(
+        raise NotCleanError(
             f"the audit of {build.partial_path} found {report.total} violations ({worst}); nothing was "
             f"published and {build.db_path} is untouched. Run `stateforge audit {build.partial_path}` for "
             "the offending keys; a domain rule or hint is the likely cause."
@@ -260,39 +282,3 @@ def publish(build: Build, report: dict[str, Any]) -> Path:
     os.replace(tmp, build.report_path)
     return build.db_path
 
-
-def build_domain(
-    domain: str,
-    *,
-    dialect: str | None = None,
-    scale: float = 1.0,
-    rows: int | None = None,
-    seed: int | None = None,
-    out: str | Path | None = None,
-    resume: bool = False,
-    llm: LLMSettings | None = None,
-    on_table_start: Callable[[str, int], None] | None = None,
-    on_batch: Callable[[str, int, int], None] | None = None,
-) -> dict[str, Any]:
-    """Run every stage in order and return the build report (what the CLI and `make run` call)."""
-    from pipeline.report import build_report
-
-    build = prepare(domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, llm=llm)
-    done = open_partial(build, resume=resume)
-    enrich = open_llm(build)
-    try:
-        with duckdb.connect(str(build.partial_path)) as con:
-            for table in build.plan.order:
-                if table in done:
-                    continue
-                if on_table_start:
-                    on_table_start(table, build.rows[table])
-                fill_one(build, table, con=con, on_batch=on_batch, llm=enrich)
-    finally:
-        if enrich is not None:
-            enrich.close()
-    finish = finish_fill(build)
-    checked = audit_partial(build)
-    report = build_report(build, finish, checked, resumed=done, llm=enrich)
-    publish(build, report)
-    return report

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 if TYPE_CHECKING:
-    from pipeline.build import Build
+    from pipeline.build.stages import Build
     from pipeline.llm.fill import LLMFill
     from validation.audit import AuditReport
 
