@@ -1,7 +1,8 @@
 """The `stateforge` command line. Every command calls the same library functions as the flows and tests.
 
-Exit codes: 0 success, 1 a check failed (an unclean audit), 2 bad input or any other error, printed as
-one paragraph (a traceback only with `--debug`, accepted anywhere on the line).
+Exit codes (the contract is in the README, "Exit codes"): 0 success, 1 the thing checked is not clean
+(`NotCleanError`), 2 bad input or any other error. `main` is the one place that maps outcomes to codes;
+an error is printed as one paragraph (a traceback only with `--debug`, accepted anywhere on the line).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from pipeline.errors import StateforgeError
+from pipeline.errors import NotCleanError, StateforgeError
 
 app = typer.Typer(
     name="stateforge",
@@ -77,7 +78,7 @@ def audit(
 ) -> None:
     """Check a database against its model: keys, NOT NULL, CHECK, foreign keys, allowed values.
 
-    Exits 0 when the database is clean and 1 when it is not.
+    Exits 0 when the database is clean and 1 when it is not (2: no such database, or not Stateforge's).
     """
     from pipeline.render import render_audit
     from pipeline.store import connect
@@ -89,7 +90,8 @@ def audit(
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
         render_audit(stdout, report)
-    raise typer.Exit(0 if report.clean else 1)
+    if not report.clean:
+        raise NotCleanError(f"{db_file}: {report.total:,} violations in {len(report.violations)} checks.")
 
 
 @app.command("build-domain")
@@ -127,7 +129,8 @@ def build_domain(
 ) -> None:
     """Build a domain into a fully consistent DuckDB database and audit it (offline unless --backend openai).
 
-    Writes OUT/<name>.duckdb and OUT/build_report.json; exits 0 only when the audit is clean.
+    Writes OUT/<name>.duckdb and OUT/build_report.json; exits 0 only when the final audit is clean,
+    1 when it is not (nothing is published), 2 on bad input or any other error.
     """
     from pipeline.build import build_domain as run_build
     from pipeline.llm.settings import llm_settings
@@ -200,12 +203,21 @@ def fake_llm(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the app, turning Stateforge errors into a message and exit code 2."""
+    """Console entry point: run the app and map its outcome to the exit code (README, "Exit codes").
+
+    0: success; 1: `NotCleanError`, the thing checked is not clean; 2: any other Stateforge error, bad
+    command-line usage (typer's own), or a bug; 130: interrupted.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
     try:
         app(args=args, prog_name="stateforge")
+    except NotCleanError as exc:
+        if debug:
+            raise
+        err.print(f"[bold red]not clean:[/] {exc}", highlight=False)
+        sys.exit(1)
     except StateforgeError as exc:
         if debug:
             raise
