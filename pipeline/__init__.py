@@ -3,8 +3,10 @@
 The library, one subpackage per stage. Imports go one way only, down this list (`LAYERS`; a subpackage
 never imports one above it, not even inside a function; `tests/test_layers.py` checks it):
 
-    errors, values, types, fakellm   shared leaves: errors, canonical JSON values, DuckDB -> Arrow types;
-                                     the OpenAI-compatible test server (imports nothing of Stateforge)
+    errors                           the error tree
+    values, types, resources,        shared leaves: canonical JSON values, DuckDB -> Arrow types, package
+    fakellm                          data and output folders; the OpenAI-compatible test server (which
+                                     imports nothing of Stateforge)
     schema                           DDL -> the schema model
     graph                            the foreign-key graph, the fill plan, the schema report
     domain                           domain packs: `domain.yaml` models and the loader
@@ -23,12 +25,11 @@ Packs (`schemas`) and prompt templates (`prompts`) are package data, read with `
 
 from __future__ import annotations
 
-from pathlib import Path
-
 __version__ = "0.1.0"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "values", "types", "fakellm"),
+    ("errors",),
+    ("values", "types", "resources", "fakellm"),
     ("schema",),
     ("graph",),
     ("domain",),
@@ -42,6 +43,3 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("cli",),
 )
 """The subpackages (and top-level modules) of Stateforge, lowest first; each may import only lower ones."""
-
-ROOT = Path(__file__).resolve().parent.parent
-"""The project's root: `schemas/`, `prompts/` and `artifacts/` live here."""

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import duckdb
 
-from pipeline import ROOT, __version__
+from pipeline import __version__
 from pipeline.domain import DomainConfig, DomainPack, load_domain
 from pipeline.errors import BuildError, NotCleanError
 from pipeline.fill import check_config
@@ -33,6 +33,7 @@ from pipeline.fill.report import TableReport
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import FillPlan, plan_fill
 from pipeline.llm.settings import LLMSettings
+from pipeline.resources import artifacts_dir
 from pipeline.store import create_tables, reset_sequences
 from pipeline.store.build_meta import read_build_meta, write_build_meta
 from validation.audit import AuditReport, audit
@@ -116,7 +117,7 @@ def prepare(
         rows = 100  # a bare DDL file: about 100 rows per root table
     sizes = plan_rows(pack.schema, plan, pack.config, scale=scale, rows=rows)
     seed = pack.config.seed if seed is None else seed
-    out_dir = Path(out) if out else ROOT / "artifacts" / pack.name
+    out_dir = Path(out) if out else artifacts_dir() / pack.name
     inputs = {
         "stateforge": __version__,
         "domain": pack.name,

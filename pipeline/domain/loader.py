@@ -1,4 +1,5 @@
-"""Finding and loading a domain pack: `schemas/<name>/` (schema.sql + domain.yaml), a folder, or a .sql file.
+"""Finding and loading a domain pack: a shipped pack by name (`schemas/<name>/`: schema.sql + domain.yaml,
+package data of the `schemas` package), a pack folder of yours, or a .sql file.
 
 Every problem is a `DomainError` that names the file, the line where known, the key path, and what was
 expected, with the closest valid name suggested.
@@ -15,9 +16,9 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
-from pipeline import ROOT
 from pipeline.domain.config import DomainConfig
 from pipeline.errors import DomainError
+from pipeline.resources import package_dir
 from pipeline.schema.model import Schema, suggest
 
 DDL_FILE = "schema.sql"
@@ -44,7 +45,8 @@ class DomainPack:
 
 
 def schemas_dir() -> Path:
-    return ROOT / "schemas"
+    """The folder of the packs that ship with Stateforge (the `schemas` package)."""
+    return package_dir("schemas")
 
 
 def list_domains() -> list[str]:

@@ -17,6 +17,7 @@ from datetime import date, datetime
 from typing import Any, Literal
 from uuid import UUID
 
+import jsonschema
 import openai
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -218,7 +219,6 @@ EDGE_CASES = {
     ids=["pydantic", "edge-cases", "root-array"],
 )
 def test_synthesized_documents_conform_to_their_schema(schema: dict[str, Any]) -> None:
-    jsonschema = pytest.importorskip("jsonschema")
     validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.FormatChecker())
     for seed in range(25):
         document = synthesize(schema, random.Random(seed))
