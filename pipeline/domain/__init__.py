@@ -14,6 +14,7 @@ from __future__ import annotations
 from pipeline.domain.config import (
     ColumnHint,
     DomainConfig,
+    DomainPolicy,
     PerParent,
     Rule,
     TableConfig,
@@ -26,6 +27,7 @@ __all__ = [
     "ColumnHint",
     "DomainConfig",
     "DomainPack",
+    "DomainPolicy",
     "PerParent",
     "Rule",
     "TableConfig",

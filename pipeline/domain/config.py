@@ -195,6 +195,22 @@ class Rule(_Model):
     repair: list[str] = Field(default_factory=list)
 
 
+class DomainPolicy(_Model):
+    """A product policy: told to agents (a solver's instructions) and enforced by the pack's write tools.
+
+    Rules keep the data consistent (the build repairs them, every tool call is checked against them);
+    policies are what the product allows a user to do ("a playlist holds at most 500 songs", "only the
+    organizer reschedules a meeting"). A tool that would break one refuses with a `ToolError`.
+    """
+
+    name: str
+    description: str
+    """One or two sentences in the product's voice, as an agent would be told."""
+    check: str | None = None
+    """Optional SQL returning the rows of a state that break the policy (zero rows: respected); tasks use
+    it as a policy verifier."""
+
+
 class TimeWindow(_Model):
     start: date = date(2023, 1, 1)
     end: date = date(2026, 6, 30)
@@ -221,6 +237,8 @@ class DomainConfig(_Model):
     columns: dict[str, ColumnHint] = Field(default_factory=dict)
     """`"table.column"` -> hint."""
     rules: list[Rule] = Field(default_factory=list)
+    policies: list[DomainPolicy] = Field(default_factory=list)
+    """What the product allows (stated to agents, enforced by the pack's tools)."""
 
     _source: Path | None = PrivateAttr(default=None)
 

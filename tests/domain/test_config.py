@@ -230,3 +230,20 @@ def test_pack_hints_are_checked_against_the_ddl(packs: Path) -> None:
     )
     with pytest.raises(DomainError, match=r'domain\.yaml: columns\.users\.mail: .*Did you mean "email"'):
         load_domain("shop")
+
+
+def test_policies_are_named_sentences_with_an_optional_check() -> None:
+    from pipeline.domain import DomainConfig, DomainPolicy
+
+    config = DomainConfig.model_validate({
+        "name": "shop",
+        "policies": [
+            {"name": "max_items", "description": "An order holds at most 50 items.",
+             "check": "SELECT order_id FROM items GROUP BY order_id HAVING count(*) > 50"},
+            {"name": "owner_only", "description": "Only the owner edits an order."},
+        ],
+    })
+    assert [p.name for p in config.policies] == ["max_items", "owner_only"]
+    assert isinstance(config.policies[1], DomainPolicy) and config.policies[1].check is None
+    with pytest.raises(ValidationError):
+        DomainConfig.model_validate({"name": "shop", "policies": [{"name": "x"}]})
