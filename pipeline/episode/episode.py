@@ -178,6 +178,15 @@ class Episode:
         return None
 
     @property
+    def connection(self) -> duckdb.DuckDBPyConnection:
+        """The episode's DuckDB connection, for privileged readers (graders, task generators).
+
+        It has the same lockdown as every call (no files, no network, no settings); writes made through
+        it bypass the tool layer's foreign keys, rules and log, so solvers never get it.
+        """
+        return self._connection()
+
+    @property
     def closed(self) -> bool:
         return self._con is None
 

@@ -62,19 +62,7 @@ class Tool:
     """The decorated function, for `@tool` tools."""
 
     def __post_init__(self) -> None:
-        if not NAME.match(self.name):
-            raise ToolDefinitionError(
-                f'tool "{self.name}": a name is a letter then letters, digits, "_" or "-", at most 64 '
-                "characters (what OpenAI and MCP clients accept)."
-            )
-        if self.kind not in ("read", "write"):
-            raise ToolDefinitionError(f'tool {self.name}: kind must be "read" or "write", got {self.kind!r}.')
-        if self.kind == "read" and self.writes:
-            raise ToolDefinitionError(
-                f'tool {self.name}: a read tool cannot write {", ".join(self.writes)}; declare kind="write".'
-            )
-        if self.kind == "read" and (self.destructive or self.idempotent is False):
-            raise ToolDefinitionError(f"tool {self.name}: destructive/idempotent apply to write tools only.")
+        check_declaration(self.name, self.kind, self.writes, self.idempotent, self.destructive)
         if not self.description.strip():
             raise ToolDefinitionError(f"tool {self.name}: give it a description.")
 
@@ -168,6 +156,25 @@ class Tool:
         }
 
 
+def check_declaration(
+    name: str, kind: str, writes: tuple[str, ...], idempotent: bool | None, destructive: bool | None
+) -> None:
+    """`ToolDefinitionError` for an invalid name or a kind that contradicts the declared effects."""
+    if not NAME.match(name):
+        raise ToolDefinitionError(
+            f'tool "{name}": a name is a letter then letters, digits, "_" or "-", at most 64 '
+            "characters (what OpenAI and MCP clients accept)."
+        )
+    if kind not in ("read", "write"):
+        raise ToolDefinitionError(f'tool {name}: kind must be "read" or "write", got {kind!r}.')
+    if kind == "read" and writes:
+        raise ToolDefinitionError(
+            f'tool {name}: a read tool cannot write {", ".join(writes)}; declare kind="write".'
+        )
+    if kind == "read" and (destructive or idempotent is False):
+        raise ToolDefinitionError(f"tool {name}: destructive/idempotent apply to write tools only.")
+
+
 def type_label(schema: Mapping[str, Any]) -> str:
     """A short type name for a JSON schema node: `string`, `integer?`, `"a" | "b"`, `array of string`."""
     if "enum" in schema:
@@ -201,6 +208,7 @@ def tool(
 
     def make(func: Callable[..., Any]) -> Tool:
         tool_name = name or func.__name__
+        check_declaration(tool_name, kind, tuple(writes), idempotent, destructive)
         model, description = model_from_function(func, tool_name)
         names = list(model.model_fields)
 

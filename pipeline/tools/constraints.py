@@ -121,7 +121,8 @@ def translate(
         if found:
             pairs = [p.split(": ", 1) for p in found.group(1).split(", ")]
             cols = [p[0] for p in pairs]
-            shown = ", ".join(f"{p[0]} {show(p[1]) if len(p) > 1 else ''}".strip() for p in pairs)
+            given = {k.lower(): v for k, v in (values or {}).items()}
+            shown = ", ".join(f"{p[0]} {_key_value(p, given)}".strip() for p in pairs)
             what = "the primary key" if found.group(2) == "primary key" else "unique"
             return ConstraintError(
                 f"table {table.name}: a row with {shown} already exists ({', '.join(cols)}: {what}); "
@@ -151,6 +152,13 @@ def translate(
         if culprit:
             return ConstraintError(culprit)
     return ConstraintError(f"table {table.name}: the database refused the write: {text}")
+
+
+def _key_value(pair: list[str], given: Mapping[str, Any]) -> str:
+    """A duplicate key's value: as the caller gave it when known, else DuckDB's spelling."""
+    if pair[0].lower() in given:
+        return show(given[pair[0].lower()])
+    return pair[1] if len(pair) > 1 else ""
 
 
 def _bad_value(ctx: WriteContext, table: Table, values: Mapping[str, Any]) -> str | None:

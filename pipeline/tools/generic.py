@@ -223,7 +223,9 @@ def _condition(
 def _typed(column: Column, value: Any, where: str, adapters: dict[str, TypeAdapter[Any]]) -> Any:
     adapter = adapters.get(column.name)
     if adapter is None:
-        adapter = adapters[column.name] = TypeAdapter(python_type(column) | None)
+        # a filter may look for any text: a VARCHAR(n) limit bounds what is stored, not what is searched
+        kind = str if column.length and not column.allowed_values else python_type(column)
+        adapter = adapters[column.name] = TypeAdapter(kind | None)
     try:
         return adapter.validate_json(dumps(value), strict=True)
     except ValidationError:

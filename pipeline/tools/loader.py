@@ -42,16 +42,22 @@ def load_toolkit(domain_or_db: str | Path, *, pack: str | Path | None = None) ->
     For a database, the pack is the one named in its build metadata (`stateforge.build_meta` 'inputs'),
     looked up under `schemas/`, or `pack` (a folder) when given.
     """
+    return resolve(domain_or_db, pack=pack)[1]
+
+
+def resolve(domain_or_db: str | Path, *, pack: str | Path | None = None) -> tuple[Schema, Toolkit]:
+    """The schema model and the toolkit of a pack name, pack folder, DDL file or database."""
     path = Path(domain_or_db)
     if path.is_file() and path.suffix.lower() != ".sql":
         schema, domain = read_database_model(path)
-        return toolkit_for(schema, domain, pack_dir=Path(pack) if pack else None)
+        return schema, toolkit_for(schema, domain, pack_dir=Path(pack) if pack else None)
     if path.is_file() and path.name != "schema.sql":
         from pipeline.schema import load_ddl
 
-        return generic_toolkit(load_ddl(path), name=path.stem)
+        schema = load_ddl(path)
+        return schema, generic_toolkit(schema, name=path.stem)
     loaded = load_domain(str(pack or domain_or_db))
-    return toolkit_for(loaded.schema, loaded.name, pack_dir=loaded.root)
+    return loaded.schema, toolkit_for(loaded.schema, loaded.name, pack_dir=loaded.root)
 
 
 def read_database_model(path: Path) -> tuple[Schema, str | None]:

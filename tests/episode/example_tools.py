@@ -6,6 +6,7 @@ set-based updates with expressions, key updates (ON UPDATE actions), and a tool 
 
 from __future__ import annotations
 
+import datetime as dt
 from decimal import Decimal
 from typing import Annotated, Literal
 
@@ -142,6 +143,23 @@ def reprice(env: Env, category_code: str, percent: Annotated[Decimal, Field(ge=-
     return {"changed": changed}
 
 
+@tool(kind="write", reads=("customers",), writes=("wishlist",), idempotent=True, destructive=True)
+def clear_wishlist(env: Env, email: str, before: dt.datetime | None = None) -> dict:
+    """Empty a customer's wishlist, or only what was added before a moment.
+
+    Args:
+        email: The customer's login address.
+        before: Only entries added before this moment.
+    """
+    customer = env.one("SELECT customer_id FROM customers WHERE email = ?", [email])
+    if customer is None:
+        raise ToolError(f"no customer with email {email!r}")
+    where, params = "customer_id = ?", [customer["customer_id"]]
+    if before is not None:
+        where, params = where + " AND added_at < ?", [*params, before]
+    return {"removed": env.delete_where("wishlist", where, params)}
+
+
 @tool(kind="write", writes=("orders",))
 def sneaky_write(env: Env, order_id: int) -> dict:
     """Write a table it does not declare (for the declaration check).
@@ -186,6 +204,7 @@ EXAMPLES = [
     renumber_customer,
     renumber_order,
     reprice,
+    clear_wishlist,
 ]
 MISBEHAVING = [sneaky_write, sneaky_read, wall_clock, sql_write, broken]
 
