@@ -10,10 +10,10 @@ many episodes over one base parses once.
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import threading
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -45,21 +45,53 @@ class DomainInfo:
     rules: tuple[RuleCheck, ...]
 
 
-def read_domain_info(con: duckdb.DuckDBPyConnection, path: str) -> DomainInfo:
-    """The `DomainInfo` of the connected database (`path` is for messages)."""
+def read_domain_info(con: duckdb.DuckDBPyConnection, path: str, *, file_key: str | None = None) -> DomainInfo:
+    """The `DomainInfo` of the connected database (`path` is for messages).
+
+    `file_key` names the exact bytes the connection holds (the base file's path, size, mtime and inode, for
+    a fresh copy of it): a second episode of the same base then reads nothing at all.
+    """
+    if file_key is not None:
+        with _LOCK:
+            found = _CACHE.get(file_key)
+        if found is not None:
+            return found
+    info = _read(con, path)
+    if file_key is not None:
+        with _LOCK:
+            _CACHE[file_key] = info
+    return info
+
+
+def file_key(path: Path) -> str:
+    """A cache key for the content of a database file: its resolved path, size, mtime and inode."""
+    stat = path.stat()
+    return f"{path.resolve()}:{stat.st_size}:{stat.st_mtime_ns}:{stat.st_ino}"
+
+
+def _read(con: duckdb.DuckDBPyConnection, path: str) -> DomainInfo:
     try:
-        [(schema_json,)] = con.execute("SELECT schema_json FROM stateforge.model").fetchall()
+        [(model_md5,)] = con.execute(
+            "SELECT md5(schema_json::VARCHAR || plan_json::VARCHAR) FROM stateforge.model"
+        ).fetchall()
     except (duckdb.CatalogException, ValueError) as exc:
         raise StoreError(
             f"{path} is not a Stateforge database (no single row in stateforge.model); build it "
             "with `stateforge build-domain` or create it with `stateforge init-db`."
         ) from exc
-    meta = _build_meta(con)
-    digest = hashlib.sha256(f"{schema_json}\x00{json.dumps(meta, sort_keys=True)}".encode()).hexdigest()
+    try:
+        [(meta_md5,)] = con.execute(
+            "SELECT md5(string_agg(key || '=' || value, '\x1f' ORDER BY key)) FROM stateforge.build_meta"
+        ).fetchall()
+        has_meta = True
+    except duckdb.CatalogException:  # a database made by init-db: no build
+        meta_md5, has_meta = "", False
+    digest = f"{model_md5}:{meta_md5}"
     with _LOCK:
         found = _CACHE.get(digest)
     if found is not None:
         return found
+    meta = dict(con.execute("SELECT key, value FROM stateforge.build_meta").fetchall()) if has_meta else {}
     schema, plan = read_model(con)
     inputs = json.loads(meta["inputs"]) if "inputs" in meta else {}
     name = inputs.get("domain") or _stem(schema.source) or "domain"
@@ -77,16 +109,6 @@ def read_domain_info(con: duckdb.DuckDBPyConnection, path: str) -> DomainInfo:
     with _LOCK:
         _CACHE[digest] = info
     return info
-
-
-def _build_meta(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-    [(exists,)] = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-        "AND schema_name = 'stateforge' AND table_name = 'build_meta'"
-    ).fetchall()
-    if not exists:
-        return {}
-    return dict(con.execute("SELECT key, value FROM stateforge.build_meta").fetchall())
 
 
 def _stem(source: str | None) -> str | None:

@@ -27,9 +27,10 @@ import duckdb
 from pydantic import BaseModel
 
 from pipeline.domain import DomainConfig
-from pipeline.episode.domain_info import DomainInfo, read_domain_info
+from pipeline.episode.domain_info import DomainInfo, file_key, read_domain_info
 from pipeline.episode.results import ToolResult
-from pipeline.episode.storage import open_locked, remove_database
+from pipeline.episode.rules import RuleCheck
+from pipeline.episode.storage import dispose, open_locked, remove_database
 from pipeline.errors import StateforgeError, StoreError
 from pipeline.schema.model import Schema
 from pipeline.tools.context import KeyAllocator
@@ -113,9 +114,10 @@ class Episode:
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"{base.stem}-{uuid.uuid4().hex[:12]}.duckdb"
         try:
+            key = None if persist else file_key(base)  # a persisting episode's file changes under it
             con = open_locked(path, copy_from=None if persist else base)
             try:
-                info = read_domain_info(con, str(base))
+                info = read_domain_info(con, str(base), file_key=key)
                 kit = toolkit or toolkit_for(info.schema, info.name, pack_dir=Path(pack) if pack else None)
                 kit.check(info.schema)
             except BaseException:
@@ -158,6 +160,11 @@ class Episode:
     def now(self) -> Any:
         """The frozen clock every call sees."""
         return self._info.now
+
+    @property
+    def rules(self) -> tuple[RuleCheck, ...]:
+        """The domain's rules, as checked after each call."""
+        return self._info.rules
 
     @property
     def toolkit(self) -> Toolkit:
@@ -277,16 +284,16 @@ class Episode:
             if self._con is None:
                 return
             con, self._con = self._con, None
+            if not (self._keep or self._persist):
+                dispose(con, self._path)
+                return
             try:
-                if self._keep or self._persist:
-                    con.execute("CHECKPOINT")
+                con.execute("CHECKPOINT")
             finally:
                 con.close()
                 if self._persist:
                     with _PERSIST_LOCK:
                         _PERSISTED.discard(self._base)
-                elif not self._keep:
-                    remove_database(self._path)
 
     def __enter__(self) -> Episode:
         return self

@@ -107,6 +107,28 @@ class Env:
         rows = self.query(sql, params)
         return next(iter(rows[0].values())) if rows and rows[0] else None
 
+    def page(
+        self, sql: str, params: Params = None, *, order_by: str, limit: int = 20, offset: int = 0
+    ) -> dict[str, Any]:
+        """One page of a query's rows and their total: `{"total", "offset", "limit", "rows"}`.
+
+        `order_by` (SQL over the query's output columns, e.g. `"title, song_id"`) must make the order total,
+        so that pages neither repeat nor skip rows: end it with a key.
+        """
+        total = self.scalar(f"SELECT count(*) FROM ({sql}) AS matching", params)
+        bound = list(params.values()) if isinstance(params, Mapping) else list(params or [])
+        if isinstance(params, Mapping):
+            rows = self.query(
+                f"SELECT * FROM ({sql}) AS matching ORDER BY {order_by} LIMIT $limit OFFSET $offset",
+                {**params, "limit": limit, "offset": offset},
+            )
+        else:
+            rows = self.query(
+                f"SELECT * FROM ({sql}) AS matching ORDER BY {order_by} LIMIT ? OFFSET ?",
+                [*bound, limit, offset],
+            )
+        return {"total": total, "offset": offset, "limit": limit, "rows": rows}
+
     def get(self, table: str, key: Any) -> dict[str, Any] | None:
         """The row of `table` with this key (see `update` for the forms of `key`), or None."""
         model = self.table(table)

@@ -172,19 +172,19 @@ def _search(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
             conditions.append(sql)
             params += values
         where = " AND ".join(conditions) or "TRUE"
-        ref = table_ref(table.name)
-        total = env.scalar(f"SELECT count(*) FROM {ref} WHERE {where}", params)
         order = (
             [f"{quote_ident(args.sort_by)} {'DESC' if args.descending else 'ASC'} NULLS LAST"]
             if args.sort_by
             else []
         )
         order += [quote_ident(c) for c in order_key if c != args.sort_by]
-        rows = env.query(
-            f"SELECT * FROM {ref} WHERE {where} ORDER BY {', '.join(order)} LIMIT ? OFFSET ?",
-            [*params, args.limit, args.offset],
+        return env.page(
+            f"SELECT * FROM {table_ref(table.name)} WHERE {where}",
+            params,
+            order_by=", ".join(order),
+            limit=args.limit,
+            offset=args.offset,
         )
-        return {"total": total, "offset": args.offset, "limit": args.limit, "rows": rows}
 
     description = (
         f"Search the {table.name} table.{_about(table)} Filter on any column, sort, and page "

@@ -12,6 +12,7 @@ finds infeasible: a read tool that changes nothing and is recorded in the episod
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -79,6 +80,8 @@ class Toolkit:
     def __init__(self, tools: Iterable[Tool] = (), *, name: str = "") -> None:
         self.name = name
         self._tools: dict[str, Tool] = {}
+        self._checked: weakref.ref[Schema] | None = None
+        self._checked_size = 0
         for item in tools:
             self.add(item)
         if CANNOT_COMPLETE not in self._tools:
@@ -120,7 +123,12 @@ class Toolkit:
         return list(self._tools)
 
     def check(self, schema: Schema) -> None:
-        """`ToolDefinitionError` for a declared table the schema does not have (with a suggestion)."""
+        """`ToolDefinitionError` for a declared table the schema does not have (with a suggestion).
+
+        Remembers the last schema object it passed, so checking each new episode of one base is free.
+        """
+        if self._checked is not None and self._checked() is schema and self._checked_size == len(self):
+            return
         for item in self:
             for table in (*item.reads, *item.writes):
                 if not schema.has_table(table):
@@ -128,6 +136,7 @@ class Toolkit:
                         f'tool {item.name}: declares table "{table}", which the schema does not have.'
                         f"{suggest(table, schema.table_names)}"
                     )
+        self._checked, self._checked_size = weakref.ref(schema), len(self)
 
     def openai_tools(self) -> list[dict[str, Any]]:
         """Every tool in OpenAI function-calling form."""

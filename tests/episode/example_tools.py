@@ -25,22 +25,30 @@ class Item(BaseModel):
 
 
 @tool(reads=("customers", "orders"))
-def find_orders(env: Env, email: str, status: Literal["new", "paid", "shipped"] | None = None) -> list[dict]:
-    """List a customer's orders, newest first.
+def find_orders(
+    env: Env,
+    email: str,
+    status: Literal["new", "paid", "shipped"] | None = None,
+    limit: Annotated[int, Field(ge=1, le=50)] = 10,
+    offset: Annotated[int, Field(ge=0)] = 0,
+) -> dict:
+    """List a customer's orders, newest first, a page at a time.
 
     Args:
         email: The customer's login address.
         status: Only orders in this state.
+        limit: Orders per page.
+        offset: Orders to skip.
     """
     customer = env.one("SELECT customer_id FROM customers WHERE email = ?", [email])
     if customer is None:
         raise ToolError(f"no customer with email {email!r}")
-    sql = "SELECT order_id, status, placed_at FROM orders WHERE customer_id = ?"
-    params: list = [customer["customer_id"]]
+    sql = "SELECT order_id, status, placed_at FROM orders WHERE customer_id = $customer"
+    params = {"customer": customer["customer_id"]}
     if status is not None:
-        sql += " AND status = ?"
-        params.append(status)
-    return env.query(sql + " ORDER BY placed_at DESC, order_id", params)
+        sql += " AND status = $status"
+        params["status"] = status
+    return env.page(sql, params, order_by="placed_at DESC, order_id", limit=limit, offset=offset)
 
 
 @tool(kind="write", reads=("customers", "products"), writes=("orders", "order_lines"), idempotent=False)

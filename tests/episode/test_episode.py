@@ -75,6 +75,21 @@ def test_a_call_is_one_transaction(ep: Episode):
     assert ep.query("SELECT count(*) AS n FROM orders")[0]["n"] == orders  # the order insert was rolled back
 
 
+def test_pages_of_a_query_with_named_parameters(ep: Episode):
+    busiest = ep.query(
+        "SELECT c.email, count(*) AS n FROM orders o JOIN customers c USING (customer_id) "
+        "GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1"
+    )[0]
+    first = ep.call("find_orders", {"email": busiest["email"], "limit": 2})
+    rest = ep.call("find_orders", {"email": busiest["email"], "limit": 50, "offset": 2})
+    assert first.value["total"] == rest.value["total"] == busiest["n"] >= 3
+    rows = first.value["rows"] + rest.value["rows"]
+    assert len({r["order_id"] for r in rows}) == busiest["n"]
+    assert [r["placed_at"] for r in rows] == sorted((r["placed_at"] for r in rows), reverse=True)
+    paid = ep.call("find_orders", {"email": busiest["email"], "status": "paid", "limit": 50})
+    assert all(r["status"] == "paid" for r in paid.value["rows"])
+
+
 def test_the_log_records_every_call(ep: Episode):
     ep.call("get_carrier", {"carrier_id": 1})
     ep.call("get_carier", {"carrier_id": 1})
