@@ -31,7 +31,7 @@ from pipeline.episode.domain_info import DomainInfo, file_key, read_domain_info
 from pipeline.episode.results import ToolResult
 from pipeline.episode.rules import RuleCheck
 from pipeline.episode.storage import dispose, open_locked, remove_database
-from pipeline.errors import StateforgeError, StoreError
+from pipeline.errors import StoreError
 from pipeline.schema.model import Schema
 from pipeline.tools.context import KeyAllocator
 from pipeline.tools.env import Env
@@ -229,7 +229,7 @@ class Episode:
             _rollback(con)
             if isinstance(exc, ToolError | ToolDefinitionError):
                 return _failed(name, shown, exc)
-            if isinstance(exc, StateforgeError | duckdb.Error | Exception):
+            if isinstance(exc, Exception):
                 log.exception("tool %s failed", name)
                 return _failed(name, shown, exc, internal=True)
             raise

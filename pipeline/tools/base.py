@@ -114,7 +114,8 @@ class Tool:
         read = self.kind == "read"
         return {
             "readOnlyHint": read,
-            "destructiveHint": False if read else bool(self.destructive),
+            # unset on a write tool: assume the worst, as the MCP specification's defaults do
+            "destructiveHint": False if read else self.destructive is not False,
             "idempotentHint": True if read else bool(self.idempotent),
             "openWorldHint": False,
         }

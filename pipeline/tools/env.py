@@ -193,5 +193,10 @@ class Env:
         return where, list(key.values())
 
     def _where(self, table: Table, where: str, params: Sequence[Any]) -> Frag:
-        check_read(self._ctx.con, f"SELECT 1 FROM {table_ref(table.name)} WHERE {where}")
+        info = check_read(self._ctx.con, f"SELECT 1 FROM {table_ref(table.name)} WHERE {where}")
+        if info.tables is None:
+            self.reads_unknown = True
+        else:  # a subquery of the condition reads other tables
+            others = info.tables - {table.name.lower()}
+            self.reads |= {t for t in others if self._ctx.index.has_table(t)}
         return f"({where})", list(params)

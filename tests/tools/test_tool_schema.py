@@ -13,7 +13,7 @@ from pipeline.tools import Env, Tool, ToolDefinitionError, Toolkit, tool
 from pipeline.tools.docstrings import parse_docstring
 
 
-@tool(kind="write", reads=("users",), writes=("playlists",), idempotent=False)
+@tool(kind="write", reads=("users",), writes=("playlists",), idempotent=False, destructive=False)
 def create_playlist(
     env: Env,
     owner: str,
@@ -111,6 +111,8 @@ def test_one_schema_serves_openai_and_mcp():
         "idempotentHint": False,
         "openWorldHint": False,
     }
+    unsure = tool(create_playlist.fn, name="unsure", kind="write", writes=("playlists",))
+    assert unsure.annotations["destructiveHint"] is True and unsure.annotations["idempotentHint"] is False
     kit = Toolkit([create_playlist])
     assert [t["function"]["name"] for t in kit.openai_tools()] == ["create_playlist", "cannot_complete"]
     assert kit.mcp_tools()[1]["annotations"]["readOnlyHint"] is True
