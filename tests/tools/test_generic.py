@@ -10,6 +10,7 @@ from pipeline.episode import Episode
 from pipeline.schema import parse_ddl
 from pipeline.tools import generic_toolkit
 from pipeline.tools.naming import MAX, Names, singular, snake
+from pipeline.values import json_row
 from tests.episode.fixture import shop_schema
 
 
@@ -196,3 +197,29 @@ def test_table_without_key_gets_search_and_create(gep: Episode):
     )
     assert found.value["total"] >= 1
     assert "delete_wishlist" not in gep.toolkit
+
+
+def test_every_generic_tool_touches_only_what_it_declares(gep: Episode):
+    """One call of each tool: the episode checks its reads and writes against its declaration."""
+    results = []
+    for made in gep.toolkit:
+        op, _, _ = made.name.partition("_")
+        table = next(t for t in (*made.reads, *made.writes)) if made.reads or made.writes else None
+        if table is None:
+            results.append(gep.call(made.name, {"reason": "checking"}))
+            continue
+        row = gep.query(f'SELECT * FROM "{table}" ORDER BY ALL LIMIT 1')[0]
+        props = made.parameters["properties"]
+        if op == "search":
+            arguments: dict = {"filters": [{"column": next(iter(row)), "value": row[next(iter(row))]}]}
+        elif op == "create":
+            arguments = {k: v for k, v in row.items() if k in props}
+        elif op == "update":
+            settable = [k for k in props if k not in made.parameters["required"]]
+            arguments = {k: row[k] for k in made.parameters["required"]} | {settable[0]: row[settable[0]]}
+        else:
+            arguments = {k: row[k] for k in made.parameters["required"]}
+        results.append(gep.call(made.name, json_row(arguments)))
+    assert len(results) == len(gep.toolkit) == 11 * 5 - 3 + 1  # wishlist: no get, update, delete
+    assert [r.tool for r in results if r.error_kind in ("definition", "internal")] == []
+    assert {r.tool for r in results if r.ok} >= {t.name for t in gep.toolkit if t.kind == "read"}
