@@ -146,14 +146,17 @@ class Episode:
 
     @property
     def domain(self) -> str:
+        """The domain's name, as its build recorded it."""
         return self._info.name
 
     @property
     def schema(self) -> Schema:
+        """The model of the database."""
         return self._info.schema
 
     @property
     def config(self) -> DomainConfig:
+        """The domain config its build recorded (domain.yaml)."""
         return self._info.config
 
     @property
@@ -168,6 +171,7 @@ class Episode:
 
     @property
     def toolkit(self) -> Toolkit:
+        """The tools callable in this episode."""
         return self._toolkit
 
     @property
@@ -195,6 +199,7 @@ class Episode:
 
     @property
     def closed(self) -> bool:
+        """Whether `close` was called."""
         return self._con is None
 
     # --- calls ------------------------------------------------------------------------------------

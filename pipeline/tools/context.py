@@ -73,6 +73,7 @@ class SchemaIndex:
         return found
 
     def has_table(self, name: str) -> bool:
+        """Whether the model has a table called `name` (case-insensitive)."""
         return name.lower() in self._tables
 
     def children(self, table: Table) -> list[tuple[Table, ForeignKey]]:
@@ -98,6 +99,7 @@ class Changes:
     direct: set[str] = field(default_factory=set)
 
     def add(self, table: str, kind: str, rows: int, *, direct: bool) -> None:
+        """Count `rows` rows of `table` as `kind` (inserted / updated / deleted); `direct`: by the tool."""
         if direct:
             self.direct.add(table)
         if rows:
@@ -128,6 +130,7 @@ class KeyAllocator:
         self._next: dict[tuple[str, str], int] = {}
 
     def allocate(self, con: duckdb.DuckDBPyConnection, table: Table, column: str, count: int) -> list[int]:
+        """The next `count` ids of `table.column` (the first call reads the column's maximum)."""
         key = (table.name.lower(), column.lower())
         if key not in self._next:
             [(top,)] = con.execute(
@@ -146,6 +149,7 @@ class KeyAllocator:
             self._next[key] = max(self._next[key], max(ints) + 1)
 
     def copy(self) -> KeyAllocator:
+        """An independent allocator in the same state."""
         other = KeyAllocator()
         other._next = dict(self._next)
         return other

@@ -47,6 +47,7 @@ class TableCoverage:
     """Tools that change it only through ON DELETE / ON UPDATE actions of the tables they write."""
 
     def to_dict(self) -> dict[str, Any]:
+        """The coverage of this table as JSON data."""
         return {"table": self.table, "reads": self.reads, "writes": self.writes, "cascades": self.cascades}
 
 
@@ -67,6 +68,7 @@ class Coverage:
         return [t.table for t in self.tables if not t.reads]
 
     def to_dict(self) -> dict[str, Any]:
+        """The whole report as JSON data (what `stateforge tools --json` prints under "coverage")."""
         return {
             "tables": [t.to_dict() for t in self.tables],
             "unwritable": self.unwritable,
@@ -120,6 +122,7 @@ class Toolkit:
 
     @property
     def names(self) -> list[str]:
+        """The tool names, in order."""
         return list(self._tools)
 
     def check(self, schema: Schema) -> None:
