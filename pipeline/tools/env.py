@@ -160,12 +160,13 @@ class Env:
         return update_rows(self._ctx, model, self._where(model, where, params), changes)
 
     def delete(self, table: str, key: Any) -> int:
-        """Delete the row with this key (forms as in `update`), applying ON DELETE actions; 0 or 1."""
+        """Delete the row with this key (forms as in `update`), applying ON DELETE actions; returns 0 or 1
+        (what the actions changed besides is in `env.changes`)."""
         model = self.table(table)
         return delete_rows(self._ctx, model, self._key(model, key, "delete"))
 
     def delete_where(self, table: str, where: str, params: Sequence[Any]) -> int:
-        """Delete every row matching `where`, applying ON DELETE actions; returns the rows of `table`."""
+        """Delete every row matching `where`, applying ON DELETE actions; returns how many matched."""
         model = self.table(table)
         return delete_rows(self._ctx, model, self._where(model, where, params))
 

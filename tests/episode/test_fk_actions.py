@@ -118,17 +118,22 @@ def test_on_update_cascade_from_a_key_and_from_a_unique_column(ep: Episode):
 
 
 def test_on_update_cascade_and_set_null_together(ep: Episode):
+    # a customer with orders (CASCADE), reviews (SET NULL) and referrals (CASCADE onto the same table)
     customer = ep.query(
         "SELECT customer_id FROM reviews r WHERE customer_id IS NOT NULL AND EXISTS (SELECT 1 FROM "
-        "orders o WHERE o.customer_id = r.customer_id) ORDER BY 1 LIMIT 1"
+        "orders o WHERE o.customer_id = r.customer_id) AND EXISTS (SELECT 1 FROM customers c WHERE "
+        "c.referred_by = r.customer_id) ORDER BY 1 LIMIT 1"
     )[0]["customer_id"]
     orders = count(ep, "SELECT * FROM orders WHERE customer_id = ?", [customer])
     reviews = count(ep, "SELECT * FROM reviews WHERE customer_id = ?", [customer])
+    referred = count(ep, "SELECT * FROM customers WHERE referred_by = ?", [customer])
     result = ep.call("renumber_customer", {"customer_id": customer, "new_id": 5000})
     assert result.ok, result.error
     assert result.changes["orders"] == {"updated": orders} and result.changes["reviews"] == {
         "updated": reviews
     }
+    assert result.changes["customers"] == {"updated": 1 + referred}
+    assert count(ep, "SELECT * FROM customers WHERE referred_by = 5000") == referred > 0
     assert count(ep, "SELECT * FROM orders WHERE customer_id = 5000") == orders
     assert count(ep, "SELECT * FROM reviews WHERE customer_id = ?", [customer]) == 0
     assert count(ep, "SELECT * FROM reviews WHERE customer_id = 5000") == 0  # SET NULL, not followed
