@@ -163,6 +163,55 @@ def build_domain(
         render_build(stdout, report)
 
 
+@app.command("tools")
+def tools_cmd(
+    domain_or_db: Annotated[str, typer.Argument(help="A pack name or folder, a DDL file, or a database.")],
+    as_json: JsonOpt = False,
+    pack: Annotated[
+        Path | None, typer.Option(help="The pack folder of a database built from a pack outside schemas/.")
+    ] = None,
+) -> None:
+    """List the tools a solver gets (name, kind, parameters, description) and which tables each covers."""
+    from pipeline.tools.loader import resolve
+    from pipeline.tools.report import render_tools, tools_report
+
+    schema, toolkit = resolve(domain_or_db, pack=pack)
+    report = tools_report(toolkit, schema)
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        render_tools(stdout, report)
+
+
+@app.command("call")
+def call_cmd(
+    db_file: Annotated[Path, typer.Argument(help="A database built by Stateforge.")],
+    tool_name: Annotated[str, typer.Argument(metavar="TOOL", help="The tool to call.")],
+    args: Annotated[str, typer.Option("--args", help="The arguments as a JSON object.")] = "{}",
+    persist: Annotated[
+        bool, typer.Option("--persist", help="Write to DB_FILE itself instead of a throwaway copy.")
+    ] = False,
+    pack: Annotated[Path | None, typer.Option(help="The pack folder, for a pack outside schemas/.")] = None,
+) -> None:
+    """Call one tool on a database and print the result as JSON (on an episode copy unless --persist).
+
+    Exits 0 when the call succeeds and 1 when the tool returns an error (nothing is changed then).
+    """
+    from pipeline.episode import Episode
+    from pipeline.errors import StateforgeError as Bad
+    from pipeline.values import dumps
+
+    try:
+        arguments = json.loads(args)
+    except json.JSONDecodeError as exc:
+        raise Bad(f"--args is not JSON ({exc.msg} at column {exc.colno}); pass an object like "
+                  '\'{"name": "x"}\'.') from None
+    with Episode.open(db_file, persist=persist, pack=pack) as episode:
+        result = episode.call(tool_name, arguments)
+    print(dumps(result.model_dump(), indent=2))
+    raise typer.Exit(0 if result.ok else 1)
+
+
 @app.command("serve")
 def serve_cmd(
     packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,
