@@ -15,6 +15,9 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     fill                             the offline generator and the fill engine
     llm                              the LLM client and the LLM fill
     build                            the stages of a build and the one driver that runs them
+    diff                             database diffs and their comparison (ground truth, grading)
+    tools                            business tools: the framework, the generic toolkit, pack loading
+    episode                          a private copy of a database where tools run, one transaction a call
     render                           terminal rendering of reports
     flows                            Prefect flows over `build` (the top-level `flows` package)
     cli                              the `stateforge` command
@@ -38,6 +41,8 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fill",),
     ("llm",),
     ("build",),
+    ("tools",),
+    ("episode",),
     ("render",),
     ("flows",),
     ("cli",),

@@ -22,7 +22,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from pipeline.domain import list_domains, load_domain, schemas_dir
+from pipeline.domain import list_domains, load_domain
+from pipeline.domain.loader import schemas_dir
 from pipeline.errors import StateforgeError
 from pipeline.schema.model import Schema
 from pipeline.tools.base import Tool

@@ -62,9 +62,15 @@ def test_frozen_clock_from_the_time_window_or_build_meta(
     stamped = tmp_path / "stamped.duckdb"
     shutil.copy(shop_db, stamped)
     with duckdb.connect(str(stamped)) as con:
-        con.execute("INSERT INTO stateforge.build_meta VALUES ('now', '2025-03-04T08:30:00')")
+        con.execute("INSERT OR REPLACE INTO stateforge.build_meta VALUES ('now', '2025-03-04T08:30:00')")
     with Episode.open(stamped, toolkit=kit, workdir=tmp_path) as other:
         assert other.now == dt.datetime(2025, 3, 4, 8, 30)
+    unstamped = tmp_path / "unstamped.duckdb"  # a file built before 'now' was recorded: the window's end
+    shutil.copy(shop_db, unstamped)
+    with duckdb.connect(str(unstamped)) as con:
+        con.execute("DELETE FROM stateforge.build_meta WHERE key = 'now'")
+    with Episode.open(unstamped, toolkit=kit, workdir=tmp_path) as other:
+        assert other.now == NOW
 
 
 def test_a_call_is_one_transaction(ep: Episode):
