@@ -8,6 +8,7 @@ from typing import Any
 from sqlglot import exp
 
 from pipeline.schema.model import FK_ACTIONS
+from pipeline.schema.translate import to_duckdb
 
 _ACTION = re.compile(r"ON\s+(DELETE|UPDATE)\s+(NO\s+ACTION|RESTRICT|CASCADE|SET\s+NULL|SET\s+DEFAULT)", re.I)
 _NOW = {"NOW", "SYSDATE", "SYSTIMESTAMP", "LOCALTIMESTAMP", "GETDATE", "CURRENT_TIMESTAMP", "SYSDATETIME"}
@@ -135,8 +136,9 @@ def default_sql(expr: exp.Expr, duck_type: str) -> tuple[str | None, bool]:
         return None, True
     if isinstance(expr, (exp.CurrentTimestamp, exp.CurrentDatetime)) or name in _NOW:
         return "CURRENT_TIMESTAMP", False
-    if name in ("DATETIME", "DATE") and [e.name.lower() for e in expr.expressions] == ["now"]:  # sqlite
-        return ("CURRENT_TIMESTAMP" if name == "DATETIME" else "CURRENT_DATE"), False
+    expr = to_duckdb(expr)  # vendor functions: sys_guid(), uuid_generate_v4(), datetime('now'), ...
+    if isinstance(expr, (exp.CurrentTimestamp, exp.CurrentDatetime)):
+        return "CURRENT_TIMESTAMP", False
     if isinstance(expr, exp.CurrentDate):
         return "CURRENT_DATE", False
     if isinstance(expr, exp.CurrentTime):

@@ -24,6 +24,11 @@ DUMPS = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _in_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)  # includes are found relative to the bare file names used as sources
+
+
 def report_of(path: Path) -> dict:
     # The source is the bare file name, so the report does not depend on where the checkout lives.
     return schema_report(parse_ddl(path.read_text(), source=path.name))
