@@ -30,8 +30,12 @@ def parse_and_plan(
     seed: int | None,
     out: str | None,
     llm: LLMSettings | None,
+    drop_missing_references: bool = False,
 ) -> stages.Build:
-    return stages.prepare(domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, llm=llm)
+    return stages.prepare(
+        domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, llm=llm,
+        drop_missing_references=drop_missing_references,
+    )
 
 
 @_task(name="open-database")
@@ -73,6 +77,7 @@ def build_domain(
     base_url: str | None = None,
     whole_rows: bool = False,
     no_cache: bool = False,
+    drop_missing_references: bool = False,
 ) -> dict[str, Any]:
     """Build a domain pack (or a bare DDL file) into a fully consistent DuckDB database.
 
@@ -83,7 +88,7 @@ def build_domain(
     llm = llm_settings(
         backend=backend, model=model, base_url=base_url, whole_rows=whole_rows, no_cache=no_cache
     )
-    build = parse_and_plan(domain, dialect, scale, rows, seed, out, llm)
+    build = parse_and_plan(domain, dialect, scale, rows, seed, out, llm, drop_missing_references)
     done = set(open_database(build, resume))
     enrich = stages.open_llm(build)
     try:

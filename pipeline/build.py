@@ -24,7 +24,7 @@ import duckdb
 
 from pipeline import ROOT, __version__
 from pipeline.domain import DomainPack, load_domain
-from pipeline.errors import BuildError
+from pipeline.errors import BuildError, guard
 from pipeline.fill.engine import fill_deferred, fill_table
 from pipeline.fill.report import TableReport
 from pipeline.fill.sizing import plan_rows
@@ -87,10 +87,12 @@ def prepare(
     seed: int | None = None,
     out: str | Path | None = None,
     llm: LLMSettings | None = None,
+    drop_missing_references: bool = False,
 ) -> Build:
     """Parse the domain (a pack name, a pack folder or a DDL file), plan the fill and size every table.
 
     With an LLM backend, the endpoint is checked here (key, model, reachability), before anything is written.
+    `drop_missing_references` drops foreign keys to tables the DDL does not define (with a note).
     """
     if llm is not None and llm.backend == "offline":
         llm = None
@@ -98,7 +100,7 @@ def prepare(
         raise BuildError(f"--scale must be positive, got {scale}.")
     if rows is not None and rows < 1:
         raise BuildError(f"--rows must be at least 1, got {rows}.")
-    pack = load_domain(domain, dialect=dialect)
+    pack = load_domain(domain, dialect=dialect, drop_missing_references=drop_missing_references)
     pack.config.validate_against(pack.schema)
     plan = plan_fill(pack.schema)
     if rows is None and pack.root is None:
@@ -114,6 +116,8 @@ def prepare(
         "seed": seed,
         "rows": sizes,
     }
+    if drop_missing_references:  # it changes the schema, so it is an input (absent: fingerprints as before)
+        inputs["drop_missing_references"] = True
     if llm is not None:
         from pipeline.llm.backends import check_backend
         from pipeline.llm.prompts import prompt_hashes
@@ -166,7 +170,7 @@ def open_partial(build: Build, *, resume: bool = False) -> list[str]:
         )
     for stale in (path, path.with_name(path.name + ".wal")):
         stale.unlink(missing_ok=True)
-    with duckdb.connect(str(path)) as con:
+    with duckdb.connect(str(path)) as con, guard("creating the tables", file=str(build.pack.ddl_path)):
         create_tables(con, build.pack.schema, build.plan)
         con.execute("CREATE TABLE stateforge.build_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
         con.execute(
@@ -204,26 +208,30 @@ def fill_one(
             [position, table, r.rows, r.seconds, json.dumps(data)],
         )
 
-    return fill_table(
-        con,
-        build.pack.schema,
-        build.plan,
-        build.pack.config,
-        table,
-        seed=build.seed,
-        rows=build.rows,
-        on_batch=on_batch,
-        record=record,
-        enrich=llm,
-    )
+    with guard("filling the table", file=str(build.pack.ddl_path), table=table):
+        return fill_table(
+            con,
+            build.pack.schema,
+            build.plan,
+            build.pack.config,
+            table,
+            seed=build.seed,
+            rows=build.rows,
+            on_batch=on_batch,
+            record=record,
+            enrich=llm,
+        )
 
 
 def finish_fill(build: Build) -> dict[str, Any]:
     """The second pass (deferred foreign keys) and the domain's rules, repaired until they hold."""
     started = time.perf_counter()
+    ddl = str(build.pack.ddl_path)
     with duckdb.connect(str(build.partial_path)) as con:
-        deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
-        rules = apply_rules(con, build.pack.schema, build.pack.config)
+        with guard("filling the deferred foreign keys (second pass)", file=ddl):
+            deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
+        with guard("applying the domain's rules", file=ddl):
+            rules = apply_rules(con, build.pack.schema, build.pack.config)
     return {
         "deferred": deferred,
         "rules": [r.to_dict() for r in rules],
@@ -234,7 +242,8 @@ def finish_fill(build: Build) -> dict[str, Any]:
 def audit_partial(build: Build) -> AuditReport:
     """Audit the partial database; a build whose audit is not clean fails and publishes nothing."""
     with duckdb.connect(str(build.partial_path), read_only=True) as con:
-        report = audit(con, build.pack.schema)
+        with guard("auditing the database", file=str(build.pack.ddl_path)):
+            report = audit(con, build.pack.schema)
     if not report.clean:
         worst = ", ".join(f"{v.check} {v.table} ({v.count})" for v in report.violations[:5])
         raise BuildError(
@@ -272,11 +281,15 @@ def build_domain(
     llm: LLMSettings | None = None,
     on_table_start: Callable[[str, int], None] | None = None,
     on_batch: Callable[[str, int, int], None] | None = None,
+    drop_missing_references: bool = False,
 ) -> dict[str, Any]:
     """Run every stage in order and return the build report (what the CLI and `make run` call)."""
     from pipeline.report import build_report
 
-    build = prepare(domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, llm=llm)
+    build = prepare(
+        domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, llm=llm,
+        drop_missing_references=drop_missing_references,
+    )
     done = open_partial(build, resume=resume)
     enrich = open_llm(build)
     try:

@@ -28,7 +28,17 @@ err = Console(stderr=True, soft_wrap=True)
 
 DialectOpt = Annotated[
     str | None,
-    typer.Option("--dialect", "-d", help="duckdb, postgres, mysql, sqlite or oracle (default: detected)."),
+    typer.Option(
+        "--dialect", "-d", help="duckdb, postgres, mysql, sqlite, oracle or tsql (default: detected)."
+    ),
+]
+DropRefsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--drop-missing-references",
+        help="Drop foreign keys to tables the DDL does not define (installed separately), with a note "
+        "each; without it they are an error.",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary.")]
 
@@ -38,12 +48,14 @@ def schema(
     ddl_file: Annotated[Path, typer.Argument(help="A DDL file or dump.")],
     dialect: DialectOpt = None,
     as_json: JsonOpt = False,
+    drop_missing_references: DropRefsOpt = False,
 ) -> None:
-    """Parse a DDL file and show its tables, keys, fill order, cycles and skipped statements."""
+    """Parse a DDL file and show its tables, keys, fill order, cycles, skipped statements and notes
+    (what was approximated or left out, with file:line)."""
     from pipeline.render import render_schema
     from pipeline.schema import load_ddl, schema_report
 
-    report = schema_report(load_ddl(ddl_file, dialect))
+    report = schema_report(load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references))
     if as_json:
         print(json.dumps(report, indent=2))
     else:
@@ -56,13 +68,14 @@ def init_db(
     db_file: Annotated[Path, typer.Argument(help="The DuckDB file to create.")],
     dialect: DialectOpt = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace DB_FILE if it exists.")] = False,
+    drop_missing_references: DropRefsOpt = False,
 ) -> None:
     """Create an empty DuckDB database for a DDL file, with the model in its `stateforge` schema."""
     from pipeline.graph import plan_fill
     from pipeline.schema import load_ddl
     from pipeline.store import create_database
 
-    model = load_ddl(ddl_file, dialect)
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)
     path = create_database(model, plan_fill(model), db_file, overwrite=overwrite)
     stdout.print(f"created {path} with {len(model.tables)} tables")
 
@@ -121,6 +134,7 @@ def build_domain(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")
     ] = False,
+    drop_missing_references: DropRefsOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build a domain into a fully consistent DuckDB database and audit it (offline unless --backend openai).
@@ -151,6 +165,7 @@ def build_domain(
             llm=llm,
             on_table_start=progress.start_table,
             on_batch=progress.advance,
+            drop_missing_references=drop_missing_references,
         )
     if as_json:
         print(json.dumps(report, indent=2, default=str))

@@ -53,14 +53,14 @@ class Context:
     """The column being read, for internal errors."""
     drop_missing_references: bool = False
     """Drop (with a note) foreign keys to tables the DDL does not define, instead of failing."""
-    sources: dict[tuple[str, str, str], str] = field(default_factory=dict)
-    """(table, kind, column or CHECK sql) -> the expression as the DDL writes it (lower-case keys)."""
+    sources: dict[tuple[str, str, str], tuple[str, int]] = field(default_factory=dict)
+    """(table, kind, column or CHECK sql) -> (the expression as the DDL writes it, its line)."""
     untyped: set[tuple[str, str]] = field(default_factory=set)
     """(table, column) of generated columns written without a type: DuckDB's type is taken."""
 
     def written(self, table: Table, kind: str, key: str, node: exp.Expr) -> None:
         """Remember how the DDL writes an expression (for `Table.unenforced` if DuckDB refuses it)."""
-        self.sources[(table.name.lower(), kind, key.lower())] = node.sql(self.dialect)
+        self.sources[(table.name.lower(), kind, key.lower())] = (node.sql(self.dialect), self.at(node))
 
     def add_table(self, table: Table) -> None:
         """Append `table` to the schema (the caller checked its name is new)."""

@@ -35,12 +35,15 @@ def enforce(ctx: Context) -> None:
         ctx.table = ctx.column = None
 
 
-def _note(ctx: Context, table: Table, message: str, column: str | None = None) -> None:
-    ctx.note(message, table=table.name, column=column, line=table.line, file=table.file)
+def _note(
+    ctx: Context, table: Table, message: str, column: str | None = None, line: int | None = None
+) -> None:
+    ctx.note(message, table=table.name, column=column, line=line or table.line, file=table.file)
 
 
-def _source(ctx: Context, table: Table, kind: str, key: str, fallback: str) -> str:
-    return ctx.sources.get((table.name.lower(), kind, key.lower()), fallback)
+def _source(ctx: Context, table: Table, kind: str, key: str, fallback: str) -> tuple[str, int | None]:
+    """How the DDL writes an expression, and its line (the table's when unknown)."""
+    return ctx.sources.get((table.name.lower(), kind, key.lower()), (fallback, table.line))
 
 
 def _generated_columns(ctx: Context, probe: Probe, table: Table) -> None:
@@ -50,12 +53,12 @@ def _generated_columns(ctx: Context, probe: Probe, table: Table) -> None:
         if column.generated is None:
             continue
         ctx.column = column.name
-        source = _source(ctx, table, "generated", column.name, column.generated)
+        source, line = _source(ctx, table, "generated", column.name, column.generated)
         untyped = (table.name.lower(), column.name.lower()) in ctx.untyped
         if column.name.lower() in keyed:
             _plain(column, untyped)
             _note(ctx, table, f"generated column in a key; {_ON_GENERATED}, so it is a plain column, "
-                  f"filled like any other (its expression: {source})", column.name)  # fmt: skip
+                  f"filled like any other (its expression: {source})", column.name, line)  # fmt: skip
             continue
         names = [n for n in _columns_read(column.generated, table) if n.lower() != column.name.lower()]
         reads = [table.column(n) for n in names]
@@ -64,12 +67,12 @@ def _generated_columns(ctx: Context, probe: Probe, table: Table) -> None:
             table.unenforced.append(Unenforced("generated", source, refusal, column=column.name))
             _plain(column, untyped)
             _note(ctx, table, f"generated column that DuckDB cannot compute ({refusal}); a plain nullable "
-                  f"column, filled like any other: {source}", column.name)  # fmt: skip
+                  f"column, filled like any other: {source}", column.name, line)  # fmt: skip
             continue
         column.type = found
         if not column.nullable:
             _note(ctx, table, f"NOT NULL of a generated column is not enforced ({_ON_GENERATED})",
-                  column.name)  # fmt: skip
+                  column.name, line)  # fmt: skip
         column.nullable, column.length, column.allowed_values = True, None, None
         column.default = None
 
@@ -97,9 +100,10 @@ def _defaults(ctx: Context, probe: Probe, table: Table) -> None:
         ctx.column = column.name
         refusal = probe.default(column.default, column)
         if refusal is not None:
-            source = _source(ctx, table, "default", column.name, column.default)
+            source, line = _source(ctx, table, "default", column.name, column.default)
             table.unenforced.append(Unenforced("default", source, refusal, column=column.name))
-            _note(ctx, table, f"DEFAULT {source} left out: DuckDB cannot run it ({refusal})", column.name)
+            message = f"DEFAULT {source} left out: DuckDB cannot run it ({refusal})"
+            _note(ctx, table, message, column.name, line)
             column.default = None
 
 
@@ -108,7 +112,7 @@ def _checks(ctx: Context, probe: Probe, table: Table) -> None:
     kept = []
     for check in table.checks:
         ctx.column = check.columns[0] if check.columns else None
-        source = _source(ctx, table, "check", check.sql, check.relative or check.sql)
+        source, line = _source(ctx, table, "check", check.sql, check.relative or check.sql)
         label = f"CHECK {check.name} " if check.name else "CHECK "
         if any(c.lower() in generated for c in check.columns):
             refusal: str | None = f"it reads a generated column; {_ON_GENERATED}"
@@ -118,5 +122,5 @@ def _checks(ctx: Context, probe: Probe, table: Table) -> None:
             kept.append(check)
             continue
         table.unenforced.append(Unenforced("check", source, refusal, name=check.name))
-        _note(ctx, table, f"{label}({source}) is not enforced: {refusal}")
+        _note(ctx, table, f"{label}({source}) is not enforced: {refusal}", line=line)
     table.checks = kept
