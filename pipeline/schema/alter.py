@@ -78,7 +78,11 @@ def _read_command(ctx: Context, stmt: Statement) -> str | None:
     if match is None:
         name = relation_name(stmt.text) or ""
         if _ADD.search(stmt.text) and not ctx.elsewhere(name):
-            ctx.note(f"ALTER TABLE not understood, skipped: {stmt.text[:100]!r}", table=ctx.table)
+            ctx.note(
+                f"ALTER TABLE not read, so the keys or columns it adds are lost: {stmt.text[:100]!r} "
+                "(sqlglot reads it as an opaque command)",
+                table=ctx.table,
+            )
         return "alter_table"
     table = _table(ctx, relation_name(stmt.text) or "", exists=False)
     if table is None:

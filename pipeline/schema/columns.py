@@ -87,10 +87,10 @@ def build_column(ctx: Context, table: Table, node: exp.Expr) -> tuple[Column, li
         elif isinstance(kind, exp.DefaultColumnConstraint):
             column.default, sequence = default_sql(kind.this, column.type)
             column.identity = column.identity or sequence
-            ctx.written(table, "default", name, kind.this)
+            ctx.written(table, "default", name, kind.this, at=node)
         elif (computed := _computed(kind)) is not None:
             column.generated = duckdb_sql(computed.unnest())
-            ctx.written(table, "generated", name, computed.unnest())
+            ctx.written(table, "generated", name, computed.unnest(), at=node)
             if dt is None:
                 ctx.untyped.add((table.name.lower(), name.lower()))
         elif isinstance(kind, (exp.AutoIncrementColumnConstraint, exp.GeneratedAsIdentityColumnConstraint)):

@@ -103,7 +103,9 @@ def add_check_expr(ctx: Context, table: Table, expr: exp.Expr, name: str | None)
     """
     written = expr
     expr = normalize_check(expr).unnest()
-    names = list(dict.fromkeys(c.name for c in expr.find_all(exp.Column) if not c.table))
+    # A subquery's columns belong to its own tables (and DuckDB refuses the subquery anyway).
+    own = [c for c in expr.find_all(exp.Column) if not c.table and c.find_ancestor(exp.Select) is None]
+    names = list(dict.fromkeys(c.name for c in own))
     columns = ctx.find_columns(table, names, "CHECK", expr)
     found = in_values(expr)
     if found:

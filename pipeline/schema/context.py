@@ -58,9 +58,12 @@ class Context:
     untyped: set[tuple[str, str]] = field(default_factory=set)
     """(table, column) of generated columns written without a type: DuckDB's type is taken."""
 
-    def written(self, table: Table, kind: str, key: str, node: exp.Expr) -> None:
-        """Remember how the DDL writes an expression (for `Table.unenforced` if DuckDB refuses it)."""
-        self.sources[(table.name.lower(), kind, key.lower())] = (node.sql(self.dialect), self.at(node))
+    def written(
+        self, table: Table, kind: str, key: str, node: exp.Expr, at: exp.Expr | None = None
+    ) -> None:
+        """Remember how the DDL writes an expression, and its line (that of `at`, else of `node`), for
+        `Table.unenforced` and the note if DuckDB refuses it."""
+        self.sources[(table.name.lower(), kind, key.lower())] = (node.sql(self.dialect), self.at(at or node))
 
     def add_table(self, table: Table) -> None:
         """Append `table` to the schema (the caller checked its name is new)."""

@@ -66,7 +66,10 @@ def create_index(ctx: Context, stmt: Statement) -> str | None:
     index = parsed.expr.this if isinstance(parsed.expr, exp.Create) else None
     if not isinstance(index, exp.Index) or index.args.get("table") is None:
         if unique:
-            ctx.note(f"unique index not understood, skipped: {stmt.text[:100]!r}")
+            ctx.note(
+                "CREATE UNIQUE INDEX not read, so the UNIQUE constraint it makes is lost: "
+                f"{stmt.text[:100]!r} (sqlglot reads it as an opaque command)"
+            )
         return "index"
     name = table_name(index.args["table"])
     if not ctx.has_table(name) and ctx.elsewhere(name):

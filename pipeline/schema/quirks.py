@@ -80,7 +80,20 @@ def _unsigned_floats(tokens: list[Token]) -> list[Token]:
     return out
 
 
+_CONFLICT_ACTIONS = frozenset({"ROLLBACK", "ABORT", "FAIL", "IGNORE", "REPLACE"})
+
+
 def _sqlite(tokens: list[Token]) -> list[Token]:
+    # PRIMARY KEY ON CONFLICT REPLACE, UNIQUE ON CONFLICT IGNORE: what an INSERT does on a clash.
+    tokens = [
+        t
+        for i, t in enumerate(tokens)
+        if not any(
+            j >= 0 and j + 2 < len(tokens) and tokens[j].text.upper() == "ON"
+            and tokens[j + 1].text.upper() == "CONFLICT" and tokens[j + 2].text.upper() in _CONFLICT_ACTIONS
+            for j in (i, i - 1, i - 2)
+        )
+    ]
     # PRIMARY KEY ("id" AUTOINCREMENT): the rowid rule makes that key an identity anyway.
     return [
         t
@@ -197,6 +210,11 @@ def _tsql(tokens: list[Token]) -> list[Token]:
         prev = out[-1].text.upper() if out and out[-1].token_type != TokenType.IDENTIFIER else ""
         if word in _TSQL_DROPPED and not (word in ("CLUSTERED", "NONCLUSTERED") and after == "INDEX"):
             i += 1
+        elif word in ("ASC", "DESC") and after in (",", ")") and out:
+            i += 1  # UNIQUE ([Name] ASC): the order of a key's index, which sqlglot refuses there
+        elif token.text.upper() == "FLOAT" and after != "(" and _column_type_position(out):
+            out.append(_retype(token, TokenType.DOUBLE))  # FLOAT is FLOAT(53), 8 bytes; REAL is 4
+            i += 1
         elif word == "WITH" and after in ("CHECK", "NOCHECK"):
             i += 2  # ALTER TABLE t WITH CHECK ADD CONSTRAINT ...
         elif word == "NOT" and after == "FOR" and i + 2 < n and tokens[i + 2].text.upper() == "REPLICATION":
@@ -213,6 +231,14 @@ def _tsql(tokens: list[Token]) -> list[Token]:
             out.append(token)
             i += 1
     return out
+
+
+def _column_type_position(out: list[Token]) -> bool:
+    """Whether the next token is a column's type: after `(` or `,` and the column's name."""
+    names = (TokenType.IDENTIFIER, TokenType.VAR)
+    return len(out) >= 2 and out[-1].token_type in names and out[-2].token_type in (
+        TokenType.L_PAREN, TokenType.COMMA
+    )
 
 
 def _group_end(tokens: list[Token], i: int) -> int:
