@@ -59,9 +59,10 @@ def read_alter_table(ctx: Context, stmt: Statement) -> str | None:
         return _read_command(ctx, stmt)
     if not isinstance(alter, exp.Alter):
         return "alter_table"
-    table = _table(ctx, table_name(alter.this), exists=bool(alter.args.get("exists")), node=alter.this)
+    name = table_name(alter.this)
+    table = _table(ctx, name, exists=bool(alter.args.get("exists")), node=alter.this)
     if table is None:
-        return "alter_table"
+        return "partition" if name.lower() in ctx.partitions else "alter_table"
     applied = False
     for action in alter.args.get("actions") or []:
         for node in action.expressions if isinstance(action, exp.Schema) else [action]:

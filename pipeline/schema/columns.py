@@ -71,7 +71,7 @@ def build_column(ctx: Context, table: Table, node: exp.Expr) -> tuple[Column, li
         later = []
         computed = any(_computed(c.args.get("kind")) is not None for c in node.args.get("constraints") or [])
         if mapped.note and not (dt is None and computed):  # DuckDB gives an untyped generated column its type
-            ctx.note(mapped.note, table=table.name, column=name)
+            ctx.note(mapped.note, table=table.name, column=name, line=ctx.at(node))
         if mapped.value_range:
             low, high = mapped.value_range
             col = exp.column(name, quoted=True)

@@ -17,6 +17,7 @@ from sqlglot import exp
 from pipeline.schema.context import Context
 from pipeline.schema.model import Column, Table, Unenforced
 from pipeline.schema.probe import Probe
+from pipeline.schema.translate import concatenate_text
 
 _ON_GENERATED = "DuckDB supports no constraint on a generated column"
 
@@ -27,6 +28,8 @@ def enforce(ctx: Context) -> None:
     try:
         for table in ctx.schema.tables:
             ctx.table, ctx.column, ctx.line = table.name, None, table.line or 0
+            if ctx.dialect == "tsql":
+                _concatenations(table)
             _generated_columns(ctx, probe, table)
             _defaults(ctx, probe, table)
             _checks(ctx, probe, table)
@@ -75,6 +78,20 @@ def _generated_columns(ctx: Context, probe: Probe, table: Table) -> None:
                   column.name, line)  # fmt: skip
         column.nullable, column.length, column.allowed_values = True, None, None
         column.default = None
+
+
+def _concatenations(table: Table) -> None:
+    """SQL Server concatenates strings with `+`; DuckDB with `||` (which needs the column types)."""
+    text = {c.name.lower() for c in table.columns if c.base_type == "VARCHAR"}
+    for column in table.columns:
+        if column.generated is not None:
+            column.generated = concatenate_text(column.generated, text)
+        if column.default is not None and not column.identity:
+            column.default = concatenate_text(column.default, text)
+    for check in table.checks:
+        check.sql = concatenate_text(check.sql, text)
+        if check.relative is not None:
+            check.relative = concatenate_text(check.relative, text)
 
 
 def _plain(column: Column, untyped: bool) -> None:

@@ -60,6 +60,11 @@ def partition_of(ctx: Context, stmt: Statement) -> str:
     name, parent_name = bare(match["name"]), bare(match["parent"])
     parent = root(ctx, parent_name) or ctx.find_table(parent_name, "PARTITION OF")
     _fold(ctx, parent, name)
+    if stmt.text[match.end() :].lstrip().startswith("("):
+        ctx.note(
+            f"the constraints of partition {name} hold for its own rows only; not kept on {parent.name}",
+            table=parent.name,
+        )
     return "partition"
 
 

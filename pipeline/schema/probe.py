@@ -43,8 +43,18 @@ class Probe:
         return self._try(("check", sql), [*_defs(columns), f"CHECK ({sql})"], columns)[0]
 
     def default(self, sql: str, column: Column) -> str | None:
-        """Why DuckDB refuses `DEFAULT sql` on `column`, or None."""
-        return self._try(("default", sql), [f"{_q(column.name)} {column.type} DEFAULT {sql}"], [column])[0]
+        """Why DuckDB refuses `DEFAULT sql` on `column` (or cannot give the column that value), or None."""
+        key = ("default", sql, column.type)
+        if key not in self._seen:
+            item = f"{_q(column.name)} {column.type} DEFAULT {sql}"
+            refusal = self._try(("default", sql), [item], [column])[0]
+            if refusal is None:  # DuckDB binds a default when the table is made, but casts it on insert
+                try:
+                    self.con.execute(f"SELECT CAST(({sql}) AS {column.type})").fetchall()
+                except duckdb.Error as exc:
+                    refusal = str(exc).strip().splitlines()[0]
+            self._seen[key] = (refusal, None)
+        return self._seen[key][0]
 
     def generated(
         self, sql: str, column: Column, columns: list[Column], typed: bool

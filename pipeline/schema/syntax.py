@@ -95,7 +95,7 @@ def parse(stmt: Statement, dialect: str, *, source: str | None, what: str, text:
     if len(trees) != 1 or trees[0] is None:
         raise _error(stmt, what, "expected one statement", None, source, dialect)
     parsed = Parsed(trees[0], dropped=dropped)
-    _read_tail(tail, parsed)
+    _read_tail(tail, parsed, sql)
     return parsed
 
 
@@ -172,7 +172,7 @@ def _cut(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
     return tokens, []
 
 
-def _read_tail(tail: list[Token], parsed: Parsed) -> None:
+def _read_tail(tail: list[Token], parsed: Parsed, sql: str) -> None:
     words = [t.text.upper() for t in tail]
     for i, word in enumerate(words):
         if word == "COMMENT":
@@ -188,7 +188,8 @@ def _read_tail(tail: list[Token], parsed: Parsed) -> None:
         elif parsed.partition_by is None and (word == "PARTITION BY" or (
             word == "PARTITION" and words[i + 1 : i + 2] == ["BY"]
         )):
-            parsed.partition_by = _text(tail, i, _group_end(tail, i + 1))
+            end = tail[_group_end(tail, i + 1)]
+            parsed.partition_by = " ".join(sql[tail[i].start : end.end + 1].split())
 
 
 def _group_end(tokens: list[Token], i: int) -> int:
@@ -202,10 +203,6 @@ def _group_end(tokens: list[Token], i: int) -> int:
             if depth == 0:
                 return j
     return len(tokens) - 1
-
-
-def _text(tokens: list[Token], start: int, end: int) -> str:
-    return " ".join(t.text for t in tokens[start : end + 1])
 
 
 def _names_in_group(tokens: list[Token]) -> list[str]:

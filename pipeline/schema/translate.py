@@ -8,6 +8,7 @@ result is decided by DuckDB itself (probe.py); nothing here guesses that.
 
 from __future__ import annotations
 
+import sqlglot
 from sqlglot import exp
 
 # Anonymous functions (as sqlglot leaves them, upper case) -> a DuckDB expression builder.
@@ -66,3 +67,32 @@ def _is_now(nodes: list[exp.Expr | None]) -> bool:
 def _inside_time_function(node: exp.Expr) -> bool:
     parent = node.parent
     return isinstance(parent, (exp.Func, exp.Cast)) and not isinstance(parent, (exp.In, exp.Coalesce))
+
+
+def concatenate_text(sql: str, text_columns: set[str]) -> str:
+    """SQL Server's `+` on strings as DuckDB's `||`: `first + N' ' + last` -> `first || ' ' || last`.
+
+    A `+` is a concatenation when either side is text: a string literal, a column in `text_columns`
+    (lower-case names), or another concatenation. `sql` is DuckDB SQL; it is returned unchanged when it
+    has no such `+`.
+    """
+    tree = sqlglot.parse_one(sql, read="duckdb")
+
+    def is_text(node: exp.Expr) -> bool:
+        node = node.unnest()
+        if isinstance(node, exp.Literal):
+            return node.is_string
+        if isinstance(node, exp.Column):
+            return node.name.lower() in text_columns
+        return isinstance(node, exp.DPipe)
+
+    changed = False
+    while True:  # an inner concatenation makes the `+` around it one too: repeat until none is left
+        adds = [a for a in tree.find_all(exp.Add) if is_text(a.this) or is_text(a.expression)]
+        if not adds:
+            return tree.sql("duckdb") if changed else sql
+        for add in adds:
+            pipe = exp.DPipe(this=add.this, expression=add.expression, safe=True)
+            tree = pipe if add is tree else tree
+            add.replace(pipe)
+        changed = True

@@ -21,6 +21,9 @@ DUMPS = {
     "sqlite_schema.sql": "sqlite",
     "oracle_script.sql": "oracle",
     "duckdb_schema.sql": "duckdb",
+    "rails_structure.sql": "postgres",
+    "pg_partitioned.sql": "postgres",
+    "tsql_script.sql": "tsql",
 }
 
 
