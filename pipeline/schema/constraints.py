@@ -113,8 +113,10 @@ def add_check_expr(ctx: Context, table: Table, expr: exp.Expr, name: str | None)
         if column.allowed_values is None:
             column.allowed_values = found[1]
     duck = to_duckdb(expr)
-    relative = duck.sql("duckdb") if reads_clock(duck) else None
-    sql = pin(duck, ctx.schema.clock).sql("duckdb") if relative else duck.sql("duckdb")
+    sql = duck.sql("duckdb")
+    relative = sql if reads_clock(duck) else None
+    if relative is not None:
+        sql = pin(duck, ctx.schema.clock).sql("duckdb")
     ctx.written(table, "check", sql, written)
     add_check(table, Check(sql=sql, columns=columns, name=name, relative=relative))
 

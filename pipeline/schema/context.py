@@ -53,8 +53,9 @@ class Context:
     """The column being read, for internal errors."""
     drop_missing_references: bool = False
     """Drop (with a note) foreign keys to tables the DDL does not define, instead of failing."""
-    sources: dict[tuple[str, str, str], tuple[str, int]] = field(default_factory=dict)
-    """(table, kind, column or CHECK sql) -> (the expression as the DDL writes it, its line)."""
+    sources: dict[tuple[str, str, str], tuple[exp.Expr, int]] = field(default_factory=dict)
+    """(table, kind, column or CHECK sql) -> (the expression as the DDL writes it, its line); written out
+    as SQL only for the few that DuckDB refuses."""
     untyped: set[tuple[str, str]] = field(default_factory=set)
     """(table, column) of generated columns written without a type: DuckDB's type is taken."""
 
@@ -63,7 +64,7 @@ class Context:
     ) -> None:
         """Remember how the DDL writes an expression, and its line (that of `at`, else of `node`), for
         `Table.unenforced` and the note if DuckDB refuses it."""
-        self.sources[(table.name.lower(), kind, key.lower())] = (node.sql(self.dialect), self.at(at or node))
+        self.sources[(table.name.lower(), kind, key.lower())] = (node, self.at(at or node))
 
     def add_table(self, table: Table) -> None:
         """Append `table` to the schema (the caller checked its name is new)."""

@@ -46,7 +46,8 @@ def _note(
 
 def _source(ctx: Context, table: Table, kind: str, key: str, fallback: str) -> tuple[str, int | None]:
     """How the DDL writes an expression, and its line (the table's when unknown)."""
-    return ctx.sources.get((table.name.lower(), kind, key.lower()), (fallback, table.line))
+    found = ctx.sources.get((table.name.lower(), kind, key.lower()))
+    return (found[0].sql(ctx.dialect), found[1]) if found else (fallback, table.line)
 
 
 def _generated_columns(ctx: Context, probe: Probe, table: Table) -> None:
