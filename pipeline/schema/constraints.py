@@ -15,16 +15,24 @@ from pipeline.schema.translate import to_duckdb
 
 
 def apply_constraint(
-    ctx: Context, table: Table, node: exp.Expr, *, column: str | None = None, name: str | None = None
+    ctx: Context,
+    table: Table,
+    node: exp.Expr,
+    *,
+    column: str | None = None,
+    name: str | None = None,
+    at: exp.Expr | None = None,
 ) -> bool:
     """Apply one constraint node to `table` (`column`: the column it is written on, if inline).
 
     Returns False for a node that is not a key or check (the caller decides what to do with it).
     """
     if isinstance(node, exp.Constraint):  # CONSTRAINT name <one or more constraints>
-        return all([apply_constraint(ctx, table, inner, name=node.name) for inner in node.expressions])
+        inner = node.expressions
+        return all([apply_constraint(ctx, table, one, name=node.name, at=node) for one in inner])
     if isinstance(node, exp.ColumnConstraint):
-        return apply_constraint(ctx, table, node.args["kind"], column=column, name=node.name or name)
+        kind = node.args["kind"]
+        return apply_constraint(ctx, table, kind, column=column, name=node.name or name, at=at or node)
     inline = [column] if column else []
     if isinstance(node, exp.PrimaryKeyColumnConstraint):
         set_primary_key(ctx, table, ctx.find_columns(table, inline, "PRIMARY KEY", node))
@@ -42,7 +50,7 @@ def apply_constraint(
     elif isinstance(node, exp.Reference):
         add_foreign_key(ctx, table, ctx.find_columns(table, inline, "REFERENCES", node), node, node, name)
     elif isinstance(node, exp.CheckColumnConstraint):
-        add_check_expr(ctx, table, node.this, name)
+        add_check_expr(ctx, table, node.this, name, at=at)
     elif isinstance(node, exp.IndexColumnConstraint):
         # MySQL KEY / INDEX inside CREATE TABLE: not a constraint, but its columns must exist.
         ctx.find_columns(table, [n for n in column_names(node.expressions) if n], "INDEX", node)
@@ -95,7 +103,9 @@ def add_foreign_key(
     ctx.open_keys.append(OpenKey(table, fk, ctx.at(node), ctx.source))
 
 
-def add_check_expr(ctx: Context, table: Table, expr: exp.Expr, name: str | None) -> None:
+def add_check_expr(
+    ctx: Context, table: Table, expr: exp.Expr, name: str | None, at: exp.Expr | None = None
+) -> None:
     """Add a CHECK as DuckDB SQL; a `column IN (literals)` check also gives the column's allowed values.
 
     A CHECK that reads the clock (now(), CURRENT_DATE, ...) keeps that form in `Check.relative` and is
@@ -117,7 +127,7 @@ def add_check_expr(ctx: Context, table: Table, expr: exp.Expr, name: str | None)
     relative = sql if reads_clock(duck) else None
     if relative is not None:
         sql = pin(duck, ctx.schema.clock).sql("duckdb")
-    ctx.written(table, "check", sql, written)
+    ctx.written(table, "check", sql, written, at=None if written.find(exp.Identifier) else at)
     add_check(table, Check(sql=sql, columns=columns, name=name, relative=relative))
 
 

@@ -17,6 +17,7 @@ from sqlglot import exp
 from pipeline.schema.context import Context
 from pipeline.schema.model import Column, Table, Unenforced
 from pipeline.schema.probe import Probe
+from pipeline.schema.satisfiable import impossible
 from pipeline.schema.translate import concatenate_text
 
 _ON_GENERATED = "DuckDB supports no constraint on a generated column"
@@ -137,8 +138,29 @@ def _checks(ctx: Context, probe: Probe, table: Table) -> None:
         else:
             refusal = probe.check(check.sql, [table.column(c) for c in check.columns])
         if refusal is None:
+            _satisfiable(ctx, probe, table, check, f"{label}({source})", line)
             kept.append(check)
             continue
         table.unenforced.append(Unenforced("check", source, refusal, name=check.name))
         _note(ctx, table, f"{label}({source}) is not enforced: {refusal}", line=line)
     table.checks = kept
+
+
+def _satisfiable(ctx: Context, probe: Probe, table: Table, check, label: str, line: int | None) -> None:
+    """A CHECK that no non-NULL value can pass: an error when its columns are all NOT NULL (no row could
+    be stored), else a note (only rows with a NULL there can pass)."""
+    reason = impossible(check, table)
+    if reason is None and not check.columns and probe.always_false(check.sql):
+        reason = "it is always false"
+    if reason is None:
+        return
+    key = {c.lower() for c in table.primary_key}
+    nullable = [c for c in check.columns if table.column(c).nullable and c.lower() not in key]
+    if not nullable:
+        raise ctx.error(
+            f"{label} can never hold ({reason}), so no row of {table.name} can be stored",
+            table=table.name,
+            line=line,
+            hint="Fix the CHECK's bounds or values (or drop the CHECK).",
+        )
+    _note(ctx, table, f"{label} can hold only where {', '.join(nullable)} is NULL ({reason})", line=line)

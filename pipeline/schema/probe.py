@@ -40,7 +40,8 @@ class Probe:
 
     def check(self, sql: str, columns: list[Column]) -> str | None:
         """Why DuckDB refuses `CHECK (sql)` over `columns`, or None."""
-        return self._try(("check", sql), [*_defs(columns), f"CHECK ({sql})"], columns)[0]
+        defs = _defs(columns) or ['"__stateforge_probe_column" INTEGER']  # a table needs a column
+        return self._try(("check", sql), [*defs, f"CHECK ({sql})"], columns)[0]
 
     def default(self, sql: str, column: Column) -> str | None:
         """Why DuckDB refuses `DEFAULT sql` on `column` (or cannot give the column that value), or None."""
@@ -55,6 +56,17 @@ class Probe:
                     refusal = str(exc).strip().splitlines()[0]
             self._seen[key] = (refusal, None)
         return self._seen[key][0]
+
+    def always_false(self, sql: str) -> bool:
+        """Whether the column-free expression `sql` is FALSE (a CHECK that no row can pass)."""
+        key = ("false", sql)
+        if key not in self._seen:
+            try:
+                value = self.con.execute(f"SELECT CAST(({sql}) AS BOOLEAN)").fetchall()[0][0]
+            except duckdb.Error:
+                value = None
+            self._seen[key] = (None, "false" if value is False else None)
+        return self._seen[key][1] == "false"
 
     def generated(
         self, sql: str, column: Column, columns: list[Column], typed: bool

@@ -10,6 +10,7 @@ import duckdb
 import pytest
 
 from pipeline.domain import load_domain
+from pipeline.errors import SchemaError
 from pipeline.graph import plan_fill
 from pipeline.schema import Schema, parse_ddl
 from pipeline.store import create_database
@@ -110,3 +111,26 @@ def test_a_pack_pins_time_relative_checks_to_the_end_of_its_time_window(tmp_path
     schema = load_domain(str(pack)).schema
     assert schema.table("t").checks[0].sql == "d <= CAST('2021-03-31' AS DATE)"
     assert schema.clock == datetime(2021, 3, 31, 23, 59, 59)
+
+
+@pytest.mark.parametrize(
+    ("ddl", "reason"),
+    [
+        ("a int NOT NULL,\n  CONSTRAINT a_range CHECK (a > 5 AND a < 3)", "a: no value is both > 5 and < 3"),
+        ("a int NOT NULL,\n  CONSTRAINT a_range CHECK (a IN (1, 2) AND a >= 4)", "none of the values"),
+        ("a varchar(2) NOT NULL,\n  CONSTRAINT a_range CHECK (a IN ('abc', 'defg'))", "longer than"),
+        ("a int NOT NULL,\n  CONSTRAINT a_range CHECK (1 = 0)", "always false"),
+    ],
+)
+def test_a_check_no_row_can_pass_names_itself(ddl: str, reason: str) -> None:
+    with pytest.raises(SchemaError) as caught:
+        parse(f"CREATE TABLE t (\n  {ddl}\n);", "postgres")
+    assert (caught.value.line, caught.value.table) == (3, "t")
+    assert "CHECK a_range (" in str(caught.value) and reason in str(caught.value)
+    assert "no row of t can be stored" in str(caught.value)
+
+
+def test_a_check_only_null_can_pass_is_a_note() -> None:
+    schema = parse("CREATE TABLE t (a int, CONSTRAINT a_range CHECK (a BETWEEN 10 AND 1))", "postgres")
+    (note,) = map(str, schema.notes)
+    assert "CHECK a_range (a BETWEEN 10 AND 1) can hold only where a is NULL" in note
