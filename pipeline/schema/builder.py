@@ -63,11 +63,15 @@ class Builder:
         ctx.source, ctx.line = stmt.source or self.source, stmt.line
         ctx.table, ctx.column = relation_name(stmt.text) if stmt.kind is None else None, None
         kind = stmt.kind or classify(stmt.text, ctx.dialect)
-        with _guarded(ctx, f"reading a {kind.replace('_', ' ')} statement"):
+        try:
             if kind in ("view", "materialized_view") and (name := relation_name(stmt.text)):
                 ctx.other_relations.add(name.lower())
             if kind in READ_KINDS or kind in self._readers:
                 kind = self._readers[kind](stmt) or ""
+        except StateforgeError:
+            raise
+        except Exception as exc:  # a bug: say where the parser was when it happened
+            raise _internal(ctx, f"reading a {kind.replace('_', ' ')} statement", exc) from exc
         if kind:
             ctx.schema.skipped[kind] += 1
 
@@ -162,15 +166,17 @@ def _copies(source: Table, target: Table) -> list[Column]:
     ]
 
 
+def _internal(ctx: Context, stage: str, exc: Exception) -> InternalError:
+    """The InternalError for `exc`, naming where the parser was when it happened (read from `ctx` then)."""
+    return InternalError(stage, exc, file=ctx.source, line=ctx.line, table=ctx.table, column=ctx.column)
+
+
 @contextmanager
 def _guarded(ctx: Context, stage: str) -> Iterator[None]:
-    """Any unexpected exception inside becomes an InternalError naming where the parser was (read at the
-    moment it failed: the file, line, table and column of `ctx`)."""
+    """Any unexpected exception inside becomes an InternalError naming where the parser was."""
     try:
         yield
     except StateforgeError:
         raise
     except Exception as exc:
-        raise InternalError(
-            stage, exc, file=ctx.source, line=ctx.line, table=ctx.table, column=ctx.column
-        ) from exc
+        raise _internal(ctx, stage, exc) from exc

@@ -122,7 +122,7 @@ def add_check_expr(
         column = table.column(found[0])
         if column.allowed_values is None:
             column.allowed_values = found[1]
-    duck = to_duckdb(expr)
+    duck = to_duckdb(expr, copy=False)  # `expr` is normalize_check's own copy
     sql = duck.sql("duckdb")
     relative = sql if reads_clock(duck) else None
     if relative is not None:

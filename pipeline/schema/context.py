@@ -64,7 +64,8 @@ class Context:
     ) -> None:
         """Remember how the DDL writes an expression, and its line (that of `at`, else of `node`), for
         `Table.unenforced` and the note if DuckDB refuses it."""
-        self.sources[(table.name.lower(), kind, key.lower())] = (node, self.at(at or node))
+        # A detached copy: the node itself would keep its whole statement's tree alive (through `parent`).
+        self.sources[(table.name.lower(), kind, key.lower())] = (node.copy(), self.at(at or node))
 
     def add_table(self, table: Table) -> None:
         """Append `table` to the schema (the caller checked its name is new)."""

@@ -110,9 +110,10 @@ def _sqlite(tokens: list[Token]) -> list[Token]:
 def _postgres(tokens: list[Token]) -> list[Token]:
     out: list[Token] = []
     for token in tokens:
-        if token.text.upper() == "VARYING" and out and out[-1].text.upper() == "BIT":
+        word = token.text.upper()
+        if word == "VARYING" and out and out[-1].text.upper() == "BIT":
             out[-1] = _retype(out[-1], TokenType.VAR, "varbit")  # BIT VARYING(n): sqlglot stops at VARYING
-        elif token.text.upper() == "VIRTUAL" and out and out[-1].token_type == TokenType.R_PAREN:
+        elif word == "VIRTUAL" and out and out[-1].token_type == TokenType.R_PAREN:
             pass  # PostgreSQL 18: GENERATED ALWAYS AS (expr) VIRTUAL; sqlglot knows STORED only
         else:
             out.append(token)

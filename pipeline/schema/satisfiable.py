@@ -9,6 +9,7 @@ satisfiable: this names impossible CHECKs, it does not prove possible ones.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import sqlglot
 from sqlglot import exp
@@ -62,6 +63,15 @@ class _Range:
         return not (self.hi is not None and (value > self.hi or (value == self.hi and self.hi_strict)))
 
 
+@lru_cache(maxsize=4096)
+def _parsed(sql: str) -> exp.Expr | None:
+    """The CHECK's tree (read only; dumps repeat the same CHECK on many tables)."""
+    try:
+        return sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.ParseError:
+        return None
+
+
 def _num(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else str(value)
 
@@ -83,9 +93,8 @@ def _literal(node: exp.Expr) -> object:
 
 def impossible(check: Check, table: Table) -> str | None:
     """Why `check` (DuckDB SQL over columns of `table`) can hold for no non-NULL values, or None."""
-    try:
-        tree = sqlglot.parse_one(check.sql, read="duckdb")
-    except sqlglot.errors.ParseError:
+    tree = _parsed(check.sql)
+    if tree is None:
         return None
     ranges: dict[str, _Range] = {}
     for part in _conjuncts(tree):

@@ -22,9 +22,10 @@ _JSON_VALID = {"JSON_VALID", "ISJSON"}
 _SQLITE_NOW = {"DATETIME": exp.CurrentTimestamp, "DATE": exp.CurrentDate, "TIME": exp.CurrentTime}
 
 
-def to_duckdb(expr: exp.Expr) -> exp.Expr:
-    """A copy of `expr` (parsed in any dialect) with vendor spellings replaced by DuckDB's."""
-    return expr.copy().transform(_rewrite)
+def to_duckdb(expr: exp.Expr, *, copy: bool = True) -> exp.Expr:
+    """`expr` (parsed in any dialect) with vendor spellings replaced by DuckDB's: a copy, unless `copy` is
+    False (the caller owns `expr` and gives it up)."""
+    return expr.transform(_rewrite, copy=copy)
 
 
 def duckdb_sql(expr: exp.Expr) -> str:
