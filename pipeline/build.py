@@ -16,6 +16,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,6 +39,8 @@ if TYPE_CHECKING:
     from pipeline.llm.fill import LLMFill
 
 PROGRESS_TABLE = "stateforge.build_progress"
+_ENVIRONMENT = (duckdb.OperationalError, duckdb.InterruptException)
+"""DuckDB's I/O, memory and interrupt errors: the machine's, not a bug (they pass the guards unchanged)."""
 
 
 @dataclass
@@ -76,6 +79,11 @@ class Build:
     @property
     def fingerprint(self) -> str:
         return hashlib.sha256(json.dumps(self.inputs, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def _guard(build: Build, stage: str, table: str | None = None) -> AbstractContextManager[None]:
+    """Unexpected exceptions of a stage become an InternalError naming the DDL file, the stage and table."""
+    return guard(stage, file=str(build.pack.ddl_path), table=table, passthrough=_ENVIRONMENT)
 
 
 def prepare(
@@ -170,7 +178,7 @@ def open_partial(build: Build, *, resume: bool = False) -> list[str]:
         )
     for stale in (path, path.with_name(path.name + ".wal")):
         stale.unlink(missing_ok=True)
-    with duckdb.connect(str(path)) as con, guard("creating the tables", file=str(build.pack.ddl_path)):
+    with duckdb.connect(str(path)) as con, _guard(build, "creating the tables"):
         create_tables(con, build.pack.schema, build.plan)
         con.execute("CREATE TABLE stateforge.build_meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
         con.execute(
@@ -208,7 +216,7 @@ def fill_one(
             [position, table, r.rows, r.seconds, json.dumps(data)],
         )
 
-    with guard("filling the table", file=str(build.pack.ddl_path), table=table):
+    with _guard(build, "filling the table", table):
         return fill_table(
             con,
             build.pack.schema,
@@ -226,11 +234,10 @@ def fill_one(
 def finish_fill(build: Build) -> dict[str, Any]:
     """The second pass (deferred foreign keys) and the domain's rules, repaired until they hold."""
     started = time.perf_counter()
-    ddl = str(build.pack.ddl_path)
     with duckdb.connect(str(build.partial_path)) as con:
-        with guard("filling the deferred foreign keys (second pass)", file=ddl):
+        with _guard(build, "filling the deferred foreign keys (second pass)"):
             deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
-        with guard("applying the domain's rules", file=ddl):
+        with _guard(build, "applying the domain's rules"):
             rules = apply_rules(con, build.pack.schema, build.pack.config)
     return {
         "deferred": deferred,
@@ -242,7 +249,7 @@ def finish_fill(build: Build) -> dict[str, Any]:
 def audit_partial(build: Build) -> AuditReport:
     """Audit the partial database; a build whose audit is not clean fails and publishes nothing."""
     with duckdb.connect(str(build.partial_path), read_only=True) as con:
-        with guard("auditing the database", file=str(build.pack.ddl_path)):
+        with _guard(build, "auditing the database"):
             report = audit(con, build.pack.schema)
     if not report.clean:
         worst = ", ".join(f"{v.check} {v.table} ({v.count})" for v in report.violations[:5])

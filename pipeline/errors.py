@@ -110,14 +110,16 @@ def guard(
     line: int | None = None,
     table: str | None = None,
     column: str | None = None,
+    passthrough: tuple[type[BaseException], ...] = (),
 ) -> Iterator[None]:
     """Turn any unexpected exception raised inside into an `InternalError` naming where it happened.
 
-    Stateforge's own errors, KeyboardInterrupt and SystemExit pass through unchanged.
+    Stateforge's own errors, the machine's (OSError, MemoryError: a full disk is no bug), `passthrough`
+    (e.g. a database's I/O errors), KeyboardInterrupt and SystemExit pass through unchanged.
     """
     try:
         yield
-    except StateforgeError:
+    except (StateforgeError, OSError, MemoryError, *passthrough):
         raise
     except Exception as exc:
         raise InternalError(stage, exc, file=file, line=line, table=table, column=column) from exc
