@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -88,12 +89,20 @@ class _Includes:
         """The file an include command names (variables substituted, relative to the including file), and
         its name for messages: relative to the including file's name, as the user wrote the paths."""
         match = _COMMAND.match(stmt.text.strip())
-        raw = (match["path"] if match else "").strip().rstrip(";").strip().strip("'\"")
-        if not raw:
+        raw = (match["path"] if match else "").strip().rstrip(";").strip()
+        if os.sep == "/":
+            raw = raw.replace("\\", "/")  # SQLCMD and SQL*Plus scripts written on Windows
+        try:
+            words = shlex.split(raw)
+        except ValueError:
+            words = raw.split()
+        if not words:
             raise SchemaError(
                 f"{stmt.text!r} names no file", file=stmt.source, line=stmt.line, hint="Name the file."
             )
-        name = self._substitute(raw, stmt)
+        if self.dialect == "oracle":  # @script arg1 arg2: the script reads them as &1, &2
+            self.variables.update({str(i): arg for i, arg in enumerate(words[1:], 1)})
+        name = self._substitute(words[0], stmt)
         relative = stmt.text.lstrip().startswith(("@@", "\\ir", "\\include_relative"))
         names = [name + ".sql", name] if self.dialect == "oracle" and not Path(name).suffix else [name]
         label_dir = os.path.dirname(stmt.source or "")

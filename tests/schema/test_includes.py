@@ -80,3 +80,10 @@ def test_sqlplus_substitution_variables(tmp_path: Path) -> None:
     assert caught.value.line == 2
     assert "uses the variable path, which nothing before it sets" in str(caught.value)
     assert "DEFINE path = <folder>" in str(caught.value)
+
+
+def test_script_arguments_and_windows_separators(tmp_path: Path) -> None:
+    write(tmp_path / "hr" / "tables.sql", "CREATE TABLE t (id NUMBER PRIMARY KEY);\n@@&1/more.sql\n")
+    write(tmp_path / "hr" / "sub" / "more.sql", "CREATE TABLE u (id NUMBER PRIMARY KEY);\n")
+    main = write(tmp_path / "main.sql", "@@hr\\tables.sql sub\n")
+    assert load_ddl(main, "oracle").table_names == ["t", "u"]
