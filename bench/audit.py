@@ -25,9 +25,8 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
-from _doc import write_section
+from _doc import DOC, write_section
 
-from pipeline import ROOT
 from pipeline.graph import plan_fill
 from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
 from pipeline.store import create_database
@@ -206,7 +205,7 @@ def main() -> None:
     print("\n".join([f"## {HEADING}", "", *lines]))
     if not args.no_write:
         write_section(HEADING, "\n".join(lines))
-        print(f"\nwritten to {ROOT / 'docs' / 'BENCHMARKS.md'}")
+        print(f"\nwritten to {DOC}")
 
 
 if __name__ == "__main__":

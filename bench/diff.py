@@ -13,7 +13,7 @@ For each case, in one run and on one connection with both databases attached (re
 
 Also: `diff_files` end to end (connect, attach, read the model), and the same 1M rows without a key
 (multiset) against `EXCEPT ALL` both ways. Times are medians of --runs, the contenders interleaved. The
-pack is built into artifacts/bench-diff/ when missing. Prints a markdown report; unless --no-write,
+pack is built into ./artifacts/bench-diff/ when missing. Prints a markdown report; unless --no-write,
 replaces the "Diff" section of docs/BENCHMARKS.md.
 """
 
@@ -31,13 +31,13 @@ from pathlib import Path
 
 import duckdb
 import pandas as pd
-from _doc import write_section
+from _doc import DOC, write_section
 
-from pipeline import ROOT
 from pipeline.build import build_domain
 from pipeline.diff import diff_catalogs, diff_files
 from pipeline.diff.queries import changed_keys_sql, keyed_counts_sql
 from pipeline.diff.specs import TableSpec, table_specs
+from pipeline.resources import artifacts_dir
 
 HEADING = "Diff (bench/diff.py)"
 BASE, AFTER = "b", "a"
@@ -208,7 +208,7 @@ def one_table(folder: Path, rows: int, runs: int) -> tuple[dict[str, object], di
 
 
 def pack(folder: Path, scale: float, runs: int) -> dict[str, object]:
-    out = ROOT / "artifacts" / "bench-diff" / f"music-x{scale:g}"
+    out = artifacts_dir() / "bench-diff" / f"music-x{scale:g}"
     if not (out / "music.duckdb").exists():
         build_domain("music", scale=scale, out=out)
     after = folder / "music-after.duckdb"
@@ -293,7 +293,7 @@ def main() -> None:
     print("\n".join([f"## {HEADING}", "", *lines]))
     if not args.no_write:
         write_section(HEADING, "\n".join(lines))
-        print(f"\nwritten to {ROOT / 'docs' / 'BENCHMARKS.md'}")
+        print(f"\nwritten to {DOC}")
 
 
 if __name__ == "__main__":

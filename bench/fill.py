@@ -104,7 +104,7 @@ def naive(schema: Schema, rows: dict[str, int], per_table: int) -> tuple[float, 
     """Seconds a per-row Faker loop takes for `per_table` rows of each table, and the rows it wrote."""
     from faker import Faker
 
-    from pipeline.fill.config import DomainConfig
+    from pipeline.domain.config import DomainConfig
 
     fake = Faker()
     Faker.seed(0)

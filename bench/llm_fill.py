@@ -45,7 +45,8 @@ from pipeline.graph import plan_fill
 from pipeline.llm.fill import LLMFill
 from pipeline.llm.settings import LLMSettings
 from pipeline.store import create_tables
-from validation.batch import arrow_type, validate_batch
+from pipeline.types import batch_arrow_type
+from validation.batch import validate_batch
 
 HEADING = "LLM fill (bench/llm_fill.py)"
 MIXED_FAULTS = {"wrong_types": 0.03, "invented_fk": 0.03, "duplicates": 0.03, "missing_fields": 0.03,
@@ -69,8 +70,8 @@ def prepare(folder: Path, songs: int) -> tuple[Any, Path]:
 
 @contextlib.contextmanager
 def fake_server(latency: float, faults: dict | None) -> Iterator[str]:
-    """A `FakeLLMServer` in a child process (`pipeline.llm.fake_server.serve`); yields its base URL."""
-    code = ("import sys, json; from pipeline.llm.fake_server import serve; "
+    """A `FakeLLMServer` in a child process (`pipeline.fakellm.server.serve`); yields its base URL."""
+    code = ("import sys, json; from pipeline.fakellm.server import serve; "
             "serve(port=0, **json.loads(sys.argv[1]))")
     options = json.dumps({"latency": latency, "faults": faults, "seed": 11})
     child = subprocess.Popen([sys.executable, "-c", code, options], stdout=subprocess.PIPE, text=True)
@@ -100,7 +101,9 @@ def run(pack: Any, db: Path, folder: Path, *, concurrency: int, latency: float, 
     songs = pack.schema.table("songs")
     with duckdb.connect(str(work / "music.duckdb")) as con, fake_server(latency, faults) as base_url:
         stored = con.sql("SELECT * FROM songs ORDER BY song_id").to_arrow_table()
-        batch = pa.table({c.name: stored.column(c.name).cast(arrow_type(c.type)) for c in songs.columns})
+        batch = pa.table(
+            {c.name: stored.column(c.name).cast(batch_arrow_type(c.type)) for c in songs.columns}
+        )
         con.execute("DELETE FROM songs")
         settings = LLMSettings(backend="openai", model="fake-model", base_url=base_url, api_key="bench",
                                concurrency=concurrency, cache_dir=work / "cache", max_retries=3)

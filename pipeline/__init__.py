@@ -1,14 +1,51 @@
 """Stateforge: stateful benchmark environments for tool-using agents, built from SQL DDL.
 
-The library, one subpackage per stage: `schema` (DDL to model), `graph` (fill order), `store` (DuckDB),
-`fill` (offline and LLM generation), and the CLI in `cli`.
+The library, one subpackage per stage. Imports go one way only, down this list (`LAYERS`; a subpackage
+never imports one above it, not even inside a function; `tests/test_layers.py` checks it):
+
+    errors                           the error tree
+    values, types, resources,        shared leaves: canonical JSON values, DuckDB -> Arrow types, package
+    fakellm                          data and output folders; the OpenAI-compatible test server (which
+                                     imports nothing of Stateforge)
+    schema                           DDL -> the schema model
+    graph                            the foreign-key graph, the fill plan, the schema report
+    domain                           domain packs: `domain.yaml` models and the loader
+    store                            DuckDB files: tables, metadata, sequences, hashes, build metadata
+    validation                       batch checks, repairs, domain rules, the audit and its views
+    fill                             the offline generator and the fill engine
+    llm                              the LLM client and the LLM fill
+    build                            the stages of a build and the one driver that runs them
+    diff                             database diffs and their comparison (ground truth, grading)
+    tools                            business tools: the framework, the generic toolkit, pack loading
+    episode                          a private copy of a database where tools run, one transaction a call
+    render                           terminal rendering of reports
+    flows                            Prefect flows over `build` (the top-level `flows` package)
+    cli                              the `stateforge` command
+
+`validation` and `flows` are top-level packages beside `pipeline`; they take their place in the list.
+Packs (`schemas`) and prompt templates (`prompts`) are package data, read with `importlib.resources`.
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-
 __version__ = "0.1.0"
 
-ROOT = Path(__file__).resolve().parent.parent
-"""The project's root: `schemas/`, `prompts/` and `artifacts/` live here."""
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors",),
+    ("values", "types", "resources", "fakellm"),
+    ("schema",),
+    ("graph",),
+    ("domain",),
+    ("store",),
+    ("validation",),
+    ("fill",),
+    ("llm",),
+    ("build",),
+    ("diff",),
+    ("tools",),
+    ("episode",),
+    ("render",),
+    ("flows",),
+    ("cli",),
+)
+"""The subpackages (and top-level modules) of Stateforge, lowest first; each may import only lower ones."""

@@ -1,7 +1,8 @@
 """The `stateforge` command line. Every command calls the same library functions as the flows and tests.
 
-Exit codes: 0 success, 1 a check failed (an unclean audit), 2 bad input or any other error, printed as
-one paragraph (a traceback only with `--debug`, accepted anywhere on the line).
+Exit codes (the contract is in the README, "Exit codes"): 0 success, 1 the thing checked is not clean
+(`NotCleanError`), 2 bad input or any other error. `main` is the one place that maps outcomes to codes;
+an error is printed as one paragraph (a traceback only with `--debug`, accepted anywhere on the line).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
-from pipeline.errors import StateforgeError
+from pipeline.errors import NotCleanError, StateforgeError
 
 app = typer.Typer(
     name="stateforge",
@@ -28,7 +29,17 @@ err = Console(stderr=True, soft_wrap=True)
 
 DialectOpt = Annotated[
     str | None,
-    typer.Option("--dialect", "-d", help="duckdb, postgres, mysql, sqlite or oracle (default: detected)."),
+    typer.Option(
+        "--dialect", "-d", help="duckdb, postgres, mysql, sqlite, oracle or tsql (default: detected)."
+    ),
+]
+DropRefsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--drop-missing-references",
+        help="Drop foreign keys to tables the DDL does not define (installed separately), with a note "
+        "each; without it they are an error.",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary.")]
 
@@ -38,12 +49,15 @@ def schema(
     ddl_file: Annotated[Path, typer.Argument(help="A DDL file or dump.")],
     dialect: DialectOpt = None,
     as_json: JsonOpt = False,
+    drop_missing_references: DropRefsOpt = False,
 ) -> None:
-    """Parse a DDL file and show its tables, keys, fill order, cycles and skipped statements."""
+    """Parse a DDL file and show its tables, keys, fill order, cycles, skipped statements and notes
+    (what was approximated or left out, with file:line)."""
+    from pipeline.graph import schema_report
     from pipeline.render import render_schema
-    from pipeline.schema import load_ddl, schema_report
+    from pipeline.schema import load_ddl
 
-    report = schema_report(load_ddl(ddl_file, dialect))
+    report = schema_report(load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references))
     if as_json:
         print(json.dumps(report, indent=2))
     else:
@@ -56,14 +70,16 @@ def init_db(
     db_file: Annotated[Path, typer.Argument(help="The DuckDB file to create.")],
     dialect: DialectOpt = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace DB_FILE if it exists.")] = False,
+    drop_missing_references: DropRefsOpt = False,
 ) -> None:
     """Create an empty DuckDB database for a DDL file, with the model in its `stateforge` schema."""
     from pipeline.graph import plan_fill
     from pipeline.schema import load_ddl
     from pipeline.store import create_database
+    from validation.views import install_views
 
-    model = load_ddl(ddl_file, dialect)
-    path = create_database(model, plan_fill(model), db_file, overwrite=overwrite)
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)
+    path = create_database(model, plan_fill(model), db_file, overwrite=overwrite, setup=install_views)
     stdout.print(f"created {path} with {len(model.tables)} tables")
 
 
@@ -75,7 +91,7 @@ def audit(
 ) -> None:
     """Check a database against its model: keys, NOT NULL, CHECK, foreign keys, allowed values.
 
-    Exits 0 when the database is clean and 1 when it is not.
+    Exits 0 when the database is clean and 1 when it is not (2: no such database, or not Stateforge's).
     """
     from pipeline.render import render_audit
     from pipeline.store import connect
@@ -87,7 +103,8 @@ def audit(
         print(json.dumps(report.to_dict(), indent=2, default=str))
     else:
         render_audit(stdout, report)
-    raise typer.Exit(0 if report.clean else 1)
+    if not report.clean:
+        raise NotCleanError(f"{db_file}: {report.total:,} violations in {len(report.violations)} checks.")
 
 
 @app.command()
@@ -147,11 +164,13 @@ def build_domain(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")
     ] = False,
+    drop_missing_references: DropRefsOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build a domain into a fully consistent DuckDB database and audit it (offline unless --backend openai).
 
-    Writes OUT/<name>.duckdb and OUT/build_report.json; exits 0 only when the audit is clean.
+    Writes OUT/<name>.duckdb and OUT/build_report.json; exits 0 only when the final audit is clean,
+    1 when it is not (nothing is published), 2 on bad input or any other error.
     """
     from pipeline.build import build_domain as run_build
     from pipeline.llm.settings import llm_settings
@@ -177,11 +196,61 @@ def build_domain(
             llm=llm,
             on_table_start=progress.start_table,
             on_batch=progress.advance,
+            drop_missing_references=drop_missing_references,
         )
     if as_json:
         print(json.dumps(report, indent=2, default=str))
     else:
         render_build(stdout, report)
+
+
+@app.command("tools")
+def tools_cmd(
+    domain_or_db: Annotated[str, typer.Argument(help="A pack name or folder, a DDL file, or a database.")],
+    as_json: JsonOpt = False,
+    pack: Annotated[
+        Path | None, typer.Option(help="The pack folder of a database built from a pack outside schemas/.")
+    ] = None,
+) -> None:
+    """List the tools a solver gets (name, kind, parameters, description) and which tables each covers."""
+    from pipeline.tools.loader import resolve
+    from pipeline.tools.report import render_tools, tools_report
+
+    schema, toolkit = resolve(domain_or_db, pack=pack)
+    report = tools_report(toolkit, schema)
+    if as_json:
+        print(json.dumps(report, indent=2))
+    else:
+        render_tools(stdout, report)
+
+
+@app.command("call")
+def call_cmd(
+    db_file: Annotated[Path, typer.Argument(help="A database built by Stateforge.")],
+    tool_name: Annotated[str, typer.Argument(metavar="TOOL", help="The tool to call.")],
+    args: Annotated[str, typer.Option("--args", help="The arguments as a JSON object.")] = "{}",
+    persist: Annotated[
+        bool, typer.Option("--persist", help="Write to DB_FILE itself instead of a throwaway copy.")
+    ] = False,
+    pack: Annotated[Path | None, typer.Option(help="The pack folder, for a pack outside schemas/.")] = None,
+) -> None:
+    """Call one tool on a database and print the result as JSON (on an episode copy unless --persist).
+
+    Exits 0 when the call succeeds and 1 when the tool returns an error (nothing is changed then).
+    """
+    from pipeline.episode import Episode
+    from pipeline.errors import StateforgeError as Bad
+    from pipeline.values import dumps
+
+    try:
+        arguments = json.loads(args)
+    except json.JSONDecodeError as exc:
+        raise Bad(f"--args is not JSON ({exc.msg} at column {exc.colno}); pass an object like "
+                  '\'{"name": "x"}\'.') from None
+    with Episode.open(db_file, persist=persist, pack=pack) as episode:
+        result = episode.call(tool_name, arguments)
+    print(dumps(result.model_dump(), indent=2))
+    raise typer.Exit(0 if result.ok else 1)
 
 
 @app.command("serve")
@@ -209,7 +278,7 @@ def fake_llm(
     seed: Annotated[int, typer.Option(help="Seed of the answers and of fault choice.")] = 0,
 ) -> None:
     """Run a local OpenAI-compatible server answering with schema-conforming rows (tests, benchmarks)."""
-    from pipeline.llm.fake_server import serve
+    from pipeline.fakellm.server import serve
 
     options: dict = {
         "latency": latency,
@@ -224,12 +293,21 @@ def fake_llm(
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Console entry point: run the app, turning Stateforge errors into a message and exit code 2."""
+    """Console entry point: run the app and map its outcome to the exit code (README, "Exit codes").
+
+    0: success; 1: `NotCleanError`, the thing checked is not clean; 2: any other Stateforge error, bad
+    command-line usage (typer's own), or a bug; 130: interrupted.
+    """
     args = list(sys.argv[1:] if argv is None else argv)
     debug = "--debug" in args
     args = [a for a in args if a != "--debug"]
     try:
         app(args=args, prog_name="stateforge")
+    except NotCleanError as exc:
+        if debug:
+            raise
+        err.print(f"[bold red]not clean:[/] {exc}", highlight=False)
+        sys.exit(1)
     except StateforgeError as exc:
         if debug:
             raise

@@ -1,10 +1,15 @@
 """The error tree. Every error says what went wrong, where, and what to do next.
 
 `TerminalError`: retrying will not help (bad DDL, a bad domain pack, an audit that fails).
+`NotCleanError` (a `TerminalError`): the check ran and found the thing checked not clean; the CLI maps it
+to exit code 1 and every other `StateforgeError` to 2 (README, "Exit codes").
 `TransientError`: retrying may help (a timeout, a rate limit, a 5xx from an LLM server).
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 class StateforgeError(Exception):
@@ -67,5 +72,63 @@ class BuildError(TerminalError):
     """A build could not produce a clean database; the previous good one is left untouched."""
 
 
+class NotCleanError(TerminalError):
+    """The thing checked is not clean: an audit found violations (the CLI exits 1, not 2).
+
+    Raised after the check ran to the end, so the message can give counts and what to run next.
+    """
+
+
 class StoreError(TerminalError):
     """A DuckDB file is missing, is not a Stateforge database, or does not match its model."""
+
+
+class InternalError(TerminalError):
+    """An unexpected exception inside Stateforge (a bug), caught where it happened.
+
+    The message names the file and line, the stage, the table and the column that were being worked on,
+    so that the report says where to look; the original exception is chained as `__cause__`.
+    """
+
+    def __init__(
+        self,
+        stage: str,
+        error: BaseException,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        table: str | None = None,
+        column: str | None = None,
+    ) -> None:
+        self.stage, self.error = stage, error
+        self.file, self.line, self.table, self.column = file, line, table, column
+        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+        what = f"table {table}" + (f", column {column}" if column else "") + ": " if table else ""
+        super().__init__(
+            f"{where}{what}internal error while {stage} ({type(error).__name__}: {error}). This is a bug in "
+            "Stateforge: please report it with the statement or table named here (run with --debug for "
+            "the traceback)."
+        )
+
+
+@contextmanager
+def guard(
+    stage: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    table: str | None = None,
+    column: str | None = None,
+    passthrough: tuple[type[BaseException], ...] = (),
+) -> Iterator[None]:
+    """Turn any unexpected exception raised inside into an `InternalError` naming where it happened.
+
+    Stateforge's own errors, the machine's (OSError, MemoryError: a full disk is no bug), `passthrough`
+    (e.g. a database's I/O errors), KeyboardInterrupt and SystemExit pass through unchanged.
+    """
+    try:
+        yield
+    except (StateforgeError, OSError, MemoryError, *passthrough):
+        raise
+    except Exception as exc:
+        raise InternalError(stage, exc, file=file, line=line, table=table, column=column) from exc

@@ -61,12 +61,40 @@ def test_audit_exits_1_and_names_the_orphans(tmp_path: Path):
     with duckdb.connect(str(db)) as con:
         con.execute("UPDATE match_players SET match_id = match_id + 1000000 WHERE player_id % 2 = 0")
     dirty = run("audit", db, "--json")
-    assert dirty.returncode == 1
+    assert dirty.returncode == 1 and dirty.stderr.startswith("not clean:")
     report = json.loads(dirty.stdout)
     assert report["violations"] > 0
     assert {c["check"] for c in report["checks"]} == {"foreign_key"}
     table = run("audit", db)
     assert table.returncode == 1 and "foreign_key" in table.stdout and "match_players" in table.stdout
+
+
+def test_build_domain_exits_0_clean_1_not_clean_and_2_on_bad_input(tmp_path: Path):
+    pack = tmp_path / "shop"
+    pack.mkdir()
+    (pack / "schema.sql").write_text("CREATE TABLE t (id INTEGER PRIMARY KEY, code VARCHAR(3) NOT NULL);\n")
+    (pack / "domain.yaml").write_text("name: shop\ntables:\n  t: {rows: 10}\n")
+    out = tmp_path / "out"
+    clean = run("build-domain", pack, "--out", out, "--json")
+    assert clean.returncode == 0, clean.stderr
+    assert json.loads(clean.stdout)["totals"]["violations"] == 0
+    good = (out / "shop.duckdb").read_bytes()
+    # The rule holds after its repair, but the repair breaks VARCHAR(3), which only the final audit sees.
+    (pack / "domain.yaml").write_text(
+        "name: shop\ntables:\n  t: {rows: 10}\nrules:\n  - name: long_codes\n"
+        "    check: SELECT id FROM t WHERE code <> 'toolong'\n"
+        "    repair: [\"UPDATE t SET code = 'toolong'\"]\n"
+    )
+    dirty = run("build-domain", pack, "--out", out, "--json")
+    assert dirty.returncode == 1, dirty.stderr
+    assert dirty.stderr.startswith("not clean:") and "max_length" in dirty.stderr
+    assert "Traceback" not in dirty.stderr and dirty.stdout == ""
+    assert (out / "shop.duckdb").read_bytes() == good  # nothing published
+    (pack / "domain.yaml").write_text("name: shop\ntables:\n  t: {rows: 10}\ncolumns:\n  t.cod: {}\n")
+    bad = run("build-domain", pack, "--out", out)
+    assert bad.returncode == 2 and "t.cod" in bad.stderr and bad.stderr.startswith("error:")
+    usage = run("build-domain", pack, "--scale", "lots")
+    assert usage.returncode == 2
 
 
 @pytest.mark.parametrize(

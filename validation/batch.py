@@ -26,15 +26,14 @@ from decimal import Decimal
 import duckdb
 import numpy as np
 import pandas as pd
-import pandera.pandas as pa
-import pyarrow as pyarrow
+import pandera.pandas as pandera
+import pyarrow as pa
 
 from pipeline.errors import BuildError
-from pipeline.fill.arrow_types import arrow_type as _arrow_type
-from pipeline.fill.arrow_types import decimal_params
 from pipeline.schema.model import Column, ForeignKey, Table
 from pipeline.store.sql import quote_ident as _q
 from pipeline.store.sql import table_ref
+from pipeline.types import arrow_type, decimal_params
 
 ROW = "__sf_row"
 """The row-ordinal column added to a batch registered in DuckDB."""
@@ -67,17 +66,12 @@ class Failure:
                 "rows": self.rows[:10].tolist(), "count": self.count, "message": self.message}
 
 
-def arrow_type(duckdb_type: str) -> pyarrow.DataType:
-    """The Arrow type of a DuckDB column type (`pyarrow.string()` for types the generator cannot make)."""
-    return _arrow_type(duckdb_type) or pyarrow.string()
-
-
 # --- the pandera half -----------------------------------------------------------------------------
 
-_SCHEMAS: dict[str, pa.DataFrameSchema] = {}
+_SCHEMAS: dict[str, pandera.DataFrameSchema] = {}
 
 
-def batch_schema(table: Table) -> pa.DataFrameSchema:
+def batch_schema(table: Table) -> pandera.DataFrameSchema:
     """The pandera schema of one table's batches (built once per table definition)."""
     key = json.dumps(table.to_dict(), sort_keys=True, default=str)
     if len(_SCHEMAS) > 512:  # many schemas (property tests): start over rather than grow
@@ -87,21 +81,22 @@ def batch_schema(table: Table) -> pa.DataFrameSchema:
     return _SCHEMAS[key]
 
 
-def _build_schema(table: Table) -> pa.DataFrameSchema:
+def _build_schema(table: Table) -> pandera.DataFrameSchema:
     pk = {c.lower() for c in table.primary_key}
     single = {k[0].lower() for k in table.unique_keys if len(k) == 1 and not _nullable(table, k)}
     columns = {
-        c.name: pa.Column(
+        c.name: pandera.Column(
             _dtype(c), _checks(c), nullable=c.nullable and c.name.lower() not in pk,
             unique=c.name.lower() in single, report_duplicates="exclude_first",
             required=not (c.identity or c.default is not None),
         )
         for c in table.columns
+        if c.generated is None  # DuckDB computes generated columns: batches do not carry them
     }
     composite = [k for k in table.unique_keys if len(k) > 1 or _nullable(table, k)]
     builtin = composite[0] if composite and not _nullable(table, composite[0]) else None
     checks = [_unique_check(list(k)) for k in composite if k is not builtin]
-    return pa.DataFrameSchema(
+    return pandera.DataFrameSchema(
         columns, checks=checks, unique=list(builtin) if builtin else None, report_duplicates="exclude_first",
         name=table.name,
     )
@@ -113,38 +108,38 @@ def _nullable(table: Table, key: tuple[str, ...]) -> bool:
 
 
 def _dtype(column: Column) -> pd.ArrowDtype | None:
-    found = _arrow_type(column.type)
-    simple = found is not None and not (pyarrow.types.is_nested(found) or pyarrow.types.is_interval(found))
+    found = arrow_type(column.type)
+    simple = found is not None and not (pa.types.is_nested(found) or pa.types.is_interval(found))
     return pd.ArrowDtype(found) if simple else None
 
 
-def _checks(column: Column) -> list[pa.Check]:
+def _checks(column: Column) -> list[pandera.Check]:
     out = []
     if column.length:
-        out.append(pa.Check.str_length(max_value=column.length))
+        out.append(pandera.Check.str_length(max_value=column.length))
     values = [v for v in column.allowed_values or [] if v is not None]
     if values:
-        typ = _arrow_type(column.type)
+        typ = arrow_type(column.type)
         try:
-            values = pyarrow.array(values).cast(typ).to_pylist() if typ is not None else values
-        except (pyarrow.ArrowInvalid, pyarrow.ArrowNotImplementedError):
+            values = pa.array(values).cast(typ).to_pylist() if typ is not None else values
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             pass
-        out.append(pa.Check.isin(values))
+        out.append(pandera.Check.isin(values))
     # Integer widths need no check of their own: the exact Arrow dtype (int16 for SMALLINT, ...) cannot
     # hold a value outside the width, and coerce_types clamps when it casts a wider column down.
     if column.base_type in ("DECIMAL", "NUMERIC"):
         precision, scale = decimal_params(column.type)
         bound = Decimal(10) ** (precision - scale) - Decimal(10) ** -scale
-        out.append(pa.Check.in_range(-bound, bound))
+        out.append(pandera.Check.in_range(-bound, bound))
     return out
 
 
-def _unique_check(key: list[str]) -> pa.Check:
+def _unique_check(key: list[str]) -> pandera.Check:
     def unique(frame: pd.DataFrame) -> pd.Series:
         sub = frame[key]
         return ~(sub.duplicated(keep="first") & sub.notna().all(axis=1))
 
-    return pa.Check(unique, name=f"unique({', '.join(key)})")
+    return pandera.Check(unique, name=f"unique({', '.join(key)})")
 
 
 _RULE_OF = {"column_in_dataframe": "missing_column", "not_nullable": "not_null", "str_length": "length",
@@ -152,13 +147,13 @@ _RULE_OF = {"column_in_dataframe": "missing_column", "not_nullable": "not_null",
             "multiple_fields_uniqueness": "unique", "unique": "unique", "dtype": "dtype"}
 
 
-def schema_failures(table: Table, batch: pyarrow.Table, batch_no: int = 0) -> list[Failure]:
+def schema_failures(table: Table, batch: pa.Table, batch_no: int = 0) -> list[Failure]:
     """What the pandera schema finds wrong with `batch`."""
     frame = batch.to_pandas(types_mapper=pd.ArrowDtype)
     try:
         batch_schema(table).validate(frame, lazy=True)
         return []
-    except pa.errors.SchemaErrors as err:
+    except pandera.errors.SchemaErrors as err:
         cases = err.failure_cases
     out = []
     for (check, column), group in cases.groupby(["check", "column"], sort=False, dropna=False):
@@ -213,7 +208,7 @@ def _with_message(f: Failure) -> Failure:
 def store_failures(
     con: duckdb.DuckDBPyConnection,
     table: Table,
-    batch: pyarrow.Table,
+    batch: pa.Table,
     batch_no: int = 0,
     fks: Sequence[ForeignKey] | None = None,
     stored: bool = True,
@@ -244,7 +239,7 @@ def store_failures(
                           f"SELECT {ROW} FROM __sf_batch WHERE NOT ({check.sql})"))
     if not tests:
         return []
-    numbered = batch.append_column(ROW, pyarrow.array(np.arange(batch.num_rows, dtype=np.int64)))
+    numbered = batch.append_column(ROW, pa.array(np.arange(batch.num_rows, dtype=np.int64)))
     con.register("__sf_batch", numbered)
     try:
         found = _run(con, table.name, tests)
@@ -280,7 +275,7 @@ def _run(con: duckdb.DuckDBPyConnection, table_name: str, tests: list[tuple[str,
 def validate_batch(
     con: duckdb.DuckDBPyConnection,
     table: Table,
-    batch: pyarrow.Table,
+    batch: pa.Table,
     *,
     batch_no: int = 0,
     fks: Sequence[ForeignKey] | None = None,

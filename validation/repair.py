@@ -22,9 +22,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.errors import BuildError
-from pipeline.fill.arrow_types import decimal_params, int_limits
 from pipeline.schema.model import Table
-from validation.batch import Failure, arrow_type
+from pipeline.types import batch_arrow_type, decimal_params, int_limits
+from validation.batch import Failure
 
 MAX_ROUNDS = 5
 """Validate-and-repair rounds per batch before invalid rows are dropped for good."""
@@ -82,11 +82,11 @@ def _cast(values: pa.Array, column: Any) -> pa.Array:
                 out.append(_convert(pa.array([v]), column)[0].as_py())
             except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
                 out.append(None)
-        return pa.array(out, type=arrow_type(column.type))
+        return pa.array(out, type=batch_arrow_type(column.type))
 
 
 def _convert(values: pa.Array, column: Any) -> pa.Array:
-    target = arrow_type(column.type)
+    target = batch_arrow_type(column.type)
     limits = int_limits(column.type)
     if pa.types.is_decimal(target):
         precision, scale = decimal_params(column.type)
@@ -106,7 +106,8 @@ def coerce_types(batch: pa.Table, failures: list[Failure], ctx: RepairContext) -
         column = ctx.table.column(f.columns[0])
         if f.rule == "missing_column" and (column.nullable or column.default is not None):
             if column.nullable:
-                batch = batch.append_column(column.name, pa.nulls(batch.num_rows, arrow_type(column.type)))
+                nulls = pa.nulls(batch.num_rows, batch_arrow_type(column.type))
+                batch = batch.append_column(column.name, nulls)
             done.append(i)
         elif f.rule == "dtype":
             j = _index(batch, column.name)

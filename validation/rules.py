@@ -14,17 +14,39 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Collection
+from dataclasses import dataclass, field
+from typing import Any
 
 import duckdb
 import sqlglot
 from sqlglot import exp
 
+from pipeline.domain.config import DomainConfig, Rule
 from pipeline.errors import BuildError, DomainError
-from pipeline.fill.config import DomainConfig, Rule
-from pipeline.fill.report import RuleReport
 from pipeline.schema.model import ForeignKey, Schema, Table
 from pipeline.store.sql import quote_ident as _q
 from pipeline.store.sql import table_ref
+
+
+@dataclass
+class RuleReport:
+    """One domain rule: violations its check found over all rounds, how many were repaired, rounds run."""
+
+    name: str
+    found: int = 0
+    repaired: int = 0
+    rounds: int = 0
+    orphans: dict[str, int] = field(default_factory=dict)
+    """Rows its repairs left dangling, cleaned by foreign-key semantics (`delete t(c)` / `set_null t(c)`)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "found": self.found,
+            "repaired": self.repaired,
+            "rounds": self.rounds,
+            "orphans": dict(sorted(self.orphans.items())),
+        }
 
 
 def _dangling(table: Table, fk: ForeignKey) -> str:

@@ -7,13 +7,13 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.arrow_types import text_length
 from pipeline.fill.checks import After, CheckFacts, ColumnFacts, derive_checks
-from pipeline.fill.config import ColumnHint, DomainConfig
 from pipeline.fill.infer import infer, kind_of, paired_start
 from pipeline.fill.spec import ColumnSpec, new_spec, resolve_bounds, resolve_gaps
 from pipeline.schema.model import Column, Table
+from pipeline.types import text_length
 
 _NAME_STRATEGIES = {"first_name": "first", "last_name": "last", "full_name": "full"}
 _NEEDS_NAMES = ("email", "username", "full_name")
@@ -33,9 +33,12 @@ def is_single_unique(column: Column, table: Table) -> bool:
 
 
 def plan_columns(table: Table, config: DomainConfig, exclude: Collection[str] = ()) -> list[ColumnSpec]:
-    """A spec for every column not in `exclude`, in generation order (bases before dependents)."""
+    """A spec for every column not in `exclude`, in generation order (bases before dependents).
+
+    Generated columns are never planned: DuckDB computes them.
+    """
     facts = derive_checks(table)
-    skip = {c.lower() for c in exclude}
+    skip = {c.lower() for c in exclude} | {c.lower() for c in table.generated_columns}
     specs = {
         c.name.lower(): choose(c, table, config, facts) for c in table.columns if c.name.lower() not in skip
     }

@@ -26,8 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.config import ColumnHint, DomainConfig
 from pipeline.fill.key_kinds import is_unique_fk, key_skew, null_rate, parent_cdf
 from pipeline.fill.keys import load_keys
 from pipeline.fill.sampling import (
@@ -43,7 +43,7 @@ from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import ForeignKey, Schema, Table
 from pipeline.store.sql import quote_ident as _q
 from pipeline.store.sql import table_ref
-from validation.batch import arrow_type
+from pipeline.types import batch_arrow_type
 from validation.rules import clean_orphans
 
 ROOT_SHARE = 0.02
@@ -165,7 +165,7 @@ def _listed(hint: ColumnHint, table: Table, column: str, n: int, rng: np.random.
     listed = hint.values if hint.values is not None else [hint.constant]
     p = np.asarray(hint.weights, dtype=float) / sum(hint.weights) if hint.weights else None
     picks = rng.choice(len(listed), size=n, p=p)
-    typ = arrow_type(table.column(column).type)
+    typ = batch_arrow_type(table.column(column).type)
     try:
         values = pa.array(listed).cast(typ).take(pa.array(picks))
     except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError) as exc:

@@ -1,14 +1,14 @@
-"""The fill engine: tables in plan order, in batches, each batch validated and repaired before it is written.
+"""The fill engine: one table, in batches, each batch validated and repaired before it is written.
 
-    report = fill_database(con, schema, plan, config, seed=7, rows=plan_rows(schema, plan, config))
+    report = fill_table(con, schema, plan, config, "users", seed=7, rows=plan_rows(schema, plan, config))
 
 Per table, in one DuckDB transaction: draw every foreign key of the planned rows (`TableKeys`), then per
 batch: generate the table's own columns -> attach the keys -> number sequences, compute expressions ->
-validate (`validation.batch`) -> repair (`validation.repair`) -> insert through Arrow. Then the second
-pass (`pipeline.fill.deferred`) gives the deferred (cycle-breaking) foreign keys their values, in bulk,
-and the domain's rules run.
+validate (`validation.batch`) -> repair (`validation.repair`) -> insert through Arrow. The order of the
+tables, the second pass (`pipeline.fill.deferred`) and the domain's rules are stages of a build
+(`pipeline.build.run.STAGES`).
 Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
-give byte-identical tables whatever was filled before (which is what makes `completed` resumes exact).
+give byte-identical tables whatever was filled before (which is what makes resumed builds exact).
 """
 
 from __future__ import annotations
@@ -16,26 +16,24 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable
 
 import duckdb
 import numpy as np
 import pyarrow as pa
 
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError
-from pipeline.fill.config import DomainConfig
-from pipeline.fill.deferred import fill_deferred  # the second pass (pipeline.build imports it from here)
 from pipeline.fill.generator import apply_expressions, apply_sequences
 from pipeline.fill.key_kinds import per_parent_fk, unbroken_fks
 from pipeline.fill.keys import TableKeys, table_generator
-from pipeline.fill.report import FillReport, TableReport
+from pipeline.fill.report import TableReport
 from pipeline.fill.sampling import rng_for
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import Schema, Table
 from pipeline.store.sql import table_ref
 from validation.batch import validate_batch
 from validation.repair import MAX_ROUNDS, RepairContext, repair_batch
-from validation.rules import apply_rules
 
 Enrich = Callable[[duckdb.DuckDBPyConnection, Table, pa.Table, int], pa.Table]
 """A hook that rewrites a finished batch before validation (the LLM fill: `pipeline.llm.fill.LLMFill`)."""
@@ -48,44 +46,6 @@ def _rows_for(rows: dict[str, int] | int, table: str) -> int:
     if not found:
         raise KeyError(f"rows: no row count for table {table} (size every table with plan_rows).")
     return found[0]
-
-
-def fill_database(
-    con: duckdb.DuckDBPyConnection,
-    schema: Schema,
-    plan: FillPlan,
-    config: DomainConfig,
-    *,
-    seed: int,
-    rows: dict[str, int],
-    batch_size: int | None = None,
-    completed: Collection[str] = (),
-    on_table: Callable[[TableReport], None] | None = None,
-    on_batch: Callable[[str, int, int], None] | None = None,
-    enrich: Enrich | None = None,
-) -> FillReport:
-    """Fill every table of `plan.order` not in `completed`, run the second pass and the domain rules.
-
-    `on_table` is called after each table's transaction commits; the caller audits afterwards.
-    `enrich(con, table, batch, batch_no) -> batch` (the LLM fill) rewrites each batch before validation.
-    """
-    started = time.perf_counter()
-    done = {t.lower() for t in completed}
-    report = FillReport(skipped=[t for t in plan.order if t.lower() in done])
-    for name in plan.order:
-        if name.lower() in done:
-            continue
-        table_report = fill_table(
-            con, schema, plan, config, name, seed=seed, rows=rows, batch_size=batch_size, on_batch=on_batch,
-            enrich=enrich,
-        )
-        report.tables.append(table_report)
-        if on_table is not None:
-            on_table(table_report)
-    report.deferred = fill_deferred(con, schema, plan, config, seed=seed)
-    report.rules = apply_rules(con, schema, config)
-    report.seconds = time.perf_counter() - started
-    return report
 
 
 def fill_table(

@@ -23,17 +23,18 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import SchemaError
-from pipeline.fill.arrow_types import arrow_type, to_arrow
 from pipeline.fill.checks import CheckFacts
 from pipeline.fill.columns import choose, plan_columns
-from pipeline.fill.config import DomainConfig
+from pipeline.fill.convert import to_arrow
 from pipeline.fill.pools import stable_hash
 from pipeline.fill.spec import ColumnSpec, Ctx
 from pipeline.fill.strategies import SELF_UNIQUE, STRATEGIES, unique_numbers
 from pipeline.fill.strategies_time import after
 from pipeline.fill.strings import with_suffix
 from pipeline.schema.model import Column, Table
+from pipeline.types import arrow_type
 
 _UNIQUE_SEPARATOR = {"word": "-", "words": " ", "title": " "}
 

@@ -15,8 +15,8 @@ from typing import Any
 
 import pyarrow as pa
 
-from pipeline.fill.arrow_types import arrow_type, base_type, int_limits, text_length
 from pipeline.schema.model import Column, Table
+from pipeline.types import arrow_type, base_type, int_limits, text_length
 
 
 @dataclass

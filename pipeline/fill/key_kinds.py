@@ -3,7 +3,7 @@ and what a hint on its columns may say.
 
     first_pass_fks(table, plan)                       # drawn from stored parent rows
     cdf = parent_cdf(config, "meeting_attendees", fk, n_parents, seed)
-    check_key_hints(config, schema)                   # from DomainConfig.validate_against
+    check_key_hints(config, schema)                   # from pipeline.fill.check_config
 
 A foreign key is drawn, not generated, so a hint on one of its columns may only shape the draw:
 `distribution` (`uniform` or `zipf`), `skew` (the popularity exponent; 0 is uniform), `null_rate`, and
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.config import ColumnHint, DomainConfig
 from pipeline.fill.sampling import DEFAULT_SKEW, popularity_cdf, rng_for
 from pipeline.graph.plan import FillPlan, plan_fill
 from pipeline.schema.model import ForeignKey, Schema, Table
@@ -132,7 +132,7 @@ def check_key_hints(config: DomainConfig, schema: Schema, plan: FillPlan | None 
         where = f"columns.{key}"
         if not fks:
             if hint.skew is not None:
-                _fail(config, f"{where}.skew", f'"{column}" is not a foreign-key column; skew shapes how '
+                config.fail(f"{where}.skew", f'"{column}" is not a foreign-key column; skew shapes how '
                       "often each parent is drawn. Use distribution (normal, lognormal, zipf) for values.")
             continue
         second = [fk for fk in fks if any(fk is d for d in deferred_fks(table, plan))]
@@ -141,7 +141,7 @@ def check_key_hints(config: DomainConfig, schema: Schema, plan: FillPlan | None 
         if extra:
             why = (" values, weights and constant only for keys filled in the second pass (nullable keys "
                    "that close a cycle); use expr to compute a key") if set(extra) & SECOND_PASS_HINTS else ""
-            _fail(config, where, f'"{column}" is a foreign-key column: its hint may use '
+            config.fail(where, f'"{column}" is a foreign-key column: its hint may use '
                   f"{', '.join(sorted(allowed))}, not {', '.join(extra)}.{why}")
         _check_shape(config, table, column, hint, fks, where)
         for fk in second:
@@ -151,15 +151,15 @@ def check_key_hints(config: DomainConfig, schema: Schema, plan: FillPlan | None 
 def _check_shape(config: DomainConfig, table: Table, column: str, hint: ColumnHint, fks: list[ForeignKey],
                  where: str) -> None:
     if hint.distribution not in (None, "uniform", "zipf"):
-        _fail(config, f"{where}.distribution", "a foreign key is drawn with distribution uniform or zipf "
+        config.fail(f"{where}.distribution", "a foreign key is drawn with distribution uniform or zipf "
               f"(how often each parent is picked), not {hint.distribution}.")
     if hint.llm:
-        _fail(config, f"{where}.llm", "foreign keys are never written by the LLM; remove llm: true.")
+        config.fail(f"{where}.llm", "foreign keys are never written by the LLM; remove llm: true.")
     skew = hint.popularity(DEFAULT_SKEW)
     if skew is None:
         return
     if hint.sets_value():
-        _fail(config, where, "distribution/skew shape random draws, while expr, values or constant set the "
+        config.fail(where, "distribution/skew shape random draws, while expr, values or constant set the "
               "key itself: keep one of them.")
     cfg = config.table_config(table.name)
     for fk in fks:
@@ -172,10 +172,10 @@ def _check_shape(config: DomainConfig, table: Table, column: str, hint: ColumnHi
                 and cfg.per_parent.fk.lower() in _lower(fk.columns):
             what = f"per_parent.exactly gives every parent {cfg.per_parent.exactly} rows"
         if what:
-            _fail(config, where, f"popularity does not apply to {column}: {what}.")
+            config.fail(where, f"popularity does not apply to {column}: {what}.")
         other = key_skew(config, table.name, fk)
         if other is not None and other != skew:
-            _fail(config, where, f"the columns of foreign key ({', '.join(fk.columns)}) set different skews "
+            config.fail(where, f"the columns of foreign key ({', '.join(fk.columns)}) set different skews "
                   f"({other} and {skew}): give the hint on one column.")
 
 
@@ -186,9 +186,5 @@ def _check_second_pass(config: DomainConfig, table: Table, fk: ForeignKey, where
     hinted = [c for c in free if (h := config.hint(table.name, c)) is not None and h.sets_value()]
     if hinted and len(hinted) != len(free):
         missing = ", ".join(c for c in free if c not in hinted)
-        _fail(config, where, f"foreign key ({', '.join(fk.columns)}) is filled in the second pass from "
+        config.fail(where, f"foreign key ({', '.join(fk.columns)}) is filled in the second pass from "
               f"expr/values/constant hints, so {missing} needs one too.")
-
-
-def _fail(config: DomainConfig, where: str, message: str) -> None:
-    raise DomainError(f"{config.source or 'domain.yaml'}: {where}: {message}")

@@ -26,9 +26,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError
 from pipeline.fill.checks import derive_checks
-from pipeline.fill.config import DomainConfig
 from pipeline.fill.generator import TableGenerator
 from pipeline.fill.key_kinds import (
     deferred_fks,
@@ -58,7 +58,7 @@ from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import ForeignKey, Schema, Table
 from pipeline.store.sql import quote_ident as _q
 from pipeline.store.sql import table_ref
-from validation.batch import arrow_type
+from pipeline.types import batch_arrow_type
 
 
 def _lower(cols: tuple[str, ...] | list[str]) -> list[str]:
@@ -99,7 +99,7 @@ def planned_keys(
     gen = table_generator(table, config, seed)
     parts = [gen.generate(min(batch_size, rows - s), s).select(columns) for s in range(0, rows, batch_size)]
     if not parts:
-        return pa.table({c: pa.nulls(0, arrow_type(table.column(c).type)) for c in columns})
+        return pa.table({c: pa.nulls(0, batch_arrow_type(table.column(c).type)) for c in columns})
     return pa.concat_tables(parts)
 
 
@@ -191,7 +191,7 @@ class TableKeys:
     def _values(self, position: int, ix: np.ndarray) -> dict[str, pa.Array]:
         fk, parent = self.fks[position], self.parents[position]
         if parent.num_rows == 0:
-            return {c: pa.nulls(len(ix), arrow_type(self.table.column(c).type)) for c in fk.columns}
+            return {c: pa.nulls(len(ix), batch_arrow_type(self.table.column(c).type)) for c in fk.columns}
         taken = parent.take(pa.array(np.maximum(ix, 0), mask=ix < 0))
         return {c: taken.column(i).combine_chunks() for i, c in enumerate(fk.columns)}
 
@@ -201,11 +201,12 @@ class TableKeys:
             cols = ix if isinstance(ix, dict) else self._values(position, ix)
             for name, array in cols.items():
                 if name.lower() not in have:
-                    batch = batch.append_column(name, array.cast(arrow_type(self.table.column(name).type)))
+                    typ = batch_arrow_type(self.table.column(name).type)
+                    batch = batch.append_column(name, array.cast(typ))
                     have.add(name.lower())
         for name in (c for fk in self.deferred for c in fk.columns):
             if name.lower() not in have:
-                typ = arrow_type(self.table.column(name).type)
+                typ = batch_arrow_type(self.table.column(name).type)
                 batch = batch.append_column(name, pa.nulls(batch.num_rows, typ))
                 have.add(name.lower())
         return batch

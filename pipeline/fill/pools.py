@@ -103,12 +103,3 @@ def _to_arrow(values: list[Any]) -> pa.Array:
 def sample(values: pa.Array, rng: np.random.Generator, n: int) -> pa.Array:
     """`n` values drawn uniformly, with replacement."""
     return values.take(rng.integers(0, len(values), n))
-
-
-def ascii_pool(provider: str, *, seed: int, size: int = DEFAULT_POOL) -> pa.Array:
-    """A distinct pool reduced to lower-case ASCII letters (for e-mail and user names)."""
-    import pyarrow.compute as pc
-
-    values = pool(provider, seed=seed, size=size, distinct=True)
-    cleaned = pc.replace_substring_regex(pc.utf8_lower(values), r"[^a-z]", "")
-    return pc.filter(cleaned, pc.greater(pc.utf8_length(cleaned), 0))

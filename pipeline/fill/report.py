@@ -1,4 +1,4 @@
-"""What a fill did, as typed reports: per table, per domain rule, and in total.
+"""What the fill of one table did, as a typed report (`TableReport`; the rules report in `validation.rules`).
 
 Plain dataclasses; `to_dict()` gives the JSON the build report stores (keys sorted where they are data,
 so two identical fills give identical reports except for the seconds).
@@ -6,7 +6,6 @@ so two identical fills give identical reports except for the seconds).
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,72 +34,4 @@ class TableReport:
             "repairs": dict(sorted(self.repairs.items())),
             "shortfall": self.shortfall,
             "seconds": round(self.seconds, 3),
-        }
-
-
-@dataclass
-class RuleReport:
-    """One domain rule: violations its check found over all rounds, how many were repaired, rounds run."""
-
-    name: str
-    found: int = 0
-    repaired: int = 0
-    rounds: int = 0
-    orphans: dict[str, int] = field(default_factory=dict)
-    """Rows its repairs left dangling, cleaned by foreign-key semantics (`delete t(c)` / `set_null t(c)`)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "name": self.name,
-            "found": self.found,
-            "repaired": self.repaired,
-            "rounds": self.rounds,
-            "orphans": dict(sorted(self.orphans.items())),
-        }
-
-
-@dataclass
-class FillReport:
-    """A whole fill: the tables filled (in order), the second pass, the rules and what they cleaned."""
-
-    tables: list[TableReport] = field(default_factory=list)
-    rules: list[RuleReport] = field(default_factory=list)
-    deferred: dict[str, int] = field(default_factory=dict)
-    """Rows given a value by the second pass, per `table(columns) -> parent`."""
-    skipped: list[str] = field(default_factory=list)
-    """Tables already complete (a resumed fill)."""
-    seconds: float = 0.0
-
-    @property
-    def orphans(self) -> dict[str, int]:
-        """Rows cleaned after rule repairs, over all rules."""
-        total: Counter[str] = Counter()
-        for rule in self.rules:
-            total.update(rule.orphans)
-        return dict(sorted(total.items()))
-
-    @property
-    def totals(self) -> dict[str, Any]:
-        repairs: Counter[str] = Counter()
-        for t in self.tables:
-            repairs.update(t.repairs)
-        return {
-            "tables": len(self.tables),
-            "rows": sum(t.rows for t in self.tables),
-            "shortfall": sum(t.shortfall for t in self.tables),
-            "repairs": dict(sorted(repairs.items())),
-            "deferred": sum(self.deferred.values()),
-            "rule_violations": sum(r.found for r in self.rules),
-            "orphans": sum(self.orphans.values()),
-            "seconds": round(self.seconds, 3),
-        }
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "tables": [t.to_dict() for t in self.tables],
-            "skipped": list(self.skipped),
-            "deferred": dict(self.deferred),
-            "rules": [r.to_dict() for r in self.rules],
-            "orphans": self.orphans,
-            "totals": self.totals,
         }

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 
-from pipeline.fill.config import DomainConfig
+from pipeline.domain.config import DomainConfig
 from pipeline.fill.key_kinds import first_pass_fks, link_key, per_parent_fk
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import Column, ForeignKey, Schema, Table

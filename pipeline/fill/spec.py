@@ -19,11 +19,11 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-from pipeline.fill.arrow_types import arrow_type, decimal_params, int_limits
+from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.fill.checks import ColumnFacts
-from pipeline.fill.config import ColumnHint, DomainConfig
 from pipeline.fill.infer import kind_of
 from pipeline.schema.model import Column
+from pipeline.types import arrow_type, decimal_params, int_limits
 
 TIME_DOMAINS = {"timestamp": "ts", "date": "date", "time": "time"}
 NUMBER_STRATEGIES = (

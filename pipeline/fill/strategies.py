@@ -1,7 +1,7 @@
 """The strategy registry, and the number and pick-from strategies.
 
 A strategy is a function `(ctx: Ctx) -> values` that returns `ctx.n` values for the column `ctx.spec`, in
-a native form (see `pipeline.fill.arrow_types`), vectorised: no Python loop over rows. `STRATEGIES` maps
+a native form (see `pipeline.types`), vectorised: no Python loop over rows. `STRATEGIES` maps
 every name of docs/domain-packs.md to its function; text and time strategies live in their own modules.
 """
 

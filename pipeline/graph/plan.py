@@ -76,10 +76,6 @@ class FillPlan:
     def unbroken(self) -> list[DeferredKey]:
         return [d for c in self.cycles for d in c.unbroken]
 
-    def deferred_for(self, table: str) -> list[ForeignKey]:
-        """The foreign keys of `table` left NULL in the first pass."""
-        return [d.fk for d in self.deferred if d.table.lower() == table.lower()]
-
     def to_dict(self) -> dict[str, Any]:
         return {
             "fill_order": self.order,

@@ -1,10 +1,7 @@
-"""LLM backends and the tools to test them.
+"""The LLM client layer: settings, backends, the `openai` client with retries and a response cache, and
+the LLM fill (`fill`, `columns`, `context`, `rows`, `rounds`, `prompts`).
 
-The fake OpenAI-compatible server that tests and benchmarks of the LLM fill path run against on loopback:
-`fake_server` (`FakeLLMServer`, `serve`: lifecycle, counters, control endpoints), `fake_http` (HTTP/1.1
-plumbing), `fake_chat` (request in, `chat.completion` out), `fake_rows` and `fake_words` (values that
-conform to a JSON schema and look like data), `fake_faults` (injectable faults). Nothing is re-exported
-here, so that importing `pipeline.llm` stays cheap.
+The project's OpenAI-compatible test server is its own package, `pipeline.fakellm`.
 """
 
 # The client layer, exported lazily (PEP 562) so that `import pipeline.llm` stays cheap: `openai` is

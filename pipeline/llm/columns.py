@@ -23,8 +23,8 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
+from pipeline.domain.config import DomainConfig
 from pipeline.fill.columns import plan_columns
-from pipeline.fill.config import DomainConfig
 from pipeline.fill.infer import kind_of, matches, snake
 from pipeline.fill.spec import ColumnSpec
 from pipeline.schema.model import Table

@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.fill.config import DomainConfig
+from pipeline.domain.config import DomainConfig
 from pipeline.llm.columns import describe_columns
 from pipeline.llm.rows import jsonable
 from pipeline.schema.model import ForeignKey, Schema, Table

@@ -24,7 +24,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
-from pipeline.fill.config import DomainConfig
+from pipeline.domain.config import DomainConfig
 from pipeline.llm.accounting import LLMStats
 from pipeline.llm.client import LLMClient
 from pipeline.llm.columns import context_columns, echo_columns, meaning_columns

@@ -1,4 +1,4 @@
-"""Prompt templates: the files under `prompts/`, loaded by name, hashed, and rendered into chat messages.
+"""Prompt templates: the files of the `prompts` package, loaded by name, hashed, rendered into messages.
 
     messages = render_messages("fill_rows", table="songs", ddl=..., rows=...)
     prompt_hashes()   # {"fill_rows": "3f2a...", "repair_rows": "9c41..."}: into every build report
@@ -19,12 +19,12 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from pipeline import ROOT
 from pipeline.errors import TerminalError
+from pipeline.resources import package_dir
 from pipeline.schema.model import suggest
 
-PROMPTS_DIR = ROOT / "prompts"
-"""Where the templates live: one `<name>.md` per prompt."""
+PROMPTS_DIR = package_dir("prompts")
+"""Where the templates live: one `<name>.md` per prompt (the `prompts` package's data)."""
 
 _ROLE = re.compile(r"^<!--\s*role:\s*(system|user|assistant)\s*-->\s*$", re.MULTILINE)
 

@@ -23,11 +23,10 @@ from typing import Any, Literal
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from pipeline.fill.arrow_types import int_limits
 from pipeline.fill.checks import CheckFacts, ColumnFacts, derive_checks
 from pipeline.fill.infer import kind_of
 from pipeline.schema.model import Column, Table
-from validation.batch import arrow_type
+from pipeline.types import batch_arrow_type, int_limits
 
 _JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "decimal": "number", "bool": "boolean",
                "ts": "string", "date": "string", "time": "string"}
@@ -138,7 +137,7 @@ class RowShape:
         fields = {f"f{i}": _annotation(c, facts.get(c.name)) for i, c in enumerate(columns)}
         config = ConfigDict(extra="forbid", populate_by_name=False, str_strip_whitespace=False)
         model = create_model(f"{table.name}_row", __config__=config, **fields)
-        types = {c.name: arrow_type(c.type) for c in columns}
+        types = {c.name: batch_arrow_type(c.type) for c in columns}
         return cls(table, tuple(echo), tuple(written), model, types, facts)
 
     @property

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, field_validator
 
-from pipeline import ROOT
+from pipeline.resources import artifacts_dir
 
 OPENAI_DEFAULT_BASE_URL = "https://api.openai.com/v1"
 """Where the `openai` client goes when no base URL is given."""
@@ -79,8 +79,8 @@ class LLMSettings(BaseModel):
     without schema support) or `auto` (json_schema, falling back to json_object once a server says no)."""
     use_cache: bool = True
     """Read replies from the response cache; False (`--no-cache`) still writes them."""
-    cache_dir: Path = Field(default_factory=lambda: ROOT / "artifacts" / "llm-cache")
-    """Folder of the content-addressed response cache."""
+    cache_dir: Path = Field(default_factory=lambda: artifacts_dir() / "llm-cache")
+    """Folder of the content-addressed response cache (default: `./artifacts/llm-cache/`)."""
     prices: dict[str, Price] = Field(default_factory=lambda: dict(DEFAULT_PRICES))
     """Prices by model name (the longest matching prefix wins) for the cost estimate."""
     whole_rows: bool = False

@@ -5,7 +5,8 @@
     schema, plan = read_model(con)
 
 Tables carry their PRIMARY KEY, UNIQUE, NOT NULL, CHECK and defaults; foreign keys are kept in the
-`stateforge` metadata tables and audited, not declared (DESIGN.md, decision 1).
+`stateforge` metadata tables and audited, not declared (DESIGN.md, decision 1). The audit and its views
+inside the file belong to `validation` (`validation.install_views`), which sits above the store.
 """
 
 from __future__ import annotations
@@ -22,17 +23,14 @@ from pipeline.store.metadata import (
     write_metadata,
 )
 from pipeline.store.sql import METADATA_SCHEMA, quote_ident, sequence_name, table_ref
-from pipeline.store.views import VIEWS, install_views
 
 __all__ = [
     "FORMAT_VERSION",
     "METADATA_SCHEMA",
     "METADATA_TABLES",
-    "VIEWS",
     "connect",
     "create_database",
     "create_tables",
-    "install_views",
     "is_stateforge",
     "plan_from_dict",
     "quote_ident",

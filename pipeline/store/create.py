@@ -1,4 +1,4 @@
-"""Create a DuckDB database from the schema model: tables, sequences, metadata and audit views.
+"""Create a DuckDB database from the schema model: tables, sequences and metadata.
 
 Tables get their primary keys, UNIQUE, NOT NULL, CHECK and defaults; foreign keys are not declared to
 DuckDB (see DESIGN.md: they block deletes and updates the write tools need and slow bulk inserts 3x) and
@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import duckdb
@@ -32,12 +33,17 @@ from pipeline.store.sql import (
     table_ref,
     uncovered_allowed_values,
 )
-from pipeline.store.views import install_views
 
 
 def column_ddl(table: Table, column: Column, *, constraints: bool = True) -> str:
-    """One column definition: name, type, default (identity: the sequence) and, with constraints, NOT NULL."""
+    """One column definition: name, type, default (identity: the sequence) and, with constraints, NOT NULL.
+
+    A generated column is `GENERATED ALWAYS AS (expr) VIRTUAL` (DuckDB computes it; it takes no default
+    and no constraint).
+    """
     parts = [quote_ident(column.name), column.type]
+    if column.generated is not None:
+        return " ".join([*parts, f"GENERATED ALWAYS AS ({column.generated}) VIRTUAL"])
     if column.identity:
         parts.append(f"DEFAULT {nextval(table.name, column.name)}")
     elif column.default is not None:
@@ -150,8 +156,14 @@ def reset_sequences(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str,
     return restarted
 
 
-def create_database(schema: Schema, plan: FillPlan, path: str | Path, *, overwrite: bool = False) -> Path:
-    """Write a new DuckDB file at `path` with the schema's tables, metadata and audit views.
+Setup = Callable[[duckdb.DuckDBPyConnection, Schema, FillPlan], object]
+"""More to create in the same transaction, e.g. `validation.install_views` (the audit views)."""
+
+
+def create_database(
+    schema: Schema, plan: FillPlan, path: str | Path, *, overwrite: bool = False, setup: Setup | None = None
+) -> Path:
+    """Write a new DuckDB file at `path`: the schema's tables and metadata, then `setup(con, schema, plan)`.
 
     Atomic: the file is built under a temporary name in the same directory and moved into place with
     `os.replace`; on any error the temporary file is removed and whatever was at `path` is untouched.
@@ -166,7 +178,8 @@ def create_database(schema: Schema, plan: FillPlan, path: str | Path, *, overwri
         try:
             con.begin()
             create_tables(con, schema, plan)
-            install_views(con, schema, plan)
+            if setup is not None:
+                setup(con, schema, plan)
             con.commit()
             con.sql("CHECKPOINT")
         finally:

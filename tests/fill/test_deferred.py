@@ -6,8 +6,9 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from pipeline.domain import DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.config import DomainConfig
+from pipeline.fill import check_config
 from pipeline.fill.deferred import fill_deferred
 from pipeline.graph import plan_fill
 from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
@@ -48,7 +49,7 @@ def org() -> tuple[duckdb.DuckDBPyConnection, Schema]:
 def run(org, columns: dict[str, dict], seed: int = 3) -> dict[str, int]:
     con, schema = org
     config = DomainConfig.model_validate({"name": "org", "columns": columns})
-    config.validate_against(schema)
+    check_config(config, schema)
     return fill_deferred(con, schema, plan_fill(schema), config, seed=seed)
 
 

@@ -1,4 +1,5 @@
-"""The fill engine end to end on a small hand-built schema, into a real DuckDB file.
+"""The fill engine end to end on a small hand-built schema, built through the build's stages
+(`pipeline.build.run_build`, as the CLI and the flow run them) into a real DuckDB file.
 
 The game schema has every shape the engine must handle: a text primary key, a self-reference
 (users.referrer_id), a cycle broken at a nullable key (users.best_team_id <-> teams.owner_id), a cycle of
@@ -15,9 +16,10 @@ import duckdb
 import pyarrow as pa
 import pytest
 
+from pipeline.build import STAGES, BuildRun, build_domain, run_build
+from pipeline.domain import DomainConfig, DomainPack
 from pipeline.errors import BuildError
-from pipeline.fill.config import DomainConfig
-from pipeline.fill.engine import fill_database, fill_table
+from pipeline.fill.engine import fill_table
 from pipeline.fill.report import TableReport
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import FillPlan, plan_fill
@@ -168,16 +170,27 @@ def new_db(path: Path, schema: Schema, plan: FillPlan) -> duckdb.DuckDBPyConnect
     return con
 
 
+def build(schema: Schema, config: DomainConfig, out: Path, **options: object) -> dict:
+    """Build the in-memory pack into `out` with every stage; the build report."""
+    return build_domain(DomainPack.of(schema, config), out=out, **options)
+
+
+def hashes(out: Path, schema: Schema) -> dict[str, str]:
+    with duckdb.connect(str(out / "game.duckdb"), read_only=True) as con:
+        return table_hashes(con, schema)
+
+
 @pytest.fixture(scope="module")
 def filled(tmp_path_factory: pytest.TempPathFactory):
-    """The game domain filled once into a DuckDB file: (connection, schema, plan, config, sizes, report)."""
+    """The game domain built once: (connection, schema, plan, config, sizes, report, tables, batches)."""
     schema, plan, config = game()
     rows = plan_rows(schema, plan, config)
-    con = new_db(tmp_path_factory.mktemp("fill") / "game.duckdb", schema, plan)
-    seen: list[TableReport] = []
+    out = tmp_path_factory.mktemp("fill")
+    seen: list[str] = []
     batches: list[tuple[str, int, int]] = []
-    report = fill_database(con, schema, plan, config, seed=5, rows=rows, on_table=seen.append,
-                           on_batch=lambda *a: batches.append(a))
+    report = build(schema, config, out, seed=5, on_table_start=lambda t, n: seen.append(t),
+                   on_batch=lambda *a: batches.append(a))
+    con = duckdb.connect(str(out / "game.duckdb"), read_only=True)
     yield con, schema, plan, config, rows, report, seen, batches
     con.close()
 
@@ -190,27 +203,28 @@ def test_fill_passes_the_audit_with_the_planned_row_counts(filled):
     checked = audit(con, schema)
     assert checked.clean, checked.summary()
     assert checked.tables == {t: report_rows(report, t) for t in checked.tables}
-    assert {t.table: t.rows for t in report.tables} == rows
-    assert [t.table for t in seen] == plan.order
+    assert {t["table"]: t["rows"] for t in report["tables"]} == rows
+    assert seen == plan.order == [t["table"] for t in report["tables"]]
+    assert report["totals"]["violations"] == 0 and report["resumed_tables"] == []
 
 
-def report_rows(report, table: str) -> int:
-    return next(t.rows for t in report.tables if t.table == table)
+def report_rows(report: dict, table: str) -> int:
+    return next(t["rows"] for t in report["tables"] if t["table"] == table)
 
 
 def test_repairs_are_counted_and_batches_reported(filled):
     _, _, _, config, rows, report, _, batches = filled
-    matches = next(t for t in report.tables if t.table == "matches")
-    assert matches.repairs.get("drop_invalid", 0) > 0  # score % 10 = 7 rows were replaced
-    assert matches.batches == -(-rows["matches"] // config.batch_size)
+    matches = next(t for t in report["tables"] if t["table"] == "matches")
+    assert matches["repairs"].get("drop_invalid", 0) > 0  # score % 10 = 7 rows were replaced
+    assert matches["batches"] == -(-rows["matches"] // config.batch_size)
     last = {table: (written, total) for table, written, total in batches}
     assert last == {t: (rows[t], rows[t]) for t in rows}
-    assert report.to_dict()["totals"]["rows"] == sum(rows.values())
+    assert report["totals"]["rows"] == sum(rows.values())
 
 
 def test_second_pass_fills_deferred_keys_as_forests(filled):
     con, *_ , report, _, _ = filled
-    assert set(report.deferred) == {"users(referrer_id) -> users(id)", "users(best_team_id) -> teams(id)",
+    assert set(report["deferred"]) == {"users(referrer_id) -> users(id)", "users(best_team_id) -> teams(id)",
                                     "staff(manager_id) -> staff(id)"}
     for table, key in (("users", "referrer_id"), ("staff", "manager_id")):
         first = con.execute(f"SELECT {key} FROM {table} ORDER BY id LIMIT 1").fetchall()[0]
@@ -231,24 +245,40 @@ def test_not_null_cycle_keys_exist_and_per_parent_holds(filled):
 
 def test_two_fills_are_identical(filled, tmp_path):
     con, schema, plan, config, rows, *_ = filled
-    other = new_db(tmp_path / "again.duckdb", schema, plan)
-    fill_database(other, schema, plan, config, seed=5, rows=rows)
-    assert table_hashes(other, schema) == table_hashes(con, schema)
-    different = new_db(tmp_path / "seed6.duckdb", schema, plan)
-    fill_database(different, schema, plan, config, seed=6, rows=rows)
-    assert table_hashes(different, schema)["users"] != table_hashes(con, schema)["users"]
+    build(schema, config, tmp_path / "again", seed=5)
+    assert hashes(tmp_path / "again", schema) == table_hashes(con, schema)
+    build(schema, config, tmp_path / "seed6", seed=6)
+    assert hashes(tmp_path / "seed6", schema)["users"] != table_hashes(con, schema)["users"]
 
 
-def test_resume_after_a_partial_fill_gives_the_same_database(filled, tmp_path):
-    con, schema, plan, config, rows, *_ = filled
-    partial = new_db(tmp_path / "partial.duckdb", schema, plan)
-    done = plan.order[:3]
-    for name in done:
-        fill_table(partial, schema, plan, config, name, seed=5, rows=rows)
-    partial.execute(f"INSERT INTO {plan.order[3]} SELECT * FROM {plan.order[3]} LIMIT 0")  # nothing, and
-    fill_table(partial, schema, plan, config, plan.order[3], seed=5, rows=5)  # a stale partial table
-    fill_database(partial, schema, plan, config, seed=5, rows=rows, completed=done)
-    assert table_hashes(partial, schema) == table_hashes(con, schema)
+class Interrupted(Exception):
+    pass
+
+
+def stop_at(table: str):
+    """A runner that runs the stages in order and stops the build where the fill of `table` would start."""
+    def runner(stage, label, work):
+        if label == f"fill-{table}":
+            raise Interrupted(label)
+        work()
+    return runner
+
+
+def test_resume_after_an_interrupted_build_gives_the_same_database(filled, tmp_path):
+    con, schema, plan, config, rows, report, *_ = filled
+    out = tmp_path / "out"
+    run = BuildRun(DomainPack.of(schema, config), seed=5, out=out)
+    with pytest.raises(Interrupted):
+        run_build(run, runner=stop_at(plan.order[3]))
+    assert not (out / "game.duckdb").exists()
+    with duckdb.connect(str(out / ".game.duckdb.partial")) as partial:  # rows of an unrecorded table
+        fill_table(partial, schema, plan, config, plan.order[3], seed=5, rows=5)
+    resumed = build(schema, config, out, seed=5, resume=True)
+    assert resumed["resumed_tables"] == plan.order[:3]
+    assert [t["table"] for t in resumed["tables"]] == plan.order
+    assert hashes(out, schema) == table_hashes(con, schema)
+    assert [s.name for s in STAGES] == ["parse-and-plan", "open-database", "fill-table",
+                                        "second-pass-and-rules", "audit", "publish"]
 
 
 def test_record_runs_inside_the_table_transaction(tmp_path):
@@ -278,24 +308,23 @@ def test_rules_run_after_the_fill_and_their_orphans_are_cleaned(tmp_path):
         {"name": "no_odd_teams", "check": "SELECT id FROM teams WHERE id % 2 = 1",
          "repair": ["DELETE FROM teams WHERE id % 2 = 1"]},
     ])
-    con = new_db(tmp_path / "rules.duckdb", schema, plan)
-    report = fill_database(con, schema, plan, config, seed=5, rows=plan_rows(schema, plan, config, scale=0.5))
-    adults, odd = report.rules
-    assert adults.found > 0 and adults.repaired == adults.found and adults.rounds == 1
-    assert odd.found == 10 and odd.orphans["delete memberships(team_id)"] > 0
-    assert odd.orphans["set_null users(best_team_id)"] > 0
-    assert report.orphans == odd.orphans
-    checked = audit(con, schema)
+    report = build(schema, config, tmp_path, seed=5, scale=0.5)
+    adults, odd = report["rules"]
+    assert adults["found"] > 0 and adults["repaired"] == adults["found"] and adults["rounds"] == 1
+    assert adults["orphans"] == {}
+    assert odd["found"] == 10 and odd["orphans"]["delete memberships(team_id)"] > 0
+    assert odd["orphans"]["set_null users(best_team_id)"] > 0
+    with duckdb.connect(str(tmp_path / "game.duckdb"), read_only=True) as con:
+        checked = audit(con, schema)
     assert checked.clean, checked.summary()
 
 
 def test_a_check_no_row_can_pass_is_a_build_error_naming_it(tmp_path):
     columns = [Column("id", "INTEGER", nullable=False), Column("v", "INTEGER", nullable=False)]
     schema = Schema([Table("t", columns, primary_key=("id",), checks=[Check("v <> v", ("v",))])])
-    plan = plan_fill(schema)
-    con = new_db(tmp_path / "bad.duckdb", schema, plan)
     with pytest.raises(BuildError, match=r"table t, column v, batch 0: .*CHECK fails \(v <> v\)"):
-        fill_database(con, schema, plan, DomainConfig(name="bad"), seed=1, rows={"t": 10})
+        build(schema, DomainConfig(name="bad"), tmp_path, seed=1, rows=10)
+    assert not (tmp_path / "bad.duckdb").exists()
 
 
 def test_an_enrich_hook_rewrites_batches_before_validation(tmp_path):

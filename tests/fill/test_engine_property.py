@@ -7,16 +7,16 @@ keys, UNIQUE columns, and CHECKs on one column and between two.
 
 from __future__ import annotations
 
+import tempfile
+from pathlib import Path
+
 import duckdb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.fill.config import DomainConfig
-from pipeline.fill.engine import fill_database
-from pipeline.fill.sizing import plan_rows
-from pipeline.graph import plan_fill
+from pipeline.build import build_domain
+from pipeline.domain import DomainConfig, DomainPack
 from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.store import create_tables
 from validation.audit import audit
 
 EXTRA = {
@@ -70,11 +70,10 @@ def schemas(draw: st.DrawFn) -> Schema:
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(schema=schemas(), seed=st.integers(0, 2**16), rows=st.integers(3, 20))
 def test_random_schemas_fill_clean(schema: Schema, seed: int, rows: int) -> None:
-    plan = plan_fill(schema)
-    config = DomainConfig(name="random", batch_size=32)
-    sizes = plan_rows(schema, plan, config, rows=rows)
-    con = duckdb.connect()
-    create_tables(con, schema, plan)
-    fill_database(con, schema, plan, config, seed=seed, rows=sizes)
-    checked = audit(con, schema)
+    pack = DomainPack.of(schema, DomainConfig(name="random", batch_size=32))
+    with tempfile.TemporaryDirectory() as out:
+        report = build_domain(pack, rows=rows, seed=seed, out=out)
+        with duckdb.connect(str(Path(out) / "random.duckdb"), read_only=True) as con:
+            checked = audit(con, schema)
     assert checked.clean, checked.summary()
+    assert report["totals"]["violations"] == 0 and report["totals"]["rows"] == sum(checked.tables.values())

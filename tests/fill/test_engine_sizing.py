@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pipeline.fill.config import DomainConfig
+from pipeline.domain.config import DomainConfig
 from pipeline.fill.sizing import plan_rows
 from pipeline.graph import plan_fill
 from pipeline.schema.model import Column, ForeignKey, Schema, Table

@@ -12,8 +12,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import DomainError, SchemaError
-from pipeline.fill.config import DomainConfig
 from pipeline.fill.generator import (
     TableGenerator,
     apply_expressions,

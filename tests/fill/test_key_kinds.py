@@ -1,4 +1,4 @@
-"""Hints on foreign-key columns: which keys they may use (checked by DomainConfig.validate_against), and
+"""Hints on foreign-key columns: which keys they may use (checked by `check_config`), and
 the skew they set."""
 
 from __future__ import annotations
@@ -6,8 +6,9 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
+from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.config import ColumnHint, DomainConfig
+from pipeline.fill import check_config
 from pipeline.fill.key_kinds import key_skew
 from pipeline.schema.model import Column, ForeignKey, Schema, Table
 
@@ -34,7 +35,7 @@ SCHEMA = Schema([
 
 
 def check(columns: dict[str, dict], **tables: dict) -> None:
-    DomainConfig.model_validate({"name": "x", "columns": columns, "tables": tables}).validate_against(SCHEMA)
+    check_config(DomainConfig.model_validate({"name": "x", "columns": columns, "tables": tables}), SCHEMA)
 
 
 @pytest.mark.parametrize(
@@ -53,6 +54,8 @@ def check(columns: dict[str, dict], **tables: dict) -> None:
          "per_parent.exactly gives every parent 3 rows"),
         ({"plays.user_id": {"skew": 0.3}, "plays.device_id": {"skew": 0.9}}, {}, "set different skews"),
         ({"nodes.pa": {"expr": "a"}}, {}, "so pb needs one too"),
+        ({"users.age": {"strategy": "innt"}}, {}, 'no strategy "innt". Did you mean "int"?'),
+        ({"users.agee": {"strategy": "int"}}, {}, 'no column "agee". Did you mean "age"?'),
     ],
 )
 def test_hints_on_foreign_keys_that_cannot_be_honoured(columns, tables, message):

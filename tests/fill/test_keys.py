@@ -7,8 +7,8 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError
-from pipeline.fill.config import DomainConfig
 from pipeline.fill.deferred import fill_deferred
 from pipeline.fill.keys import TableKeys
 from pipeline.graph import plan_fill

@@ -11,12 +11,12 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from pipeline.fill.arrow_types import arrow_type
+from pipeline.domain.config import DomainConfig
 from pipeline.fill.checks import After, derive_checks, unhandled_checks
-from pipeline.fill.config import DomainConfig
 from pipeline.fill.generator import TableGenerator, strategy_for
 from pipeline.fill.strategies import STRATEGIES
 from pipeline.schema.model import Check, Column, ForeignKey, Table
+from pipeline.types import arrow_type
 
 N = 400
 

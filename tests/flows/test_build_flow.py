@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -12,8 +13,9 @@ from pathlib import Path
 import duckdb
 import pytest
 from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
+from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, FlowRunFilter, FlowRunFilterId
 
+from pipeline.build import BuildRun, run_build
 from pipeline.build import build_domain as build_with_functions
 from pipeline.store import read_model, table_hashes
 from tests.conftest import FIXTURES
@@ -27,20 +29,65 @@ def hashes(path: Path) -> dict[str, str]:
         return table_hashes(con, read_model(con)[0])
 
 
-def test_flow_builds_the_same_database_as_the_cli_functions(prefect_server, tmp_path: Path):
+class Interrupted(Exception):
+    pass
+
+
+def interrupt_after(tables: int):
+    """A runner that stops the build once `tables` tables are filled (a killed build)."""
+    filled: list[str] = []
+
+    def runner(stage, step, work):
+        if stage.each_table and len(filled) == tables:
+            raise Interrupted(step)
+        work()
+        if stage.each_table:
+            filled.append(step)
+
+    return runner
+
+
+def without_timings(value):
+    """The report with every timing left out (seconds, wall_seconds), for comparing two builds."""
+    if isinstance(value, dict):
+        return {k: without_timings(v) for k, v in value.items() if k not in ("seconds", "wall_seconds")}
+    if isinstance(value, list):
+        return [without_timings(v) for v in value]
+    return value
+
+
+def test_the_flow_and_the_cli_function_resume_to_the_same_report_and_tables(prefect_server, tmp_path: Path):
     from flows.build_domain import build_domain
 
-    ddl = FIXTURES / "ddl" / "duckdb_schema.sql"
-    report = build_domain(domain=str(ddl), rows=40, out=str(tmp_path / "flow"), seed=3)
-    assert report["totals"]["violations"] == 0
-    assert (tmp_path / "flow" / "build_report.json").exists()
+    ddl = str(FIXTURES / "ddl" / "duckdb_schema.sql")
+    out = tmp_path / "out"
+    run = BuildRun(ddl, rows=40, seed=3, out=out)
+    with pytest.raises(Interrupted):
+        run_build(run, runner=interrupt_after(2))
+    partial = out / ".duckdb_schema.duckdb.partial"
+    saved = tmp_path / "saved.partial"
+    shutil.copyfile(partial, saved)
+
+    cli = build_with_functions(ddl, rows=40, out=out, seed=3, resume=True)
+    cli_hashes = hashes(out / "duckdb_schema.duckdb")
+    shutil.copyfile(saved, partial)
+    state = build_domain(domain=ddl, rows=40, out=str(out), seed=3, resume=True, return_state=True)
+    flow = state.result()
+
+    assert cli["resumed_tables"] == run.planned.plan.order[:2]
+    assert without_timings(flow) == without_timings(cli)
+    assert hashes(out / "duckdb_schema.duckdb") == cli_hashes
+    assert flow["totals"]["violations"] == 0 and (out / "build_report.json").exists()
     with get_client(sync_client=True) as client:
         key = ArtifactFilter(key=ArtifactFilterKey(any_=["build-duckdb-schema"]))
         (artifact,) = client.read_artifacts(artifact_filter=key)
+        this_run = FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id]))
+        runs = client.read_task_runs(flow_run_filter=this_run)
     assert artifact.type == "markdown" and "| table | rows |" in artifact.data
-    build_with_functions(str(ddl), rows=40, out=tmp_path / "cli", seed=3)
-    name = ddl.stem + ".duckdb"
-    assert hashes(tmp_path / "flow" / name) == hashes(tmp_path / "cli" / name)
+    names = {r.name for r in runs}
+    assert {"parse-and-plan", "open-database", "second-pass-and-rules", "audit", "publish"} <= names
+    assert {f"fill-{t}" for t in run.planned.plan.order[2:]} <= names
+    assert not {f"fill-{t}" for t in run.planned.plan.order[:2]} & names  # resumed: not filled again
 
 
 def _free_port() -> int:
@@ -128,7 +175,7 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
 
 def test_flow_takes_the_llm_options(prefect_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from flows.build_domain import build_domain
-    from pipeline.llm.fake_server import FakeLLMServer
+    from pipeline.fakellm.server import FakeLLMServer
 
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     monkeypatch.setenv("STATEFORGE_LLM_CACHE", str(tmp_path / "cache"))

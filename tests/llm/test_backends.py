@@ -9,12 +9,11 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from pipeline import ROOT
 from pipeline.errors import TerminalError
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.accounting import LLMStats
 from pipeline.llm.backends import BACKENDS, check_backend, get_backend
 from pipeline.llm.client import LLMClient
-from pipeline.llm.fake_server import FakeLLMServer
 from pipeline.llm.settings import LLMSettings, Price, llm_settings
 
 
@@ -56,7 +55,7 @@ def test_settings_defaults_docs_and_strictness() -> None:
     )
     assert (settings.backoff_base, settings.backoff_max, settings.temperature) == (0.5, 30.0, 0.0)
     assert settings.response_format == "json_schema" and settings.use_cache and not settings.whole_rows
-    assert settings.cache_dir == ROOT / "artifacts" / "llm-cache"
+    assert settings.cache_dir == Path.cwd() / "artifacts" / "llm-cache"
     undocumented = [name for name, f in LLMSettings.model_fields.items() if not f.description]
     assert undocumented == []
     with pytest.raises(ValidationError, match="extra_forbidden"):

@@ -12,9 +12,9 @@ from typing import Any
 import pytest
 
 from pipeline.errors import TerminalError, TransientError
+from pipeline.fakellm.chat import ApiError, Reply
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.client import LLMClient, LLMReply, LLMRequest
-from pipeline.llm.fake_chat import ApiError, Reply
-from pipeline.llm.fake_server import FakeLLMServer
 from pipeline.llm.settings import LLMSettings, Price
 
 MODEL = "fake-model"

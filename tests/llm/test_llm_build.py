@@ -1,8 +1,8 @@
 """A whole pack filled through the engine's `enrich` hook with the LLM fill, against the fake server with
 faults on: a clean audit, the accounting, and a rebuild answered by the cache (zero calls, same bytes).
 
-Goes through `fill_database(..., enrich=LLMFill(...))`, the hook the build uses; the CLI-level build
-tests live with the build.
+Goes through `build_domain(..., llm=settings)`, the stages the CLI and the flow run; the LLM fill is the
+engine's `enrich` hook there.
 """
 
 from __future__ import annotations
@@ -12,14 +12,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.domain import load_domain
-from pipeline.fill.engine import fill_database
-from pipeline.fill.sizing import plan_rows
-from pipeline.graph import plan_fill
-from pipeline.llm.fake_server import FakeLLMServer
-from pipeline.llm.fill import LLMFill
+from pipeline.build import build_domain
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.settings import LLMSettings
-from pipeline.store import create_tables
 from validation.audit import audit
 
 pytestmark = pytest.mark.slow
@@ -37,37 +32,29 @@ def table_hashes(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     return {t: con.sql(query.format(t)).fetchall()[0][0] for t in tables}
 
 
-def build(path: Path, settings: LLMSettings | None) -> tuple[dict[str, str], dict | None]:
-    """Fill the music pack at a small scale into `path` (with the LLM when `settings`), audit it."""
-    pack = load_domain("music")
-    plan = plan_fill(pack.schema)
-    rows = plan_rows(pack.schema, plan, pack.config, scale=0.02)
-    fill = LLMFill(pack.schema, pack.config, settings, seed=SEED) if settings else None
-    with duckdb.connect(str(path)) as con:
-        create_tables(con, pack.schema, plan)
-        fill_database(con, pack.schema, plan, pack.config, seed=SEED, rows=rows, enrich=fill)
-        report = audit(con, pack.schema)
+def build(out: Path, settings: LLMSettings | None) -> tuple[dict[str, str], dict | None]:
+    """Build the music pack at a small scale into `out` (with the LLM when `settings`), audit it."""
+    built = build_domain("music", scale=0.02, seed=SEED, out=out, llm=settings)
+    with duckdb.connect(str(out / "music.duckdb"), read_only=True) as con:
+        report = audit(con)
         assert report.clean, report.to_dict()
         hashes = table_hashes(con)
-    if fill is None:
-        return hashes, None
-    accounting = fill.to_dict()
-    fill.close()
-    return hashes, accounting
+    return hashes, built["llm"]
 
 
 def test_a_pack_built_with_the_llm_is_clean_counted_and_rebuilt_from_the_cache(tmp_path: Path) -> None:
-    offline, _ = build(tmp_path / "offline.duckdb", None)
+    offline, _ = build(tmp_path / "offline", None)
     with FakeLLMServer(seed=4, faults=FAULTS, retry_after=0.01) as server:
         settings = LLMSettings(
             backend="openai", model="fake-model", base_url=server.base_url, api_key="test",
             cache_dir=tmp_path / "cache", max_retries=4, backoff_base=0.01, backoff_max=0.05,
         )
-        first, report = build(tmp_path / "first.duckdb", settings)
-        requests = server.stats.requests
+        first, report = build(tmp_path / "first", settings)
+        chat = "/v1/chat/completions"
+        requests = server.stats.by_path[chat]
         assert sum(server.stats.faults.values()) > 0
-        again, report2 = build(tmp_path / "again.duckdb", settings)
-        assert server.stats.requests == requests, "the rebuild made no call"
+        again, report2 = build(tmp_path / "again", settings)  # the build's preflight lists the models
+        assert server.stats.by_path[chat] == requests, "the rebuild made no completion call"
     assert again == first
     assert report is not None and report2 is not None
     totals = report["totals"]

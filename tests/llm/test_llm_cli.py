@@ -12,7 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.llm.fake_server import FakeLLMServer
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.store import read_model, table_hashes
 
 pytestmark = pytest.mark.slow

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import build_domain
-from pipeline.llm.fake_faults import CONTENT_FAULTS, FAULTS, HTTP_FAULTS
-from pipeline.llm.fake_server import FakeLLMServer
+from pipeline.fakellm.faults import CONTENT_FAULTS, FAULTS, HTTP_FAULTS
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.settings import LLMSettings
 from tests.conftest import FIXTURES
 

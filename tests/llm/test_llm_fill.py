@@ -17,21 +17,19 @@ import duckdb
 import pyarrow as pa
 import pytest
 
+from pipeline.build import build_domain
 from pipeline.domain import DomainPack, load_domain
+from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import TerminalError
-from pipeline.fill.config import ColumnHint, DomainConfig
-from pipeline.fill.engine import fill_database
-from pipeline.fill.sizing import plan_rows
-from pipeline.graph import plan_fill
+from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.columns import meaning_columns
-from pipeline.llm.fake_server import FakeLLMServer
 from pipeline.llm.fill import LLMFill
 from pipeline.llm.prompts import prompt_hashes
 from pipeline.llm.rows import RowShape
 from pipeline.llm.settings import LLMSettings
 from pipeline.schema.model import Column, Table
-from pipeline.store import create_tables
-from validation.batch import arrow_type, validate_batch
+from pipeline.types import batch_arrow_type
+from validation.batch import validate_batch
 
 SEED = 7
 
@@ -44,14 +42,9 @@ class Music:
 
 @pytest.fixture(scope="module")
 def music(tmp_path_factory: pytest.TempPathFactory) -> Music:
-    pack = load_domain("music")
-    plan = plan_fill(pack.schema)
-    rows = plan_rows(pack.schema, plan, pack.config, scale=0.02)
-    path = tmp_path_factory.mktemp("music") / "music.duckdb"
-    with duckdb.connect(str(path)) as con:
-        create_tables(con, pack.schema, plan)
-        fill_database(con, pack.schema, plan, pack.config, seed=SEED, rows=rows)
-    return Music(pack, path)
+    out = tmp_path_factory.mktemp("music")
+    build_domain("music", scale=0.02, seed=SEED, out=out)
+    return Music(load_domain("music"), out / "music.duckdb")
 
 
 @pytest.fixture
@@ -65,7 +58,7 @@ def db(music: Music, tmp_path: Path) -> Iterator[duckdb.DuckDBPyConnection]:
 def take(con: duckdb.DuckDBPyConnection, table: Table) -> pa.Table:
     """The table's stored rows as an offline batch (DDL order, the engine's Arrow types), then deleted."""
     stored = con.sql(f'SELECT * FROM main."{table.name}" ORDER BY ALL').to_arrow_table()
-    batch = pa.table({c.name: stored.column(c.name).cast(arrow_type(c.type)) for c in table.columns})
+    batch = pa.table({c.name: stored.column(c.name).cast(batch_arrow_type(c.type)) for c in table.columns})
     con.execute(f'DELETE FROM main."{table.name}"')
     return batch
 

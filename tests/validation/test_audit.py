@@ -10,9 +10,10 @@ import duckdb
 import pytest
 
 from pipeline.errors import StoreError
-from pipeline.store import create_database, create_tables, install_views
+from pipeline.store import create_database, create_tables
 from tests.store.shop import shop
 from validation.audit import AuditReport, Violation, audit
+from validation.views import install_views
 
 CLEAN = [
     "INSERT INTO customers VALUES (1, 'a@x', 'Ann', 'free', NULL), (2, 'b@x', 'Bob', 'pro', 1), "

@@ -5,8 +5,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
+from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError, DomainError
-from pipeline.fill.config import DomainConfig
 from pipeline.schema.model import Column, ForeignKey, Schema, Table
 from validation.rules import apply_rules, changed_tables, clean_orphans
 

@@ -1,0 +1,144 @@
+"""`load_toolkit`: the toolkit of a pack, a database or a DDL file.
+
+A pack's business tools live in `tools.py` beside its `schema.sql` (`schemas/<pack>/tools.py`). The module
+is imported by file path, so a pack folder outside the repository works too, and gives its tools as:
+
+- `TOOLS`: a `Toolkit` or a list of tools, or
+- `toolkit(schema) -> Toolkit | list[Tool]`, a function (for tools derived from the schema), or else
+- every `Tool` defined at module level (decorated with `@tool`), in the order they are defined.
+
+A database or DDL file with no pack (or a pack without `tools.py`) gets `generic_toolkit(schema)`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import sys
+import threading
+import traceback
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from pipeline.domain import list_domains, load_domain
+from pipeline.domain.loader import schemas_dir
+from pipeline.errors import StateforgeError
+from pipeline.schema.model import Schema
+from pipeline.tools.base import Tool
+from pipeline.tools.errors import ToolDefinitionError
+from pipeline.tools.generic import generic_toolkit
+from pipeline.tools.toolkit import Toolkit
+
+TOOLS_FILE = "tools.py"
+DATABASE_SUFFIXES = (".duckdb", ".db", ".ddb")
+_MODULES: dict[tuple[str, int], ModuleType] = {}
+_LOCK = threading.Lock()
+
+
+def load_toolkit(domain_or_db: str | Path, *, pack: str | Path | None = None) -> Toolkit:
+    """The toolkit of a pack name, a pack folder, a DDL file or a built database.
+
+    For a database, the pack is the one named in its build metadata (`stateforge.build_meta` 'inputs'),
+    looked up under `schemas/`, or `pack` (a folder) when given.
+    """
+    return resolve(domain_or_db, pack=pack)[1]
+
+
+def resolve(domain_or_db: str | Path, *, pack: str | Path | None = None) -> tuple[Schema, Toolkit]:
+    """The schema model and the toolkit of a pack name, pack folder, DDL file or database."""
+    path = Path(domain_or_db)
+    if path.is_file() and path.suffix.lower() != ".sql":
+        schema, domain = read_database_model(path)
+        return schema, toolkit_for(schema, domain, pack_dir=Path(pack) if pack else None)
+    if path.is_file() and path.name != "schema.sql":
+        from pipeline.schema import load_ddl
+
+        schema = load_ddl(path)
+        return schema, generic_toolkit(schema, name=path.stem)
+    loaded = load_domain(str(pack or domain_or_db))
+    return loaded.schema, toolkit_for(loaded.schema, loaded.name, pack_dir=loaded.root)
+
+
+def read_database_model(path: Path) -> tuple[Schema, str | None]:
+    """The schema model stored in a database file and the domain name its build recorded (if any)."""
+    from pipeline.store import connect, read_model
+
+    with connect(path, read_only=True) as con:
+        schema, _ = read_model(con)
+        return schema, domain_name(con)
+
+
+def domain_name(con: Any) -> str | None:
+    """The domain named in `stateforge.build_meta` 'inputs', or None (a file made by `init-db`)."""
+    found = con.execute(
+        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
+        "AND schema_name = 'stateforge' AND table_name = 'build_meta'"
+    ).fetchall()
+    if not found[0][0]:
+        return None
+    rows = con.execute("SELECT value FROM stateforge.build_meta WHERE key = 'inputs'").fetchall()
+    return json.loads(rows[0][0]).get("domain") if rows else None
+
+
+def toolkit_for(schema: Schema, domain: str | None, *, pack_dir: Path | None = None) -> Toolkit:
+    """The pack's toolkit when its folder (given, or `schemas/<domain>`) has tools.py; else generic."""
+    if pack_dir is None and domain and domain in list_domains():
+        pack_dir = schemas_dir() / domain
+    if pack_dir is not None and (pack_dir / TOOLS_FILE).is_file():
+        return pack_toolkit(pack_dir / TOOLS_FILE, schema, name=domain or pack_dir.name)
+    return generic_toolkit(schema, name=domain or "generic")
+
+
+def pack_toolkit(tools_py: Path, schema: Schema, *, name: str) -> Toolkit:
+    """The toolkit a pack's tools.py defines, checked against `schema`."""
+    module = import_tools(tools_py)
+    try:
+        if hasattr(module, "TOOLS"):
+            tools: Any = module.TOOLS
+        elif callable(getattr(module, "toolkit", None)):
+            tools = module.toolkit(schema)
+        else:
+            tools = [v for v in vars(module).values() if isinstance(v, Tool)]
+        kit = tools if isinstance(tools, Toolkit) else Toolkit(list(tools), name=name)
+        kit.name = kit.name or name
+        kit.check(schema)
+    except StateforgeError as exc:
+        raise ToolDefinitionError(f"{tools_py}: {exc}") from exc
+    return kit
+
+
+def import_tools(path: Path) -> ModuleType:
+    """Import a tools.py by file path (cached until the file changes); errors name the file and line."""
+    path = path.resolve()
+    key = (str(path), path.stat().st_mtime_ns)
+    with _LOCK:
+        if key in _MODULES:
+            return _MODULES[key]
+        digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
+        module_name = f"stateforge_tools_{path.parent.name}_{digest}"
+        spec = importlib.util.spec_from_file_location(module_name, path)
+        if spec is None or spec.loader is None:
+            raise ToolDefinitionError(f"{path}: cannot be imported as a Python module.")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[module_name] = module
+        try:
+            spec.loader.exec_module(module)
+        except StateforgeError as exc:
+            sys.modules.pop(module_name, None)
+            raise ToolDefinitionError(f"{path}:{_line(exc, path)}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - any error in the pack's module
+            sys.modules.pop(module_name, None)
+            raise ToolDefinitionError(
+                f"{path}:{_line(exc, path)}: importing the pack's tools failed: {type(exc).__name__}: {exc}"
+            ) from exc
+        _MODULES[key] = module
+        return module
+
+
+def _line(exc: BaseException, path: Path) -> int | str:
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
+    if isinstance(exc, SyntaxError) and exc.lineno:
+        return exc.lineno
+    return frames[-1].lineno or "?" if frames else "?"
