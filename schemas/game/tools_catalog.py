@@ -40,7 +40,7 @@ HERO_SORTS = {
 }
 
 
-@tool(reads=("heroes", "hero_roles", "player_heroes"))
+@tool(reads=("heroes", "hero_roles", "player_heroes", "players"))
 def search_heroes(
     env: Env,
     name_contains: str | None = None,
@@ -143,7 +143,7 @@ SKIN_SORTS = {
 }
 
 
-@tool(reads=("skins", "heroes", "player_skins"))
+@tool(reads=("skins", "heroes", "player_skins", "players"))
 def search_skins(
     env: Env,
     name_contains: str | None = None,

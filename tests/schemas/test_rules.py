@@ -637,7 +637,8 @@ SCENARIOS: dict[tuple[str, str], list[Scenario]] = {
                     for k, h in [(1, 1), (2, 1), (3, 1), (4, 2), (5, 3)]
                 ],
                 "player_heroes": [
-                    {"player_id": p, "hero_id": h, "acquired_at": "2024-01-01"} for p, h in [(1, 1), (1, 2), (2, 1)]
+                    {"player_id": p, "hero_id": h, "acquired_at": "2024-01-01"}
+                    for p, h in [(1, 1), (1, 2), (2, 1)]
                 ],
                 "player_skins": [
                     # player 1 wears three skins of hero 1: the latest acquired (skin 2) stays
@@ -695,8 +696,14 @@ SCENARIOS: dict[tuple[str, str], list[Scenario]] = {
             rows={
                 "friendships": [{"player_a_id": 1, "player_b_id": 2, "since": "2025-01-01"}],
                 "friend_requests": [
-                    {"request_id": r, "sender_id": s, "recipient_id": t, "status": st, "sent_at": "2025-02-01",
-                     "responded_at": None if st == "pending" else "2025-02-02"}
+                    {
+                        "request_id": r,
+                        "sender_id": s,
+                        "recipient_id": t,
+                        "status": st,
+                        "sent_at": "2025-02-01",
+                        "responded_at": None if st == "pending" else "2025-02-02",
+                    }
                     for r, s, t, st in [
                         (1, 2, 1, "pending"),  # already friends
                         (2, 1, 2, "accepted"),  # history stays
