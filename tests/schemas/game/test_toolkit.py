@@ -5,6 +5,7 @@ writes: the episode checks them at every call). The policies' checks hold before
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -214,3 +215,14 @@ def _gift(ep: Episode, giver: str) -> dict[str, Any]:
         "hero": skin[0]["hero"],
         "message": "GG!",
     }
+
+
+def test_the_pack_page_lists_every_tool_and_policy(kit: Toolkit, pack: DomainPack):
+    page = (Path(__file__).resolve().parents[3] / "docs" / "packs" / "game.md").read_text()
+    for tool in kit:
+        if tool.name != CANNOT_COMPLETE:
+            assert f"| `{tool.name}` | {tool.kind} |" in page, f"docs/packs/game.md does not list {tool.name}"
+    for policy in pack.config.policies:
+        assert f"| `{policy.name}`" in page
+    reads = sum(t.kind == "read" for t in kit) - 1
+    assert f"{len(kit) - 1} tools ({reads} read, {len(kit) - 1 - reads} write)" in page
