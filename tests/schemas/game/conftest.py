@@ -17,7 +17,7 @@ from pipeline.domain import DomainPack, load_domain
 from pipeline.episode import Episode
 from pipeline.tools import Toolkit, load_toolkit
 
-NOW = "TIMESTAMP '2026-06-30 12:00:00'"
+NOW = "TIMESTAMP '2026-06-30 23:59:59'"
 _LOCK = threading.Lock()
 _BUILT: dict[str, Path] = {}
 

@@ -359,7 +359,7 @@ def mail(ep: Episode, cast: Cast) -> None:
     held = scalar(
         ep,
         "SELECT m.mail_id FROM mail AS m WHERE m.recipient_id = ? AND NOT m.is_deleted AND "
-        "m.expires_at > TIMESTAMP '2026-06-30 12:00:00' AND EXISTS (SELECT 1 FROM mail_attachments AS "
+        "m.expires_at > TIMESTAMP '2026-06-30 23:59:59' AND EXISTS (SELECT 1 FROM mail_attachments AS "
         "a WHERE a.mail_id = m.mail_id AND a.claimed_at IS NULL) ORDER BY m.mail_id LIMIT 1",
         [me],
     )
@@ -374,7 +374,7 @@ def mail(ep: Episode, cast: Cast) -> None:
     expired = scalar(
         ep,
         "SELECT mail_id FROM mail WHERE recipient_id = ? AND expires_at <= TIMESTAMP "
-        "'2026-06-30 12:00:00' ORDER BY mail_id LIMIT 1",
+        "'2026-06-30 23:59:59' ORDER BY mail_id LIMIT 1",
         [me],
     )
     refused(ep, "claim_mail_rewards", f"{expired} (expired on", player=cast.social, mail_ids=[expired])

@@ -86,7 +86,7 @@ def test_profile_and_collection(reader: Episode, cast: Cast):
     assert all(r["tier"] == tier for r in players["rows"])
     assert (cast.leader in [r["nickname"] for r in players["rows"]]) == (me["rank"] is not None)
     assert ok(reader, "search_players", banned=True, limit=50)["total"] == scalar(
-        reader, "SELECT count(*) FROM players WHERE banned_until > TIMESTAMP '2026-06-30 12:00:00'"
+        reader, "SELECT count(*) FROM players WHERE banned_until > TIMESTAMP '2026-06-30 23:59:59'"
     )
 
 
@@ -136,7 +136,7 @@ def test_mail_and_match_history(reader: Episode, cast: Cast):
     mail = ok(reader, "search_mail", player=cast.social, with_unclaimed_rewards=True, limit=50)
     assert mail["total"] > 0
     assert all(any(not r["claimed"] for r in m["rewards"]) for m in mail["rows"])
-    assert all(m["expires_at"] > "2026-06-30T12:00:00" for m in mail["rows"])
+    assert all(m["expires_at"] > "2026-06-30T23:59:59" for m in mail["rows"])
 
     wins = ok(reader, "search_matches", player=cast.social, result="win", limit=50)
     assert wins["total"] > 0 and {m["result"] for m in wins["rows"]} == {"win"}

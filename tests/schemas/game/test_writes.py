@@ -14,7 +14,7 @@ from tests.schemas.game.calls import ok, player_id, refused, scalar
 from tests.schemas.game.conftest import Cast
 
 pytestmark = pytest.mark.xdist_group("game_pack")
-NOW = "2026-06-30T12:00:00"
+NOW = "2026-06-30T23:59:59"
 
 
 def test_shopping_pays_from_the_balance_and_equipping_swaps_the_skin(ep: Episode, cast: Cast):
@@ -35,7 +35,7 @@ def test_shopping_pays_from_the_balance_and_equipping_swaps_the_skin(ep: Episode
         "list_contains(?, name)",
         [pid, [h["name"] for h in heroes]],
     )
-    assert len(rows) == 3 and {str(r["acquired_at"]) for r in rows} == {"2026-06-30 12:00:00"}
+    assert len(rows) == 3 and {str(r["acquired_at"]) for r in rows} == {"2026-06-30 23:59:59"}
 
     hero = heroes[0]["name"]
     skins = [
@@ -199,7 +199,7 @@ def test_friend_requests_become_friendships(ep: Episode, cast: Cast):
         "SELECT relation, intimacy, CAST(since AS VARCHAR) AS since FROM friendships WHERE "
         "player_a_id = ? AND player_b_id = ?",
         [a, b],
-    ) == [{"relation": "friend", "intimacy": 0, "since": "2026-06-30 12:00:00"}]
+    ) == [{"relation": "friend", "intimacy": 0, "since": "2026-06-30 23:59:59"}]
     assert ok(ep, "cancel_friend_requests", player=cast.loner)["cancelled"] == [cast.leader]
     answered = ok(ep, "list_friend_requests", player=cast.loner, direction="outgoing", status="any")["rows"]
     assert {(r["recipient"], r["status"]) for r in answered} == {
@@ -300,7 +300,7 @@ def test_a_clan_from_founding_to_disbanding(ep: Episode, cast: Cast):
 
 def test_mail_rewards_reach_the_balance_and_deletion_keeps_unclaimed_rewards(ep: Episode, cast: Cast):
     me = player_id(ep, cast.social)
-    visible = "recipient_id = ? AND NOT is_deleted AND expires_at > TIMESTAMP '2026-06-30 12:00:00'"
+    visible = "recipient_id = ? AND NOT is_deleted AND expires_at > TIMESTAMP '2026-06-30 23:59:59'"
     refused(
         ep,
         "delete_mail",
