@@ -209,18 +209,20 @@ def close_account(env: Env, username: str) -> dict:
 
 
 def cancel_open(env: Env, me: dict, plans: list[dict]) -> list[int]:
-    """End `plans` (open subscriptions of `me`) now, as cancelled by the user; their ids."""
+    """End `plans` (open subscriptions of `me`) now, as cancelled by the user; their ids.
+
+    A subscription started at this very moment (earlier in the same session: the clock is frozen) cannot
+    end when it starts, so it is withdrawn instead: deleted with its charge, as if it was never taken.
+    """
     for plan in plans:
         if plan["started_at"] >= env.now:
-            raise ToolError(
-                f"subscription {plan['subscription_id']} started at {plan['started_at']}, which is now; "
-                "it cannot end at the moment it starts."
+            env.delete("subscriptions", plan["subscription_id"])
+        else:
+            env.update(
+                "subscriptions",
+                plan["subscription_id"],
+                {"status": "cancelled", "ended_at": env.now, "auto_renew": False},
             )
-        env.update(
-            "subscriptions",
-            plan["subscription_id"],
-            {"status": "cancelled", "ended_at": env.now, "auto_renew": False},
-        )
     return [p["subscription_id"] for p in plans]
 
 

@@ -186,7 +186,8 @@ def change_plan(
     subscription_id: int | None = None,
 ) -> dict:
     """Move a listener to another plan now: the current subscription ends (cancelled) and a new one on the
-    new plan starts, its first period charged at once. A past-due subscription must be paid first.
+    new plan starts, its first period charged at once. A past-due subscription must be paid first. A
+    subscription taken at this very moment is replaced (removed with its charge).
 
     Args:
         username: The listener's username (or e-mail address).
@@ -240,7 +241,8 @@ def change_plan(
 @tool(kind="write", reads=BILLING, writes=("subscriptions",), idempotent=False, destructive=True)
 def cancel_subscription(env: Env, username: str, subscription_id: int | None = None) -> dict:
     """Cancel a listener's open subscription now: it ends at once (cancelled) and will not renew. To keep it
-    until the end of the paid period instead, turn auto-renew off (set_auto_renew).
+    until the end of the paid period instead, turn auto-renew off (set_auto_renew). A subscription taken at
+    this very moment is withdrawn instead (removed with its charge).
 
     Args:
         username: The listener's username (or e-mail address).

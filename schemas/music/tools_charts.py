@@ -62,7 +62,7 @@ def get_chart(
         params.append(as_of)
     edition = env.one(sql + " ORDER BY published_on DESC, edition_no DESC LIMIT 1", params)
     if edition is None:
-        when = f"edition {edition_no}" if edition_no is not None else f"an edition on or before {as_of}"
+        when = f"edition {edition_no}" if edition_no is not None else f"edition on or before {as_of}"
         raise ToolError(f"{found['name']} has no {when}; list_charts shows its editions.")
     entries = env.page(
         "SELECT e.rank, s.song_id, s.title, ar.name AS artist, e.previous_rank, "
