@@ -145,7 +145,7 @@ def update_profile(
     me = find.acting_user(env, username)
     changes: dict = {}
     if display_name is not None:
-        changes["display_name"] = display_name.strip() or display_name
+        changes["display_name"] = find.text(display_name, "display_name")
     if email is not None:
         if not EMAIL.match(email):
             raise ToolError(f"{email!r} is not an e-mail address (name@domain.tld).")
@@ -302,7 +302,7 @@ def register_device(
         {
             "user_id": me["user_id"],
             "device_type": device_type,
-            "name": name.strip(),
+            "name": find.text(name, "name"),
             "app_version": app_version,
             "registered_at": env.now,
             "last_seen_at": env.now,

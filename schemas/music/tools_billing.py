@@ -26,14 +26,15 @@ Method = Literal["card", "paypal", "apple_pay", "google_pay", "gift_card", "carr
 BILLING = ("users", "subscriptions", "subscription_plans", "payments")
 
 
-def plan_row(env: Env, plan: str) -> dict:
-    """An active plan by code or name (any letter case); a `ToolError` listing the plans otherwise."""
+def plan_row(env: Env, plan: str, *, offered: bool = True) -> dict:
+    """A plan by code or name (any letter case), on offer unless `offered` is false; a `ToolError` listing
+    the plans otherwise."""
     row = env.one(
         "SELECT plan_id, code, name, price, currency, billing_period, max_devices, is_active "
         "FROM subscription_plans WHERE lower(code) = lower(?) OR lower(name) = lower(?)",
         [plan, plan],
     )
-    if row is None or not row["is_active"]:
+    if row is None or (offered and not row["is_active"]):
         plans = env.query("SELECT code, name FROM subscription_plans WHERE is_active ORDER BY plan_id")
         listing = ", ".join(f"{p['code']} ({p['name']})" for p in plans)
         state = "is no longer offered" if row else "does not exist"
@@ -342,7 +343,7 @@ def list_payments(
     for value, cond in (
         (status, "p.status = ?"),
         (method, "p.method = ?"),
-        (plan_row(env, plan)["plan_id"] if plan else None, "p.plan_id = ?"),
+        (plan_row(env, plan, offered=False)["plan_id"] if plan else None, "p.plan_id = ?"),
         (moment(since) if since else None, "p.paid_at >= ?"),
         (moment(before) if before else None, "p.paid_at < ?"),
     ):

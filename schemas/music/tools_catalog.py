@@ -124,12 +124,27 @@ def search_songs(
             where.append(cond)
             params.append(value)
     sql = (
-        f"SELECT {SONG_SELECT}, s.bpm, s.language_code AS language, {GENRES_OF} "
+        f"SELECT {SONG_SELECT}, s.bpm, s.language_code AS language "
         f"FROM {SONG_FROM} WHERE {' AND '.join(where)}"
     )
     column = {"duration": "duration_s", "release_date": "release_date"}.get(sort_by, sort_by)
     down = descending if descending is not None else sort_by not in ("title", "artist")
-    return env.page(sql, params, order_by=order_by(column, down, "song_id"), limit=limit, offset=offset)
+    page = env.page(sql, params, order_by=order_by(column, down, "song_id"), limit=limit, offset=offset)
+    with_genres(env, page["rows"])
+    return page
+
+
+def with_genres(env: Env, rows: list[dict[str, Any]]) -> None:
+    """Add each song's genres (primary first, then by name) to `rows` (songs with a song_id)."""
+    found: dict[int, list[str]] = {}
+    for r in env.query(
+        "SELECT sg.song_id, g.name FROM song_genres AS sg JOIN genres AS g ON g.genre_id = sg.genre_id "
+        "WHERE sg.song_id IN (SELECT unnest(?::BIGINT[])) ORDER BY sg.song_id, sg.is_primary DESC, g.name",
+        [[row["song_id"] for row in rows]],
+    ):
+        found.setdefault(r["song_id"], []).append(r["name"])
+    for row in rows:
+        row["genres"] = found.get(row["song_id"], [])
 
 
 @tool(

@@ -59,6 +59,14 @@ def refuse(policy: str, text: str) -> ToolError:
     return ToolError(f"{text} (policy: {policy})")
 
 
+def text(value: str, what: str) -> str:
+    """`value` without surrounding blanks; a `ToolError` naming `what` when nothing is left."""
+    kept = value.strip()
+    if not kept:
+        raise ToolError(f"{what} cannot be blank; give some text.")
+    return kept
+
+
 def plural(n: int, word: str, many: str | None = None) -> str:
     """`1 song`, `3 songs`."""
     return f"{n} {word if n == 1 else (many or word + 's')}"

@@ -331,7 +331,7 @@ def duplicate_playlist(
         "playlists",
         {
             "owner_id": me["user_id"],
-            "title": title or source["title"],
+            "title": find.text(title, "title") if title is not None else source["title"],
             "description": source["description"],
             "is_public": is_public,
             "is_collaborative": False,

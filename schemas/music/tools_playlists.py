@@ -297,7 +297,7 @@ def create_playlist(
         "playlists",
         {
             "owner_id": me["user_id"],
-            "title": title.strip() or title,
+            "title": find.text(title, "title"),
             "description": description or None,
             "is_public": public,
             "is_collaborative": is_collaborative,
@@ -348,7 +348,7 @@ def update_playlist(
     found = owned(env, me, playlist, "edit")
     changes: dict = {}
     if title is not None:
-        changes["title"] = title.strip() or title
+        changes["title"] = find.text(title, "title")
     if description is not None:
         changes["description"] = description or None
     if is_public is not None:

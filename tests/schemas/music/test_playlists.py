@@ -19,9 +19,11 @@ def songs(run) -> list[int]:
 
 
 def test_create_then_add_many_at_a_position(run, owner, songs):
-    made = run.ok("create_playlist", username=owner, title="Road Trip", songs=songs[:3])
+    assert "title cannot be blank" in run.refused("create_playlist", username=owner, title="   ")
+    made = run.ok("create_playlist", username=owner, title=" Road Trip ", songs=songs[:3])
     pid = made["playlist_id"]
     assert made["songs"] == 3 and made["is_public"] is True and made["owner"] == owner
+    assert made["title"] == "Road Trip"
     added = run.ok(
         "add_songs_to_playlist", username=owner, playlist="road trip", songs=songs[3:153], position=2
     )
