@@ -24,6 +24,7 @@ def music_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def music_kit() -> Toolkit:
+    """The pack's toolkit (schemas/music/tools.py)."""
     return load_toolkit("music")
 
 

@@ -13,6 +13,7 @@ PLAYABLE = "SELECT song_id FROM songs WHERE is_available AND NOT explicit ORDER 
 
 @pytest.fixture
 def me(run) -> str:
+    """An active listener."""
     return run.username()
 
 

@@ -10,11 +10,13 @@ AVAILABLE = "SELECT song_id FROM songs WHERE is_available ORDER BY song_id"
 
 @pytest.fixture
 def owner(run) -> str:
+    """An active listener who will own the playlists."""
     return run.username()
 
 
 @pytest.fixture
 def songs(run) -> list[int]:
+    """Every available song id, in order."""
     return [r["song_id"] for r in run.rows(AVAILABLE)]
 
 
