@@ -1,0 +1,212 @@
+"""Serving MCP over streamable HTTP at `http://HOST:PORT/mcp`, in a background thread of this process.
+
+    with serve_mcp("artifacts/music/music.duckdb", port=0) as handle:    # any free port
+        handle.url                    # http://127.0.0.1:41234/mcp
+        handle.sessions               # every session: its id, episode, call log, when it opened and ended
+    # closed: the server stopped, every session's episode closed
+
+    with Episode.open(db) as ep, serve_mcp(ep) as handle:    # an evaluation harness: the agent's session(s)
+        ...                                                   # act on `ep`, which the harness then grades
+
+The port is bound before the server starts, so a port in use is a `ServeError` at once (the CLI exits 2).
+The server is uvicorn on its own event loop; its sessions are the SDK's streamable HTTP sessions, each with
+its own episode (`server.py`), ended by the client's DELETE, by `idle_timeout` without a request, or when
+the server stops.
+"""
+
+from __future__ import annotations
+
+import errno
+import logging
+import socket
+import threading
+import time
+from pathlib import Path
+
+import uvicorn
+
+from pipeline.episode import Episode
+from pipeline.mcp.errors import ServeError
+from pipeline.mcp.server import McpService
+from pipeline.mcp.sessions import SessionRecord, Sessions
+from pipeline.mcp.target import Target, episode_target, load_target
+from pipeline.tools import Toolkit
+
+log = logging.getLogger(__name__)
+
+PATH = "/mcp"
+IDLE_TIMEOUT = 30 * 60.0
+"""Seconds without a request after which a session ends (its episode closed), as the SDK's default."""
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 10.0
+
+
+class McpHandle:
+    """A running streamable HTTP server: where it listens, its sessions, and `close()`."""
+
+    def __init__(
+        self, server: uvicorn.Server, thread: threading.Thread, sessions: Sessions, host: str, port: int
+    ) -> None:
+        self._server = server
+        self._thread = thread
+        self._sessions = sessions
+        self.host = host
+        self.port = port
+
+    @property
+    def url(self) -> str:
+        """The MCP endpoint, as a client on this machine reaches it."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "::1", "": "127.0.0.1"}.get(self.host, self.host)
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.port}{PATH}"
+
+    @property
+    def target(self) -> Target:
+        """What is served: the database, its domain and toolkit."""
+        return self._sessions.target
+
+    @property
+    def sessions(self) -> list[SessionRecord]:
+        """Every session so far (live and ended), in the order they opened."""
+        return self._sessions.records
+
+    @property
+    def episode(self) -> Episode | None:
+        """The episode of the latest session (the shared one, when serving an episode), or None."""
+        if self._sessions.shared is not None:
+            return self._sessions.shared
+        records = self.sessions
+        return records[-1].episode if records else None
+
+    @property
+    def running(self) -> bool:
+        """Whether the server is still serving."""
+        return self._thread.is_alive() and not self._server.should_exit
+
+    def wait(self, timeout: float | None = None) -> bool:
+        """Block until the server stops (or `timeout` seconds pass); whether it stopped."""
+        self._thread.join(timeout)
+        return not self._thread.is_alive()
+
+    def close(self) -> None:
+        """Stop serving and end every session (their episodes closed). Idempotent."""
+        self._server.should_exit = True
+        self._thread.join(STOP_TIMEOUT)
+        if self._thread.is_alive():  # a client holds a stream open past the graceful period
+            self._server.force_exit = True
+            self._thread.join(STOP_TIMEOUT)
+        self._sessions.close_all()
+
+    def __enter__(self) -> McpHandle:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"McpHandle({self.url}, {len(self.sessions)} sessions)"
+
+
+def serve_mcp(
+    source: str | Path | Episode,
+    *,
+    transport: str = "http",
+    host: str = "127.0.0.1",
+    port: int = 0,
+    persist: bool = False,
+    pack: str | Path | None = None,
+    toolkit: Toolkit | None = None,
+    workdir: str | Path | None = None,
+    keep: bool = False,
+    idle_timeout: float | None = IDLE_TIMEOUT,
+) -> McpHandle:
+    """Serve a built database (or an open `Episode`) over streamable HTTP in a background thread.
+
+    `source`: a database file, each session getting its own copy (`workdir`, `keep` as `Episode.open`),
+    or the file itself with `persist` (one session at a time); or an `Episode` the caller opened and
+    closes, which every session then shares. `port=0` takes any free port (`handle.url` says which).
+    `pack`/`toolkit`: the tools, as `load_target`. Over stdio the process's own stdin/stdout are the
+    transport: run `stateforge mcp DB` as a child process (the SDK's `StdioServerParameters`) instead.
+    """
+    if transport != "http":
+        raise ServeError(
+            f"serve_mcp runs streamable HTTP in a background thread; transport {transport!r} is not that. "
+            "For stdio, start `stateforge mcp DB` as a child process (it is the session) and connect with "
+            "mcp.StdioServerParameters; to inspect its writes, give it a copy of the database and --persist."
+        )
+    if isinstance(source, Episode):
+        if persist or toolkit is not None or pack is not None:
+            raise ServeError(
+                "serving an open Episode uses its own file and tools: drop persist, pack and toolkit."
+            )
+        sessions = Sessions(episode_target(source), shared=source)
+    else:
+        target = load_target(source, pack=pack, toolkit=toolkit)
+        sessions = Sessions(target, persist=persist, workdir=workdir, keep=keep)
+    sock = bind(host, port)
+    app = McpService(sessions.target, sessions, transport="http").server().streamable_http_app(
+        streamable_http_path=PATH, host=host, session_idle_timeout=idle_timeout
+    )
+    config = uvicorn.Config(
+        app,
+        log_config=None,  # the process's logging (stderr) decides; uvicorn's would log access to stdout
+        access_log=False,
+        lifespan="on",
+        loop="asyncio",
+        timeout_graceful_shutdown=3,
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(
+        target=_run, args=(server, sock), name=f"stateforge-mcp-{sock.getsockname()[1]}", daemon=True
+    )
+    thread.start()
+    handle = McpHandle(server, thread, sessions, host, sock.getsockname()[1])
+    _wait_started(server, thread, handle)
+    return handle
+
+
+def _run(server: uvicorn.Server, sock: socket.socket) -> None:
+    try:
+        server.run(sockets=[sock])
+    except BaseException:  # noqa: BLE001 - logged; the handle sees the thread end
+        log.exception("the MCP HTTP server stopped with an error")
+    finally:
+        sock.close()
+
+
+def _wait_started(server: uvicorn.Server, thread: threading.Thread, handle: McpHandle) -> None:
+    deadline = time.monotonic() + START_TIMEOUT
+    while not server.started:
+        if not thread.is_alive():
+            handle.close()
+            raise ServeError("the MCP HTTP server failed to start; the log above says why.")
+        if time.monotonic() > deadline:
+            handle.close()
+            raise ServeError(f"the MCP HTTP server did not start within {START_TIMEOUT:.0f} s.")
+        time.sleep(0.005)
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host:port` (0: any free port); `ServeError` naming the port if taken."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise ServeError(
+            f"cannot listen on {host!r}: {exc.strerror}; give an address like 127.0.0.1."
+        ) from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # not for a port in use, only TIME_WAIT
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(
+                f"port {port} on {host} is already in use (another `stateforge mcp`?); choose another "
+                "with --port, or --port 0 for any free port."
+            ) from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}.") from None
+    return sock
+

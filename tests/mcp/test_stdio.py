@@ -1,0 +1,149 @@
+"""`stateforge mcp` over stdio: the real console script as a child process, driven by the SDK's client.
+
+The process is the session: one episode, a copy deleted at exit (base file unchanged), or with --persist
+the file itself (one writer: a second server on it fails at start, exit 2). SIGTERM stops it cleanly.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import duckdb
+import pytest
+from mcp import Client, StdioServerParameters
+
+from pipeline.mcp import load_target
+from tests.episode.fixture import sha256
+from tests.mcp.conftest import STATEFORGE
+
+pytestmark = pytest.mark.slow
+
+
+def params(*args: str | Path, tmp: Path) -> StdioServerParameters:
+    """`stateforge mcp ARGS...` with its episode copies under `tmp` (TMPDIR)."""
+    return StdioServerParameters(command=STATEFORGE, args=["mcp", *map(str, args)], env={"TMPDIR": str(tmp)})
+
+
+def test_a_stdio_session_lists_calls_and_leaves_the_base_unchanged(shop_db: Path, tmp_path: Path):
+    before = sha256(shop_db)
+
+    async def session() -> dict[str, Any]:
+        async with Client(params(shop_db, tmp=tmp_path)) as client:
+            return {
+                "instructions": client.instructions,
+                "tools": (await client.list_tools()).tools,
+                "read": await client.call_tool("get_carrier", {"carrier_id": 2}),
+                "write": await client.call_tool("update_carrier", {"carrier_id": 2, "name": "Parcel"}),
+                "reread": await client.call_tool("get_carrier", {"carrier_id": 2}),
+                "refused": await client.call_tool("delete_category", {"code": "NOPE"}),
+            }
+
+    got = anyio.run(session)
+    kit = load_target(shop_db).toolkit
+    assert [t.name for t in got["tools"]] == kit.names
+    assert all(t.input_schema == kit[t.name].parameters for t in got["tools"])
+    assert got["instructions"].startswith("A small shop for the episode and tool tests.")
+    assert got["read"].is_error is False and got["read"].structured_content["carrier_id"] == 2
+    assert got["write"].is_error is False
+    assert got["write"].meta["stateforge/changes"] == {"carriers": {"updated": 1}}
+    assert got["reread"].structured_content["name"] == "Parcel"
+    assert got["refused"].is_error is True
+    assert "no categories row with code 'NOPE'" in got["refused"].content[0].text
+    assert sha256(shop_db) == before
+    copies = list((tmp_path / "stateforge-episodes").glob("*.duckdb"))
+    assert not copies, "the episode copy outlived the process"
+
+
+def test_persist_writes_the_file_and_a_second_writer_fails_at_start(shop_db: Path, tmp_path: Path):
+    target = tmp_path / "mine.duckdb"
+    shutil.copy(shop_db, target)
+
+    async def session() -> subprocess.CompletedProcess[str]:
+        async with Client(params(target, "--persist", tmp=tmp_path)) as client:
+            made = await client.call_tool("create_carrier", {"name": "Kept"})
+            assert made.is_error is False, made.content[0].text
+            return await anyio.to_thread.run_sync(
+                lambda: subprocess.run(
+                    [STATEFORGE, "mcp", str(target), "--persist"],
+                    stdin=subprocess.DEVNULL,
+                    capture_output=True,
+                    text=True,
+                    timeout=120,
+                )
+            )
+
+    second = anyio.run(session)
+    assert second.returncode == 2, second.stderr
+    assert "Another process has" in second.stderr
+    assert "one process at a time writes a database" in second.stderr
+    assert "Traceback" not in second.stderr and second.stdout == ""
+    with duckdb.connect(str(target), read_only=True) as con:
+        assert con.execute("SELECT carrier_id FROM carriers WHERE name = 'Kept'").fetchall() == [(5,)]
+
+
+def test_sigterm_stops_the_server_cleanly_and_keeps_persisted_writes(shop_db: Path, tmp_path: Path):
+    target = tmp_path / "mine.duckdb"
+    shutil.copy(shop_db, target)
+    proc = subprocess.Popen(
+        [STATEFORGE, "mcp", str(target), "--persist"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def send(message: dict[str, Any]) -> None:
+        proc.stdin.write(json.dumps(message) + "\n")
+        proc.stdin.flush()
+
+    try:
+        hello = {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        }
+        send({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello})
+        assert json.loads(proc.stdout.readline())["result"]["serverInfo"]["name"] == "stateforge-shop"
+        send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+        call = {"name": "create_carrier", "arguments": {"name": "Before SIGTERM"}}
+        send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
+        answer = json.loads(proc.stdout.readline())
+        assert answer["id"] == 2 and answer["result"]["isError"] is False
+        proc.send_signal(signal.SIGTERM)
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "SIGTERM: stopping" in err and "Traceback" not in err
+    assert out == ""  # nothing but protocol messages ever reaches stdout
+    with duckdb.connect(str(target), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM carriers WHERE name = 'Before SIGTERM'").fetchall() == [(1,)]
+
+
+def test_a_pack_is_served_from_its_database(music_db: Path, tmp_path: Path):
+    async def session() -> dict[str, Any]:
+        async with Client(params("music", "--db", music_db, tmp=tmp_path)) as client:
+            users = await client.call_tool("search_users", {"limit": 2, "sort_by": "user_id"})
+            first = users.structured_content["rows"][0]["user_id"]
+            return {
+                "instructions": client.instructions,
+                "tools": [t.name for t in (await client.list_tools()).tools],
+                "users": users,
+                "renamed": await client.call_tool("update_user", {"user_id": first, "display_name": "Ana"}),
+            }
+
+    got = anyio.run(session)
+    target = load_target(music_db)
+    assert got["tools"] == target.toolkit.names
+    assert got["instructions"].startswith("A music streaming app")
+    assert got["users"].structured_content["total"] > 0
+    assert got["renamed"].is_error is False
+    assert got["renamed"].meta["stateforge/changes"] == {"users": {"updated": 1}}
