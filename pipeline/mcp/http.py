@@ -16,14 +16,17 @@ the server stops.
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import logging
 import socket
 import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import uvicorn
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from pipeline.episode import Episode
 from pipeline.mcp.errors import ServeError
@@ -44,11 +47,8 @@ STOP_TIMEOUT = 10.0
 class McpHandle:
     """A running streamable HTTP server: where it listens, its sessions, and `close()`."""
 
-    def __init__(
-        self, server: uvicorn.Server, thread: threading.Thread, sessions: Sessions, host: str, port: int
-    ) -> None:
-        self._server = server
-        self._thread = thread
+    def __init__(self, runner: _Runner, sessions: Sessions, host: str, port: int) -> None:
+        self._runner = runner
         self._sessions = sessions
         self.host = host
         self.port = port
@@ -80,20 +80,11 @@ class McpHandle:
     @property
     def running(self) -> bool:
         """Whether the server is still serving."""
-        return self._thread.is_alive() and not self._server.should_exit
-
-    def wait(self, timeout: float | None = None) -> bool:
-        """Block until the server stops (or `timeout` seconds pass); whether it stopped."""
-        self._thread.join(timeout)
-        return not self._thread.is_alive()
+        return self._runner.running
 
     def close(self) -> None:
-        """Stop serving and end every session (their episodes closed). Idempotent."""
-        self._server.should_exit = True
-        self._thread.join(STOP_TIMEOUT)
-        if self._thread.is_alive():  # a client holds a stream open past the graceful period
-            self._server.force_exit = True
-            self._thread.join(STOP_TIMEOUT)
+        """End every session (their episodes closed), then stop serving. Idempotent."""
+        self._runner.stop()
         self._sessions.close_all()
 
     def __enter__(self) -> McpHandle:
@@ -143,46 +134,88 @@ def serve_mcp(
         target = load_target(source, pack=pack, toolkit=toolkit)
         sessions = Sessions(target, persist=persist, workdir=workdir, keep=keep)
     sock = bind(host, port)
-    app = McpService(sessions.target, sessions, transport="http").server().streamable_http_app(
-        streamable_http_path=PATH, host=host, session_idle_timeout=idle_timeout
-    )
-    config = uvicorn.Config(
-        app,
-        log_config=None,  # the process's logging (stderr) decides; uvicorn's would log access to stdout
-        access_log=False,
-        lifespan="on",
-        loop="asyncio",
-        timeout_graceful_shutdown=3,
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(
-        target=_run, args=(server, sock), name=f"stateforge-mcp-{sock.getsockname()[1]}", daemon=True
-    )
-    thread.start()
-    handle = McpHandle(server, thread, sessions, host, sock.getsockname()[1])
-    _wait_started(server, thread, handle)
-    return handle
-
-
-def _run(server: uvicorn.Server, sock: socket.socket) -> None:
+    bound = sock.getsockname()[1]
+    server = McpService(sessions.target, sessions, transport="http").server()
+    app = server.streamable_http_app(streamable_http_path=PATH, host=host, session_idle_timeout=idle_timeout)
+    runner = _Runner(server.session_manager, app, sock)
     try:
-        server.run(sockets=[sock])
-    except BaseException:  # noqa: BLE001 - logged; the handle sees the thread end
-        log.exception("the MCP HTTP server stopped with an error")
-    finally:
-        sock.close()
+        runner.start()
+    except BaseException:
+        sessions.close_all()
+        raise
+    return McpHandle(runner, sessions, host, bound)
 
 
-def _wait_started(server: uvicorn.Server, thread: threading.Thread, handle: McpHandle) -> None:
-    deadline = time.monotonic() + START_TIMEOUT
-    while not server.started:
-        if not thread.is_alive():
-            handle.close()
-            raise ServeError("the MCP HTTP server failed to start; the log above says why.")
-        if time.monotonic() > deadline:
-            handle.close()
-            raise ServeError(f"the MCP HTTP server did not start within {START_TIMEOUT:.0f} s.")
-        time.sleep(0.005)
+class _Runner:
+    """uvicorn and the SDK's session manager on an event loop of their own, in a daemon thread.
+
+    The runner, not uvicorn's lifespan, holds the session manager: stopping ends the sessions first
+    (their transports terminated, open GET streams answered, episodes closed), then uvicorn, which so
+    finds no request left to cut off.
+    """
+
+    def __init__(self, manager: StreamableHTTPSessionManager, app: Any, sock: socket.socket) -> None:
+        self._manager = manager
+        self._sock = sock
+        self._server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                lifespan="off",  # the session manager runs in `_main`
+                log_config=None,  # the process's logging (stderr) decides; uvicorn's logs access to stdout
+                access_log=False,
+                loop="asyncio",
+                timeout_graceful_shutdown=STOP_TIMEOUT,
+            )
+        )
+        self._thread = threading.Thread(
+            target=self._run, name=f"stateforge-mcp-{sock.getsockname()[1]}", daemon=True
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive() and not self._server.should_exit
+
+    def start(self) -> None:
+        """Start serving; `ServeError` if the server does not come up."""
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise ServeError("the MCP HTTP server failed to start; the log above says why.")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ServeError(f"the MCP HTTP server did not start within {START_TIMEOUT:.0f} s.")
+            time.sleep(0.005)
+
+    def stop(self) -> None:
+        """End the sessions, stop the server and wait for the thread (idempotent)."""
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and self._thread.is_alive():
+            try:
+                loop.call_soon_threadsafe(stop.set)
+            except RuntimeError:
+                pass  # the loop already closed
+        self._thread.join(2 * STOP_TIMEOUT)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException:  # noqa: BLE001 - logged; the handle sees the thread end
+            log.exception("the MCP HTTP server stopped with an error")
+        finally:
+            self._sock.close()
+
+    async def _main(self) -> None:
+        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        async with self._manager.run():
+            serving = asyncio.create_task(self._server.serve(sockets=[self._sock]))
+            stopped = asyncio.create_task(self._stop.wait())
+            await asyncio.wait({serving, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        self._server.should_exit = True  # the sessions are over: nothing is left for uvicorn to wait for
+        stopped.cancel()
+        await serving
 
 
 def bind(host: str, port: int) -> socket.socket:

@@ -65,7 +65,8 @@ def run_mcp(
         handle.close()
     if not stop.is_set():
         raise ServeError("the MCP HTTP server stopped on its own; the log above says why.")
-    log.info("stopped after %d sessions", len(handle.sessions))
+    served = len(handle.sessions)
+    log.info("stopped after %d session%s", served, "" if served == 1 else "s")
 
 
 def setup_logging() -> None:

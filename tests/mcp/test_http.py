@@ -8,8 +8,12 @@ stateless protocol refused, and a port in use.
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
+import signal
 import socket
+import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,6 +31,7 @@ from pipeline.mcp import ServeError, serve_mcp
 from pipeline.mcp.server import NO_SESSION
 from pipeline.values import dumps
 from tests.episode.fixture import sha256
+from tests.mcp.conftest import STATEFORGE
 
 
 @pytest.fixture
@@ -257,3 +262,48 @@ def test_a_port_in_use_is_a_clear_error(shop_db: Path):
             serve_mcp(shop_db, port=port)
     with pytest.raises(ServeError, match="StdioServerParameters"):
         serve_mcp(shop_db, transport="stdio")
+
+
+@pytest.mark.slow
+def test_the_cli_serves_http_and_stops_cleanly_on_sigterm(shop_db: Path, tmp_path: Path):
+    """With a client still connected: its session ends, its copy goes, exit 0 without a traceback."""
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    proc = subprocess.Popen(
+        [STATEFORGE, "mcp", str(shop_db), "--transport", "http", "--port", "0"],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    assert proc.stderr is not None
+    try:
+        line = ""
+        while "serving" not in line:
+            line = proc.stderr.readline()
+            assert line or proc.poll() is None, "the server exited before serving"
+        url = re.search(r"http://127\.0\.0\.1:\d+/mcp", line)
+        assert url is not None, line
+
+        made: list[Any] = []
+
+        async def connected_when_stopped() -> None:
+            async with Client(url.group(0)) as client:
+                made.append(await client.call_tool("create_carrier", {"name": "Live"}))
+                proc.send_signal(signal.SIGTERM)
+                await anyio.to_thread.run_sync(lambda: proc.wait(timeout=60))
+
+        try:
+            anyio.run(connected_when_stopped)
+        except BaseException:  # noqa: BLE001 - the client may notice its server going away
+            pass
+        out, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "Traceback" not in err and out == ""
+    assert "ended after 1 calls" in err and "stopped after 1 session" in err
+    assert made[0].is_error is False
+    copies = list((tmp_path / "stateforge-episodes").glob("*.duckdb"))
+    assert not copies, "an episode copy outlived the server"
