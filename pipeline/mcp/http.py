@@ -38,6 +38,10 @@ from pipeline.tools import Toolkit
 log = logging.getLogger(__name__)
 
 PATH = "/mcp"
+JSON_RESPONSE = True
+"""Answer each POST with a JSON body, not an SSE stream: a tool call sends nothing before its result (no
+progress, no logging, no requests to the client), and a plain response saves ~1 ms a call (20% of an
+embedded read; bench/tools.py)."""
 IDLE_TIMEOUT = 30 * 60.0
 """Seconds without a request after which a session ends (its episode closed), as the SDK's default."""
 START_TIMEOUT = 30.0
@@ -136,7 +140,9 @@ def serve_mcp(
     sock = bind(host, port)
     bound = sock.getsockname()[1]
     server = McpService(sessions.target, sessions, transport="http").server()
-    app = server.streamable_http_app(streamable_http_path=PATH, host=host, session_idle_timeout=idle_timeout)
+    app = server.streamable_http_app(
+        streamable_http_path=PATH, host=host, session_idle_timeout=idle_timeout, json_response=JSON_RESPONSE
+    )
     runner = _Runner(server.session_manager, app, sock)
     try:
         runner.start()
