@@ -233,6 +233,9 @@ def mcp_cmd(
     idle_timeout: Annotated[
         float, typer.Option(help="HTTP: seconds without a request before a session ends.")
     ] = 1800.0,
+    max_sessions: Annotated[
+        int, typer.Option(help="HTTP: open sessions at once (each holds a copy of the database).")
+    ] = 64,
 ) -> None:
     """Serve a database's business tools over MCP, each session on its own episode (a private copy).
 
@@ -249,6 +252,7 @@ def mcp_cmd(
         persist=persist,
         pack=pack,
         idle_timeout=idle_timeout,
+        max_sessions=max_sessions,
     )
 
 

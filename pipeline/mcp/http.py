@@ -43,6 +43,10 @@ JSON_RESPONSE = True
 progress, no logging, no requests to the client), and a plain response saves ~1 ms a call (20% of an
 embedded read; bench/tools.py)."""
 IDLE_TIMEOUT = 30 * 60.0
+MAX_SESSIONS = 64
+"""Open sessions at once, by default: each holds a database copy and a DuckDB instance (the SDK allows
+10,000, which would fill a disk with copies of a large database)."""
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
 """Seconds without a request after which a session ends (its episode closed), as the SDK's default."""
 START_TIMEOUT = 30.0
 STOP_TIMEOUT = 10.0
@@ -113,12 +117,15 @@ def serve_mcp(
     workdir: str | Path | None = None,
     keep: bool = False,
     idle_timeout: float | None = IDLE_TIMEOUT,
+    max_sessions: int = MAX_SESSIONS,
 ) -> McpHandle:
     """Serve a built database (or an open `Episode`) over streamable HTTP in a background thread.
 
     `source`: a database file, each session getting its own copy (`workdir`, `keep` as `Episode.open`),
     or the file itself with `persist` (one session at a time); or an `Episode` the caller opened and
     closes, which every session then shares. `port=0` takes any free port (`handle.url` says which).
+    `max_sessions`: open sessions at once (each holds a copy and a DuckDB instance); one more is refused
+    with HTTP 503 until one ends.
     `pack`/`toolkit`: the tools, as `load_target`. Over stdio the process's own stdin/stdout are the
     transport: run `stateforge mcp DB` as a child process (the SDK's `StdioServerParameters`) instead.
     """
@@ -138,10 +145,19 @@ def serve_mcp(
         target = load_target(source, pack=pack, toolkit=toolkit)
         sessions = Sessions(target, persist=persist, workdir=workdir, keep=keep)
     sock = bind(host, port)
+    if host not in LOOPBACK:
+        log.warning(
+            "listening on %s: anyone who reaches this port can call the tools (there is no authentication).",
+            host,
+        )
     bound = sock.getsockname()[1]
     server = McpService(sessions.target, sessions, transport="http").server()
     app = server.streamable_http_app(
-        streamable_http_path=PATH, host=host, session_idle_timeout=idle_timeout, json_response=JSON_RESPONSE
+        streamable_http_path=PATH,
+        host=host,
+        session_idle_timeout=idle_timeout,
+        max_sessions=max_sessions,
+        json_response=JSON_RESPONSE,
     )
     runner = _Runner(server.session_manager, app, sock)
     try:

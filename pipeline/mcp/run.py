@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 from pipeline.mcp.errors import ServeError
-from pipeline.mcp.http import IDLE_TIMEOUT, serve_mcp
+from pipeline.mcp.http import IDLE_TIMEOUT, MAX_SESSIONS, serve_mcp
 from pipeline.mcp.stdio import run_stdio
 from pipeline.mcp.target import load_target, resolve_database
 
@@ -33,6 +33,7 @@ def run_mcp(
     persist: bool = False,
     pack: str | Path | None = None,
     idle_timeout: float | None = IDLE_TIMEOUT,
+    max_sessions: int = MAX_SESSIONS,
 ) -> None:
     """Serve a pack's database (or a database file) over stdio or streamable HTTP until stopped."""
     if transport not in TRANSPORTS:
@@ -50,7 +51,13 @@ def run_mcp(
         run_stdio(target, persist=persist)
         return
     handle = serve_mcp(
-        path, host=host, port=port, persist=persist, pack=pack or pack_dir, idle_timeout=idle_timeout
+        path,
+        host=host,
+        port=port,
+        persist=persist,
+        pack=pack or pack_dir,
+        idle_timeout=idle_timeout,
+        max_sessions=max_sessions,
     )
     log.info("serving %s (%d tools) at %s: %s. Ctrl-C stops.", target.name, len(target.toolkit), handle.url,
              mode)

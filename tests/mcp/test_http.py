@@ -200,6 +200,21 @@ def test_persist_writes_the_file_one_session_at_a_time(shop_db: Path, tmp_path: 
         assert con.execute("SELECT carrier_id FROM carriers WHERE name = 'Kept'").fetchall() == [(5,)]
 
 
+def test_sessions_beyond_max_sessions_are_refused(shop_db: Path, tmp_path: Path):
+    async def sessions(url: str) -> BaseException | None:
+        async with Client(url):
+            try:
+                async with Client(url):
+                    return None
+            except BaseException as exc:  # noqa: BLE001 - the client wraps it in a group
+                return cause(exc)
+
+    with serve_mcp(shop_db, port=0, workdir=tmp_path, max_sessions=1) as handle:
+        refused = anyio.run(sessions, handle.url)
+        assert isinstance(refused, MCPError) and "Too many open sessions" in str(refused)
+        assert len(handle.sessions) == 1
+
+
 def test_a_shared_episode_receives_every_sessions_calls(shop_db: Path, tmp_path: Path):
     async def session(url: str) -> None:
         async with Client(url) as client:
