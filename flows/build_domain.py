@@ -45,6 +45,7 @@ def build_domain(
     base_url: str | None = None,
     whole_rows: bool = False,
     no_cache: bool = False,
+    drop_missing_references: bool = False,
 ) -> dict[str, Any]:
     """Build a domain pack (or a bare DDL file) into a fully consistent DuckDB database.
 
@@ -55,7 +56,8 @@ def build_domain(
         backend=backend, model=model, base_url=base_url, whole_rows=whole_rows, no_cache=no_cache
     )
     run = BuildRun(
-        domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, resume=resume, llm=llm
+        domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, resume=resume, llm=llm,
+        drop_missing_references=drop_missing_references,
     )
     report = run_build(run, runner=as_task)
     create_markdown_artifact(

@@ -29,7 +29,17 @@ err = Console(stderr=True, soft_wrap=True)
 
 DialectOpt = Annotated[
     str | None,
-    typer.Option("--dialect", "-d", help="duckdb, postgres, mysql, sqlite or oracle (default: detected)."),
+    typer.Option(
+        "--dialect", "-d", help="duckdb, postgres, mysql, sqlite, oracle or tsql (default: detected)."
+    ),
+]
+DropRefsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--drop-missing-references",
+        help="Drop foreign keys to tables the DDL does not define (installed separately), with a note "
+        "each; without it they are an error.",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary.")]
 
@@ -39,13 +49,15 @@ def schema(
     ddl_file: Annotated[Path, typer.Argument(help="A DDL file or dump.")],
     dialect: DialectOpt = None,
     as_json: JsonOpt = False,
+    drop_missing_references: DropRefsOpt = False,
 ) -> None:
-    """Parse a DDL file and show its tables, keys, fill order, cycles and skipped statements."""
+    """Parse a DDL file and show its tables, keys, fill order, cycles, skipped statements and notes
+    (what was approximated or left out, with file:line)."""
     from pipeline.graph import schema_report
     from pipeline.render import render_schema
     from pipeline.schema import load_ddl
 
-    report = schema_report(load_ddl(ddl_file, dialect))
+    report = schema_report(load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references))
     if as_json:
         print(json.dumps(report, indent=2))
     else:
@@ -58,6 +70,7 @@ def init_db(
     db_file: Annotated[Path, typer.Argument(help="The DuckDB file to create.")],
     dialect: DialectOpt = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace DB_FILE if it exists.")] = False,
+    drop_missing_references: DropRefsOpt = False,
 ) -> None:
     """Create an empty DuckDB database for a DDL file, with the model in its `stateforge` schema."""
     from pipeline.graph import plan_fill
@@ -65,7 +78,7 @@ def init_db(
     from pipeline.store import create_database
     from validation.views import install_views
 
-    model = load_ddl(ddl_file, dialect)
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)
     path = create_database(model, plan_fill(model), db_file, overwrite=overwrite, setup=install_views)
     stdout.print(f"created {path} with {len(model.tables)} tables")
 
@@ -125,6 +138,7 @@ def build_domain(
     no_cache: Annotated[
         bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")
     ] = False,
+    drop_missing_references: DropRefsOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build a domain into a fully consistent DuckDB database and audit it (offline unless --backend openai).
@@ -156,6 +170,7 @@ def build_domain(
             llm=llm,
             on_table_start=progress.start_table,
             on_batch=progress.advance,
+            drop_missing_references=drop_missing_references,
         )
     if as_json:
         print(json.dumps(report, indent=2, default=str))

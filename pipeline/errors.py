@@ -8,6 +8,9 @@ to exit code 1 and every other `StateforgeError` to 2 (README, "Exit codes").
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 
 class StateforgeError(Exception):
     """Base of every error Stateforge raises on purpose."""
@@ -78,3 +81,54 @@ class NotCleanError(TerminalError):
 
 class StoreError(TerminalError):
     """A DuckDB file is missing, is not a Stateforge database, or does not match its model."""
+
+
+class InternalError(TerminalError):
+    """An unexpected exception inside Stateforge (a bug), caught where it happened.
+
+    The message names the file and line, the stage, the table and the column that were being worked on,
+    so that the report says where to look; the original exception is chained as `__cause__`.
+    """
+
+    def __init__(
+        self,
+        stage: str,
+        error: BaseException,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        table: str | None = None,
+        column: str | None = None,
+    ) -> None:
+        self.stage, self.error = stage, error
+        self.file, self.line, self.table, self.column = file, line, table, column
+        where = f"{file}:{line}: " if file and line else (f"{file}: " if file else "")
+        what = f"table {table}" + (f", column {column}" if column else "") + ": " if table else ""
+        super().__init__(
+            f"{where}{what}internal error while {stage} ({type(error).__name__}: {error}). This is a bug in "
+            "Stateforge: please report it with the statement or table named here (run with --debug for "
+            "the traceback)."
+        )
+
+
+@contextmanager
+def guard(
+    stage: str,
+    *,
+    file: str | None = None,
+    line: int | None = None,
+    table: str | None = None,
+    column: str | None = None,
+    passthrough: tuple[type[BaseException], ...] = (),
+) -> Iterator[None]:
+    """Turn any unexpected exception raised inside into an `InternalError` naming where it happened.
+
+    Stateforge's own errors, the machine's (OSError, MemoryError: a full disk is no bug), `passthrough`
+    (e.g. a database's I/O errors), KeyboardInterrupt and SystemExit pass through unchanged.
+    """
+    try:
+        yield
+    except (StateforgeError, OSError, MemoryError, *passthrough):
+        raise
+    except Exception as exc:
+        raise InternalError(stage, exc, file=file, line=line, table=table, column=column) from exc

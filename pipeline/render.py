@@ -36,6 +36,18 @@ def render_schema(console: Console, report: dict[str, Any]) -> None:
     skipped = report.get("skipped_statements") or {}
     if skipped:
         console.print("skipped: " + ", ".join(f"{n} {kind}" for kind, n in sorted(skipped.items())))
+    render_notes(console, report.get("notes") or [])
+
+
+def render_notes(console: Console, notes: list[str], limit: int | None = None, more: str = "") -> None:
+    """What the parser approximated or left out, one `file:line: ...` line each (the first `limit`)."""
+    if not notes:
+        return
+    console.print(f"notes ({len(notes)}): what the parser approximated or left out", highlight=False)
+    for note in notes[:limit]:
+        console.print(f"  {note}", highlight=False, markup=False)
+    if limit is not None and len(notes) > limit:
+        console.print(f"  ... {len(notes) - limit} more{more}", highlight=False)
 
 
 class BuildProgress:
@@ -101,6 +113,7 @@ def render_build(console: Console, report: dict[str, Any]) -> None:
         console.print(rules)
     if report.get("llm"):
         console.print(llm_summary(report["llm"]).replace("`", ""))
+    render_notes(console, report.get("notes") or [], limit=10, more=" in build_report.json")
     totals = report["totals"]
     console.print(
         f"{totals['rows']:,} rows in {totals['tables']} tables, {totals['wall_seconds']:.1f} s; "

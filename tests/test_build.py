@@ -55,16 +55,16 @@ def test_every_pack_builds_clean_with_every_rule_holding(pack: str, tmp_path: Pa
 
 def test_the_build_records_the_domains_frozen_now(tmp_path: Path):
     report = build_domain(str(FIXTURES / "ddl" / "sqlite_schema.sql"), rows=5, out=tmp_path)
-    assert report["inputs"]["now"] == "2026-06-30T12:00:00"  # the default time_window ends 2026-06-30
+    assert report["inputs"]["now"] == "2026-06-30T23:59:59"  # the default time_window ends 2026-06-30
     with duckdb.connect(str(tmp_path / "sqlite_schema.duckdb"), read_only=True) as con:
-        assert frozen_now(con) == datetime(2026, 6, 30, 12, 0)
+        assert frozen_now(con) == datetime(2026, 6, 30, 23, 59, 59)
         assert read_build_meta(con)["fingerprint"] == report["fingerprint"]
     pack = tmp_path / "shop"
     pack.mkdir()
     (pack / "schema.sql").write_text("CREATE TABLE t (id INTEGER PRIMARY KEY);\n")
     (pack / "domain.yaml").write_text("name: shop\ntime_window: {start: 2020-01-01, end: 2021-03-04}\n")
     shop = build_domain(str(pack), out=tmp_path / "shop")
-    assert shop["inputs"]["now"] == "2021-03-04T12:00:00"
+    assert shop["inputs"]["now"] == "2021-03-04T23:59:59"
 
 
 def test_same_inputs_and_seed_give_identical_tables(tmp_path: Path):

@@ -91,6 +91,7 @@ def _build_schema(table: Table) -> pandera.DataFrameSchema:
             required=not (c.identity or c.default is not None),
         )
         for c in table.columns
+        if c.generated is None  # DuckDB computes generated columns: batches do not carry them
     }
     composite = [k for k in table.unique_keys if len(k) > 1 or _nullable(table, k)]
     builtin = composite[0] if composite and not _nullable(table, composite[0]) else None

@@ -52,6 +52,7 @@ def build_report(
         "rules": finish.get("rules", []),
         "audit": checked.to_dict(),
         "resumed_tables": resumed or [],
+        "notes": [str(note) for note in build.pack.schema.notes],
         "llm": llm.to_dict() if llm is not None else None,
         "totals": {
             "tables": len(tables),
@@ -91,6 +92,9 @@ def report_markdown(report: dict[str, Any]) -> str:
         )
     if report.get("llm"):
         lines += ["", llm_summary(report["llm"])]
+    if report.get("notes"):
+        lines += ["", f"Parser notes ({len(report['notes'])}):", ""]
+        lines += [f"- {note}" for note in report["notes"][:50]]
     if report["rules"]:
         lines += ["", "| rule | violations found | repaired | rounds |", "|---|---:|---:|---:|"]
         for r in report["rules"]:

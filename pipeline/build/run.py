@@ -44,6 +44,8 @@ class BuildRun:
     out: str | Path | None = None
     resume: bool = False
     llm: LLMSettings | None = None
+    drop_missing_references: bool = False
+    """Drop foreign keys to tables the DDL does not define (with a note) instead of failing."""
     on_table_start: Callable[[str, int], None] | None = None
     """Called before a table is filled, with its planned rows (the CLI's progress bars)."""
     on_batch: Callable[[str, int, int], None] | None = None
@@ -98,6 +100,7 @@ def parse_and_plan(run: BuildRun) -> None:
         seed=run.seed,
         out=run.out,
         llm=run.llm,
+        drop_missing_references=run.drop_missing_references,
     )
 
 
@@ -188,6 +191,7 @@ def build_domain(
     llm: LLMSettings | None = None,
     on_table_start: Callable[[str, int], None] | None = None,
     on_batch: Callable[[str, int, int], None] | None = None,
+    drop_missing_references: bool = False,
 ) -> dict[str, Any]:
     """Build a domain with every stage called directly (the CLI and `make run`); return the report."""
     run = BuildRun(
@@ -201,5 +205,6 @@ def build_domain(
         llm=llm,
         on_table_start=on_table_start,
         on_batch=on_batch,
+        drop_missing_references=drop_missing_references,
     )
     return run_build(run)

@@ -17,6 +17,7 @@ import json
 import os
 import time
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -25,7 +26,7 @@ import duckdb
 
 from pipeline import __version__
 from pipeline.domain import DomainConfig, DomainPack, load_domain
-from pipeline.errors import BuildError, NotCleanError
+from pipeline.errors import BuildError, NotCleanError, guard
 from pipeline.fill import check_config
 from pipeline.fill.deferred import fill_deferred
 from pipeline.fill.engine import fill_table
@@ -84,9 +85,19 @@ class Build:
         return hashlib.sha256(json.dumps(self.inputs, sort_keys=True).encode()).hexdigest()[:16]
 
 
+_ENVIRONMENT = (duckdb.OperationalError, duckdb.InterruptException)
+"""DuckDB's I/O, memory and interrupt errors: the machine's, not a bug (they pass the guards unchanged)."""
+
+
+def _guard(build: Build, stage: str, table: str | None = None) -> AbstractContextManager[None]:
+    """Unexpected exceptions of a stage become an InternalError naming the DDL file, the stage and table."""
+    source = str(build.pack.ddl_path or build.pack.name)
+    return guard(stage, file=source, table=table, passthrough=_ENVIRONMENT)
+
+
 def frozen_now(config: DomainConfig) -> str:
-    """The domain's frozen "now": the end of its `time_window` at 12:00:00, as an ISO timestamp."""
-    return f"{config.time_window.end.isoformat()}T12:00:00"
+    """The domain's frozen "now" (`TimeWindow.clock`), as an ISO timestamp."""
+    return config.time_window.clock.isoformat()
 
 
 def prepare(
@@ -98,11 +109,13 @@ def prepare(
     seed: int | None = None,
     out: str | Path | None = None,
     llm: LLMSettings | None = None,
+    drop_missing_references: bool = False,
 ) -> Build:
     """Parse the domain (a pack name, a pack folder or a DDL file; or a pack already loaded), check its
     config against the generator, plan the fill and size every table.
 
     With an LLM backend, the endpoint is checked here (key, model, reachability), before anything is written.
+    `drop_missing_references` drops foreign keys to tables the DDL does not define (with a note).
     """
     if llm is not None and llm.backend == "offline":
         llm = None
@@ -110,7 +123,10 @@ def prepare(
         raise BuildError(f"--scale must be positive, got {scale}.")
     if rows is not None and rows < 1:
         raise BuildError(f"--rows must be at least 1, got {rows}.")
-    pack = domain if isinstance(domain, DomainPack) else load_domain(domain, dialect=dialect)
+    if isinstance(domain, DomainPack):
+        pack = domain
+    else:
+        pack = load_domain(domain, dialect=dialect, drop_missing_references=drop_missing_references)
     plan = plan_fill(pack.schema)
     check_config(pack.config, pack.schema, plan)
     if rows is None and pack.root is None and pack.ddl_path is not None:
@@ -127,6 +143,8 @@ def prepare(
         "rows": sizes,
         "now": frozen_now(pack.config),
     }
+    if drop_missing_references:  # it changes the schema, so it is an input (absent: fingerprints as before)
+        inputs["drop_missing_references"] = True
     if llm is not None:
         from pipeline.llm.backends import check_backend
         from pipeline.llm.prompts import prompt_hashes
@@ -186,7 +204,7 @@ def open_partial(build: Build, *, resume: bool = False) -> list[str]:
         )
     for stale in (path, path.with_name(path.name + ".wal")):
         stale.unlink(missing_ok=True)
-    with duckdb.connect(str(path)) as con:
+    with duckdb.connect(str(path)) as con, _guard(build, "creating the tables"):
         create_tables(con, build.pack.schema, build.plan)
         write_build_meta(
             con,
@@ -227,26 +245,29 @@ def fill_one(
             [position, table, r.rows, r.seconds, json.dumps(data)],
         )
 
-    return fill_table(
-        con,
-        build.pack.schema,
-        build.plan,
-        build.pack.config,
-        table,
-        seed=build.seed,
-        rows=build.rows,
-        on_batch=on_batch,
-        record=record,
-        enrich=llm,
-    )
+    with _guard(build, "filling the table", table):
+        return fill_table(
+            con,
+            build.pack.schema,
+            build.plan,
+            build.pack.config,
+            table,
+            seed=build.seed,
+            rows=build.rows,
+            on_batch=on_batch,
+            record=record,
+            enrich=llm,
+        )
 
 
 def finish_fill(build: Build) -> dict[str, Any]:
     """The second pass (deferred foreign keys) and the domain's rules, repaired until they hold."""
     started = time.perf_counter()
     with duckdb.connect(str(build.partial_path)) as con:
-        deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
-        rules = apply_rules(con, build.pack.schema, build.pack.config)
+        with _guard(build, "filling the deferred foreign keys (second pass)"):
+            deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
+        with _guard(build, "applying the domain's rules"):
+            rules = apply_rules(con, build.pack.schema, build.pack.config)
     return {
         "deferred": deferred,
         "rules": [r.to_dict() for r in rules],
@@ -258,7 +279,8 @@ def audit_partial(build: Build) -> AuditReport:
     """Audit the partial database; a build whose audit is not clean fails (`NotCleanError`, exit code 1)
     and publishes nothing."""
     with duckdb.connect(str(build.partial_path), read_only=True) as con:
-        report = audit(con, build.pack.schema)
+        with _guard(build, "auditing the database"):
+            report = audit(con, build.pack.schema)
     if not report.clean:
         worst = ", ".join(f"{v.check} {v.table} ({v.count})" for v in report.violations[:5])
         raise NotCleanError(

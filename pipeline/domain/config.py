@@ -212,14 +212,27 @@ class DomainPolicy(_Model):
 
 
 class TimeWindow(_Model):
+    """The dates the generated data spans, and the environment's frozen clock."""
+
     start: date = date(2023, 1, 1)
     end: date = date(2026, 6, 30)
+    now: datetime | None = None
+    """The frozen "now" of episodes and of time-relative CHECKs (`clock`); default: the last second of
+    `end`, so every generated row lies in the past. A pack whose product has a future (meetings booked
+    ahead) sets it inside the window."""
 
     @model_validator(mode="after")
     def _ordered(self) -> TimeWindow:
         if self.start > self.end:
             raise ValueError("time_window.start must not be after time_window.end")
+        if self.now is not None and not self.start <= self.now.date() <= self.end:
+            raise ValueError("time_window.now must lie between start and end")
         return self
+
+    @property
+    def clock(self) -> datetime:
+        """The frozen "now": `now` if given, else 23:59:59 on the last day of the window."""
+        return self.now if self.now is not None else datetime.combine(self.end, time(23, 59, 59))
 
 
 class DomainConfig(_Model):

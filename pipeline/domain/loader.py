@@ -57,11 +57,14 @@ def list_domains() -> list[str]:
     return sorted(p.name for p in base.iterdir() if (p / DDL_FILE).is_file())
 
 
-def load_domain(name_or_path: str, *, dialect: str | None = None) -> DomainPack:
+def load_domain(
+    name_or_path: str, *, dialect: str | None = None, drop_missing_references: bool = False
+) -> DomainPack:
     """Load a pack by name, a pack folder, or a bare DDL file (which gets `DomainConfig.default`).
 
     `dialect` overrides the config's; with neither, the parser detects it. The config is checked against
-    the schema (`DomainConfig.validate_against`).
+    the schema (`DomainConfig.validate_against`). Time-relative CHECKs are pinned to the environment's
+    frozen clock (`TimeWindow.clock`). `drop_missing_references`: see `pipeline.schema.parse_ddl`.
     """
     from pipeline.schema import load_ddl  # the parser lands separately; keep import-time light
 
@@ -77,7 +80,8 @@ def load_domain(name_or_path: str, *, dialect: str | None = None) -> DomainPack:
             raise DomainError(f"{root}: a domain pack needs {DDL_FILE}; none found.")
         yaml_path = root / CONFIG_FILE
         config = load_config(yaml_path) if yaml_path.is_file() else DomainConfig.default(root.name)
-    schema = load_ddl(ddl, dialect or config.dialect)
+    schema = load_ddl(ddl, dialect or config.dialect, drop_missing_references=drop_missing_references)
+    schema.pin_clock(config.time_window.clock)
     config.validate_against(schema)
     return DomainPack(name=config.name, root=root, ddl_path=ddl, config=config, schema=schema)
 

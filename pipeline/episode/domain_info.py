@@ -2,7 +2,7 @@
 
 The schema model (`stateforge.model`), the domain's name and config (`stateforge.build_meta` 'inputs', the
 JSON of the build's inputs) and the frozen clock: `build_meta` 'now' when the build recorded one, else
-12:00 on the last day of the config's `time_window`. A database made by `init-db` has no build_meta: it
+the config's `TimeWindow.clock`. A database made by `init-db` has no build_meta: it
 gets the default config of its DDL's name. Parsing is cached by a hash of the stored texts, so opening
 many episodes over one base parses once.
 """
@@ -132,7 +132,7 @@ def _config(inputs: dict[str, Any], name: str, path: str) -> DomainConfig:
 
 def _now(value: Any, config: DomainConfig, path: str) -> dt.datetime:
     if value is None:
-        return dt.datetime.combine(config.time_window.end, NOON)
+        return config.time_window.clock
     text = str(value).strip().strip('"')
     try:
         if len(text) == 10:

@@ -33,9 +33,12 @@ def is_single_unique(column: Column, table: Table) -> bool:
 
 
 def plan_columns(table: Table, config: DomainConfig, exclude: Collection[str] = ()) -> list[ColumnSpec]:
-    """A spec for every column not in `exclude`, in generation order (bases before dependents)."""
+    """A spec for every column not in `exclude`, in generation order (bases before dependents).
+
+    Generated columns are never planned: DuckDB computes them.
+    """
     facts = derive_checks(table)
-    skip = {c.lower() for c in exclude}
+    skip = {c.lower() for c in exclude} | {c.lower() for c in table.generated_columns}
     specs = {
         c.name.lower(): choose(c, table, config, facts) for c in table.columns if c.name.lower() not in skip
     }

@@ -18,7 +18,7 @@ def schema_report(schema: Schema) -> dict[str, Any]:
     details = plan.pop("cycles")
     return {
         **schema.to_dict(),
-        "notes": list(schema.notes),
+        "notes": [str(note) for note in schema.notes],
         **plan,
         "cycles": [cycle["tables"] for cycle in details],
         "cycle_details": details,

@@ -1,13 +1,16 @@
-"""DDL in five dialects -> the schema model.
+"""DDL in six dialects (duckdb, postgres, mysql, sqlite, oracle, tsql) -> the schema model.
 
-    parse_ddl(text, dialect=None, source=None) -> Schema
-    load_ddl(path, dialect=None) -> Schema
+    parse_ddl(text, dialect=None, source=None, drop_missing_references=False) -> Schema
+    load_ddl(path, dialect=None, drop_missing_references=False) -> Schema
     detect_dialect(text) -> str
 
-A file is split into statements (split.py), each classified by its first words (classify.py); tables,
-ALTERs, unique indexes, comments, enum types and domains are parsed with sqlglot (syntax.py) into the
-model (builder.py and the modules it calls); everything else is counted in `Schema.skipped`.
-`pipeline.graph.schema_report` adds the fill plan (the JSON `stateforge schema` prints).
+A file is split into statements (split.py; T-SQL batches and CREATE SCHEMA elements by batches.py),
+include commands are followed (includes.py), each statement is classified by its first words
+(classify.py); tables, ALTERs, unique indexes, comments, types, domains and partitions are parsed with
+sqlglot (syntax.py) into the model (builder.py and the modules it calls); everything else is counted in
+`Schema.skipped`. At the end, foreign keys are resolved and every default, CHECK and generated column is
+tried against DuckDB (enforce.py). What was approximated or left out is in `Schema.notes`, with its
+file and line. `pipeline.graph.schema_report` adds the fill plan (the JSON `stateforge schema` prints).
 """
 
 from __future__ import annotations
@@ -17,38 +20,51 @@ from pathlib import Path
 from pipeline.errors import SchemaError
 from pipeline.schema.builder import Builder
 from pipeline.schema.dialects import DIALECTS, detect_dialect, resolve_dialect
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.schema.split import split_statements
+from pipeline.schema.includes import read_statements
+from pipeline.schema.model import Check, Column, ForeignKey, Note, Schema, Table, Unenforced
 
 __all__ = [
     "DIALECTS",
     "Check",
     "Column",
     "ForeignKey",
+    "Note",
     "Schema",
     "Table",
+    "Unenforced",
     "detect_dialect",
     "load_ddl",
     "parse_ddl",
 ]
 
 
-def parse_ddl(text: str, dialect: str | None = None, source: str | None = None) -> Schema:
+def parse_ddl(
+    text: str,
+    dialect: str | None = None,
+    source: str | None = None,
+    *,
+    drop_missing_references: bool = False,
+) -> Schema:
     """Parse the DDL `text` into a Schema.
 
-    `dialect`: duckdb, postgres, mysql, sqlite or oracle (or an alias such as postgresql, pg, mariadb);
-    guessed from the text when None. `source` names the file in messages. Raises SchemaError (with file,
-    line, table, column and a hint) for DDL that does not define a consistent set of tables.
+    `dialect`: duckdb, postgres, mysql, sqlite, oracle or tsql (or an alias such as postgresql, pg, mariadb,
+    mssql, sqlserver); guessed from the text when None. `source` names the file in messages and anchors
+    included files. `drop_missing_references` drops (with a note) foreign keys to tables the DDL does
+    not define, instead of failing. Raises SchemaError (with file, line, table, column and a hint) for DDL
+    that does not define a consistent set of tables.
     """
     name = resolve_dialect(dialect) if dialect else detect_dialect(text)
-    builder = Builder(name, source)
-    for statement in split_statements(text, name, source):
+    builder = Builder(name, source, drop_missing_references=drop_missing_references)
+    for statement in read_statements(text, name, source):
         builder.read(statement)
     return builder.finish()
 
 
-def load_ddl(path: str | Path, dialect: str | None = None) -> Schema:
-    """Read and parse the DDL file at `path`; SchemaError naming the file if it cannot be read."""
+def load_ddl(
+    path: str | Path, dialect: str | None = None, *, drop_missing_references: bool = False
+) -> Schema:
+    """Read and parse the DDL file at `path` (see `parse_ddl`); SchemaError naming the file if it cannot be
+    read."""
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8-sig")
@@ -58,4 +74,4 @@ def load_ddl(path: str | Path, dialect: str | None = None) -> Schema:
         raise SchemaError(
             f"cannot read the DDL file: {err}", file=str(path), hint="It must be a readable UTF-8 text file."
         ) from None
-    return parse_ddl(text, dialect, source=str(path))
+    return parse_ddl(text, dialect, source=str(path), drop_missing_references=drop_missing_references)

@@ -1,4 +1,8 @@
-"""ALTER TABLE: added constraints (Oracle's `ADD ( ..., ... )` too), added and modified columns, defaults."""
+"""ALTER TABLE: added constraints (Oracle's `ADD ( ..., ... )` too), added and modified columns, defaults,
+SQL Server's `ADD CONSTRAINT df DEFAULT (expr) FOR col`, and partitions attached to their parent.
+
+An ALTER TABLE that sqlglot cannot read at all loses what it would add: a note says what, never an error.
+"""
 
 from __future__ import annotations
 
@@ -13,6 +17,8 @@ from pipeline.schema.constraints import apply_constraint
 from pipeline.schema.context import Context
 from pipeline.schema.exprs import default_sql, table_name
 from pipeline.schema.model import Table
+from pipeline.schema.objects import parse_noting
+from pipeline.schema.partitions import attach, is_attach
 from pipeline.schema.split import Statement
 from pipeline.schema.syntax import parse
 from pipeline.schema.types import map_type
@@ -25,23 +31,38 @@ _MODIFY_NULL = re.compile(
     r"\bMODIFY\s*\(\s*(?P<column>\"[^\"]+\"|\w+)\s+(?P<not>NOT\s+)?NULL\b[^,]*\)\s*$", re.I
 )
 _ADD = re.compile(r"\bADD\b", re.IGNORECASE)
+# SQL Server: ALTER TABLE t ADD [CONSTRAINT name] DEFAULT (expr) FOR col
+_DEFAULT_FOR = re.compile(
+    r"\bADD\s+(?:CONSTRAINT\s+\S+\s+)?DEFAULT\s+(?P<expr>.+?)\s+FOR\s+(?P<column>\[[^\]]+\]|\"[^\"]+\"|\w+)\s*$",
+    re.IGNORECASE | re.DOTALL,
+)
 
 
 def read_alter_table(ctx: Context, stmt: Statement) -> str | None:
     """Apply an ALTER TABLE; return "alter_table" when nothing in it concerns keys or columns."""
+    if is_attach(stmt.text):
+        return attach(ctx, stmt)
+    ctx.table = relation_name(stmt.text)
+    if (match := _DEFAULT_FOR.search(stmt.text)) is not None:
+        return _default_for(ctx, stmt, match)
     try:
-        alter = parse(stmt, ctx.dialect, source=ctx.source, what="ALTER TABLE").expr
-    except SchemaError:
-        if _ADD.search(stmt.text):  # it may add a key: better stop than lose it
-            raise
+        alter = parse_noting(ctx, stmt, "ALTER TABLE").expr
+    except SchemaError as err:
+        if _ADD.search(stmt.text):  # it may add a key: say what is lost
+            ctx.note(
+                f"ALTER TABLE not read, so the keys or columns it adds are lost: {stmt.text[:100]!r} "
+                f"({err.message})",
+                table=ctx.table,
+            )
         return "alter_table"
     if isinstance(alter, exp.Command):
         return _read_command(ctx, stmt)
     if not isinstance(alter, exp.Alter):
         return "alter_table"
-    table = _table(ctx, table_name(alter.this), exists=bool(alter.args.get("exists")), node=alter.this)
+    name = table_name(alter.this)
+    table = _table(ctx, name, exists=bool(alter.args.get("exists")), node=alter.this)
     if table is None:
-        return "alter_table"
+        return "partition" if name.lower() in ctx.partitions else "alter_table"
     applied = False
     for action in alter.args.get("actions") or []:
         for node in action.expressions if isinstance(action, exp.Schema) else [action]:
@@ -56,8 +77,13 @@ def _read_command(ctx: Context, stmt: Statement) -> str | None:
     """The ALTER TABLE forms sqlglot does not parse but that change a column."""
     match = _ADD_IDENTITY.search(stmt.text) or _MODIFY_NULL.search(stmt.text)
     if match is None:
-        if _ADD.search(stmt.text):
-            ctx.note(f"ALTER TABLE not understood, skipped: {stmt.text[:100]!r}")
+        name = relation_name(stmt.text) or ""
+        if _ADD.search(stmt.text) and not ctx.elsewhere(name):
+            ctx.note(
+                f"ALTER TABLE not read, so the keys or columns it adds are lost: {stmt.text[:100]!r} "
+                "(sqlglot reads it as an opaque command)",
+                table=ctx.table,
+            )
         return "alter_table"
     table = _table(ctx, relation_name(stmt.text) or "", exists=False)
     if table is None:
@@ -71,10 +97,32 @@ def _read_command(ctx: Context, stmt: Statement) -> str | None:
 
 
 def _table(ctx: Context, name: str, *, exists: bool, node: exp.Expr | None = None) -> Table | None:
-    """The altered table; None when it is a view or `IF EXISTS` allows it to be missing."""
-    if not ctx.has_table(name) and (exists or name.lower() in ctx.other_relations):
+    """The altered table; None when it is a view or a partition, or `IF EXISTS` allows it to be missing."""
+    if not ctx.has_table(name) and (exists or ctx.elsewhere(name)):
         return None
-    return ctx.find_table(name, "ALTER TABLE", node)
+    table = ctx.find_table(name, "ALTER TABLE", node)
+    ctx.table = table.name
+    return table
+
+
+def _default_for(ctx: Context, stmt: Statement, match: re.Match[str]) -> str | None:
+    """SQL Server's `ALTER TABLE t ADD CONSTRAINT df DEFAULT (expr) FOR col`: the column's default."""
+    table = _table(ctx, relation_name(stmt.text) or "", exists=False)
+    if table is None:
+        return "alter_table"
+    column = table.column(ctx.find_columns(table, [match["column"].strip('[]"')], "DEFAULT ... FOR")[0])
+    try:
+        text = f"SELECT {match['expr']}"
+        node = parse(stmt, ctx.dialect, source=ctx.source, what="DEFAULT", text=text).expr
+    except SchemaError as err:
+        ctx.note(f"DEFAULT not read, so it is lost: {match['expr'][:100]!r} ({err.message})",
+                 table=table.name, column=column.name)  # fmt: skip
+        return "alter_table"
+    value = node.expressions[0] if isinstance(node, exp.Select) and node.expressions else node
+    column.default, sequence = default_sql(value, column.type)
+    column.identity = column.identity or sequence
+    ctx.written(table, "default", column.name, value)
+    return None
 
 
 def _apply(ctx: Context, table: Table, node: exp.Expr) -> bool:
@@ -103,6 +151,7 @@ def _alter_column(ctx: Context, table: Table, node: exp.AlterColumn) -> None:
     if args.get("default") is not None:
         column.default, sequence = default_sql(args["default"], column.type)
         column.identity = column.identity or sequence
+        ctx.written(table, "default", column.name, args["default"])
     if args.get("allow_null") is not None:
         column.nullable = bool(args["allow_null"])  # SET NOT NULL / DROP NOT NULL
     elif args.get("drop"):

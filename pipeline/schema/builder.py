@@ -1,26 +1,31 @@
-"""Read statements one by one into a Schema: tables, ALTERs, indexes, comments, enum types, domains."""
+"""Read statements one by one into a Schema: tables, ALTERs, indexes, comments, types, domains, partitions.
+
+Every statement is read under a guard: an unexpected exception becomes an InternalError that names the
+file, line, table and column being read (a bug to report), never a bare AttributeError.
+"""
 
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 
 from sqlglot import exp
 
-from pipeline.errors import SchemaError
+from pipeline.errors import InternalError, SchemaError, StateforgeError
+from pipeline.schema import objects
 from pipeline.schema.alter import read_alter_table
-from pipeline.schema.classify import READ_KINDS, classify, dropped_tables, relation_name
-from pipeline.schema.columns import apply_column_constraints, new_column, user_type
-from pipeline.schema.constraints import add_unique, apply_constraint, resolve_foreign_keys
-from pipeline.schema.context import Context, UserType
-from pipeline.schema.exprs import column_names, table_name
+from pipeline.schema.batches import schema_elements
+from pipeline.schema.classify import READ_KINDS, classify, relation_name
+from pipeline.schema.columns import apply_column_constraints, new_column
+from pipeline.schema.constraints import apply_constraint, resolve_foreign_keys
+from pipeline.schema.context import Context
+from pipeline.schema.enforce import enforce
+from pipeline.schema.exprs import table_name
 from pipeline.schema.model import Column, Schema, Table
+from pipeline.schema.partitions import is_partition_of, note_partitions, partition_of
 from pipeline.schema.split import Statement
-from pipeline.schema.syntax import Parsed, parse
-from pipeline.schema.types import map_type
 
-_DOMAIN = re.compile(r"CREATE\s+DOMAIN\s+(?P<name>\S+)\s+(?:AS\s+)?(?P<body>.+)", re.IGNORECASE | re.DOTALL)
-_COMMENT_ON = re.compile(r"COMMENT\s+ON\s+(TABLE|COLUMN)\b", re.IGNORECASE)
 _COLUMN_ITEMS = (exp.ColumnDef, exp.Identifier)
 
 
@@ -30,50 +35,76 @@ class Builder:
     Each reader returns the kind to count in `Schema.skipped`, or None when the statement was read.
     """
 
-    def __init__(self, dialect: str, source: str | None) -> None:
-        self.ctx = Context(dialect=dialect, source=source, schema=Schema(dialect=dialect, source=source))
+    def __init__(self, dialect: str, source: str | None, *, drop_missing_references: bool = False) -> None:
+        self.source = source
+        self.ctx = Context(
+            dialect=dialect,
+            source=source,
+            schema=Schema(dialect=dialect, source=source),
+            drop_missing_references=drop_missing_references,
+        )
+        ctx = self.ctx
         self._readers = {
             "table": self._create_table,
-            "alter_table": lambda stmt: read_alter_table(self.ctx, stmt),
-            "unique_index": self._create_index,
-            "index": self._create_index,
-            "comment": self._comment,
-            "type": self._create_type,
-            "domain": self._create_domain,
-            "drop": self._drop,
+            "alter_table": lambda stmt: read_alter_table(ctx, stmt),
+            "unique_index": lambda stmt: objects.create_index(ctx, stmt),
+            "index": lambda stmt: objects.create_index(ctx, stmt),
+            "comment": lambda stmt: objects.comment(ctx, stmt),
+            "type": lambda stmt: objects.create_type(ctx, stmt),
+            "domain": lambda stmt: objects.create_domain(ctx, stmt),
+            "drop": lambda stmt: objects.drop(ctx, stmt),
+            "call": lambda stmt: objects.extended_property(ctx, stmt),
+            "schema": self._create_schema,
         }
 
     def read(self, stmt: Statement) -> None:
         """Read one statement: into the schema if it defines tables or keys, else count it as skipped."""
-        kind = stmt.kind or classify(stmt.text, self.ctx.dialect)
-        self.ctx.line = stmt.line
-        if kind in ("view", "materialized_view") and (name := relation_name(stmt.text)):
-            self.ctx.other_relations.add(name.lower())
-        if kind in READ_KINDS:
-            kind = self._readers[kind](stmt) or ""
+        ctx = self.ctx
+        ctx.source, ctx.line = stmt.source or self.source, stmt.line
+        ctx.table, ctx.column = relation_name(stmt.text) if stmt.kind is None else None, None
+        kind = stmt.kind or classify(stmt.text, ctx.dialect)
+        try:
+            if kind in ("view", "materialized_view") and (name := relation_name(stmt.text)):
+                ctx.other_relations.add(name.lower())
+            if kind in READ_KINDS or kind in self._readers:
+                kind = self._readers[kind](stmt) or ""
+        except StateforgeError:
+            raise
+        except Exception as exc:  # a bug: say where the parser was when it happened
+            raise _internal(ctx, f"reading a {kind.replace('_', ' ')} statement", exc) from exc
         if kind:
-            self.ctx.schema.skipped[kind] += 1
+            ctx.schema.skipped[kind] += 1
 
     def finish(self) -> Schema:
-        """The schema, with every foreign key checked and pointing at tables and columns as defined."""
-        schema = self.ctx.schema
+        """The schema, with every foreign key checked and pointing at tables and columns as defined, and
+        every expression tried against DuckDB (the refused ones noted and kept aside)."""
+        ctx = self.ctx
+        schema = ctx.schema
         if not schema.tables:
             raise SchemaError(
-                f"no CREATE TABLE found in {self.ctx.source or 'the DDL'}; is the dialect right?",
-                file=self.ctx.source,
-                hint=f"It was read as {self.ctx.dialect}; pass the dialect it is written in.",
+                f"no CREATE TABLE found in {self.source or 'the DDL'}; is the dialect right?",
+                file=self.source,
+                hint=f"It was read as {ctx.dialect}; pass the dialect it is written in.",
             )
-        resolve_foreign_keys(self.ctx)
+        with _guarded(ctx, "resolving foreign keys"):
+            resolve_foreign_keys(ctx)
+        with _guarded(ctx, "trying the expressions against DuckDB"):
+            enforce(ctx)
+        note_partitions(ctx)
         return schema
 
-    def _parse(
-        self, stmt: Statement, what: str, *, text: str | None = None, dialect: str | None = None
-    ) -> Parsed:
-        return parse(stmt, dialect or self.ctx.dialect, source=self.ctx.source, what=what, text=text)
+    def _create_schema(self, stmt: Statement) -> str | None:
+        """CREATE SCHEMA s CREATE TABLE ... CREATE VIEW ...: each element is read as a statement."""
+        elements = schema_elements(stmt, self.ctx.dialect)
+        for element in elements:
+            self.read(element)
+        return "schema"
 
     def _create_table(self, stmt: Statement) -> str | None:
         ctx = self.ctx
-        parsed = self._parse(stmt, "CREATE TABLE")
+        if is_partition_of(stmt.text):
+            return partition_of(ctx, stmt)
+        parsed = objects.parse_noting(ctx, stmt, "CREATE TABLE")
         create = parsed.expr
         if not isinstance(create, exp.Create) or not isinstance(create.this, exp.Schema):
             if isinstance(create, exp.Create) and create.args.get("expression") is not None:
@@ -85,6 +116,7 @@ class Builder:
                 hint="Simplify the statement, or pass the dialect the file is written in.",
             )
         name = table_name(create.this)
+        ctx.table = name
         if ctx.dialect == "sqlite" and name.lower().startswith("sqlite_"):
             return "sqlite_internal"  # sqlite_sequence and friends: sqlite's bookkeeping, not data
         if ctx.has_table(name):
@@ -95,8 +127,10 @@ class Builder:
                 table=name,
                 hint="Remove one definition, or rename one of the tables.",
             )
-        table = Table(name=name, description=parsed.comment, line=stmt.line)
+        table = Table(name=name, description=parsed.comment, line=stmt.line, file=ctx.source)
         ctx.add_table(table)
+        if parsed.partition_by:
+            ctx.note(f"{parsed.partition_by[:100]} read and ignored: partitions are one table", table=name)
         items = create.this.expressions
         written_on: list[tuple[Column, list[exp.Expr]]] = []
         for item in items:
@@ -112,6 +146,7 @@ class Builder:
         # Keys and checks come after every column exists: a CHECK may read a column defined below it.
         for column, later in written_on:
             apply_column_constraints(ctx, table, column, later)
+        ctx.column = None
         for item in items:
             if isinstance(item, exp.LikeProperty):  # CREATE TABLE t (LIKE other)
                 table.columns += _copies(ctx.find_table(table_name(item.this), "LIKE", item), table)
@@ -122,116 +157,6 @@ class Builder:
             key.identity = key.identity or key.type == "INTEGER"  # an INTEGER PRIMARY KEY is the rowid
         return None
 
-    def _drop(self, stmt: Statement) -> str:
-        """DROP TABLE of a table defined above (old mysqldump's placeholder tables for views) removes it."""
-        ctx = self.ctx
-        for name in dropped_tables(stmt.text):
-            table = ctx.tables.pop(name.lower(), None)
-            if table is not None:
-                ctx.schema.tables.remove(table)
-                ctx.open_keys = [key for key in ctx.open_keys if key.table is not table]
-        return "drop"
-
-    def _create_index(self, stmt: Statement) -> str | None:
-        """A CREATE UNIQUE INDEX on columns becomes a UNIQUE constraint; any index's columns must exist."""
-        ctx = self.ctx
-        unique = classify(stmt.text, ctx.dialect) == "unique_index"
-        try:
-            parsed = self._parse(stmt, "CREATE INDEX")
-        except SchemaError:
-            if unique:
-                raise
-            return "index"
-        index = parsed.expr.this if isinstance(parsed.expr, exp.Create) else None
-        if not isinstance(index, exp.Index) or index.args.get("table") is None:
-            if unique:
-                ctx.note(f"unique index not understood, skipped: {stmt.text[:100]!r}")
-            return "index"
-        name = table_name(index.args["table"])
-        if not ctx.has_table(name) and name.lower() in ctx.other_relations:
-            return "index"
-        table = ctx.find_table(name, "CREATE INDEX", index.args["table"])
-        params = index.args.get("params")
-        names = column_names(params.args.get("columns") or [] if params else [])
-        what = "CREATE UNIQUE INDEX" if unique else "CREATE INDEX"
-        columns = ctx.find_columns(table, [n for n in names if n], what, index)
-        if not unique:
-            return "index"
-        if None in names or not names:
-            ctx.note(
-                f"unique index on an expression is not a UNIQUE constraint; skipped: {stmt.text[:100]!r}",
-                table=table.name,
-            )
-            return "index"
-        if parsed.partial:
-            ctx.note(
-                f"partial unique index kept as UNIQUE ({', '.join(columns)}), stricter than the DDL",
-                table=table.name,
-            )
-        add_unique(table, columns)
-        return None
-
-    def _comment(self, stmt: Statement) -> str | None:
-        """COMMENT ON TABLE / COLUMN: the description of a table or column."""
-        ctx = self.ctx
-        if not _COMMENT_ON.match(stmt.text):
-            return "comment"
-        comment = self._parse(stmt, "COMMENT").expr
-        target, text = comment.this, comment.args.get("expression")
-        description = text.name if isinstance(text, exp.Literal) else None
-        name = (
-            target.args["table"].name
-            if isinstance(target, exp.Column) and target.args.get("table")
-            else target.name
-        )
-        if not ctx.has_table(name) and name.lower() in ctx.other_relations:
-            return "comment"
-        table = ctx.find_table(name, "COMMENT ON", target)
-        if isinstance(target, exp.Column):
-            column = table.column(ctx.find_columns(table, [target.name], "COMMENT ON COLUMN", target)[0])
-            column.description = description
-        else:
-            table.description = description
-        return None
-
-    def _create_type(self, stmt: Statement) -> str | None:
-        """CREATE TYPE ... AS ENUM (...) (or a DuckDB alias): what columns of that type become."""
-        try:  # postgres' reader knows CREATE TYPE ... AS ENUM; duckdb's does not
-            create = self._parse(stmt, "CREATE TYPE", dialect="postgres").expr
-        except SchemaError:
-            return "type"
-        dt = create.args.get("expression") if isinstance(create, exp.Create) else None
-        if not isinstance(dt, exp.DataType):
-            return "type"
-        if dt.this == exp.DType.ENUM:
-            values = [e.to_py() for e in dt.expressions if isinstance(e, exp.Literal)]
-            template = Column(name="VALUE", type="VARCHAR", allowed_values=values)
-        else:
-            mapped = map_type(dt, self.ctx.dialect)
-            template = Column(
-                name="VALUE",
-                type=mapped.type,
-                length=mapped.length,
-                precision=mapped.precision,
-                scale=mapped.scale,
-                allowed_values=mapped.allowed_values,
-            )
-        self.ctx.user_types[table_name(create.this).lower()] = UserType(template)
-        return None
-
-    def _create_domain(self, stmt: Statement) -> str | None:
-        """CREATE DOMAIN: read as a one-column table whose column is VALUE."""
-        match = _DOMAIN.match(stmt.text)
-        if match is None:
-            return "domain"
-        text = f"CREATE TABLE {match['name']} (VALUE {match['body']})"
-        create = self._parse(stmt, "CREATE DOMAIN", text=text).expr
-        if not isinstance(create, exp.Create) or not isinstance(create.this, exp.Schema):
-            return "domain"
-        self.ctx.user_types[table_name(create.this).lower()] = user_type(self.ctx, create.this.expressions[0])
-        return None
-
-
 def _copies(source: Table, target: Table) -> list[Column]:
     """Copies of the columns of `source` that `target` does not define itself."""
     return [
@@ -239,3 +164,19 @@ def _copies(source: Table, target: Table) -> list[Column]:
         for c in source.columns
         if not target.has_column(c.name)
     ]
+
+
+def _internal(ctx: Context, stage: str, exc: Exception) -> InternalError:
+    """The InternalError for `exc`, naming where the parser was when it happened (read from `ctx` then)."""
+    return InternalError(stage, exc, file=ctx.source, line=ctx.line, table=ctx.table, column=ctx.column)
+
+
+@contextmanager
+def _guarded(ctx: Context, stage: str) -> Iterator[None]:
+    """Any unexpected exception inside becomes an InternalError naming where the parser was."""
+    try:
+        yield
+    except StateforgeError:
+        raise
+    except Exception as exc:
+        raise _internal(ctx, stage, exc) from exc

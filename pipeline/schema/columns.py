@@ -10,6 +10,7 @@ from pipeline.schema.constraints import add_check_expr, apply_constraint
 from pipeline.schema.context import Context, UserType
 from pipeline.schema.exprs import default_sql, replace_value
 from pipeline.schema.model import Column, Table
+from pipeline.schema.translate import duckdb_sql
 from pipeline.schema.types import map_type, user_type_name
 
 # Written on a column but describing the table: applied once the column is part of it.
@@ -45,9 +46,12 @@ def new_column(ctx: Context, table: Table, node: exp.Expr) -> tuple[Column, list
 def build_column(ctx: Context, table: Table, node: exp.Expr) -> tuple[Column, list[exp.Expr]]:
     """The Column for `node`, and the constraints on it that belong to the table (keys, checks).
 
-    `node` is a ColumnDef, or a bare name (a sqlite column written without a type).
+    `node` is a ColumnDef, or a bare name (a sqlite column written without a type). A generated column
+    (`GENERATED ALWAYS AS (expr) [STORED|VIRTUAL]`, MySQL `AS (expr)`, T-SQL `AS (expr) PERSISTED`) gets
+    its expression as DuckDB SQL (enforce.py asks DuckDB whether it can compute it).
     """
     name = node.name
+    ctx.column = name
     dt = node.args.get("kind") if isinstance(node, exp.ColumnDef) else None
     user = _user_type(ctx, dt)
     if user:
@@ -65,12 +69,14 @@ def build_column(ctx: Context, table: Table, node: exp.Expr) -> tuple[Column, li
             scale=mapped.scale,
         )
         later = []
-        if mapped.note:
-            ctx.note(mapped.note, table=table.name, column=name)
+        computed = any(_computed(c.args.get("kind")) is not None for c in node.args.get("constraints") or [])
+        if mapped.note and not (dt is None and computed):  # DuckDB gives an untyped generated column its type
+            ctx.note(mapped.note, table=table.name, column=name, line=ctx.at(node))
         if mapped.value_range:
             low, high = mapped.value_range
-            between = exp.column(name, quoted=True).between(low, high)
-            later.append(exp.CheckColumnConstraint(this=between))
+            col = exp.column(name, quoted=True)
+            bound = col.between(low, high) if high is not None else col >= low
+            later.append(exp.CheckColumnConstraint(this=bound))
     inline: list[exp.Expr] = []
     for constraint in node.args.get("constraints") or []:
         kind = constraint.args.get("kind")
@@ -81,15 +87,26 @@ def build_column(ctx: Context, table: Table, node: exp.Expr) -> tuple[Column, li
         elif isinstance(kind, exp.DefaultColumnConstraint):
             column.default, sequence = default_sql(kind.this, column.type)
             column.identity = column.identity or sequence
-        elif isinstance(kind, exp.ComputedColumnConstraint) or (
-            isinstance(kind, exp.GeneratedAsIdentityColumnConstraint) and kind.args.get("expression")
-        ):
-            ctx.note("a computed column; read as a plain column", table=table.name, column=name)
+            ctx.written(table, "default", name, kind.this, at=node)
+        elif (computed := _computed(kind)) is not None:
+            column.generated = duckdb_sql(computed.unnest())
+            ctx.written(table, "generated", name, computed.unnest(), at=node)
+            if dt is None:
+                ctx.untyped.add((table.name.lower(), name.lower()))
         elif isinstance(kind, (exp.AutoIncrementColumnConstraint, exp.GeneratedAsIdentityColumnConstraint)):
             column.identity = True
         elif isinstance(kind, exp.CommentColumnConstraint):
             column.description = kind.this.name
     return column, inline + later
+
+
+def _computed(kind: exp.Expr | None) -> exp.Expr | None:
+    """The expression of a generated column's constraint, or None for any other constraint."""
+    if isinstance(kind, exp.ComputedColumnConstraint):
+        return kind.this
+    if isinstance(kind, exp.GeneratedAsIdentityColumnConstraint) and kind.args.get("expression"):
+        return kind.args["expression"]
+    return None
 
 
 def apply_column_constraints(ctx: Context, table: Table, column: Column, constraints: list[exp.Expr]) -> None:

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from sqlglot import exp
 
 from pipeline.errors import SchemaError
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table, suggest
+from pipeline.schema.model import Check, Column, ForeignKey, Note, Schema, Table, suggest
 
 
 @dataclass
@@ -26,6 +26,7 @@ class OpenKey:
     table: Table
     fk: ForeignKey
     line: int
+    file: str | None = None
 
 
 @dataclass
@@ -34,6 +35,7 @@ class Context:
 
     dialect: str
     source: str | None
+    """The file being read: the DDL file, or the included file the current statement comes from."""
     schema: Schema
     user_types: dict[str, UserType] = field(default_factory=dict)
     open_keys: list[OpenKey] = field(default_factory=list)
@@ -43,6 +45,27 @@ class Context:
     """Line of the statement being read."""
     tables: dict[str, Table] = field(default_factory=dict)
     """The schema's tables by lower-case name: Schema.table() scans, too slow for 2,000-table dumps."""
+    partitions: dict[str, Table] = field(default_factory=dict)
+    """Lower-case names of partitions folded into a parent table -> that table."""
+    table: str | None = None
+    """The table being read, for internal errors (see `Builder.read`)."""
+    column: str | None = None
+    """The column being read, for internal errors."""
+    drop_missing_references: bool = False
+    """Drop (with a note) foreign keys to tables the DDL does not define, instead of failing."""
+    sources: dict[tuple[str, str, str], tuple[exp.Expr, int]] = field(default_factory=dict)
+    """(table, kind, column or CHECK sql) -> (the expression as the DDL writes it, its line); written out
+    as SQL only for the few that DuckDB refuses."""
+    untyped: set[tuple[str, str]] = field(default_factory=set)
+    """(table, column) of generated columns written without a type: DuckDB's type is taken."""
+
+    def written(
+        self, table: Table, kind: str, key: str, node: exp.Expr, at: exp.Expr | None = None
+    ) -> None:
+        """Remember how the DDL writes an expression, and its line (that of `at`, else of `node`), for
+        `Table.unenforced` and the note if DuckDB refuses it."""
+        # A detached copy: the node itself would keep its whole statement's tree alive (through `parent`).
+        self.sources[(table.name.lower(), kind, key.lower())] = (node.copy(), self.at(at or node))
 
     def add_table(self, table: Table) -> None:
         """Append `table` to the schema (the caller checked its name is new)."""
@@ -52,6 +75,10 @@ class Context:
     def has_table(self, name: str) -> bool:
         """Whether a table called `name` (in any case) is defined so far."""
         return name.lower() in self.tables
+
+    def elsewhere(self, name: str) -> bool:
+        """Whether `name` is a view or a partition folded into its parent: statements on it are skipped."""
+        return name.lower() in self.other_relations or name.lower() in self.partitions
 
     def at(self, node: exp.Expr | None) -> int:
         """The file line of `node` (its first identifier), else the line of the statement being read."""
@@ -73,10 +100,19 @@ class Context:
             message, file=self.source, line=line or self.line, table=table, column=column, hint=hint
         )
 
-    def note(self, message: str, *, table: str | None = None, column: str | None = None) -> None:
-        """Record something the parser approximated, with the statement's line, in `Schema.notes`."""
-        where = f"table {table}" + (f", column {column}" if column else "") + ": " if table else ""
-        self.schema.notes.append(f"line {self.line}: {where}{message}")
+    def note(
+        self,
+        message: str,
+        *,
+        table: str | None = None,
+        column: str | None = None,
+        line: int | None = None,
+        file: str | None = None,
+    ) -> None:
+        """Record something the parser approximated or left out, at the statement's file and line."""
+        self.schema.notes.append(
+            Note(message, file=file or self.source, line=line or self.line, table=table, column=column)
+        )
 
     def find_table(self, name: str, what: str, node: exp.Expr | None = None) -> Table:
         """The table `name`; SchemaError naming `what` wanted it, with the closest name, otherwise."""

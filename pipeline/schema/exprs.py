@@ -8,6 +8,7 @@ from typing import Any
 from sqlglot import exp
 
 from pipeline.schema.model import FK_ACTIONS
+from pipeline.schema.translate import to_duckdb
 
 _ACTION = re.compile(r"ON\s+(DELETE|UPDATE)\s+(NO\s+ACTION|RESTRICT|CASCADE|SET\s+NULL|SET\s+DEFAULT)", re.I)
 _NOW = {"NOW", "SYSDATE", "SYSTIMESTAMP", "LOCALTIMESTAMP", "GETDATE", "CURRENT_TIMESTAMP", "SYSDATETIME"}
@@ -61,7 +62,8 @@ def fk_actions(fk: exp.Expr) -> tuple[str, str]:
 
 
 def normalize_check(expr: exp.Expr) -> exp.Expr:
-    """Undo what dumps add to a CHECK: casts of literals and text columns, `= ANY (ARRAY[...])` for IN."""
+    """Undo what dumps add to a CHECK: casts of literals and text columns, `= ANY (ARRAY[...])` for IN, and
+    SQL Server's `c = 'a' OR c = 'b' OR ...` (how it stores `c IN ('a', 'b')`)."""
     changed = True
 
     def rewrite(node: exp.Expr) -> exp.Expr:
@@ -88,7 +90,34 @@ def _normalize_node(node: exp.Expr) -> exp.Expr:
             return exp.In(this=node.this, expressions=list(array.expressions))
     if isinstance(node, exp.Paren) and isinstance(node.this, (exp.Column, exp.Literal)):
         return node.this
+    if isinstance(node, exp.Or) and not isinstance(node.parent, exp.Or):
+        return _or_of_equalities(node) or node
     return node
+
+
+def _or_of_equalities(node: exp.Or) -> exp.In | None:
+    """`c = 'a' OR c = 'b' OR ...` (any nesting) as `c IN ('a', 'b', ...)`; None for any other OR."""
+    leaves, todo = [], [node]
+    while todo:
+        part = todo.pop().unnest()
+        if isinstance(part, exp.Or):
+            todo += [part.expression, part.this]
+        else:
+            leaves.append(part)
+    column, values = None, []
+    for leaf in leaves:
+        if not isinstance(leaf, exp.EQ):
+            return None
+        col, value = (leaf.this, leaf.expression) if isinstance(leaf.this, exp.Column) else (
+            leaf.expression, leaf.this
+        )
+        if not isinstance(col, exp.Column) or not isinstance(value, exp.Literal):
+            return None
+        if column is not None and col.name.lower() != column.name.lower():
+            return None
+        column = col
+        values.append(value)
+    return exp.In(this=column.copy(), expressions=[v.copy() for v in values]) if column else None
 
 
 def _plain_cast(cast: exp.Cast) -> bool:
@@ -135,8 +164,9 @@ def default_sql(expr: exp.Expr, duck_type: str) -> tuple[str | None, bool]:
         return None, True
     if isinstance(expr, (exp.CurrentTimestamp, exp.CurrentDatetime)) or name in _NOW:
         return "CURRENT_TIMESTAMP", False
-    if name in ("DATETIME", "DATE") and [e.name.lower() for e in expr.expressions] == ["now"]:  # sqlite
-        return ("CURRENT_TIMESTAMP" if name == "DATETIME" else "CURRENT_DATE"), False
+    expr = to_duckdb(expr)  # vendor functions: sys_guid(), uuid_generate_v4(), datetime('now'), ...
+    if isinstance(expr, (exp.CurrentTimestamp, exp.CurrentDatetime)):
+        return "CURRENT_TIMESTAMP", False
     if isinstance(expr, exp.CurrentDate):
         return "CURRENT_DATE", False
     if isinstance(expr, exp.CurrentTime):
@@ -154,8 +184,12 @@ def _now_literal(node: exp.Expr) -> exp.Expr:
 
 
 def _literal_for(expr: exp.Expr, duck_type: str) -> exp.Expr:
-    """MySQL writes numeric and boolean defaults as strings ('0') or bits (b'1'): give them their type."""
+    """MySQL writes numeric and boolean defaults as strings ('0') or bits (b'1'), PostgreSQL writes arrays
+    as '{a,b}': give them their DuckDB type."""
     value = expr.to_py() if isinstance(expr, (exp.Literal, exp.Boolean)) else None
+    if duck_type.endswith("[]") and isinstance(value, str) and value.startswith("{") and value.endswith("}"):
+        items = [i.strip().strip('"') for i in value[1:-1].split(",") if i.strip()]
+        return exp.Array(expressions=[exp.Literal.string(i) for i in items])
     if isinstance(expr, exp.BitString):
         value = int(str(expr.this) or "0", 2)
     if duck_type == "BOOLEAN" and str(value).lower() in ("0", "1", "false", "true", "f", "t", "n", "y"):

@@ -2,6 +2,8 @@
 
 Plain dataclasses. Names keep the DDL's spelling; every lookup is case-insensitive, as in DuckDB.
 Types are DuckDB type strings (`VARCHAR(120)`, `DECIMAL(10,2)`, `BIGINT`, `TIMESTAMP`, ...).
+Every expression (a default, a CHECK, a generated column) is DuckDB SQL that DuckDB accepted at parse time;
+one it refused is kept in `Table.unenforced`, as written, and left out of the database.
 """
 
 from __future__ import annotations
@@ -10,10 +12,15 @@ import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
 # ON DELETE / ON UPDATE actions, spelled as in SQL.
 FK_ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
+
+DEFAULT_CLOCK = datetime(2026, 6, 30, 23, 59, 59)
+"""What now() means in a time-relative CHECK until a build pins it: the last second of the default time
+window (`TimeWindow.end` in pipeline/fill/config.py). `load_domain` pins every schema to its pack's window."""
 
 
 def _norm(name: str) -> str:
@@ -47,6 +54,9 @@ class Column:
     """DECIMAL(p, s): p digits in all."""
     scale: int | None = None
     """DECIMAL(p, s): s digits after the point."""
+    generated: str | None = None
+    """A generated (computed) column's expression, DuckDB SQL over the other columns: DuckDB computes the
+    column (VIRTUAL), so it is never filled, validated per batch or audited."""
 
     @property
     def base_type(self) -> str:
@@ -65,6 +75,7 @@ class Column:
             "length": self.length,
             "precision": self.precision,
             "scale": self.scale,
+            "generated": self.generated,
         }
 
 
@@ -97,9 +108,54 @@ class Check:
     sql: str
     columns: tuple[str, ...] = ()
     name: str | None = None
+    relative: str | None = None
+    """A time-relative CHECK (now(), CURRENT_DATE, SYSDATE, GETDATE()) as written, in DuckDB SQL; `sql` is
+    then the same CHECK with the clock pinned to `Schema.clock`, so that the store, the audit and the
+    generator all judge it against the build's time window, never the wall clock."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "sql": self.sql, "columns": list(self.columns)}
+        out: dict[str, Any] = {"name": self.name, "sql": self.sql, "columns": list(self.columns)}
+        if self.relative is not None:
+            out["relative"] = self.relative
+        return out
+
+
+@dataclass
+class Unenforced:
+    """An expression of the DDL that DuckDB cannot run: kept in the model as written, left out of the
+    database (the CHECK is not enforced, the default not applied, the column filled like any other)."""
+
+    kind: str
+    """"check", "default" or "generated"."""
+    sql: str
+    """The expression as the DDL writes it, in its own dialect."""
+    reason: str
+    """Why DuckDB cannot use it (its own error, or what sqlglot could not translate)."""
+    column: str | None = None
+    name: str | None = None
+    """The constraint's name, for a named CHECK."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind, "column": self.column, "name": self.name, "sql": self.sql,
+                "reason": self.reason}
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the parser approximated or left out, at a file and line, on a table and column."""
+
+    message: str
+    file: str | None = None
+    line: int | None = None
+    table: str | None = None
+    column: str | None = None
+
+    def __str__(self) -> str:
+        where = f"{self.file}: " if self.file else ""
+        if self.line:
+            where = f"{self.file or 'line'}:{self.line}: "
+        what = f"table {self.table}" + (f", column {self.column}" if self.column else "") + ": "
+        return where + (what if self.table else "") + self.message
 
 
 @dataclass
@@ -113,6 +169,12 @@ class Table:
     description: str | None = None
     line: int | None = None
     """Line of the CREATE TABLE in the source file, when known."""
+    file: str | None = None
+    """The file of the CREATE TABLE, when known (an included file, or the DDL file itself)."""
+    partitions: list[str] = field(default_factory=list)
+    """Partitions folded into this table (PostgreSQL PARTITION OF / ATTACH PARTITION), by name."""
+    unenforced: list[Unenforced] = field(default_factory=list)
+    """Defaults, CHECKs and generated columns that DuckDB cannot run, as written (see `Unenforced`)."""
 
     def column(self, name: str) -> Column:
         """The column called `name` (case-insensitive); KeyError with a suggestion otherwise."""
@@ -130,6 +192,11 @@ class Table:
         return [c.name for c in self.columns]
 
     @property
+    def generated_columns(self) -> list[str]:
+        """The generated columns (DuckDB computes them; nothing fills them)."""
+        return [c.name for c in self.columns if c.generated is not None]
+
+    @property
     def unique_keys(self) -> list[tuple[str, ...]]:
         """The primary key (if any) followed by every UNIQUE constraint."""
         keys = [self.primary_key] if self.primary_key else []
@@ -144,6 +211,8 @@ class Table:
             "unique": [list(u) for u in self.unique],
             "foreign_keys": [fk.to_dict() for fk in self.foreign_keys],
             "checks": [c.to_dict() for c in self.checks],
+            "partitions": list(self.partitions),
+            "unenforced": [u.to_dict() for u in self.unenforced],
         }
 
 
@@ -157,8 +226,11 @@ class Schema:
     """The DDL file's path, for messages."""
     skipped: Counter[str] = field(default_factory=Counter)
     """Statements that are not tables (functions, triggers, views, ...), counted by kind."""
-    notes: list[str] = field(default_factory=list)
-    """What the parser approximated (a type with no DuckDB equivalent, a partial unique index, ...)."""
+    notes: list[Note] = field(default_factory=list)
+    """What the parser approximated or left out (a type with no DuckDB equivalent, a partial unique index,
+    an expression DuckDB cannot run, ...), each at its file and line."""
+    clock: datetime = DEFAULT_CLOCK
+    """The instant now() stands for in time-relative CHECKs (`Check.relative`): see `pin_clock`."""
 
     def table(self, name: str) -> Table:
         """The table called `name` (case-insensitive); KeyError with a suggestion otherwise."""
@@ -175,10 +247,21 @@ class Schema:
     def table_names(self) -> list[str]:
         return [t.name for t in self.tables]
 
+    def pin_clock(self, when: datetime) -> None:
+        """Make now() in every time-relative CHECK stand for `when` (the end of a build's time window)."""
+        from pipeline.schema.clock import pinned_sql  # sqlglot stays out of the model's import
+
+        self.clock = when
+        for table in self.tables:
+            for check in table.checks:
+                if check.relative is not None:
+                    check.sql = pinned_sql(check.relative, when)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "dialect": self.dialect,
             "source": self.source,
+            "clock": self.clock.isoformat(sep=" "),
             "tables": [t.to_dict() for t in self.tables],
             "skipped_statements": dict(sorted(self.skipped.items())),
         }
@@ -207,14 +290,19 @@ class Schema:
                         for fk in t["foreign_keys"]
                     ],
                     checks=[
-                        Check(sql=c["sql"], columns=tuple(c["columns"]), name=c.get("name"))
+                        Check(sql=c["sql"], columns=tuple(c["columns"]), name=c.get("name"),
+                              relative=c.get("relative"))
                         for c in t["checks"]
                     ],
+                    partitions=list(t.get("partitions", [])),
+                    unenforced=[Unenforced(**u) for u in t.get("unenforced", [])],
                 )
             )
+        clock = data.get("clock")
         return cls(
             tables=tables,
             dialect=data.get("dialect", "duckdb"),
             source=data.get("source"),
             skipped=Counter(data.get("skipped_statements", {})),
+            clock=datetime.fromisoformat(clock) if clock else DEFAULT_CLOCK,
         )

@@ -4,8 +4,12 @@ Real dumps are not a list of `;`-terminated statements. This splitter understand
 quotes ('...', "...", `...`, [...]), `--`, `#` and `/* */` comments, MySQL `/*!40101 ... */` executable
 comments (their content is kept, as MySQL runs it), PostgreSQL `$$` / `$tag$` bodies, `COPY ... FROM stdin`
 data up to `\\.`, psql and sqlite meta-commands (`\\connect`, `.mode`), MySQL `DELIMITER` changes,
-SQL*Plus line commands (`rem`, `Prompt`, `SET ...`, `spool`, `@script`) and PL/SQL blocks that only a `/`
-line ends, and BEGIN ... END bodies of sqlite triggers. PL bodies are never handed to sqlglot.
+SQL*Plus line commands (`rem`, `Prompt`, `SET ...`, `spool`) and PL/SQL blocks that only a `/` line ends,
+BEGIN ... END bodies of sqlite triggers, and T-SQL `GO` batch separators and SQLCMD `:` commands (the
+statements of a batch are split further by batches.py). PL bodies are never handed to sqlglot.
+
+Include commands (`@file`, `@@file`, `START file`, `\\i`, `\\ir`, `source`, `.read`, `:r`) become
+statements of kind `include`, which includes.py follows.
 """
 
 from __future__ import annotations
@@ -24,7 +28,10 @@ class Statement:
     text: str
     line: int
     kind: str | None = None
-    """Set for client commands recognised by their line (`meta`, `sqlplus`, `set`); else classify it."""
+    """Set for client commands recognised by their line (`meta`, `sqlplus`, `set`, `include`, `go`);
+    else classify it."""
+    source: str | None = None
+    """The file the statement comes from (set for every statement of a file, included or not)."""
 
 
 _SQLPLUS = frozenset(
@@ -43,20 +50,43 @@ _COMPOUND_HEAD = re.compile(
     r"CREATE\s+(OR\s+REPLACE\s+)?(TEMP(ORARY)?\s+)?(TRIGGER|FUNCTION|PROCEDURE)\b", re.IGNORECASE
 )
 _BLOCK_WORD = re.compile(r"\b(BEGIN|CASE|END)\b", re.IGNORECASE)
+# T-SQL: modules are alone in their batch (GO ends them); BEGIN TRAN opens no block.
+_TSQL_MODULE = re.compile(
+    r"(CREATE|ALTER)\s+(OR\s+ALTER\s+)?(PROC|PROCEDURE|FUNCTION|TRIGGER|VIEW)\b", re.IGNORECASE
+)
+_TSQL_BLOCK_WORD = re.compile(
+    r"\b(BEGIN(?!\s+(TRAN|TRANSACTION|DISTRIBUTED|DIALOG|CONVERSATION)\b)|CASE|END)\b", re.IGNORECASE
+)
 _QUOTED = re.compile(r"'(?:[^']|'')*'|\$(\w*)\$.*?\$\1\$", re.DOTALL)
 _COPY_STDIN = re.compile(r"COPY\b.*\bFROM\s+STDIN\b", re.IGNORECASE | re.DOTALL)
 _DOLLAR_TAG = re.compile(r"\$([A-Za-z_]\w*)?\$")
 _DELIMITER = re.compile(r"\s*DELIMITER\s+(\S+)", re.IGNORECASE)
 _MYSQL_EXECUTABLE = re.compile(r"/\*!\d*")
+_GO = re.compile(r"\s*GO(\s+\d+)?\s*;?\s*(--.*)?$", re.IGNORECASE)
+# Client commands that run another script, per dialect (the whole line; the path is read by includes.py).
+_INCLUDES = {
+    "postgres": re.compile(r"\\(i|ir|include|include_relative)\s", re.IGNORECASE),
+    "duckdb": re.compile(r"\.read\s", re.IGNORECASE),
+    "sqlite": re.compile(r"\.read\s", re.IGNORECASE),
+    "mysql": re.compile(r"(source|\\\.)\s", re.IGNORECASE),
+    "oracle": re.compile(r"(@|start\s)", re.IGNORECASE),
+    "tsql": re.compile(r":r\s", re.IGNORECASE),
+}
 _QUOTE_NAMES = {"'": "string", '"': "quoted name", "`": "quoted name", "]": "bracketed name", "*/": "comment"}
 
 
 def split_statements(text: str, dialect: str, source: str | None = None) -> Iterator[Statement]:
-    """Yield the statements of `text` in order.
+    """Yield the statements of `text` in order, each marked with `source`.
 
     SchemaError if a string, quoted name, comment or dollar-quoted body is still open at the end.
     """
-    yield from _Splitter(dialect, source).run(text)
+    statements = _Splitter(dialect, source).run(text)
+    if dialect == "tsql":  # a batch may hold many statements with no `;` between them
+        from pipeline.schema.batches import split_batch
+
+        statements = (piece for stmt in statements for piece in split_batch(stmt))
+    for stmt in statements:
+        yield Statement(stmt.text, stmt.line, stmt.kind, source)
 
 
 class _Splitter:
@@ -75,9 +105,8 @@ class _Splitter:
 
     def _special_chars(self) -> re.Pattern[str]:
         chars = set("'\"-/") | {self.delimiter[0]}
-        chars |= {"mysql": set("`#*"), "sqlite": {"["}, "postgres": {"$"}, "duckdb": {"$"}}.get(
-            self.dialect, set()
-        )
+        extra = {"mysql": set("`#*"), "sqlite": {"["}, "tsql": {"["}, "postgres": {"$"}, "duckdb": {"$"}}
+        chars |= extra.get(self.dialect, set())
         return re.compile("[" + re.escape("".join(sorted(chars))) + "]")
 
     def run(self, text: str) -> Iterator[Statement]:
@@ -87,7 +116,7 @@ class _Splitter:
                 self.in_copy = line.rstrip() != "\\."
                 continue
             idle = self.close is None and not self.executable
-            if idle and self.dialect == "oracle" and line.strip() == "/":
+            if idle and self._ends_batch(line):
                 if self.start is not None:
                     yield self._flush()
                 continue
@@ -110,21 +139,30 @@ class _Splitter:
         if self.start is not None:
             yield self._flush()
 
+    def _ends_batch(self, line: str) -> bool:
+        """A line that ends the statement or batch before it: SQL*Plus `/`, T-SQL `GO`."""
+        if self.dialect == "oracle":
+            return line.strip() == "/"
+        return self.dialect == "tsql" and bool(_GO.match(line))
+
     def _line_command(self, line: str) -> str | None:
         """The kind of a client command that takes the whole line, or None for SQL."""
         stripped = line.strip()
+        include = _INCLUDES.get(self.dialect)
+        if include is not None and include.match(stripped + " "):
+            return "include"
         if stripped.startswith("\\"):
             return "meta"
         if self.dialect in ("sqlite", "duckdb") and stripped.startswith("."):
             return "meta"
+        if self.dialect == "tsql" and stripped.startswith(":"):
+            return "meta"  # SQLCMD commands: :setvar, :on error exit, ...
         if self.dialect == "mysql" and (match := _DELIMITER.match(line)):
             self.delimiter = match.group(1)
             self.special = self._special_chars()
             return "delimiter"
         if self.dialect == "oracle" and stripped:
             word = re.split(r"[\s;]", stripped, maxsplit=1)[0].upper()
-            if stripped.startswith("@"):
-                return "sqlplus"
             if word in _SQLPLUS:
                 return "set" if word == "SET" else "sqlplus"
         return None
@@ -212,6 +250,11 @@ class _Splitter:
         text = "".join(self.parts).lstrip()
         if self.dialect == "oracle":
             return bool(_PLSQL_HEAD.match(text))
+        if self.dialect == "tsql":
+            if _TSQL_MODULE.match(text):
+                return True
+            words = _TSQL_BLOCK_WORD.findall(_QUOTED.sub("''", text))
+            return sum(-1 if w[0].upper() == "END" else 1 for w in words) > 0
         if self.dialect in ("sqlite", "postgres", "duckdb") and _COMPOUND_HEAD.match(text):
             words = _BLOCK_WORD.findall(_QUOTED.sub("''", text))
             return sum(-1 if w.upper() == "END" else 1 for w in words) > 0

@@ -1,14 +1,19 @@
 """The bridge to sqlglot: tokenize one statement, patch the few tokens sqlglot reads wrongly, parse.
 
 CREATE TABLE and CREATE INDEX are cut after their column list: table options (Oracle storage clauses,
-MySQL ENGINE=..., sqlite WITHOUT ROWID) are read here from the tokens, never parsed, so that
-sqlglot's gaps there cannot fail a table (quirks.py patches the gaps inside). sqlglot errors become
-SchemaErrors with the file's line.
+MySQL ENGINE=..., sqlite WITHOUT ROWID, PARTITION BY) are read here from the tokens, never parsed, so that
+sqlglot's gaps there cannot fail a table (quirks.py patches the gaps inside).
+
+When sqlglot stops inside a clause (a vendor option of a constraint, say), the clause is left out from
+where sqlglot stopped to the end of that item (the next comma or closing parenthesis) and parsing is
+tried again: `Parsed.dropped` lists what was left out, for a note. Only a statement that cannot be read
+even so (or whose failing item is a whole column) is a SchemaError, with the file's line.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -38,6 +43,13 @@ class Parsed:
     """CREATE INDEX ... WHERE: a partial index."""
     inherits: list[str] = field(default_factory=list)
     """PostgreSQL `INHERITS (parent, ...)`: bare names of the parents."""
+    partition_by: str | None = None
+    """A `PARTITION BY ...` clause (PostgreSQL, MySQL, Oracle), as written: read and ignored."""
+    dropped: list[tuple[int, str]] = field(default_factory=list)
+    """Clauses sqlglot could not read, left out: (line in the file, the clause and sqlglot's reason)."""
+
+_SALVAGE_ROUNDS = 8
+_BRACKETS = re.compile(r"(^|[\s(,.])\[[A-Za-z_][^\]\n]*\]")
 
 
 @cache
@@ -54,31 +66,80 @@ def parse(stmt: Statement, dialect: str, *, source: str | None, what: str, text:
     sqlglot_dialect = _dialect(dialect)
     try:
         tokens = patch_tokens(sqlglot_dialect.tokenize(sql), dialect)
-        head, tail = _cut(tokens)
-        with _quiet():
-            trees = sqlglot_dialect.parser(error_level=ErrorLevel.RAISE).parse(head, sql)
-    except ParseError as err:
-        first = err.errors[0] if err.errors else {}
-        near = f" near {first['highlight']!r}" if first.get("highlight") else ""
-        raise _error(
-            stmt, what, f"{first.get('description', err)}{near}", first.get("line"), source
-        ) from None
     except TokenError as err:
-        raise _error(stmt, what, str(err), None, source) from None
+        raise _error(stmt, what, str(err), None, source, dialect) from None
+    head, tail = _cut(tokens)
+    dropped: list[str] = []
+    for _ in range(_SALVAGE_ROUNDS):
+        try:
+            with _quiet():
+                trees = sqlglot_dialect.parser(error_level=ErrorLevel.RAISE).parse(head, sql)
+            break
+        except (AttributeError, TypeError, ValueError, IndexError, KeyError) as err:
+            # sqlglot's parser itself failed on this input (e.g. [brackets] outside T-SQL and SQLite)
+            detail = f"sqlglot failed ({type(err).__name__}: {err})"
+            raise _error(stmt, what, detail, None, source, dialect) from None
+        except ParseError as err:
+            first = err.errors[0] if err.errors else {}
+            near = f" near {first['highlight']!r}" if first.get("highlight") else ""
+            reason = f"{first.get('description', err)}{near}"
+            span = _failing_item(head, first.get("line"), first.get("col"))
+            if span is None:
+                raise _error(stmt, what, reason, first.get("line"), source, dialect) from None
+            start, end = span
+            clause = sql[head[start].start : head[end - 1].end + 1]
+            dropped.append((stmt.line + head[start].line - 1, f"{clause!r} ({reason})"))
+            head = head[:start] + head[end:]
+    else:
+        raise _error(stmt, what, "too many clauses sqlglot cannot read", None, source, dialect)
     if len(trees) != 1 or trees[0] is None:
-        raise _error(stmt, what, "expected one statement", None, source)
-    parsed = Parsed(trees[0])
-    _read_tail(tail, parsed)
+        raise _error(stmt, what, "expected one statement", None, source, dialect)
+    parsed = Parsed(trees[0], dropped=dropped)
+    _read_tail(tail, parsed, sql)
     return parsed
 
 
-def _error(stmt: Statement, what: str, detail: str, line: int | None, source: str | None) -> SchemaError:
+def _failing_item(tokens: list[Token], line: int | None, col: int | None) -> tuple[int, int] | None:
+    """The tokens to leave out after sqlglot stopped at (line, col): from there to the end of the item.
+
+    None when nothing can be left out safely: the failure is in the statement's head (before its first
+    parenthesis), or at the start of an item (a whole column would be lost), or its place is unknown.
+    """
+    at = next((i for i, t in enumerate(tokens) if t.line == line and t.col == col), None)
+    if at is None or at == 0:
+        return None
+    first_paren = next((i for i, t in enumerate(tokens) if t.token_type == TokenType.L_PAREN), len(tokens))
+    starts_item = tokens[at - 1].token_type in (TokenType.COMMA, TokenType.L_PAREN)
+    if at <= first_paren or (starts_item and tokens[0].token_type == TokenType.CREATE):
+        return None
+    depth, end = 0, len(tokens)
+    for i in range(at, len(tokens)):
+        kind = tokens[i].token_type
+        if kind == TokenType.L_PAREN:
+            depth += 1
+        elif kind == TokenType.R_PAREN:
+            if depth == 0:
+                end = i
+                break
+            depth -= 1
+        elif kind == TokenType.COMMA and depth == 0:
+            end = i
+            break
+    return (at, end) if end > at else None
+
+
+def _error(
+    stmt: Statement, what: str, detail: str, line: int | None, source: str | None, dialect: str
+) -> SchemaError:
+    hint = "Fix the statement, or pass the dialect the file is written in."
+    if _BRACKETS.search(stmt.text) and dialect not in ("tsql", "sqlite"):
+        hint = "[Bracketed] names are SQL Server's (or SQLite's): pass --dialect tsql (or sqlite)."
     return SchemaError(
         f"cannot parse {what}: {detail} (sqlglot)",
         file=source,
         line=stmt.line + (line - 1 if line else 0),
         table=relation_name(stmt.text) if what.endswith("TABLE") else None,
-        hint="Fix the statement, or pass the dialect the file is written in.",
+        hint=hint,
     )
 
 
@@ -111,7 +172,7 @@ def _cut(tokens: list[Token]) -> tuple[list[Token], list[Token]]:
     return tokens, []
 
 
-def _read_tail(tail: list[Token], parsed: Parsed) -> None:
+def _read_tail(tail: list[Token], parsed: Parsed, sql: str) -> None:
     words = [t.text.upper() for t in tail]
     for i, word in enumerate(words):
         if word == "COMMENT":
@@ -124,6 +185,24 @@ def _read_tail(tail: list[Token], parsed: Parsed) -> None:
             parsed.partial = True
         elif word == "INHERITS":
             parsed.inherits = _names_in_group(tail[i + 1 :])
+        elif parsed.partition_by is None and (word == "PARTITION BY" or (
+            word == "PARTITION" and words[i + 1 : i + 2] == ["BY"]
+        )):
+            end = tail[_group_end(tail, i + 1)]
+            parsed.partition_by = " ".join(sql[tail[i].start : end.end + 1].split())
+
+
+def _group_end(tokens: list[Token], i: int) -> int:
+    """The index of the token that ends a `RANGE (d)` / `HASH (id)` / `LIST COLUMNS (a, b)` clause."""
+    depth = 0
+    for j in range(i, len(tokens)):
+        if tokens[j].token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tokens[j].token_type == TokenType.R_PAREN:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(tokens) - 1
 
 
 def _names_in_group(tokens: list[Token]) -> list[str]:

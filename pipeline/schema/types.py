@@ -7,7 +7,8 @@ Decisions worth knowing (the rest maps name for name):
   what generators and the audit must respect.
 - MySQL TINYINT(1) (signed or not) and BIT / BIT(1) -> BOOLEAN. MEDIUMINT -> INTEGER, unsigned integers ->
   the DuckDB unsigned type of the same width (MEDIUMINT UNSIGNED -> UINTEGER). YEAR -> SMALLINT with a
-  1901..2155 range (MySQL's), which the caller turns into a CHECK.
+  1901..2155 range (MySQL's), which the caller turns into a CHECK. DECIMAL / DOUBLE / FLOAT / REAL
+  UNSIGNED -> the signed type with a `>= 0` CHECK (DuckDB has no unsigned non-integers).
 - Oracle NUMBER(p) / NUMBER(p,0): p <= 9 -> INTEGER, p <= 18 -> BIGINT, else DECIMAL(p,0) (precision is
   kept so generators stay within p digits). Other dialects keep DECIMAL(p,0) as written.
 - A DECIMAL without precision: DECIMAL(10,0) in mysql and DECIMAL(18,3) in duckdb (their own defaults);
@@ -35,7 +36,7 @@ _SAME_NAME = {
     _D.TINYINT: "TINYINT", _D.SMALLINT: "SMALLINT", _D.MEDIUMINT: "INTEGER", _D.INT: "INTEGER",
     _D.BIGINT: "BIGINT", _D.INT128: "HUGEINT", _D.UINT128: "UHUGEINT", _D.UTINYINT: "UTINYINT",
     _D.USMALLINT: "USMALLINT", _D.UMEDIUMINT: "UINTEGER", _D.UINT: "UINTEGER", _D.UBIGINT: "UBIGINT",
-    _D.DOUBLE: "DOUBLE", _D.UDOUBLE: "DOUBLE", _D.BOOLEAN: "BOOLEAN",
+    _D.DOUBLE: "DOUBLE", _D.BOOLEAN: "BOOLEAN",
     _D.DATE: "DATE", _D.DATE32: "DATE", _D.TIME: "TIME", _D.TIME_NS: "TIME", _D.TIMETZ: "TIMETZ",
     _D.TIMESTAMP: "TIMESTAMP", _D.TIMESTAMPNTZ: "TIMESTAMP", _D.DATETIME: "TIMESTAMP",
     _D.DATETIME2: "TIMESTAMP", _D.DATETIME64: "TIMESTAMP", _D.SMALLDATETIME: "TIMESTAMP",
@@ -44,12 +45,13 @@ _SAME_NAME = {
     _D.TEXT: "VARCHAR", _D.TINYTEXT: "VARCHAR", _D.MEDIUMTEXT: "VARCHAR", _D.LONGTEXT: "VARCHAR",
     _D.NAME: "VARCHAR", _D.BLOB: "BLOB", _D.VARBINARY: "BLOB", _D.BINARY: "BLOB", _D.TINYBLOB: "BLOB",
     _D.MEDIUMBLOB: "BLOB", _D.LONGBLOB: "BLOB", _D.IMAGE: "BLOB", _D.JSON: "JSON", _D.JSONB: "JSON",
-    _D.UUID: "UUID", _D.BIGNUM: "BIGNUM",
+    _D.UUID: "UUID", _D.BIGNUM: "BIGNUM", _D.ROWVERSION: "BLOB",
 }  # fmt: skip
 _SERIALS = {_D.SERIAL: "INTEGER", _D.BIGSERIAL: "BIGINT", _D.SMALLSERIAL: "SMALLINT"}
 _CHARS = {_D.CHAR, _D.NCHAR, _D.BPCHAR}
 _VARCHARS = {_D.VARCHAR, _D.NVARCHAR}
 _DECIMALS = {_D.DECIMAL, _D.UDECIMAL, _D.BIGDECIMAL}
+_UNSIGNED = {_D.UDECIMAL, _D.UDOUBLE}
 _NESTED = {_D.STRUCT, _D.MAP, _D.UNION}
 # User-defined names sqlglot leaves opaque (lower case, schema dropped): (type, identity, length).
 _NAMED = {
@@ -75,8 +77,8 @@ class MappedType:
     scale: int | None = None
     allowed_values: list[Any] | None = None
     identity: bool = False
-    value_range: tuple[int, int] | None = None
-    """Bounds the caller should enforce with a CHECK (MySQL YEAR)."""
+    value_range: tuple[int, int | None] | None = None
+    """Bounds the caller should enforce with a CHECK (MySQL YEAR; no upper bound: UNSIGNED DECIMAL)."""
     note: str | None = None
 
 
@@ -111,6 +113,10 @@ def map_type(dt: exp.DataType | None, dialect: str) -> MappedType:
         return MappedType("DOUBLE" if wide else "FLOAT")
     if kind in _SAME_NAME:
         return MappedType(_SAME_NAME[kind])
+    if kind in _UNSIGNED:
+        mapped = _decimal(params, dialect) if kind == _D.UDECIMAL else MappedType("DOUBLE")
+        mapped.value_range = (0, None)
+        return mapped
     if kind in _SERIALS:
         return MappedType("UBIGINT" if dialect == "mysql" else _SERIALS[kind], identity=True)
     if kind in _CHARS or kind in _VARCHARS:

@@ -1,7 +1,7 @@
 """What a build records about itself inside the file: `stateforge.build_meta`, one (key, value) row each.
 
     read_build_meta(con)["fingerprint"]     # the hash of the build's inputs (resume checks it)
-    frozen_now(con)                         # the environment's clock: datetime(2026, 6, 30, 12, 0)
+    frozen_now(con)                         # the environment's clock: datetime(2026, 6, 30, 23, 59, 59)
 
 Keys: `fingerprint`, `inputs` (the JSON the fingerprint hashes) and `now`, the domain's frozen "now" as an
 ISO timestamp (the end of the pack's `time_window` at noon). Episodes and tools read `now` as the clock of

@@ -36,8 +36,14 @@ from pipeline.store.sql import (
 
 
 def column_ddl(table: Table, column: Column, *, constraints: bool = True) -> str:
-    """One column definition: name, type, default (identity: the sequence) and, with constraints, NOT NULL."""
+    """One column definition: name, type, default (identity: the sequence) and, with constraints, NOT NULL.
+
+    A generated column is `GENERATED ALWAYS AS (expr) VIRTUAL` (DuckDB computes it; it takes no default
+    and no constraint).
+    """
     parts = [quote_ident(column.name), column.type]
+    if column.generated is not None:
+        return " ".join([*parts, f"GENERATED ALWAYS AS ({column.generated}) VIRTUAL"])
     if column.identity:
         parts.append(f"DEFAULT {nextval(table.name, column.name)}")
     elif column.default is not None:

@@ -247,3 +247,15 @@ def test_policies_are_named_sentences_with_an_optional_check() -> None:
     assert isinstance(config.policies[1], DomainPolicy) and config.policies[1].check is None
     with pytest.raises(ValidationError):
         DomainConfig.model_validate({"name": "shop", "policies": [{"name": "x"}]})
+
+
+def test_the_frozen_clock_is_the_window_s_last_second_or_the_pack_s_now() -> None:
+    from datetime import datetime
+
+    from pipeline.domain import TimeWindow
+
+    assert TimeWindow(end="2026-06-30").clock == datetime(2026, 6, 30, 23, 59, 59)
+    window = TimeWindow(start="2026-01-01", end="2026-06-30", now="2026-06-01T09:00:00")
+    assert window.clock == datetime(2026, 6, 1, 9, 0)
+    with pytest.raises(ValidationError, match="between start and end"):
+        TimeWindow(start="2026-01-01", end="2026-06-30", now="2027-01-01T00:00:00")

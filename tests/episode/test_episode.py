@@ -15,7 +15,7 @@ from pipeline.errors import StoreError
 from pipeline.tools import Toolkit
 from tests.episode.fixture import sha256
 
-NOW = dt.datetime(2025, 12, 31, 12, 0)  # the shop's time_window ends 2025-12-31: noon of that day
+NOW = dt.datetime(2025, 12, 31, 23, 59, 59)  # the shop's time_window ends 2025-12-31: its last second
 
 
 def email_of(ep: Episode, customer_id: int) -> str:

@@ -20,6 +20,9 @@ def create_table_sql(table: Table) -> str:
     items = []
     for column in table.columns:
         parts = [quote(column.name), column.type]
+        if column.generated is not None:
+            items.append(" ".join([*parts, f"GENERATED ALWAYS AS ({column.generated}) VIRTUAL"]))
+            continue
         if not column.nullable:
             parts.append("NOT NULL")
         if column.default is not None:

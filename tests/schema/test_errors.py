@@ -168,7 +168,7 @@ CASES = [
     ),
     (
         "unparsable create table",
-        "CREATE TABLE child (\n  a int,\n  b int int int\n);",
+        "CREATE TABLE child (\n  a int,\n  = b int\n);",
         "postgres",
         7,
         "child",

@@ -22,7 +22,15 @@ DUMPS = {
     "sqlite_schema.sql": "sqlite",
     "oracle_script.sql": "oracle",
     "duckdb_schema.sql": "duckdb",
+    "rails_structure.sql": "postgres",
+    "pg_partitioned.sql": "postgres",
+    "tsql_script.sql": "tsql",
 }
+
+
+@pytest.fixture(autouse=True)
+def _in_fixtures(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(FIXTURES)  # includes are found relative to the bare file names used as sources
 
 
 def report_of(path: Path) -> dict:

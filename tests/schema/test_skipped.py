@@ -76,7 +76,6 @@ CASES = [
     ("oracle", "Prompt Creating tables ...", "sqlplus"),
     ("oracle", "SET ECHO OFF", "set"),
     ("oracle", "spool build.log", "sqlplus"),
-    ("oracle", "@create_users.sql", "sqlplus"),
     ("oracle", "CREATE OR REPLACE PACKAGE api AS\n  PROCEDURE go;\nEND api;\n/", "package"),
     (
         "oracle",

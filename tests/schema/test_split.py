@@ -107,7 +107,7 @@ def test_sqlplus_lines_and_slash_terminated_blocks() -> None:
         ("sqlplus", 4),
         (None, 5),
         (None, 10),
-        ("sqlplus", 12),
+        ("include", 12),
         (None, 13),
     ]
 

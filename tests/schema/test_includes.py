@@ -1,0 +1,89 @@
+"""Installers split over files: include commands are followed relative to the including file, with a
+cycle guard; a missing include or an unset variable is an error naming the including file and line."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from pipeline.errors import SchemaError
+from pipeline.schema import load_ddl
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("dialect", "include", "nested"),
+    [
+        ("oracle", "@@tables/parent.sql", "@@child"),
+        ("oracle", "@tables/parent", "start child.sql"),
+        ("postgres", "\\ir tables/parent.sql", "\\ir child.sql"),
+        ("postgres", "\\i tables/parent.sql", "\\i child.sql"),
+        ("mysql", "source tables/parent.sql;", "SOURCE child.sql"),
+        ("sqlite", ".read tables/parent.sql", ".read child.sql"),
+        ("tsql", ":r tables/parent.sql", ":r child.sql"),
+    ],
+)
+def test_includes_are_followed_relative_to_the_including_file(
+    tmp_path: Path, dialect: str, include: str, nested: str
+) -> None:
+    main = write(tmp_path / "install.sql", f"CREATE TABLE first (id int PRIMARY KEY);\n{include}\n")
+    write(tmp_path / "tables" / "parent.sql", f"\nCREATE TABLE parent (id int PRIMARY KEY);\n{nested}\n")
+    child = "\n\nCREATE TABLE child (p int REFERENCES parent (id), x inet);\n"
+    write(tmp_path / "tables" / "child.sql", child)
+    schema = load_ddl(main, dialect)
+    assert schema.table_names == ["first", "parent", "child"]
+    assert [(Path(t.file or "").name, t.line) for t in schema.tables] == [
+        ("install.sql", 1), ("parent.sql", 2), ("child.sql", 3)
+    ]
+
+
+def test_notes_and_errors_in_an_included_file_name_that_file_and_its_line(tmp_path: Path) -> None:
+    main = write(tmp_path / "install.sql", "\\i more.sql\n")
+    write(tmp_path / "more.sql", "CREATE TABLE a (id int PRIMARY KEY, ip inet);\n")
+    (note,) = load_ddl(main, "postgres").notes
+    assert (Path(note.file or "").name, note.line) == ("more.sql", 1)
+    write(tmp_path / "more.sql", "\n\nCREATE TABLE a (id int REFERENCES nowhere);\n")
+    with pytest.raises(SchemaError) as caught:
+        load_ddl(main, "postgres")
+    assert (Path(caught.value.file or "").name, caught.value.line) == ("more.sql", 3)
+
+
+def test_a_missing_include_names_the_including_file_line_and_the_path(tmp_path: Path) -> None:
+    main = write(tmp_path / "install.sql", "CREATE TABLE a (id int);\n\n@@gone/tables.sql\n")
+    with pytest.raises(SchemaError) as caught:
+        load_ddl(main, "oracle")
+    assert (caught.value.file, caught.value.line) == (str(main), 3)
+    assert "'gone/tables.sql' does not exist" in str(caught.value)
+
+
+def test_an_include_cycle_is_an_error(tmp_path: Path) -> None:
+    main = write(tmp_path / "a.sql", "CREATE TABLE a (id int);\n\\ir b.sql\n")
+    write(tmp_path / "b.sql", "\\ir a.sql\n")
+    with pytest.raises(SchemaError) as caught:
+        load_ddl(main, "postgres")
+    assert "include cycle: a.sql -> b.sql -> a.sql" in str(caught.value)
+
+
+def test_sqlplus_substitution_variables(tmp_path: Path) -> None:
+    write(tmp_path / "hr" / "tables.sql", "CREATE TABLE t (id NUMBER PRIMARY KEY);\n")
+    main = write(tmp_path / "main.sql", "DEFINE base = hr\n@@&&base/tables.sql\n")
+    assert load_ddl(main, "oracle").table_names == ["t"]
+    write(tmp_path / "main.sql", "CREATE TABLE a (id NUMBER);\n@&path/tables.sql\n")
+    with pytest.raises(SchemaError) as caught:
+        load_ddl(main, "oracle")
+    assert caught.value.line == 2
+    assert "uses the variable path, which nothing before it sets" in str(caught.value)
+    assert "DEFINE path = <folder>" in str(caught.value)
+
+
+def test_script_arguments_and_windows_separators(tmp_path: Path) -> None:
+    write(tmp_path / "hr" / "tables.sql", "CREATE TABLE t (id NUMBER PRIMARY KEY);\n@@&1/more.sql\n")
+    write(tmp_path / "hr" / "sub" / "more.sql", "CREATE TABLE u (id NUMBER PRIMARY KEY);\n")
+    main = write(tmp_path / "main.sql", "@@hr\\tables.sql sub\n")
+    assert load_ddl(main, "oracle").table_names == ["t", "u"]
