@@ -25,7 +25,9 @@ import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import uvicorn
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from pipeline.episode import Episode
@@ -159,13 +161,48 @@ def serve_mcp(
         max_sessions=max_sessions,
         json_response=JSON_RESPONSE,
     )
-    runner = _Runner(server.session_manager, app, sock)
+    runner = _Runner(server.session_manager, EndOnDelete(app, sessions), sock)
     try:
         runner.start()
     except BaseException:
         sessions.close_all()
         raise
     return McpHandle(runner, sessions, host, bound)
+
+
+class EndOnDelete:
+    """ASGI middleware: a `DELETE` that ends a session is answered once the session's episode is closed.
+
+    The SDK ends a session's connection (and so runs its teardown) only after answering the DELETE; a
+    client that reconnects at once (with `persist`: to the same file) would otherwise race the episode's
+    close. The answer is held back, not changed; the connection's own teardown then finds nothing to do.
+    """
+
+    def __init__(self, app: Any, sessions: Sessions) -> None:
+        self._app = app
+        self._sessions = sessions
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "DELETE":
+            await self._app(scope, receive, send)
+            return
+        session_id = next(
+            (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == MCP_SESSION_ID_HEADER.encode()),
+            None,
+        )
+        held: list[Any] = []
+
+        async def hold(message: Any) -> None:
+            held.append(message)
+
+        try:
+            await self._app(scope, receive, hold)
+            ended = any(m["type"] == "http.response.start" and m["status"] < 300 for m in held)
+            if session_id is not None and ended and self._sessions.get(session_id) is not None:
+                await anyio.to_thread.run_sync(self._sessions.close, session_id)
+        finally:
+            for message in held:
+                await send(message)
 
 
 class _Runner:

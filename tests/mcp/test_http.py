@@ -129,7 +129,7 @@ def test_calls_a_read_and_a_write_tool_and_returns_failures_as_error_results(ser
         assert result.content[0].text.startswith("error: ") and message in result.content[0].text, label
         assert result.meta["stateforge/error_kind"] == kind, label
     [record] = server.sessions
-    wait_until(lambda: not record.live, "the session to end")
+    assert not record.live, "the session's DELETE was answered before its episode closed"
     assert [c.tool for c in record.log] == [
         "get_carrier", "create_carrier", "search_carriers", "get_carier", "get_carrier", "get_carrier",
         "delete_carrier", "create_carrier",
@@ -170,7 +170,7 @@ def test_concurrent_sessions_are_isolated(server: Any, shop_db: Path):
     assert not any(code.startswith("b") for code in got["names"]["a"])
     assert not any(code.startswith("a") for code in got["names"]["b"])
     assert len(set(got["live"])) == 2
-    wait_until(lambda: not any(r.live for r in server.sessions), "both sessions to end")
+    assert not any(r.live for r in server.sessions), "a session outlived its DELETE"
     assert sha256(shop_db) == before
 
 
