@@ -164,13 +164,15 @@ def report(db: Path, args: argparse.Namespace, times: dict[str, dict[str, list[f
     lines += [
         "",
         "What MCP adds to a call's median (read / write): " + "; ".join(added) + ". The call itself costs "
-        "the same in the server as in-process (the last row: the embedded server's own `ToolResult.ms`); "
+        "no more in the server than in-process (the last row: the embedded server's own `ToolResult.ms`); "
         "the rest is the transport and the protocol's (de)serialisation on both sides: over stdio one JSON "
         "line each way on a pipe; over HTTP a POST answered with a JSON body (the SDK's streamable HTTP, "
         "`json_response`: ~1 ms less a call than an SSE stream). The server runs each call in a worker "
         "thread (`Episode.call` is blocking DuckDB work), so concurrent sessions do not wait for each "
-        "other. The embedded server shares this process's interpreter with the client, as in an "
-        "evaluation harness.",
+        "other. The embedded server shares this process's interpreter (and its GIL) with the client, as in "
+        "an evaluation harness. A call hands off between processes or threads several times on its way "
+        "there and back, and on a loaded machine each hand-off waits for a core: the added time grows with "
+        "the load average above, so compare runs at a similar load.",
     ]
     return "\n".join(lines) + "\n"
 
