@@ -33,7 +33,7 @@ from mcp.shared.exceptions import MCPError
 import pipeline
 from pipeline.episode import Episode, ToolResult
 from pipeline.errors import StateforgeError
-from pipeline.mcp.sessions import Sessions
+from pipeline.mcp.sessions import SessionRecord, Sessions
 from pipeline.mcp.target import Target
 
 log = logging.getLogger(__name__)
@@ -118,11 +118,14 @@ class McpService:
         if connection.session_id is None:
             raise MCPError(code=types.INVALID_REQUEST, message=NO_SESSION)
         record = self.sessions.get(connection.session_id)
-        if record is None:  # opened at initialize; a session whose episode was closed under it gets a new one
-            record = await self._open(connection, connection.session_id)
+        if record is None:  # opened at initialize, so closed since: never a fresh state in mid-session
+            raise MCPError(
+                code=types.INVALID_REQUEST,
+                message="this session's episode is closed (the server is stopping); connect again.",
+            )
         return record.episode
 
-    async def _open(self, connection: Connection, session_id: str) -> Any:
+    async def _open(self, connection: Connection, session_id: str) -> SessionRecord:
         try:
             record = await anyio.to_thread.run_sync(self.sessions.open, session_id)
         except StateforgeError as exc:
