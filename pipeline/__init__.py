@@ -42,6 +42,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fill",),
     ("llm",),
     ("build",),
+    ("diff",),
     ("tools",),
     ("episode",),
     ("mcp",),

@@ -107,6 +107,32 @@ def audit(
         raise NotCleanError(f"{db_file}: {report.total:,} violations in {len(report.violations)} checks.")
 
 
+@app.command()
+def diff(
+    base: Annotated[Path, typer.Argument(help="The database before (e.g. a built domain).")],
+    after: Annotated[Path, typer.Argument(help="The database after (e.g. an episode's copy).")],
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the canonical diff JSON instead of tables.")
+    ] = False,
+    table: Annotated[
+        list[str] | None, typer.Option("--table", "-t", help="Only this table (repeatable).")
+    ] = None,
+    limit: Annotated[int, typer.Option(help="Rows shown per kind of change and table.")] = 50,
+) -> None:
+    """Show the rows inserted, deleted and updated from BASE to AFTER (two DuckDB files, opened read-only).
+
+    Exits 0 whether or not they differ, 2 when a file is missing or not DuckDB or their tables differ.
+    """
+    from pipeline.diff import diff_files
+    from pipeline.diff.render import render_diff
+
+    result = diff_files(base, after, tables=table or None)
+    if as_json:
+        print(result.to_json(indent=2))
+    else:
+        render_diff(stdout, result, limit=limit)
+
+
 @app.command("build-domain")
 def build_domain(
     domain: Annotated[str, typer.Argument(help="A pack name under schemas/, a pack folder, or a DDL file.")],

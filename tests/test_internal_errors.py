@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-import pipeline.build as build_module
+import pipeline.build.stages as build_module
 from pipeline.build import build_domain
 from pipeline.errors import InternalError
 
