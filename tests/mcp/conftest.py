@@ -1,4 +1,5 @@
-"""Fixtures: the built shop (generic toolkit; shared with tests/episode) and a small build of music."""
+"""Fixtures: the built shop (generic toolkit; shared with tests/episode) and a small build of the game pack
+(its own business tools, schemas/game/tools.py, and policies)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pipeline.build import build_domain
 from tests.episode.fixture import build_shop
 
 STATEFORGE = str(Path(sys.executable).with_name("stateforge"))
-_MUSIC_LOCK = threading.Lock()
+_GAME_LOCK = threading.Lock()
 
 
 @pytest.fixture(scope="session")
@@ -22,10 +23,10 @@ def shop_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="session")
-def music_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The music pack built small. Never write to it."""
-    out = tmp_path_factory.getbasetemp() / "fixtures" / "music-mcp"
-    with _MUSIC_LOCK:
-        if not (out / "music.duckdb").is_file():
-            build_domain("music", rows=20, seed=5, out=out)
-    return out / "music.duckdb"
+def game_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The game pack built at scale 0.05. Never write to it."""
+    out = tmp_path_factory.getbasetemp() / "fixtures" / "game-mcp"
+    with _GAME_LOCK:
+        if not (out / "game.duckdb").is_file():
+            build_domain("game", scale=0.05, out=out)
+    return out / "game.duckdb"

@@ -128,22 +128,38 @@ def test_sigterm_stops_the_server_cleanly_and_keeps_persisted_writes(shop_db: Pa
         assert con.execute("SELECT count(*) FROM carriers WHERE name = 'Before SIGTERM'").fetchall() == [(1,)]
 
 
-def test_a_pack_is_served_from_its_database(music_db: Path, tmp_path: Path):
+def test_a_pack_is_served_with_its_own_tools_and_policies(game_db: Path, tmp_path: Path):
+    with duckdb.connect(str(game_db), read_only=True) as con:
+        [(loner,)] = con.execute(
+            "SELECT nickname FROM players WHERE banned_until IS NULL AND player_id NOT IN "
+            "(SELECT player_id FROM clan_members) ORDER BY player_id LIMIT 1"
+        ).fetchall()
+        [(open_clan,)] = con.execute(
+            "SELECT tag FROM clans AS c WHERE is_recruiting AND (SELECT count(*) FROM clan_members AS m "
+            "WHERE m.clan_id = c.clan_id) < max_members ORDER BY clan_id LIMIT 1"
+        ).fetchall()
+        [(closed_clan,)] = con.execute(
+            "SELECT tag FROM clans WHERE NOT is_recruiting ORDER BY clan_id LIMIT 1"
+        ).fetchall()
+
     async def session() -> dict[str, Any]:
-        async with Client(params("music", "--db", music_db, tmp=tmp_path)) as client:
-            users = await client.call_tool("search_users", {"limit": 2, "sort_by": "user_id"})
-            first = users.structured_content["rows"][0]["user_id"]
+        async with Client(params("game", "--db", game_db, tmp=tmp_path)) as client:
             return {
                 "instructions": client.instructions,
                 "tools": [t.name for t in (await client.list_tools()).tools],
-                "users": users,
-                "renamed": await client.call_tool("update_user", {"user_id": first, "display_name": "Ana"}),
+                "profile": await client.call_tool("get_player", {"nickname": loner}),
+                "closed": await client.call_tool("join_clan", {"player": loner, "clan": closed_clan}),
+                "joined": await client.call_tool("join_clan", {"player": loner, "clan": open_clan}),
             }
 
     got = anyio.run(session)
-    target = load_target(music_db)
-    assert got["tools"] == target.toolkit.names
-    assert got["instructions"].startswith("A music streaming app")
-    assert got["users"].structured_content["total"] > 0
-    assert got["renamed"].is_error is False
-    assert got["renamed"].meta["stateforge/changes"] == {"users": {"updated": 1}}
+    target = load_target(game_db)
+    assert got["tools"] == target.toolkit.names and "join_clan" in got["tools"]
+    assert got["instructions"].startswith(" ".join(target.config.description.split()))
+    for policy in target.config.policies:
+        assert " ".join(policy.description.split()) in got["instructions"]
+    assert got["profile"].is_error is False and got["profile"].structured_content["nickname"] == loner
+    assert got["closed"].is_error is True and "is not recruiting" in got["closed"].content[0].text
+    assert got["closed"].meta["stateforge/error_kind"] == "tool"
+    assert got["joined"].is_error is False, got["joined"].content[0].text
+    assert got["joined"].meta["stateforge/changes"] == {"clan_members": {"inserted": 1}}

@@ -16,22 +16,22 @@ from pipeline.mcp import instructions, resolve_database
 from pipeline.mcp.errors import ServeError
 
 
-def test_a_pack_name_means_its_build_under_artifacts(music_db: Path, tmp_path: Path, monkeypatch):
+def test_a_pack_name_means_its_build_under_artifacts(game_db: Path, tmp_path: Path, monkeypatch):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(StoreError, match=r"artifacts/music/music\.duckdb.*stateforge build-domain music"):
-        resolve_database("music")
-    built = tmp_path / "artifacts" / "music" / "music.duckdb"
+    with pytest.raises(StoreError, match=r"artifacts/game/game\.duckdb.*stateforge build-domain game"):
+        resolve_database("game")
+    built = tmp_path / "artifacts" / "game" / "game.duckdb"
     built.parent.mkdir(parents=True)
-    shutil.copy(music_db, built)
-    db, pack = resolve_database("music")
-    assert db == built.relative_to(tmp_path) or db.resolve() == built
-    assert pack is not None and pack.name == "music"
-    assert resolve_database("music", db=music_db)[0] == music_db
-    assert resolve_database(music_db) == (music_db, None)
+    shutil.copy(game_db, built)
+    db, pack = resolve_database("game")
+    assert db.resolve() == built
+    assert pack is not None and pack.name == "game" and (pack / "tools.py").is_file()
+    assert resolve_database("game", db=game_db)[0] == game_db
+    assert resolve_database(game_db) == (game_db, None)
     with pytest.raises(ServeError, match="give the database once"):
-        resolve_database(music_db, db=music_db)
-    with pytest.raises(DomainError, match='Did you mean "music"'):
-        resolve_database("musik")
+        resolve_database(game_db, db=game_db)
+    with pytest.raises(DomainError, match='Did you mean "game"'):
+        resolve_database("gmae")
     with pytest.raises(StoreError, match="does not exist"):
         resolve_database(tmp_path / "nope.duckdb")
 
