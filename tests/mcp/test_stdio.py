@@ -1,7 +1,8 @@
 """`stateforge mcp` over stdio: the real console script as a child process, driven by the SDK's client.
 
 The process is the session: one episode, a copy deleted at exit (base file unchanged), or with --persist
-the file itself (one writer: a second server on it fails at start, exit 2). SIGTERM stops it cleanly.
+the file itself (one writer: a second server on it fails at start, exit 2). SIGTERM stops it cleanly. The
+pack test serves the game pack's own tools.
 """
 
 from __future__ import annotations
@@ -60,34 +61,8 @@ def test_a_stdio_session_lists_calls_and_leaves_the_base_unchanged(shop_db: Path
     assert not copies, "the episode copy outlived the process"
 
 
-def test_persist_writes_the_file_and_a_second_writer_fails_at_start(shop_db: Path, tmp_path: Path):
-    target = tmp_path / "mine.duckdb"
-    shutil.copy(shop_db, target)
-
-    async def session() -> subprocess.CompletedProcess[str]:
-        async with Client(params(target, "--persist", tmp=tmp_path)) as client:
-            made = await client.call_tool("create_carrier", {"name": "Kept"})
-            assert made.is_error is False, made.content[0].text
-            return await anyio.to_thread.run_sync(
-                lambda: subprocess.run(
-                    [STATEFORGE, "mcp", str(target), "--persist"],
-                    stdin=subprocess.DEVNULL,
-                    capture_output=True,
-                    text=True,
-                    timeout=120,
-                )
-            )
-
-    second = anyio.run(session)
-    assert second.returncode == 2, second.stderr
-    assert "Another process has" in second.stderr
-    assert "one process at a time writes a database" in second.stderr
-    assert "Traceback" not in second.stderr and second.stdout == ""
-    with duckdb.connect(str(target), read_only=True) as con:
-        assert con.execute("SELECT carrier_id FROM carriers WHERE name = 'Kept'").fetchall() == [(5,)]
-
-
-def test_sigterm_stops_the_server_cleanly_and_keeps_persisted_writes(shop_db: Path, tmp_path: Path):
+def test_persist_one_writer_at_a_time_and_sigterm_stops_cleanly(shop_db: Path, tmp_path: Path):
+    """A raw JSON-RPC client on the pipes: a write, a second server on the file refused, then SIGTERM."""
     target = tmp_path / "mine.duckdb"
     shutil.copy(shop_db, target)
     proc = subprocess.Popen(
@@ -116,11 +91,22 @@ def test_sigterm_stops_the_server_cleanly_and_keeps_persisted_writes(shop_db: Pa
         send({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": call})
         answer = json.loads(proc.stdout.readline())
         assert answer["id"] == 2 and answer["result"]["isError"] is False
+        second = subprocess.run(
+            [STATEFORGE, "mcp", str(target), "--persist"],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
         proc.send_signal(signal.SIGTERM)
         out, err = proc.communicate(timeout=60)
     finally:
         if proc.poll() is None:
             proc.kill()
+    assert second.returncode == 2, second.stderr
+    assert "Another process has" in second.stderr
+    assert "one process at a time writes a database" in second.stderr
+    assert "Traceback" not in second.stderr and second.stdout == ""
     assert proc.returncode == 0, err
     assert "SIGTERM: stopping" in err and "Traceback" not in err
     assert out == ""  # nothing but protocol messages ever reaches stdout
