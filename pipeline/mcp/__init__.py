@@ -9,8 +9,8 @@
 
 `target.py` (the database, its toolkit and the instructions), `sessions.py` (an episode per session, or
 the file itself with persist), `server.py` (the SDK server: tools/list, tools/call, results), `http.py`
-(streamable HTTP in a thread, `McpHandle`), `stdio.py` (stdin/stdout until EOF or a signal). The guide is
-docs/tools.md, "MCP server".
+(streamable HTTP in a thread, `McpHandle`; `runner.py` runs it), `stdio.py` (stdin/stdout until EOF or
+a signal). The guide is docs/tools.md, "MCP server".
 """
 
 from __future__ import annotations
