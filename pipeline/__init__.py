@@ -18,6 +18,7 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     diff                             database diffs and their comparison (ground truth, grading)
     tools                            business tools: the framework, the generic toolkit, pack loading
     episode                          a private copy of a database where tools run, one transaction a call
+    mcp                              the MCP server: tools over stdio or streamable HTTP, an episode a session
     render                           terminal rendering of reports
     flows                            Prefect flows over `build` (the top-level `flows` package)
     cli                              the `stateforge` command
@@ -44,6 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("diff",),
     ("tools",),
     ("episode",),
+    ("mcp",),
     ("render",),
     ("flows",),
     ("cli",),
