@@ -62,22 +62,29 @@ def find_people(env: Env, refs: Sequence[str], *, role: str = "person", active: 
     wanted = list(dict.fromkeys(r.strip() for r in refs if r.strip()))
     if not wanted:
         return []
+    lowered = [r.lower() for r in wanted]
     rows = env.query(
         f"""
-        SELECT r.ref, p.* FROM (SELECT DISTINCT unnest(?) AS ref) AS r
-        LEFT JOIN ({_PERSON_SQL}) AS p
-          ON lower(p.email) = lower(r.ref) OR p.employee_no = upper(r.ref) OR lower(p.name) = lower(r.ref)
-          OR (NOT contains(r.ref, ' ') AND lower(r.ref) IN (lower(p.first_name), lower(p.last_name)))
-        ORDER BY r.ref, p.employee_id
+        SELECT * FROM ({_PERSON_SQL}) AS p
+        WHERE list_contains($refs, lower(email)) OR list_contains($refs, lower(employee_no))
+           OR list_contains($refs, lower(name)) OR list_contains($refs, lower(first_name))
+           OR list_contains($refs, lower(last_name))
+        ORDER BY employee_id
         """,
-        [wanted],
+        {"refs": lowered},
     )
     found: dict[str, list[dict]] = {}
-    for row in rows:
-        found.setdefault(row.pop("ref"), []).append(row)
+    for ref, low in zip(wanted, lowered, strict=True):
+        single = " " not in low
+        found[ref] = [
+            row
+            for row in rows
+            if low in (row["email"].lower(), row["employee_no"].lower(), row["name"].lower())
+            or (single and low in (row["first_name"].lower(), row["last_name"].lower()))
+        ]
     problems, people = [], []
     for ref in wanted:
-        matches = [m for m in found.get(ref, []) if m["employee_id"] is not None]
+        matches = found[ref]
         if active and len(matches) > 1 and any(m["is_active"] for m in matches):
             matches = [m for m in matches if m["is_active"]]  # people who left are not meant
         if not matches:
