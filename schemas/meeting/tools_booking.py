@@ -3,15 +3,8 @@
 from __future__ import annotations
 
 from pipeline.tools import Env, ToolError, tool
-from schemas.meeting.tools_common import (
-    MeetingRef,
-    check_room,
-    confirm_booking,
-    find_room,
-    headcount,
-    own_meeting,
-    title_of,
-)
+from schemas.meeting.tools_checks import check_room, confirm_booking, headcount
+from schemas.meeting.tools_common import MeetingRef, find_room, own_meeting, title_of
 
 _READS = (
     "meetings",

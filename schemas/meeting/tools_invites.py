@@ -7,18 +7,15 @@ import datetime as dt
 from typing import Literal
 
 from pipeline.tools import Env, ToolError, tool
+from schemas.meeting.tools_checks import accepted_conflicts, availability_warnings, away_conflicts, headcount
 from schemas.meeting.tools_common import (
     MAX_INVITEES,
     MeetingRef,
     People,
-    accepted_conflicts,
-    availability_warnings,
-    away_conflicts,
     find_meeting,
     find_people,
     find_person,
     find_unit,
-    headcount,
     own_meeting,
     require_upcoming,
     span,

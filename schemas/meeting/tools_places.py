@@ -9,14 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from pipeline.tools import Env, ToolError, tool
-from schemas.meeting.tools_common import (
-    WEEKDAYS,
-    Limit,
-    Offset,
-    find_building,
-    find_room,
-    span,
-)
+from schemas.meeting.tools_common import WEEKDAYS, Limit, Offset, find_building, find_room, span
 
 RoomType = Literal["meeting_room", "phone_booth", "boardroom", "training_room", "auditorium"]
 

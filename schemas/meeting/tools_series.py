@@ -9,17 +9,15 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from pipeline.tools import Env, ToolError, tool
+from schemas.meeting.tools_checks import check_meeting_time, check_room, join_url
 from schemas.meeting.tools_common import (
     MAX_INVITEES,
     Limit,
     Offset,
     People,
-    check_meeting_time,
-    check_room,
     find_people,
     find_person,
     find_room,
-    join_url,
     span,
     who,
 )
