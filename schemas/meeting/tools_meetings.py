@@ -47,12 +47,15 @@ _MEETING_READS = (
 )
 
 
-def meeting_code(env: Env, *seed: object) -> str:
-    """A free 9-digit meeting code, as 123-456-789, derived from the meeting's content (deterministic)."""
+def meeting_code(env: Env, *seed: object, taken: set[str] | None = None) -> str:
+    """A free 9-digit meeting code, as 123-456-789, derived from the meeting's content (deterministic); not
+    in use and not in `taken` (codes handed out earlier in the same call)."""
     for attempt in range(1000):
         digest = hashlib.sha256("|".join(map(str, (*seed, attempt))).encode()).hexdigest()
         number = f"{int(digest, 16) % 1_000_000_000:09d}"
         code = f"{number[:3]}-{number[3:6]}-{number[6:]}"
+        if code in (taken or ()):
+            continue
         if not env.scalar("SELECT count(*) FROM meetings WHERE meeting_code = ?", [code]):
             return code
     raise ToolError("no free meeting code found; try again with another title or time.")  # pragma: no cover

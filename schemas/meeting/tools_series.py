@@ -182,10 +182,7 @@ def create_meeting_series(
     )
     codes: list[str] = []
     for start, _ in times:
-        code = meeting_code(env, org["employee_id"], start, title)
-        while code in codes:
-            code = meeting_code(env, org["employee_id"], start, title, len(codes))
-        codes.append(code)
+        codes.append(meeting_code(env, org["employee_id"], start, title, taken=set(codes)))
     meetings = env.insert_many(
         "meetings",
         [
