@@ -25,7 +25,7 @@ import pyarrow.compute as pc
 
 from pipeline.domain.config import DomainConfig
 from pipeline.errors import SchemaError
-from pipeline.fill.checks import CheckFacts
+from pipeline.constraints.checks import CheckFacts
 from pipeline.fill.columns import choose, plan_columns
 from pipeline.fill.convert import to_arrow
 from pipeline.fill.pools import stable_hash

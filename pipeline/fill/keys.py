@@ -28,7 +28,7 @@ import pyarrow as pa
 
 from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError
-from pipeline.fill.checks import derive_checks
+from pipeline.constraints.checks import derive_checks
 from pipeline.fill.generator import TableGenerator
 from pipeline.fill.key_kinds import (
     deferred_fks,

@@ -23,7 +23,7 @@ from typing import Any, Literal
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from pipeline.fill.checks import CheckFacts, ColumnFacts, derive_checks
+from pipeline.constraints.checks import CheckFacts, ColumnFacts, derive_checks
 from pipeline.fill.infer import kind_of
 from pipeline.schema.model import Column, Table
 from pipeline.types import batch_arrow_type, int_limits

@@ -19,20 +19,39 @@ from pathlib import Path
 
 import duckdb
 
+from pipeline.constraints import Coverage, table_constraints
 from pipeline.errors import StoreError
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import Column, Schema, Table
 from pipeline.store.metadata import write_metadata
 from pipeline.store.sql import (
-    allowed_values_sql,
     column_list,
+    in_list_sql,
     nextval,
     quote_ident,
     quote_literal,
     sequence_name,
     table_ref,
-    uncovered_allowed_values,
 )
+
+COVERAGE = Coverage(
+    "the DDL (pipeline.store.create)",
+    enforces={
+        "type": ("the column type",),
+        "range": ("the column type (DuckDB refuses a value the type cannot hold)",),
+        "not_null": ("NOT NULL",),
+        "allowed_values": ("CHECK (col IN (...))",),
+        "unique": ("PRIMARY KEY", "UNIQUE"),
+        "check": ("CHECK",),
+        "default": ("DEFAULT", "DEFAULT nextval(...)"),
+    },
+    leaves={
+        "max_length": "DuckDB accepts VARCHAR(n) but ignores n: the batch checks and the audit enforce it",
+        "foreign_key": "not declared to DuckDB (DESIGN.md, decision 1): the batch checks, the audit and the "
+        "orphan cleanup enforce foreign keys",
+    },
+)
+"""How the DDL enforces each kind of constraint of the description."""
 
 
 def column_ddl(table: Table, column: Column, *, constraints: bool = True) -> str:
@@ -55,29 +74,17 @@ def table_ddl(table: Table, *, constraints: bool = True) -> str:
     """
     lines = [column_ddl(table, c, constraints=constraints) for c in table.columns]
     if constraints:
-        if table.primary_key:
-            lines.append(f"PRIMARY KEY ({column_list(table.primary_key)})")
-        for key in _unique_keys(table):
-            lines.append(f"UNIQUE ({column_list(key)})")
-        for check in table.checks:
+        tc = table_constraints(table)
+        for key in tc.unique_keys:
+            lines.append(f"{'PRIMARY KEY' if key.primary else 'UNIQUE'} ({column_list(key.columns)})")
+        for check in tc.checks:
             name = f"CONSTRAINT {quote_ident(check.name)} " if check.name else ""
             lines.append(f"{name}CHECK ({check.sql})")
-        for column in uncovered_allowed_values(table):
-            lines.append(f"CHECK ({allowed_values_sql(column)})")
+        for column in tc.columns:
+            if column.enforced_allowed:
+                lines.append(f"CHECK ({in_list_sql(column.name, column.enforced_allowed)})")
     body = ",\n    ".join(lines)
     return f"CREATE TABLE {table_ref(table.name)} (\n    {body}\n)"
-
-
-def _unique_keys(table: Table) -> list[tuple[str, ...]]:
-    """UNIQUE keys other than the primary key, each once (compared case-insensitively)."""
-    seen = {tuple(c.lower() for c in table.primary_key)}
-    keys = []
-    for key in table.unique:
-        norm = tuple(c.lower() for c in key)
-        if key and norm not in seen:
-            seen.add(norm)
-            keys.append(key)
-    return keys
 
 
 def _comments(table: Table) -> list[str]:

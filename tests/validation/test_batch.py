@@ -12,7 +12,7 @@ import pytest
 from pipeline.graph import plan_fill
 from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
 from pipeline.store import create_tables
-from validation.batch import batch_schema, schema_failures, store_failures, validate_batch
+from validation.batch import schema_failures, store_failures, validate_batch
 
 
 def items_table() -> Table:
@@ -137,7 +137,3 @@ def test_validate_batch_combines_both_halves_and_skips_the_store_on_bad_dtypes(c
     assert set(rules(validate_batch(con, items_table(), frame))) == {"length", "stored"}
     wrong = bad(id=pa.array(["1", "2", "3", "x"]))
     assert set(rules(validate_batch(con, items_table(), wrong))) == {"dtype"}
-
-
-def test_schema_is_cached_per_table_definition():
-    assert batch_schema(items_table()) is batch_schema(items_table())
