@@ -23,9 +23,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from pipeline.constraints.checks import CheckFacts
 from pipeline.domain.config import DomainConfig
 from pipeline.errors import SchemaError
-from pipeline.constraints.checks import CheckFacts
 from pipeline.fill.columns import choose, plan_columns
 from pipeline.fill.convert import to_arrow
 from pipeline.fill.pools import stable_hash

@@ -165,8 +165,8 @@ class LLMClient:
         s, state = self.settings, self._state()
         attempts = retries = 0
         while True:
-            mode = self.mode
-            sent_schema = portable_schema(schema) if self._portable else schema
+            mode, portable = self.mode, self._portable
+            sent_schema = portable_schema(schema) if portable else schema
             request = chat_request(s, self.model, messages, sent_schema, name, mode)
             attempts += 1
             async with state.semaphore:
@@ -182,24 +182,27 @@ class LLMClient:
                     self.stats.record_call(time.perf_counter() - sent, self.model, self._price, *tokens)
                     return completion, attempts, mode
             if mode == "json_schema" and s.response_format == "auto" and refuses_json_schema(failure):
-                log.info(
-                    "%s at %s refuses json_schema (%s); using json_object",
-                    self.model,
-                    self.base_url,
-                    server_message(failure),
-                )
-                self._json_object = True
-                self.stats.record("fallbacks")
+                if not self._json_object:  # once per client, however many requests were in flight
+                    log.info(
+                        "%s at %s refuses json_schema (%s); using json_object",
+                        self.model,
+                        self.base_url,
+                        server_message(failure),
+                    )
+                    self._json_object = True
+                    self.stats.record("fallbacks")
                 continue
-            if mode == "json_schema" and not self._portable and refuses_schema_keywords(failure):
-                log.info(
-                    "%s at %s rejects schema keywords (%s); sending the portable subset",
-                    self.model,
-                    self.base_url,
-                    server_message(failure),
-                )
-                self._portable = True
-                self.stats.record("fallbacks")
+            if mode == "json_schema" and not portable and refuses_schema_keywords(failure):
+                # requests sent before the first refusal came back are refused too: resend them all
+                if not self._portable:
+                    log.info(
+                        "%s at %s rejects schema keywords (%s); sending the portable subset",
+                        self.model,
+                        self.base_url,
+                        server_message(failure),
+                    )
+                    self._portable = True
+                    self.stats.record("fallbacks")
                 continue
             where = f"{self.model} at {self.base_url}"
             try:
