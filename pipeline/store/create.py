@@ -133,6 +133,39 @@ def create_tables(
     write_metadata(con, schema, plan)
 
 
+REWRITE = "__sf_rewrite"
+"""The name a table is rebuilt under by `rewrite_table`, before it takes the table's place."""
+
+
+def rewrite_table(con: duckdb.DuckDBPyConnection, table: Table, select: str) -> None:
+    """Replace every row of `table` with the rows of `select` (its columns, in table order), by building
+    the table anew under a temporary name, with its constraints, defaults and comments, and moving it into
+    place. The caller owns the transaction; the rows keep the order `select` gives them.
+
+    Why not UPDATE: DuckDB 2.0.1 runs an UPDATE of a column that a CHECK reads together with an indexed
+    column (`CHECK (parent_id <> id)` beside the primary key) as a delete and re-insert of every row, in
+    time that grows with the square of the rows (8 s for 60,000; docs/BENCHMARKS.md), where building the
+    table again costs what its first insert did.
+    """
+    ddl = table_ddl(table)
+    head = f"CREATE TABLE {table_ref(table.name)} ("
+    if not ddl.startswith(head):  # table_ddl's own first line: a mismatch is a bug here, not bad input
+        raise StoreError(f"table {table.name}: cannot rewrite it: unexpected DDL {ddl[:80]!r}")
+    statements = [
+        f"DROP TABLE IF EXISTS {table_ref(REWRITE)}",
+        f"CREATE TABLE {table_ref(REWRITE)} (" + ddl[len(head):],
+        f"INSERT INTO {table_ref(REWRITE)} {select}",
+        f"DROP TABLE {table_ref(table.name)}",
+        f"ALTER TABLE {table_ref(REWRITE)} RENAME TO {quote_ident(table.name)}",
+        *_comments(table),
+    ]
+    for sql in statements:
+        try:
+            con.execute(sql).fetchall()
+        except duckdb.Error as exc:
+            raise StoreError(f"table {table.name}: rewriting it failed ({exc}) at:\n{sql}") from exc
+
+
 def reset_sequences(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, int]:
     """Restart every identity column's sequence just after the column's current maximum (1 if empty).
 
