@@ -172,6 +172,6 @@ def test_a_rewritten_table_keeps_its_rows_order_constraints_defaults_and_comment
             insert(con, "INSERT INTO customers (email, name) VALUES ('a@x', 'again')")
         comments = con.sql("SELECT comment FROM duckdb_tables() WHERE table_name = 'customers'").fetchall()
         assert comments == [("People who buy.",)]
-        column = "SELECT comment FROM duckdb_columns() WHERE table_name = 'customers' AND column_name = 'email'"
-        assert con.sql(column).fetchall() == [("Login, unique.",)]
+        column = "SELECT comment FROM duckdb_columns() WHERE table_name = 'customers' AND column_name = ?"
+        assert con.execute(column, ["email"]).fetchall() == [("Login, unique.",)]
         assert not con.sql("SELECT * FROM duckdb_tables() WHERE table_name = '__sf_rewrite'").fetchall()
