@@ -116,13 +116,7 @@ def duplicate_rows(keys: pa.Table) -> np.ndarray:
         column = pc.is_valid(keys.column(i))
         valid = column if valid is None else pc.and_(valid, column)
     complete = keys.filter(valid) if valid is not None and keys.num_rows else keys
-    if complete.num_rows < 2:
-        return _NONE
-    if complete.num_columns == 1:
-        distinct = pc.count_distinct(complete.column(0), mode="only_valid").as_py()
-    else:
-        distinct = complete.group_by(complete.column_names, use_threads=False).aggregate([]).num_rows
-    if distinct == complete.num_rows:
+    if complete.num_rows < 2 or _all_distinct(complete):
         return _NONE
     row = "__sf_row"
     numbered = keys.rename_columns([f"k{i}" for i in range(keys.num_columns)])
@@ -131,3 +125,35 @@ def duplicate_rows(keys: pa.Table) -> np.ndarray:
     firsts = numbered.group_by(numbered.column_names[:-1], use_threads=False).aggregate([(row, "min")])
     kept = firsts.column(f"{row}_min").to_numpy()
     return np.setdiff1d(numbered.column(row).to_numpy(), kept).astype(np.int64)
+
+
+def _all_distinct(keys: pa.Table) -> bool:
+    """No two rows of `keys` (no NULLs) are equal: a pass over one int64 when the key fits in one (keys
+    made in order, the common case, need no hashing at all), else a hash count."""
+    packed = _packed(keys)
+    if packed is not None:
+        if bool(np.all(packed[1:] > packed[:-1])):
+            return True
+        return pc.count_distinct(pa.array(packed)).as_py() == keys.num_rows
+    if keys.num_columns == 1:
+        return pc.count_distinct(keys.column(0), mode="only_valid").as_py() == keys.num_rows
+    return keys.group_by(keys.column_names, use_threads=False).aggregate([]).num_rows == keys.num_rows
+
+
+def _packed(keys: pa.Table) -> np.ndarray | None:
+    """Integer key columns packed into one int64 per row (mixed radix over their ranges), or None when a
+    column is not an integer or the ranges do not fit in 63 bits."""
+    packed: np.ndarray | None = None
+    span = 1
+    for i in range(keys.num_columns):
+        column = keys.column(i)
+        if not pa.types.is_integer(column.type):
+            return None
+        values = column.to_numpy().astype(np.int64, copy=False)
+        low, high = int(values.min()), int(values.max())
+        width = high - low + 1
+        span *= width
+        if span >= 2**62:
+            return None
+        packed = values - low if packed is None else packed * width + (values - low)
+    return packed
