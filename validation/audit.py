@@ -131,20 +131,26 @@ def run_check(con: duckdb.DuckDBPyConnection, query: CheckQuery, sample: int = 5
 
 
 def offence_counts(con: duckdb.DuckDBPyConnection, queries: Sequence[CheckQuery]) -> list[int]:
-    """How many offences each check finds, all in one query (half the time of one query per check on a
-    clean database: docs/BENCHMARKS.md); a check that cannot run is named by `run_check`."""
-    if not queries:
-        return []
-    union = " UNION ALL ".join(
-        f"SELECT {i} AS i, count(*) AS n FROM ({q.offenders}) AS o" for i, q in enumerate(queries)
-    )
-    try:
-        found = dict(con.sql(union).fetchall())
-    except duckdb.Error:
-        for q in queries:
-            run_check(con, q, 0)  # raises StoreError naming the check
-        raise
-    return [int(found[i]) for i in range(len(queries))]
+    """How many offences each check finds: one query per table for all its checks (fewer round trips
+    than one per check; one for the whole database would hold every table's hash tables at once). A
+    check that cannot run is named by `run_check`."""
+    counts = [0] * len(queries)
+    by_table: dict[str, list[int]] = {}
+    for i, q in enumerate(queries):
+        by_table.setdefault(q.table, []).append(i)
+    for positions in by_table.values():
+        union = " UNION ALL ".join(
+            f"SELECT {i} AS i, count(*) AS n FROM ({queries[i].offenders}) AS o" for i in positions
+        )
+        try:
+            found = dict(con.sql(union).fetchall())
+        except duckdb.Error:
+            for i in positions:
+                run_check(con, queries[i], 0)  # raises StoreError naming the check
+            raise
+        for i in positions:
+            counts[i] = int(found[i])
+    return counts
 
 
 def row_counts(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> dict[str, int]:
