@@ -33,14 +33,8 @@ Test = tuple[str, tuple[str, ...], str, str]
 """(rule, columns, detail, the SQL that selects the failing rows' `ROW`)."""
 
 
-def store_failures(
-    con: duckdb.DuckDBPyConnection,
-    table: Table,
-    batch: pa.Table,
-    batch_no: int = 0,
-    fks: Sequence[ForeignKey] | None = None,
-    stored: bool = True,
-) -> list[Failure]:
+def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table, batch_no: int = 0,
+                   fks: Sequence[ForeignKey] | None = None, stored: bool = True) -> list[Failure]:
     """Keys already stored, foreign keys without a parent (`fks`, default all) and failed CHECKs.
 
     `stored=False` skips the stored-key checks (the table is known to be empty).

@@ -45,6 +45,17 @@ _KINDS = {"missing": "missing_field", "extra_forbidden": "extra_field", "string_
           "decimal_max_places": "range", "decimal_whole_digits": "range"}
 _NUMBERS = ("int", "float", "decimal")
 
+_WRITTEN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "type": (("type", "format"), ("the field's type",)),
+    "range": (("minimum", "maximum"), ("ge", "le")),
+    "max_length": (("maxLength",), ("max_length",)),
+    "not_null": (("type without null",), ("a type without None",)),
+    "allowed_values": (("enum",), ("Literal",)),
+    "check": (("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "minLength", "maxLength"),
+              ("ge", "gt", "le", "lt", "min_length", "max_length")),
+}
+"""Per kind of constraint on a written value: the JSON-schema keywords and the pydantic constraints that
+carry it (`ValueRules` renders one description as both)."""
 _NOT_WRITTEN = {
     "unique": "no JSON schema says two rows differ: the batch validation finds a duplicate and the row "
     "goes back with the error",
@@ -52,32 +63,11 @@ _NOT_WRITTEN = {
     "required property of the reply",
     "default": "identity columns are never written, and a written column is always required",
 }
-SCHEMA_COVERAGE = Coverage(
-    "the LLM's reply schema (pipeline.llm.rows)",
-    enforces={
-        "type": ("type", "format"),
-        "range": ("minimum", "maximum"),
-        "max_length": ("maxLength",),
-        "not_null": ("type without null",),
-        "allowed_values": ("enum",),
-        "check": ("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "minLength", "maxLength"),
-    },
-    leaves=_NOT_WRITTEN,
-)
+SCHEMA_COVERAGE = Coverage("the LLM's reply schema (pipeline.llm.rows)",
+                           {kind: both[0] for kind, both in _WRITTEN.items()}, _NOT_WRITTEN)
 """Which JSON-schema keyword carries each kind of constraint to the model."""
-
-MODEL_COVERAGE = Coverage(
-    "the LLM's row model (pipeline.llm.rows)",
-    enforces={
-        "type": ("the field's type",),
-        "range": ("ge", "le"),
-        "max_length": ("max_length",),
-        "not_null": ("a type without None",),
-        "allowed_values": ("Literal",),
-        "check": ("ge", "gt", "le", "lt", "min_length", "max_length"),
-    },
-    leaves=_NOT_WRITTEN,
-)
+MODEL_COVERAGE = Coverage("the LLM's row model (pipeline.llm.rows)",
+                          {kind: both[1] for kind, both in _WRITTEN.items()}, _NOT_WRITTEN)
 """Which pydantic constraint checks each kind of constraint in a reply row."""
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from decimal import Decimal
+from functools import partial
 from typing import Any
 
 import duckdb
@@ -109,17 +110,25 @@ def _batch_rules(**bad: Any) -> set[str]:
     return {f.rule for f in validate_batch(_database(constraints=True), THINGS, _batch(**bad))}
 
 
-BATCH_CASES: dict[str, Callable[[], set[str]]] = {
-    "type": lambda: _batch_rules(small="five"),
-    "range": lambda: _batch_rules(price=Decimal("1000.00")),
-    "max_length": lambda: _batch_rules(code="toolong"),
-    "not_null": lambda: _batch_rules(code=None),
-    "allowed_values": lambda: _batch_rules(status="lost"),
-    "unique": lambda: _batch_rules(tag="t1"),
-    "foreign_key": lambda: _batch_rules(parent_id=99),
-    "check": lambda: _batch_rules(qty=0),
-    "default": lambda: _batch_rules(code=_DROP),
+ROW_VIOLATIONS: dict[str, dict[str, Any]] = {
+    "type": {"small": "five"},
+    "range": {"price": Decimal("1000.00")},
+    "max_length": {"code": "toolong"},
+    "not_null": {"code": None},
+    "allowed_values": {"status": "lost"},
+    "unique": {"tag": "t1"},  # the stored row's
+    "foreign_key": {"parent_id": 99},
+    "check": {"qty": 0},
+    "default": {"code": _DROP},  # a column without default left out
 }
+"""A row that breaks one kind (the batch checks get it in a batch, the audit as a stored row)."""
+
+
+def _cases(consumer: Callable[..., set[str]], *kinds: str) -> dict[str, Callable[[], set[str]]]:
+    return {kind: partial(consumer, **ROW_VIOLATIONS[kind]) for kind in kinds}
+
+
+BATCH_CASES = _cases(_batch_rules, *ROW_VIOLATIONS)
 
 
 # --- the audit: a stored row (no constraints declared) breaking the kind ------------------------------
@@ -132,14 +141,8 @@ def _audit_checks(**bad: Any) -> set[str]:
     return {v.check for v in audit(con, SCHEMA).violations}
 
 
-AUDIT_CASES: dict[str, Callable[[], set[str]]] = {
-    "max_length": lambda: _audit_checks(code="toolong"),
-    "not_null": lambda: _audit_checks(code=None),
-    "allowed_values": lambda: _audit_checks(status="lost"),
-    "unique": lambda: _audit_checks(tag="t1"),
-    "foreign_key": lambda: _audit_checks(parent_id=99),
-    "check": lambda: _audit_checks(qty=0),
-}
+AUDIT_CASES = _cases(_audit_checks, "max_length", "not_null", "allowed_values", "unique", "foreign_key",
+                     "check")
 
 
 # --- the orphan cleanup: a child whose parent is gone -------------------------------------------------
