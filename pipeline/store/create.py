@@ -144,8 +144,8 @@ def rewrite_table(con: duckdb.DuckDBPyConnection, table: Table, select: str) -> 
 
     Why not UPDATE: DuckDB 2.0.1 runs an UPDATE of a column that a CHECK reads together with an indexed
     column (`CHECK (parent_id <> id)` beside the primary key) as a delete and re-insert of every row, in
-    time that grows with the square of the rows (8 s for 60,000; docs/BENCHMARKS.md), where building the
-    table again costs what its first insert did.
+    time that grows with the square of the rows (60x a rewrite at 60,000 rows: bench/second_pass.py),
+    where building the table again costs what its first insert did.
     """
     ddl = table_ddl(table)
     head = f"CREATE TABLE {table_ref(table.name)} ("

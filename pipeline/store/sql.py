@@ -85,8 +85,8 @@ def orphans_sql(
     (aliased `p`) on `ref_columns`: `SELECT {select} FROM child AS c ANTI JOIN parent AS p ON ...`.
 
     `child` and `parent` are table references (`table_ref`) or registered relations. DuckDB's ANTI JOIN,
-    not NOT EXISTS: 2.0.1 plans NOT EXISTS as a mark join, 2-3x slower on 1M rows (docs/BENCHMARKS.md).
-    A NULL in any column exempts the row (MATCH SIMPLE).
+    not NOT EXISTS: 2.0.1 plans NOT EXISTS as a mark join, about 2x slower to find the orphans of 1M rows
+    (bench/audit.py, bench/second_pass.py). A NULL in any column exempts the row (MATCH SIMPLE).
     """
     match = " AND ".join(
         f"p.{quote_ident(r)} = c.{quote_ident(col)}" for col, r in zip(columns, ref_columns, strict=True)
