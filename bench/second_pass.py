@@ -106,9 +106,10 @@ def orphans(children: int, repeats: int) -> dict[str, float]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", type=int, default=60_000, help="rows of the table whose key is set")
-    parser.add_argument("--children", type=int, default=1_000_000, help="child rows of the cleanup")
-    parser.add_argument("--repeats", type=int, default=5)
+    for flag, default, meaning in (("--rows", 60_000, "rows of the table whose key is set"),
+                                   ("--children", 1_000_000, "child rows of the cleanup"),
+                                   ("--repeats", 5, "runs of each (medians)")):
+        parser.add_argument(flag, type=int, default=default, help=meaning)
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")
     args = parser.parse_args()
     update_s, rewrite_s = deferred_key(args.rows, args.repeats)
