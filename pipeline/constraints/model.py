@@ -214,7 +214,7 @@ def _describe(table: Table) -> TableConstraints:
     facts = derive_checks(table)
     columns = []
     for column in table.columns:
-        if column.generated is not None:  # DuckDB computes it and allows no constraint on it: nothing to check
+        if column.generated is not None:  # DuckDB computes it and allows no constraint on it
             continue
         name = column.name.lower()
         allowed = tuple(v for v in column.allowed_values or [] if v is not None)
