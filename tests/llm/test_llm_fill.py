@@ -89,7 +89,7 @@ def test_meaning_columns_of_the_music_pack(music: Music) -> None:
     assert got["albums"] == ["title", "label"]
     assert got["artists"] == ["name", "bio"]
     assert got["comments"] == ["body"]
-    assert got["playlists"] == ["description"]  # the title has a `values` list: the pack's choice
+    assert got["playlists"] == ["title", "description"]
     assert got["genres"] == ["description"]
     # ids, e-mails and handles, names other columns are made from, timestamps, enums, codes: offline
     assert got["users"] == []
