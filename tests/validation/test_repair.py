@@ -91,6 +91,12 @@ def test_coerce_types_casts_clamps_and_nulls_what_cannot_convert():
     assert (count.rule, count.count, count.failures) == ("coerce_types", 6, (0, 1))
 
 
+def test_coerce_types_rounds_and_clamps_numbers_into_an_integer_column():
+    got, count = coerce_types(batch(id=pa.array([1.6, 3e10, -5.0])), [fail("dtype", ("id",), [])], ctx())
+    assert got.column("id").to_pylist() == [2, 2_147_483_647, -5] and got.schema.field("id").type == pa.int32()
+    assert count.failures == (0,)
+
+
 def test_coerce_types_clamps_range_failures_in_place():
     got, count = coerce_types(
         batch(price=pa.array([Decimal("1.0"), Decimal("12345.6"), None], pa.decimal128(6, 1))),
