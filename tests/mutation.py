@@ -70,8 +70,8 @@ MUTANTS: tuple[Mutant, ...] = (
     Mutant("rule_repairs_not_run", RULES, "                result = con.execute(statement).fetchall()",
            "                result = con.execute('SELECT 1').fetchall()"),
     Mutant("repaired_is_found", RULES, "            _repair(con, schema, rule, rep)\n    return reports",
-           "            _repair(con, schema, rule, rep)\n    for rep in reports:\n        rep.repaired = rep.found\n"
-           "    return reports"),
+           "            _repair(con, schema, rule, rep)\n    for rep in reports:\n"
+           "        rep.repaired = rep.found\n    return reports"),
     Mutant("orphans_not_cleaned", RULES,
            "        for key, n in clean_orphans(con, schema, changed_tables(rule.repair)).items():",
            "        for key, n in {}.items():"),

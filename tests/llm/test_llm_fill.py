@@ -267,8 +267,9 @@ def test_every_fault_class_ends_in_a_valid_batch_and_is_counted(
     albums = music.pack.schema.table("albums")
     batch = take(db, albums)
     # one request at a time: the server's faults follow its request sequence, so the run is repeatable
-    with FakeLLMServer(seed=5, faults={fault: 0.5}, retry_after=0.01, timeout_delay=1.0) as server:
-        settings = settings_for(server, tmp_path, concurrency=1, timeout=0.4 if fault == "timeout" else 5.0)
+    # a held reply (the timeout fault) outlasts the client's timeout; a normal one never does, loaded or not
+    with FakeLLMServer(seed=5, faults={fault: 0.5}, retry_after=0.01, timeout_delay=60) as server:
+        settings = settings_for(server, tmp_path, concurrency=1, timeout=2.0 if fault == "timeout" else 5.0)
         fill = LLMFill(music.pack.schema, music.pack.config, settings, seed=SEED)
         out = fill(db, albums, batch, 0)
         report = fill.report(albums)
