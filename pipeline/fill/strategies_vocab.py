@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -110,27 +111,38 @@ def from_vocabulary(name: str) -> Strategy:
 
 
 _ARTIST_MIX = (("solo", 0.5), ("band", 0.33), ("duo", 0.05), ("dj", 0.12))
+KINDS = ("solo", "band", "duo", "dj", "orchestra", "choir")
+"""The forms `vocab.kind_of` knows, by code."""
 
 
 def _artist_names(ctx: Ctx) -> pa.Array:
     """Artist names when no column states the kind: mostly people and bands, some duos and DJs."""
     kinds, weights = zip(*_ARTIST_MIX, strict=True)
     p = np.array(weights) / sum(weights)
-    chosen = np.array(kinds, dtype=object)[ctx.rng.choice(len(kinds), size=ctx.n, p=p)]
-    return _by_kind(ctx, "artist_name", pa.array(chosen, pa.string()))
+    picked = ctx.rng.choice(len(kinds), size=ctx.n, p=p)
+    return _assemble_kinds(ctx, "artist_name", np.array([KINDS.index(k) for k in kinds])[picked])
 
 
-def _by_kind(ctx: Ctx, name: str, kinds_raw: pa.Array | np.ndarray) -> pa.Array:
+def _by_kind(ctx: Ctx, name: str, kinds_raw: Any) -> pa.Array:
     """Values whose form follows each row's kind (a band gets a band name, an orchestra an orchestra's)."""
-    kinds = per_distinct(pa.array(kinds_raw).cast(pa.string()).fill_null(""),
-                         lambda values: pa.array([kind_of(v) for v in values.to_pylist()], pa.string()))
-    labels = kinds.to_numpy(zero_copy_only=False)
-    out = np.empty(ctx.n, dtype=object)
-    for kind in np.unique(labels):
-        rows = np.flatnonzero(labels == kind)
-        made = _one_kind(ctx, name, str(kind), rows)
-        out[rows] = made.to_numpy(zero_copy_only=False)
-    return pa.array(out, pa.string())
+    encoded = pc.dictionary_encode(pa.array(kinds_raw).cast(pa.string()).fill_null(""))
+    forms = np.array([KINDS.index(kind_of(v)) for v in encoded.dictionary.to_pylist()], dtype=np.int64)
+    return _assemble_kinds(ctx, name, forms[encoded.indices.to_numpy(zero_copy_only=False)])
+
+
+def _assemble_kinds(ctx: Ctx, name: str, codes: np.ndarray) -> pa.Array:
+    """Each kind's rows made by its form, put back in row order (Arrow takes, no Python loop over rows)."""
+    order = np.argsort(codes, kind="stable")
+    counts = np.bincount(codes, minlength=len(KINDS))
+    pieces, start = [], 0
+    for code, m in enumerate(counts):
+        if m:
+            rows = order[start : start + m]
+            pieces.append(_one_kind(ctx, name, KINDS[code], rows).cast(pa.string()))
+            start += m
+    inverse = np.empty(ctx.n, dtype=np.int64)
+    inverse[order] = np.arange(ctx.n)
+    return pa.concat_arrays(pieces).take(inverse)
 
 
 def _one_kind(ctx: Ctx, name: str, kind: str, rows: np.ndarray) -> pa.Array:

@@ -47,7 +47,7 @@ VOCABULARIES: dict[str, dict[str, Vocabulary]] = {
     },
     "comment": {
         "music": Prose(music_text.COMMENT, music_text.COMMENT_MORE, most=2),
-        "": Prose(common.COMMENT),
+        "": Prose(common.COMMENT, common.COMMENT, most=2),
     },
     "description": {
         "playlist": Prose(music_text.PLAYLIST_DESCRIPTION),

@@ -92,13 +92,26 @@ BIO = Grammar.of(
 )
 COMMENT = Grammar.of(
     ("Great {thing}, thanks for sharing.", 3),
-    ("Totally agree with this.", 1),
+    ("Totally agree with the {detail}.", 2),
     ("Not sure about the {detail}, but the rest works for me.", 2),
-    ("This is exactly what I needed.", 1),
+    ("This is exactly what I needed {when}.", 2),
     ("Could you say more about the {detail}?", 2),
     ("Love the {detail}.", 2),
-    ("Same here, {reaction}.", 1),
-    thing="post|idea|write-up|find|tip|update|summary",
-    detail="second part|timing|price|details|ending|last point|examples|layout",
-    reaction="happened to me last week|can confirm|good to know|glad it's not just me",
+    ("Same here, {reaction}.", 2),
+    ("The {detail} could be clearer, {advice}.", 2),
+    ("Tried this {when} and it {result}.", 2),
+    ("{greeting}, {reaction}.", 1),
+    thing="post|idea|write-up|find|tip|update|summary|guide|list|photo|story|thread",
+    detail=(
+        "second part|timing|price|details|ending|last point|examples|layout|first step|title|numbers|"
+        "wording|colours|intro|conclusion|chart|sources"
+    ),
+    reaction=(
+        "happened to me last week|can confirm|good to know|glad it's not just me|saving this for later|"
+        "this made my day|bookmarked|sharing with my team"
+    ),
+    when="today|this morning|last night|at work|this week|on the weekend|again",
+    advice="maybe add an example|maybe split it in two|maybe a short summary first|maybe a picture",
+    result="worked|worked on the second try|saved me an hour|did not work for me|mostly worked",
+    greeting="Thanks|Wow|Nice|Honestly|Ha",
 )
