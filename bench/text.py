@@ -13,14 +13,13 @@ Prints a markdown table; unless `--no-write`, replaces the "Offline text" sectio
 
 from __future__ import annotations
 
-import argparse
 import datetime as dt
 import platform
 import statistics
 import time
 from typing import Any
 
-from _doc import write_section
+from _doc import bench_parser, publish
 
 from pipeline.domain.config import DomainConfig
 from pipeline.fill.generator import TableGenerator
@@ -68,10 +67,9 @@ def _distinct(gen: TableGenerator, rows: int = 20_000) -> float:
 
 def main() -> None:
     """Time both ways for every case and print (and record) the table."""
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = bench_parser(__doc__)
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=5)
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")
     args = parser.parse_args()
     lines = [
         f"Command: `.venv/bin/python bench/text.py --rows {args.rows}` ({dt.date.today()}; "
@@ -99,10 +97,7 @@ def main() -> None:
         "draw titles and names without repeats while their combinations last. Codes are drawn by real-world "
         "frequency, so few distinct values is the point there (songs are mostly in English).",
     ]
-    text = "\n".join(lines)
-    print(text)
-    if not args.no_write:
-        write_section("Offline text (bench/text.py)", text)
+    publish("Offline text (bench/text.py)", lines, write=not args.no_write)
 
 
 if __name__ == "__main__":

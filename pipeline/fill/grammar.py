@@ -51,6 +51,11 @@ class Grammar:
         grammar.check()
         return grammar
 
+    @staticmethod
+    def slot_names(template: str) -> list[str]:
+        """The `{slot}` names of a template, in order."""
+        return _slot_names(template)
+
     def check(self) -> None:
         """Raise ValueError for a template naming a slot that has no items."""
         known = dict(self.slots)

@@ -15,6 +15,7 @@ from pipeline.domain.config import DomainConfig
 from pipeline.fill.checks import After, derive_checks, unhandled_checks
 from pipeline.fill.generator import TableGenerator, strategy_for
 from pipeline.fill.strategies import STRATEGIES
+from pipeline.fill.strategies_vocab import NAME_VOCABULARIES
 from pipeline.schema.model import Check, Column, ForeignKey, Table
 from pipeline.types import arrow_type
 
@@ -110,18 +111,10 @@ GOLDEN: list[tuple[str, str, dict[str, Any], Any]] = [
     ("title", "VARCHAR(80)", {}, TITLED),
     ("sentence", "VARCHAR(200)", {}, SENTENCES),
     ("paragraph", "VARCHAR(1000)", {}, SENTENCES),
-    ("song_title", "VARCHAR(60)", {}, TITLED),
-    ("album_title", "VARCHAR(60)", {}, TITLED),
+    *((name, "VARCHAR(30)", {}, TITLED) for name in NAME_VOCABULARIES - {"words", "title"}),
     ("artist_name", "VARCHAR(60)", {}, TITLED),
-    ("playlist_name", "VARCHAR(60)", {}, TITLED),
-    ("meeting_title", "VARCHAR(60)", {}, TITLED),
-    ("clan_name", "VARCHAR(30)", {}, TITLED),
     ("tag", "VARCHAR(5)", {}, matching(r"[A-Z]{2,5}")),
-    ("bio", "VARCHAR(400)", {}, SENTENCES),
-    ("comment", "VARCHAR(300)", {}, SENTENCES),
-    ("description", "VARCHAR(300)", {}, SENTENCES),
-    ("note", "VARCHAR(500)", {}, SENTENCES),
-    ("message", "VARCHAR(300)", {}, SENTENCES),
+    *((name, "VARCHAR(400)", {}, SENTENCES) for name in ("bio", "comment", "description", "note", "message")),
     ("agenda", "VARCHAR(500)", {}, matching(r"1\. [A-Z][^\n]*(\n\d\. [A-Z][^\n]*)*")),
     ("text", "VARCHAR(300)", {"pool": 50}, matching(r"[A-Z](.|\n)*\.")),
     ("code", "VARCHAR(12)", {"pattern": "SKU-####-??"}, matching(r"SKU-\d{4}-[A-Z]{2}")),

@@ -6,7 +6,7 @@
 A vocabulary is a `Grammar` (names and titles: one phrase a row) or `Prose` (sentences: the first from
 one grammar, up to `most - 1` more from another, as many as fit the column). The topic comes from
 `pipeline.fill.topics.topic_of`; a topic without its own variant takes the generic one ("").
-Word lists live beside this module: `music`, `music_text`, `work`, `game`, `common`.
+Word lists and templates are data, in the TOML files beside this module (`words.grammar` reads them).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from pipeline.fill.grammar import Grammar
-from pipeline.fill.vocab import common, game, music, music_text, work
+from pipeline.fill.vocab.words import grammar as g
 
 
 @dataclass(frozen=True)
@@ -30,50 +30,51 @@ class Prose:
 
 Vocabulary = Grammar | Prose
 
-_SENTENCES = Prose(common.SENTENCE, common.SENTENCE, most=3)
-SHORT_SENTENCE = common.SENTENCE
+_SENTENCES = Prose(g("common.sentence"), g("common.sentence"), most=3)
+SHORT_SENTENCE = g("common.sentence")
 """What a text column too short for its vocabulary's sentences gets instead of a cut sentence."""
 
 VOCABULARIES: dict[str, dict[str, Vocabulary]] = {
-    "song_title": {"": music.SONG_TITLE},
-    "album_title": {"": music.ALBUM_TITLE},
-    "playlist_name": {"": music.PLAYLIST_NAME},
-    "meeting_title": {"": work.MEETING_TITLE},
-    "clan_name": {"": game.CLAN_NAME},
-    "agenda": {"": Prose(work.ITEM_FIRST, work.ITEM, most=6, numbered=True)},
+    "song_title": {"": g("music.song_title")},
+    "album_title": {"": g("music.album_title")},
+    "playlist_name": {"": g("music.playlist_name")},
+    "meeting_title": {"": g("work.meeting_title")},
+    "clan_name": {"": g("game.clan_name")},
+    "agenda": {"": Prose(g("work.item_first"), g("work.item"), most=6, numbered=True)},
     "bio": {
-        "music": Prose(music_text.BIO_FIRST, music_text.BIO_MORE, most=3),
-        "": Prose(common.BIO, common.BIO, most=2),
+        "music": Prose(g("music_text.bio_first"), g("music_text.bio_more"), most=3),
+        "": Prose(g("common.bio"), g("common.bio"), most=2),
     },
     "comment": {
-        "music": Prose(music_text.COMMENT, music_text.COMMENT_MORE, most=2),
-        "": Prose(common.COMMENT, common.COMMENT, most=2),
+        "music": Prose(g("music_text.comment"), g("music_text.comment_more"), most=2),
+        "": Prose(g("common.comment"), g("common.comment"), most=2),
     },
     "description": {
-        "playlist": Prose(music_text.PLAYLIST_DESCRIPTION),
-        "genre": Prose(music_text.GENRE_DESCRIPTION),
-        "music": Prose(music_text.DESCRIPTION_MUSIC),
-        "clan": Prose(game.CLAN_DESCRIPTION),
-        "": Prose(common.SENTENCE, common.SENTENCE, most=2),
+        "playlist": Prose(g("music_text.playlist_description")),
+        "genre": Prose(g("music_text.genre_description")),
+        "music": Prose(g("music_text.description_music")),
+        "clan": Prose(g("game.clan_description")),
+        "": Prose(g("common.sentence"), g("common.sentence"), most=2),
     },
-    "note": {"meeting": Prose(work.NOTE_FIRST, work.NOTE_MORE, most=4), "": _SENTENCES},
-    "message": {"game": Prose(game.MAIL), "absence": Prose(work.OUT_OF_OFFICE), "": _SENTENCES},
-    "words": {"game": game.EPIC_PHRASE, "": common.PHRASE},
-    "title": {"game": game.EPIC_PHRASE, "": common.TITLE},
-    "sentence": {"": Prose(common.SENTENCE)},
-    "paragraph": {"": Prose(common.SENTENCE, common.SENTENCE, most=4)},
+    "note": {"meeting": Prose(g("work.note_first"), g("work.note_more"), most=4), "": _SENTENCES},
+    "message": {"game": Prose(g("game.mail")), "absence": Prose(g("work.out_of_office")), "": _SENTENCES},
+    "words": {"game": g("game.epic_phrase"), "": g("common.phrase")},
+    "title": {"game": g("game.epic_phrase"), "": g("common.title")},
+    "sentence": {"": Prose(g("common.sentence"))},
+    "paragraph": {"": Prose(g("common.sentence"), g("common.sentence"), most=4)},
 }
 """Vocabulary by strategy name, then by topic ("" for any other topic)."""
 
 BY_KIND: dict[str, dict[str, Vocabulary]] = {
     "artist_name": {
-        "band": music.BAND,
-        "dj": music.DJ,
-        "orchestra": music.ORCHESTRA,
-        "choir": music.CHOIR,
+        "band": g("music.band"),
+        "dj": g("music.dj"),
+        "orchestra": g("music.orchestra"),
+        "choir": g("music.choir"),
     },
     "bio": {
-        kind: Prose(first, music_text.BIO_MORE, most=3) for kind, first in music_text.BIO_BY_KIND.items()
+        kind: Prose(g(f"music_text.bio_{kind}"), g("music_text.bio_more"), most=3)
+        for kind in ("solo", "band", "duo", "dj", "orchestra", "choir")
     },
 }
 """Forms of a vocabulary by the kind a row states (`artist_type`); other kinds take the default form."""
