@@ -111,7 +111,7 @@ GOLDEN: list[tuple[str, str, dict[str, Any], Any]] = [
     ("title", "VARCHAR(80)", {}, TITLED),
     ("sentence", "VARCHAR(200)", {}, SENTENCES),
     ("paragraph", "VARCHAR(1000)", {}, SENTENCES),
-    *((name, "VARCHAR(30)", {}, TITLED) for name in NAME_VOCABULARIES - {"words", "title"}),
+    *((name, "VARCHAR(30)", {}, TITLED) for name in sorted(NAME_VOCABULARIES - {"words", "title"})),
     ("artist_name", "VARCHAR(60)", {}, TITLED),
     ("tag", "VARCHAR(5)", {}, matching(r"[A-Z]{2,5}")),
     *((name, "VARCHAR(400)", {}, SENTENCES) for name in ("bio", "comment", "description", "note", "message")),
