@@ -47,7 +47,10 @@ class RuleReport:
 
     name: str
     found: int = 0
+    """Rows its check returned, summed over the rounds that found some."""
     repaired: int = 0
+    """Rows its repair statements changed (updated, deleted or inserted, as DuckDB counts them), summed
+    over the rounds; not the same number as `found` (one UPDATE may fix several violations at once)."""
     rounds: int = 0
     orphans: dict[str, int] = field(default_factory=dict)
     """Rows its repairs left dangling, cleaned by foreign-key semantics (`delete t(c)` / `set_null t(c)`)."""
@@ -136,6 +139,14 @@ def changed_tables(statements: list[str]) -> set[str] | None:
     return out
 
 
+def _writes(statement: str) -> bool:
+    """Whether `statement` is a DELETE, UPDATE or INSERT (whose result is the count of rows changed)."""
+    try:
+        return isinstance(sqlglot.parse_one(statement, read="duckdb"), exp.Delete | exp.Update | exp.Insert)
+    except sqlglot.errors.SqlglotError:
+        return False
+
+
 def _count(con: duckdb.DuckDBPyConnection, rule: Rule) -> int:
     sql = rule.check.strip().rstrip(";")
     try:
@@ -158,12 +169,14 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
     try:
         for i, statement in enumerate(rule.repair):
             try:
-                con.execute(statement).fetchall()
+                result = con.execute(statement).fetchall()
             except duckdb.Error as exc:
                 raise DomainError(
                     f"rule {rule.name}: repair statement {i + 1} failed in DuckDB: {exc}. "
                     "Fix `repair` of the rule in domain.yaml."
                 ) from exc
+            if _writes(statement) and result and len(result[0]) == 1:
+                report.repaired += int(result[0][0])  # DuckDB answers a DML statement with its row count
         for key, n in clean_orphans(con, schema, changed_tables(rule.repair)).items():
             report.orphans[key] = report.orphans.get(key, 0) + n
         con.commit()
@@ -194,6 +207,4 @@ def apply_rules(
             rep.found += n
             rep.rounds += 1
             _repair(con, schema, rule, rep)
-    for rep in reports:
-        rep.repaired = rep.found
     return reports

@@ -76,6 +76,11 @@ class ColumnSpec:
     p: float = 0.5
     sources: dict[str, str] = field(default_factory=dict)
     """For e-mails, user names and full names: role (first, last, full) -> column it is made from."""
+    topic: str = ""
+    """What the table is about (`pipeline.fill.topics.topic_of`): picks a vocabulary's variant."""
+    kind_column: str | None = None
+    """A categorical column of the row that picks the form of a vocabulary (`artists.artist_type`: a
+    band gets a band name and a band's bio)."""
 
     @property
     def name(self) -> str:

@@ -91,7 +91,7 @@ def test_meaning_columns_of_the_music_pack(music: Music) -> None:
     assert got["albums"] == ["title", "label"]
     assert got["artists"] == ["name", "bio"]
     assert got["comments"] == ["body"]
-    assert got["playlists"] == ["description"]  # the title has a `values` list: the pack's choice
+    assert got["playlists"] == ["title", "description"]
     assert got["genres"] == ["description"]
     # ids, e-mails and handles, names other columns are made from, timestamps, enums, codes: offline
     assert got["users"] == []
@@ -261,8 +261,10 @@ def test_one_enrich_call_fills_the_meaning_columns(music: Music, db: duckdb.Duck
         out = fill(db, albums, batch, 0)
         report = fill.report("albums")
         fill.close()
-        # one call per chunk, and one per chunk of rows sent back (two titles of an artist that clash)
-        assert report["chunks"] == 5 and server.stats.requests == 5 + report["repair_requests"]
+        # 5 chunks of 20 rows, one call each, plus a repair request for any reply the validation sends back
+        # (the fake model may repeat a title of the same artist: UNIQUE (artist_id, title))
+        assert report["chunks"] == 5
+        assert server.stats.requests == report["calls"] == 5 + report["repair_requests"]
     assert validate_batch(db, albums, out) == []
     unchanged_except(batch, out, ["title", "label"])
     changed = [a != b for a, b in zip(batch.column("title").to_pylist(), out.column("title").to_pylist(),
@@ -272,9 +274,8 @@ def test_one_enrich_call_fills_the_meaning_columns(music: Music, db: duckdb.Duck
     assert all(new is None for old, new in labels if old is None), "offline NULLs stay NULL"
     assert report["rows"] == report["rows_llm"] + report["rows_repaired"] == 100
     assert report["rows_fallback"] == 0
-    assert report["rows_repaired"] == report["failures"].get("unique", 0) <= 2
-    assert report["calls"] == server.stats.requests and report["llm"]["rows"] == 100
-    assert report["prompt_tokens_per_row"] > 0
+    assert report["rows_repaired"] <= report["repair_requests"] * 20
+    assert report["llm"]["rows"] == 100 and report["prompt_tokens_per_row"] > 0
 
 
 FAULTS = {
@@ -298,8 +299,9 @@ def test_every_fault_class_ends_in_a_valid_batch_and_is_counted(
     albums = music.pack.schema.table("albums")
     batch = take(db, albums)
     # one request at a time: the server's faults follow its request sequence, so the run is repeatable
-    with FakeLLMServer(seed=5, faults={fault: 0.5}, retry_after=0.01, timeout_delay=1.0) as server:
-        settings = settings_for(server, tmp_path, concurrency=1, timeout=0.4 if fault == "timeout" else 5.0)
+    # a held reply (the timeout fault) outlasts the client's timeout; a normal one never does, loaded or not
+    with FakeLLMServer(seed=5, faults={fault: 0.5}, retry_after=0.01, timeout_delay=60) as server:
+        settings = settings_for(server, tmp_path, concurrency=1, timeout=2.0 if fault == "timeout" else 5.0)
         fill = LLMFill(music.pack.schema, music.pack.config, settings, seed=SEED)
         out = fill(db, albums, batch, 0)
         report = fill.report(albums)
