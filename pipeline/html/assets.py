@@ -133,7 +133,7 @@ JS = """
   }
   function key(td) {
     var v = td.getAttribute('data-sort'); if (v === null) v = td.textContent.trim();
-    var t = v.replace(/[,%<>\u2248~\s]/g, '');
+    var t = v.replace(/[,%<>\u2248~\\s]/g, '');
     return t !== '' && !isNaN(Number(t)) ? Number(t) : v.toLowerCase();
   }
   document.querySelectorAll('table.sortable').forEach(function (table) {

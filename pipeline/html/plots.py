@@ -108,7 +108,7 @@ def histogram(plot_id: str, edges: Sequence[float], counts: Sequence[int], *, ti
             ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: compact(max(v - 1, 0))))
             ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
         elif scale == "time":
-            locator = mdates.AutoDateLocator(minticks=2, maxticks=4)
+            locator = mdates.AutoDateLocator(minticks=2, maxticks=5)
             ax.xaxis.set_major_locator(locator)
             ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator, show_offset=False))
         else:

@@ -221,3 +221,29 @@ class Chromium:
                 raise BrowserError(f"{path} did not finish loading within {timeout:.0f} s")
             self._dispatch(message)
         return page
+
+
+PLOTS_JS = """
+[...document.querySelectorAll('figure.plot')].map(function (f) {
+  var svg = f.querySelector('svg'), box = svg ? svg.getBoundingClientRect() : null;
+  var data = document.getElementById(f.id + '-data'), drawn = data ? data.getBBox() : null;
+  var marks = data ? data.querySelectorAll('path, use, rect').length : 0;
+  return {id: f.id, width: box ? box.width : 0, height: box ? box.height : 0,
+          data_width: drawn ? drawn.width : 0, data_height: drawn ? drawn.height : 0, marks: marks};
+})
+"""
+"""Every `figure.plot` of a page: its SVG's rendered size, and the box of its drawn marks (`<id>-data`)."""
+
+
+def undrawn(plots: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The plots (from `PLOTS_JS`) that the browser did not draw: no size, or no visible marks."""
+    return [p for p in plots if not (p["width"] > 50 and p["height"] > 20 and p["marks"] > 0
+                                     and p["data_width"] > 0 and p["data_height"] > 0)]
+
+
+def distinct_colours(png: Path) -> int:
+    """How many colours a screenshot holds (a blank or failed page has one or two)."""
+    from PIL import Image
+
+    with Image.open(png) as image:
+        return len(image.convert("RGB").getcolors(maxcolors=1 << 20) or [])
