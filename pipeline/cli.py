@@ -114,8 +114,10 @@ def report(
         Path | None, typer.Option(help="The HTML file to write (default: <db>.report.html beside DB_FILE).")
     ] = None,
     sample_rows: Annotated[
-        int, typer.Option(help="Tables above this many rows: distributions from a sample of about this many.")
-    ] = 200_000,
+        int | None,
+        typer.Option(help="Tables above this many rows: distributions from a sample of about this many "
+                     "(default 200,000)."),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Also print the report's data as JSON.")] = False,
 ) -> None:
     """Write a self-contained HTML audit report of a database: per table rows, NULL rates, distinct
@@ -124,10 +126,10 @@ def report(
     Opens the file read-only and needs no network (the page neither). Writes the report in every case;
     exits 0 when the audit is clean and every domain rule holds, 1 when not (like `audit`), 2 on bad input.
     """
-    from pipeline.report import write_report
+    from pipeline.report import SAMPLE_ROWS, write_report
     from pipeline.values import dumps
 
-    result = write_report(db_file, out, sample_rows=sample_rows)
+    result = write_report(db_file, out, sample_rows=SAMPLE_ROWS if sample_rows is None else sample_rows)
     profile = result.profile
     if as_json:
         print(dumps(profile.to_dict(), indent=2))

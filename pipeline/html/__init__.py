@@ -21,7 +21,19 @@ Imports nothing of Stateforge but the canonical values and the version, so any s
 from __future__ import annotations
 
 from pipeline.html import plots
-from pipeline.html.blocks import Card, Cell, badge, callout, cards, code_block, data_table, facts, grid, meter, tile
+from pipeline.html.blocks import (
+    Card,
+    Cell,
+    badge,
+    callout,
+    cards,
+    code_block,
+    data_table,
+    facts,
+    grid,
+    meter,
+    tile,
+)
 from pipeline.html.markup import Anchors, Markup, anchor, escape, join, tag
 from pipeline.html.page import NavGroup, NavItem, Page, Section, Tone
 from pipeline.html.plots import Plot

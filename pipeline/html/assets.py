@@ -19,7 +19,8 @@ CSS = """
 body { margin: 0; }
 a { color: var(--accent); text-decoration: none; }
 a:hover { text-decoration: underline; }
-code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 12.5px; }
+code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", monospace;
+  font-size: 12.5px; }
 .nav { position: fixed; top: 0; left: 0; bottom: 0; width: var(--nav); overflow-y: auto;
   background: var(--panel); border-right: 1px solid var(--line); padding: 16px 10px 24px; }
 .brand { font-size: 11px; letter-spacing: .08em; text-transform: uppercase; color: var(--muted);
@@ -36,11 +37,13 @@ code, .mono { font-family: ui-monospace, "DejaVu Sans Mono", "Liberation Mono", 
 .nav a .label { flex: 1; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; }
 .nav a .note { color: var(--faint); font-size: 11.5px; font-variant-numeric: tabular-nums; }
 .dot { width: 7px; height: 7px; border-radius: 50%; flex: none; background: var(--good); }
-.dot.bad { background: var(--bad); } .dot.warn { background: var(--warn); } .dot.none { background: transparent; }
+.dot.bad { background: var(--bad); } .dot.warn { background: var(--warn);
+  } .dot.none { background: transparent; }
 main { margin-left: var(--nav); padding: 24px 36px 60px; max-width: calc(var(--nav) + 1180px); }
 .page-head h1 { font-size: 24px; margin: 0 0 4px; }
 .page-head .sub { color: var(--muted); margin: 0 0 8px; }
-section.section { padding-top: 18px; margin-top: 18px; border-top: 1px solid var(--line); scroll-margin-top: 8px; }
+section.section { padding-top: 18px; margin-top: 18px; border-top: 1px solid var(--line);
+  scroll-margin-top: 8px; }
 section.section > h2 { font-size: 19px; margin: 0 0 2px; display: flex; align-items: center; gap: 10px;
   flex-wrap: wrap; }
 section.section > .sub { color: var(--muted); margin: 0 0 12px; }
@@ -53,12 +56,14 @@ p { margin: 6px 0 10px; }
 .badge.bad { background: var(--bad-soft); color: var(--bad); border-color: transparent; }
 .badge.warn { background: var(--warn-soft); color: var(--warn); border-color: transparent; }
 .badge.info { background: var(--accent-soft); color: var(--accent); border-color: transparent; }
-.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 10px; margin: 10px 0 14px; }
+.cards { display: grid; grid-template-columns: repeat(auto-fill, minmax(150px, 1fr)); gap: 10px;
+  margin: 10px 0 14px; }
 .card { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px; background: #fff; }
 .card .k { font-size: 11.5px; color: var(--muted); text-transform: uppercase; letter-spacing: .04em; }
 .card .v { font-size: 20px; font-weight: 600; font-variant-numeric: tabular-nums; }
 .card .n { font-size: 12px; color: var(--muted); }
-.card.bad .v { color: var(--bad); } .card.good .v { color: var(--good); } .card.warn .v { color: var(--warn); }
+.card.bad .v { color: var(--bad); } .card.good .v { color: var(--good);
+  } .card.warn .v { color: var(--warn); }
 .facts { display: grid; grid-template-columns: max-content 1fr; gap: 3px 16px; margin: 8px 0 12px; }
 .facts dt { color: var(--muted); } .facts dd { margin: 0; word-break: break-word; }
 .scroll { overflow-x: auto; margin: 6px 0 12px; }
@@ -78,8 +83,10 @@ table.sortable th[aria-sort="descending"]::after { content: " \\25BC"; font-size
   vertical-align: middle; margin-right: 6px; overflow: hidden; }
 .meter > span { display: block; height: 100%; background: var(--accent); }
 .meter.bad > span { background: var(--bad); } .meter.warn > span { background: var(--warn); }
-.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(310px, 1fr)); gap: 12px; margin: 8px 0 14px; }
-.tile { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 8px; background: #fff; min-width: 0; }
+.grid { display: grid; grid-template-columns: repeat(auto-fill, minmax(310px, 1fr)); gap: 12px;
+  margin: 8px 0 14px; }
+.tile { border: 1px solid var(--line); border-radius: 8px; padding: 10px 12px 8px;
+  background: #fff; min-width: 0; }
 .tile h4 { margin: 0; font-size: 13.5px; display: flex; gap: 8px; align-items: baseline; flex-wrap: wrap; }
 .tile h4 .type { font-weight: 400; color: var(--muted); font-size: 12px; }
 .tile .stats { font-size: 12px; color: var(--muted); margin: 2px 0 4px; }
@@ -119,7 +126,8 @@ JS = """
     });
   });
   var links = {};
-  document.querySelectorAll('.nav a[href^="#"]').forEach(function (a) { links[a.getAttribute('href').slice(1)] = a; });
+  document.querySelectorAll('.nav a[href^="#"]').forEach(function (a) {
+    links[a.getAttribute('href').slice(1)] = a; });
   if ('IntersectionObserver' in window) {
     var current = null;
     var seen = new IntersectionObserver(function (entries) {

@@ -51,8 +51,8 @@ def data_table(header: Sequence[str], rows: Iterable[Sequence[Any]], *, align: s
     head = tag("tr", *(tag("th", h, class_="r" if align[i:i + 1] == "r" else None, scope="col")
                        for i, h in enumerate(header)))
     classes = " ".join(c for c in ("data", "sortable" if sortable else None, class_) if c)
-    table = tag("table", tag("caption", caption) if caption else None, tag("thead", head), tag("tbody", *body),
-                class_=classes)
+    table = tag("table", tag("caption", caption) if caption else None, tag("thead", head),
+                tag("tbody", *body), class_=classes)
     return tag("div", table, class_="scroll")
 
 
@@ -101,7 +101,8 @@ def tile(title: Markup | str, *body: Markup | str | None, kind: str | None = Non
          stats: Markup | str | None = None, id_: str | None = None) -> Markup:
     """A bordered card in a grid: a heading (with a muted `kind` beside it), a stats line, then `body`."""
     heading = tag("h4", title, tag("span", kind, class_="type") if kind else None)
-    return tag("div", heading, tag("div", stats, class_="stats") if stats else None, *body, class_="tile", id=id_)
+    line = tag("div", stats, class_="stats") if stats else None
+    return tag("div", heading, line, *body, class_="tile", id=id_)
 
 
 def grid(items: Iterable[Markup], *, wide: bool = False) -> Markup:

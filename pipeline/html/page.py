@@ -112,10 +112,11 @@ def render_page(page: Page) -> str:
         tag("title", f"{page.title} \u2014 {page.subtitle}" if page.subtitle else page.title),
         tag("style", Markup(CSS)),
     ], "\n")
-    header = tag("header", tag("h1", page.title), tag("p", page.subtitle, class_="sub") if page.subtitle else None,
-                 page.lead, class_="page-head")
+    sub = tag("p", page.subtitle, class_="sub") if page.subtitle else None
+    header = tag("header", tag("h1", page.title), sub, page.lead, class_="page-head")
     main = tag("main", header, join((_section(s) for s in page.sections), "\n"),
                tag("footer", f"Made by Stateforge {__version__}. One file: it needs no network."))
     body = join([_nav(page), main, tag("script", Markup(JS))], "\n")
-    document = Markup("<!doctype html>\n<html lang=\"en\">\n<head>\n{}\n</head>\n<body>\n{}\n</body>\n</html>\n")
+    document = Markup('<!doctype html>\n<html lang="en">\n<head>\n{}\n</head>\n'
+                      "<body>\n{}\n</body>\n</html>\n")
     return str(document.format(head, body))

@@ -87,7 +87,7 @@ def histogram(plot_id: str, edges: Sequence[float], counts: Sequence[int], *, ti
     written small in the top right corner (`sample`, `1% above 52k not shown`). `log`: the bins are
     equal in log10(1 + x) and the x axis is logarithmic (non-negative numbers with a long tail)."""
     from matplotlib import dates as mdates
-    from matplotlib.ticker import FuncFormatter, MaxNLocator
+    from matplotlib.ticker import FixedLocator, FuncFormatter, MaxNLocator, NullLocator
 
     if len(edges) != len(counts) + 1:
         raise ValueError(f"histogram {plot_id}: {len(edges)} edges for {len(counts)} counts")
@@ -105,8 +105,9 @@ def histogram(plot_id: str, edges: Sequence[float], counts: Sequence[int], *, ti
         ax.grid(axis="y")
         if log:
             ax.set_xscale("log")
-            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: compact(max(v - 1, 0))))
-            ax.xaxis.set_minor_formatter(FuncFormatter(lambda v, _p: ""))
+            ax.xaxis.set_major_locator(FixedLocator([k + 1 for k in _log_ticks(edges[0], edges[-1])]))
+            ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _p: compact(round(v - 1))))
+            ax.xaxis.set_minor_locator(NullLocator())
         elif scale == "time":
             locator = mdates.AutoDateLocator(minticks=2, maxticks=5)
             ax.xaxis.set_major_locator(locator)
@@ -122,6 +123,15 @@ def histogram(plot_id: str, edges: Sequence[float], counts: Sequence[int], *, ti
         svg = c.svg()
     span = f"from {_edge(edges[0], scale)} to {_edge(edges[-1], scale)}"
     return Plot(plot_id, title, svg, f"{sum(counts):,} values in {len(counts)} bins {span}")
+
+
+def _log_ticks(lo: float, hi: float) -> list[float]:
+    """Ticks of a log(1 + x) axis: 0 (when in range) and powers of ten, at most about five."""
+    top = max(0, math.floor(math.log10(max(hi, 1))))
+    step = max(1, math.ceil((top + 1) / 4))
+    first = step if lo <= 0 else 0  # 0 and 1 would sit too close together
+    ticks = ([0.0] if lo <= 0 else []) + [10.0**j for j in range(first, top + 1, step) if lo <= 10**j <= hi]
+    return ticks or [lo]
 
 
 def _edge(x: float, scale: Scale) -> str:

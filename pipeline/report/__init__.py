@@ -21,7 +21,9 @@ from pipeline.report.collect import SAMPLE_ROWS, collect
 from pipeline.report.model import DatabaseProfile
 from pipeline.report.render import render
 
-__all__ = ["SAMPLE_ROWS", "DatabaseProfile", "ReportResult", "collect", "default_output", "render", "write_report"]
+__all__ = [
+    "SAMPLE_ROWS", "DatabaseProfile", "ReportResult", "collect", "default_output", "render", "write_report",
+]
 
 
 @dataclass(frozen=True)

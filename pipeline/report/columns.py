@@ -84,8 +84,8 @@ def sample_source(table: str, rows: int, sample_rows: int) -> tuple[str, bool]:
 def _roles(table: Table) -> dict[str, str]:
     roles: dict[str, str] = {}
     for fk in table.foreign_keys:
-        if len(fk.columns) == 1:
-            roles[fk.columns[0].lower()] = f"foreign key -> {fk.ref_table}({fk.ref_columns[0]})"
+        for col in fk.columns:
+            roles.setdefault(col.lower(), f"foreign key -> {fk.ref_table}({', '.join(fk.ref_columns)})")
     for key in table.unique:
         if len(key) == 1:
             roles.setdefault(key[0].lower(), "unique")
@@ -164,10 +164,12 @@ def _distribution(con: duckdb.DuckDBPyConnection, p: ColumnProfile, rows: int, s
     elif p.role and p.kind not in ("time", "text"):
         p.note = f"A key ({p.role}): every value distinct."
     elif p.kind == "boolean" or (p.kind == "integer" and p.distinct <= SMALL_SCALE):
-        p.values = _ordered_values(con, col, source) if p.kind == "integer" else _top_values(con, col, source, top)
+        ordered = p.kind == "integer"
+        p.values = _ordered_values(con, col, source) if ordered else _top_values(con, col, source, top)
     elif _numeric(p.kind, col) is not None:
         if lo is not None and hi is not None:
-            p.histogram = _histogram(con, _numeric(p.kind, col) or col, source, float(lo), float(hi))
+            p.histogram = _histogram(con, _numeric(p.kind, col) or col, source, float(lo), float(hi),
+                                     integer=p.kind == "integer")
     elif p.distinct >= nonnull:
         p.note = "Every value distinct; the first ones:"
         p.examples = [str(r[0]) for r in con.execute(
@@ -189,18 +191,33 @@ def _bins(con: duckdb.DuckDBPyConnection, expr: str, source: str, lo: float, hi:
                      counts=[int(found.get(i, 0)) for i in range(bins)])
 
 
-def _log_bins(con: duckdb.DuckDBPyConnection, expr: str, source: str, lo: float, hi: float) -> Histogram:
+def log_edges(lo: float, hi: float, integer: bool, bins: int = BINS) -> list[float]:
+    """Edges of `bins` bins equal in log10(1 + x) from `lo` to `hi` (both >= 0); for integers, whole
+    numbers with no bin narrower than one value (so that no bin is empty by construction)."""
     a, b = math.log10(lo + 1), math.log10(hi + 1)
-    width = (b - a) / BINS
-    found = dict(con.execute(
-        f"SELECT least(CAST(floor((log10({expr} + 1) - {a!r}) / {width!r}) AS BIGINT), {BINS - 1}) AS b, "
-        f"count(*) FROM {source} WHERE isfinite({expr}) GROUP BY b"
-    ).fetchall())
-    return Histogram(edges=[10 ** (a + i * width) - 1 for i in range(BINS + 1)],
-                     counts=[int(found.get(i, 0)) for i in range(BINS)], log=True)
+    edges = [10 ** (a + (b - a) * i / bins) - 1 for i in range(bins + 1)]
+    if not integer:
+        return edges
+    whole = sorted({int(lo), *(math.ceil(e) for e in edges[1:-1]), int(hi) + 1})
+    return [float(e) for e in whole]
 
 
-def _histogram(con: duckdb.DuckDBPyConnection, expr: str, source: str, lo: float, hi: float) -> Histogram:
+def _log_bins(con: duckdb.DuckDBPyConnection, expr: str, source: str, lo: float, hi: float,
+              integer: bool) -> Histogram:
+    """Counts in `log_edges` bins, by DuckDB's `histogram` with the bins' upper bounds (inclusive: for
+    whole numbers, the next edge less one)."""
+    edges = log_edges(lo, hi, integer)
+    uppers = [e - 1 if integer else e for e in edges[1:]]
+    [(found,)] = con.execute(
+        f"SELECT histogram({expr}, [{', '.join(repr(u) for u in uppers)}]::DOUBLE[]) "
+        f"FROM {source} WHERE isfinite({expr})"
+    ).fetchall()
+    by_upper = {float(k): int(v) for k, v in (found or {}).items()}
+    return Histogram(edges=edges, counts=[by_upper.get(float(u), 0) for u in uppers], log=True)
+
+
+def _histogram(con: duckdb.DuckDBPyConnection, expr: str, source: str, lo: float, hi: float,
+               integer: bool = False) -> Histogram:
     """Equal bins from `lo` to `hi`. When one bin holds most values, a long tail stretches the axis: a
     non-negative column spanning three orders of magnitude gets logarithmic bins; another is cut at its
     99th percentile, the tail counted in `above`."""
@@ -209,8 +226,9 @@ def _histogram(con: duckdb.DuckDBPyConnection, expr: str, source: str, lo: float
     if total == 0 or max(full.counts) <= TAIL_SHARE * total:
         return full
     if lo >= 0 and hi >= 1000 * (lo + 1):
-        return _log_bins(con, expr, source, lo, hi)
-    [(cut,)] = con.execute(f"SELECT quantile_cont({expr}, 0.99) FROM {source} WHERE isfinite({expr})").fetchall()
+        return _log_bins(con, expr, source, lo, hi, integer)
+    [(cut,)] = con.execute(
+        f"SELECT quantile_cont({expr}, 0.99) FROM {source} WHERE isfinite({expr})").fetchall()
     if cut is None or not lo < float(cut) < hi:
         return full
     histogram = _bins(con, expr, source, lo, float(cut))

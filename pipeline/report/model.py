@@ -163,7 +163,8 @@ class DatabaseProfile:
     @property
     def violations(self) -> int:
         """Audit violations plus rows breaking a domain rule now."""
-        return int(self.audit.get("violations", 0)) + sum(r.violations or 0 for r in self.rules if r.kind == "rule")
+        broken = sum(r.violations or 0 for r in self.rules if r.kind == "rule")
+        return int(self.audit.get("violations", 0)) + broken
 
     def to_dict(self) -> dict[str, Any]:
         """The profile as JSON-ready data (database values canonical)."""

@@ -38,8 +38,8 @@ def _verdict(db: DatabaseProfile) -> Markup:
         return callout(text, "good")
     broken = sum(1 for r in rules if r.violations)
     text = (f"Not clean: {count(db.audit.get('violations', 0))} audit violations in "
-            f"{len(db.audit.get('checks', []))} of {count(checks)} checks; {broken} of {len(rules)} domain rules "
-            f"find rows ({held} hold). The sections below name the rows.")
+            f"{len(db.audit.get('checks', []))} of {count(checks)} checks; {broken} of {len(rules)} "
+            f"domain rules find rows ({held} hold). The sections below name the rows.")
     return callout(text, "bad")
 
 
@@ -54,7 +54,8 @@ def _cards(db: DatabaseProfile) -> Markup:
         Card("file", size(db.size_bytes)),
         Card("NULL cells", percent(nulls / cells) if cells else "-", f"{count(nulls)} of {count(cells)}"),
         Card("audit checks", count(db.audit.get("checks_run", 0))),
-        Card("violations", count(db.audit.get("violations", 0)), tone="bad" if db.audit.get("violations") else "good"),
+        Card("violations", count(db.audit.get("violations", 0)),
+             tone="bad" if db.audit.get("violations") else "good"),
         Card("domain rules", f"{held}/{len(rules)}" if rules else "-", "hold now" if rules else "none stored",
              tone=("good" if held == len(rules) else "bad") if rules else None),
     ])
@@ -68,15 +69,16 @@ def _inputs(db: DatabaseProfile) -> Markup:
              f"rows, {totals.get('rule_violations_found', 0)} rule violations found and repaired, "
              f"{number(totals.get('wall_seconds'))} s") if totals else None
     return facts([
-        ("domain", db.domain), ("file", tag("code", db.file)), ("size", f"{size(db.size_bytes)} ({count(db.size_bytes)} bytes)"),
+        ("domain", db.domain), ("file", tag("code", db.file)),
+        ("size", f"{size(db.size_bytes)} ({count(db.size_bytes)} bytes)"),
         ("made by", f"Stateforge {db.stateforge_version}" if db.stateforge_version else None),
         ("seed", inputs.get("seed")), ("scale", build.get("scale")), ("frozen now", db.now),
         ("fingerprint", tag("code", build["fingerprint"]) if build.get("fingerprint") else None),
         ("DDL sha256", tag("code", inputs["ddl_sha256"]) if inputs.get("ddl_sha256") else None),
         ("generator", llm), ("build", built),
-        ("sampling", f"tables above {count(db.sample_rows)} rows: distributions from a deterministic sample of "
-                     f"about {count(db.sample_rows)} rows, distinct counts estimated (\u2248); NULLs, ranges, "
-                     "fan-outs and the audit read every row"),
+        ("sampling", f"tables above {count(db.sample_rows)} rows: distributions from a deterministic "
+                     f"sample of about {count(db.sample_rows)} rows, distinct counts estimated (\u2248); "
+                     "NULLs, ranges, fan-outs and the audit read every row"),
     ])
 
 
@@ -146,7 +148,8 @@ def _rule_row(r: RuleResult) -> list[Any]:
         detail.append(code_block("\n".join(json.dumps(s, sort_keys=True) for s in r.samples)))
     if r.error:
         detail.append(tag("p", r.error, class_="muted"))
-    return [tag("b", r.name), r.kind, Markup("{}{}").format(r.description or "", tag("details", *detail) if detail else ""),
+    what = Markup("{}{}").format(r.description or "", tag("details", *detail) if detail else "")
+    return [tag("b", r.name), r.kind, what,
             now, count(b["found"]) if "found" in b else "", count(b["rounds"]) if "rounds" in b else ""]
 
 
@@ -168,7 +171,8 @@ def rules_section(db: DatabaseProfile, ids: Anchors) -> Section:
         body.append(tag("p", "The pack defines no rules or policies." if db.inputs else
                         "The file records no pack config, so there are no rules to check.", class_="muted"))
     bad = sum(r.violations or 0 for r in db.rules if r.kind == "rule")
-    badges = [badge(f"{count(bad)} rows break rules", "bad") if bad else badge("hold", "good")] if db.rules else []
+    verdict = badge(f"{count(bad)} rows break rules", "bad") if bad else badge("hold", "good")
+    badges = [verdict] if db.rules else []
     return Section("rules", "Domain rules", Markup("").join(body), badges=badges)
 
 
@@ -185,7 +189,8 @@ def render(db: DatabaseProfile) -> str:
         NavItem("#summary", "Summary"),
         NavItem("#violations", "Audit", count(db.audit.get("violations", 0)),
                 "bad" if db.audit.get("violations") else "good"),
-        NavItem("#rules", "Domain rules", str(len(db.rules)), ("bad" if bad_rules else "good") if db.rules else None),
+        NavItem("#rules", "Domain rules", str(len(db.rules)),
+                ("bad" if bad_rules else "good") if db.rules else None),
     ])
     page.nav(f"Tables ({len(db.tables)})", [
         NavItem(f"#{table_anchor(t.name)}", t.name, count(t.rows), "bad" if t.violations else "good")

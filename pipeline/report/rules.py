@@ -23,11 +23,14 @@ SAMPLES = 3
 
 
 def _run(con: duckdb.DuckDBPyConnection, sql: str) -> tuple[int, list[dict[str, Any]]]:
+    """The rows a check returns: how many, and the first `SAMPLES` (one evaluation of the check)."""
     body = sql.strip().rstrip(";")
-    [(count,)] = con.execute(f"SELECT count(*) FROM ({body}) AS v").fetchall()
-    result = con.execute(f"SELECT * FROM ({body}) AS v LIMIT {SAMPLES}")
-    names = [d[0] for d in result.description]
-    return int(count), [json_row(dict(zip(names, row, strict=True))) for row in result.fetchall()]
+    result = con.execute(
+        f"SELECT count(*) OVER () AS __rows, * FROM ({body}) AS v LIMIT {SAMPLES}")
+    names = [d[0] for d in result.description][1:]
+    rows = result.fetchall()
+    samples = [json_row(dict(zip(names, row[1:], strict=True))) for row in rows]
+    return (int(rows[0][0]) if rows else 0), samples
 
 
 def _check(con: duckdb.DuckDBPyConnection, result: RuleResult) -> RuleResult:
@@ -45,7 +48,8 @@ def check_rules(
     """Run every rule's and policy's check on `con`; a rule carries the build report's figures for it."""
     built = {r.get("name"): r for r in (build or {}).get("rules", [])}
     out = [
-        _check(con, RuleResult(rule.name, "rule", rule.description, rule.check, None, build=built.get(rule.name)))
+        _check(con, RuleResult(rule.name, "rule", rule.description, rule.check, None,
+                               build=built.get(rule.name)))
         for rule in config.rules
     ]
     out += [

@@ -3,11 +3,12 @@ fan-out of its foreign keys, and its audit violations."""
 
 from __future__ import annotations
 
-import math
+import bisect
 
 from pipeline.html import Anchors, Markup, Section, badge, data_table, facts, grid, meter, plots, tag, tile
 from pipeline.html.blocks import Cell
 from pipeline.html.fmt import count, number, percent, value
+from pipeline.report.columns import log_edges
 from pipeline.report.model import ColumnProfile, FanOut, TableProfile, Values
 
 FANOUT_BARS = 40
@@ -47,6 +48,11 @@ def _short(x: float, kind: str) -> str:
     return plots.compact(x)
 
 
+def _distinct(p: ColumnProfile) -> str:
+    """The distinct count, `≈` before an estimate."""
+    return ("\u2248" if not p.distinct_exact else "") + count(p.distinct)
+
+
 def _role(p: ColumnProfile) -> Markup | str:
     if p.role and p.role.startswith("foreign key -> "):
         parent = p.role.removeprefix("foreign key -> ").split("(")[0]
@@ -60,7 +66,7 @@ def columns_table(t: TableProfile) -> Markup:
     for p in t.columns:
         share = p.nulls / t.rows if t.rows else 0.0
         tone = "bad" if p.nulls and not p.nullable else None
-        distinct = ("\u2248" if not p.distinct_exact else "") + count(p.distinct)
+        distinct = _distinct(p)
         lo, hi, third = _range(p)
         rows.append([
             tag("b", p.name), tag("code", p.type), _role(p),
@@ -68,7 +74,8 @@ def columns_table(t: TableProfile) -> Markup:
             Cell(distinct, p.distinct), Cell(lo, title=str(p.min) if p.min is not None else None),
             Cell(hi, title=str(p.max) if p.max is not None else None), third,
         ])
-    return data_table(["column", "type", "role", "NULL", "distinct", "min", "max", ""], rows, align="lnlrrnnr")
+    header = ["column", "type", "role", "NULL", "distinct", "min", "max", ""]
+    return data_table(header, rows, align="lnlrrnnr")
 
 
 def _value_plot(pid: str, p: ColumnProfile, v: Values, sampled: bool) -> Markup:
@@ -100,7 +107,7 @@ def column_tile(pid: str, p: ColumnProfile, rows: int, sampled: bool) -> Markup:
     share = p.nulls / rows if rows else 0.0
     null_text = tag("b", percent(share)) if p.nulls else tag("b", "no")
     bits = [Markup("{} NULL").format(null_text),
-            Markup("{} distinct").format(tag("b", ("\u2248" if not p.distinct_exact else "") + count(p.distinct)))]
+            Markup("{} distinct").format(tag("b", _distinct(p)))]
     if p.role:
         bits.append(Markup(p.role if not p.role.startswith("foreign key") else "foreign key"))
     if p.nulls and not p.nullable:
@@ -137,7 +144,8 @@ def fanout_tile(pid: str, f: FanOut) -> Markup:
     """One foreign key: children per parent over every parent row, with its key figures."""
     share = f.childless / f.parents if f.parents else 0.0
     stats = Markup(" \u00b7 ").join([
-        Markup("median {}").format(tag("b", number(f.median))), Markup("max {}").format(tag("b", count(f.max))),
+        Markup("median {}").format(tag("b", number(f.median))),
+        Markup("max {}").format(tag("b", count(f.max))),
         Markup("{} of parents childless").format(tag("b", percent(share))),
     ])
     body: list[Markup] = []
@@ -162,13 +170,13 @@ def fanout_tile(pid: str, f: FanOut) -> Markup:
     return tile(title, *body, stats=stats, id_=f"{pid}-tile")
 
 
-def _fanout_bins(f: FanOut, bins: int = 30) -> tuple[list[float], list[int]]:
-    """Children per parent in bins equal in log10(1 + k): fan-outs with a long tail (popular parents)."""
-    top = math.log10(f.max + 1)
-    edges = [10 ** (top * i / bins) - 1 for i in range(bins + 1)]
-    counts = [0] * bins
+def _fanout_bins(f: FanOut) -> tuple[list[float], list[int]]:
+    """Children per parent in bins equal in log10(1 + k), whole numbers (`log_edges`): fan-outs with a
+    long tail (a few very popular parents)."""
+    edges = log_edges(0, f.max, integer=True)
+    counts = [0] * (len(edges) - 1)
     for k, n in f.distribution:
-        counts[min(bins - 1, int(math.log10(k + 1) / top * bins))] += n
+        counts[bisect.bisect_right(edges, k) - 1] += n
     return edges, counts
 
 
@@ -189,7 +197,8 @@ def table_section(t: TableProfile, ids: Anchors) -> Section:
     badges = [badge(f"{count(t.rows)} rows", "info")]
     if t.sampled is not None:
         badges.append(badge(f"distributions from a sample of {count(t.sampled)}", "warn",
-                            title="Histograms and top values read a deterministic sample; counts read every row."))
+                            title="Histograms and top values read a deterministic sample; NULL counts, "
+                                  "ranges and fan-outs read every row."))
     bad = sum(v["count"] for v in t.violations)
     badges.append(badge(f"{count(bad)} violations", "bad") if bad else badge("clean", "good"))
     parents = [tag("a", f"{f.parent}", href=f"#{table_anchor(f.parent)}") for f in t.fanouts]
@@ -206,7 +215,8 @@ def table_section(t: TableProfile, ids: Anchors) -> Section:
     if t.violations:
         body += [tag("h3", "Violations"), violations_table(t.violations, with_table=False)]
     body += [tag("h3", "Columns"), columns_table(t)]
-    body.append(grid(column_tile(ids("p", t.name, p.name), p, t.rows, t.sampled is not None) for p in t.columns))
+    sampled = t.sampled is not None
+    body.append(grid(column_tile(ids("p", t.name, p.name), p, t.rows, sampled) for p in t.columns))
     if t.fanouts:
         body.append(tag("h3", "Foreign keys: children per parent"))
         body.append(grid(fanout_tile(ids("fo", t.name, *f.columns), f) for f in t.fanouts))

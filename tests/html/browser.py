@@ -90,7 +90,8 @@ class Page:
             method, params = event["method"], event.get("params", {})
             if method == "Runtime.exceptionThrown":
                 found.append(f"exception: {params['exceptionDetails'].get('text')}")
-            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "warning", "assert"):
+            elif method == "Runtime.consoleAPICalled" and params.get("type") in ("error", "warning",
+                                                                                  "assert"):
                 found.append(f"console.{params['type']}: {[a.get('value') for a in params.get('args', [])]}")
             elif method == "Log.entryAdded" and params["entry"].get("level") in ("error", "warning"):
                 found.append(f"log {params['entry']['level']}: {params['entry'].get('text')}")

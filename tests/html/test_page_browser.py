@@ -65,7 +65,8 @@ def test_the_check_sees_a_plot_that_is_not_drawn(tmp_path: Path):
     """The checker itself: an empty data group, a zero-size SVG and a missing one are all reported."""
     page = Page(title="broken")
     body = (every_kind()[0].html()
-            + Markup('<figure class="plot" id="e1"><svg viewBox="0 0 10 10"><g id="e1-data"></g></svg></figure>')
+            + Markup('<figure class="plot" id="e1"><svg viewBox="0 0 10 10"><g id="e1-data"></g></svg>'
+                     "</figure>")
             + Markup('<figure class="plot" id="e2"><svg style="width:0;height:0" viewBox="0 0 10 10">'
                      '<g id="e2-data"><path d="M0 0 L10 10"/></g></svg></figure>')
             + Markup('<figure class="plot" id="e3"></figure>'))

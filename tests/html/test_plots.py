@@ -56,7 +56,8 @@ def test_svg_is_inline_ready_without_dates_metadata_or_a_fixed_size(drawn: list[
 def test_same_data_same_bytes_in_another_process(drawn: list[plots.Plot]):
     code = ("import sys, json; sys.path.insert(0, '.'); from tests.html.test_plots import every_kind; "
             "print(json.dumps([str(p.svg) for p in every_kind()]))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=True)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300,
+                          check=True)
     import json
 
     assert json.loads(done.stdout) == [str(p.svg) for p in drawn]

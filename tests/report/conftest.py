@@ -31,7 +31,8 @@ def broken_db(music_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     shutil.copy(music_db, path)
     with duckdb.connect(str(path)) as con:
         con.execute("DELETE FROM albums WHERE album_id = (SELECT min(album_id) FROM songs)")
-        con.execute("UPDATE payments SET amount = amount + 1 WHERE payment_id = (SELECT min(payment_id) FROM payments)")
+        con.execute("UPDATE payments SET amount = amount + 1 "
+                    "WHERE payment_id = (SELECT min(payment_id) FROM payments)")
     return path
 
 

@@ -47,10 +47,12 @@ def test_rows_nulls_and_distinct_counts_match_sql(profile: DatabaseProfile, con)
 def test_distributions_count_every_value(profile: DatabaseProfile):
     births = column(profile, "users", "birth_date")
     assert births.kind == "time" and births.histogram is not None and births.nulls > 0
-    assert sum(births.histogram.counts) + births.histogram.above == table(profile, "users").rows - births.nulls
+    drawn = sum(births.histogram.counts) + births.histogram.above
+    assert drawn == table(profile, "users").rows - births.nulls
     status = column(profile, "users", "status")
-    assert status.values is not None and {v for v, _ in status.values.top} <= {"active", "suspended", "closed"}
-    assert sum(n for _, n in status.values.top) + status.values.other + status.values.nulls == status.values.total
+    values = status.values
+    assert values is not None and {v for v, _ in values.top} <= {"active", "suspended", "closed"}
+    assert sum(n for _, n in values.top) + values.other + values.nulls == values.total
     track = column(profile, "songs", "track_number")
     assert track.values is not None and track.values.ordered
     assert [int(v) for v, _ in track.values.top] == sorted(int(v) for v, _ in track.values.top)
@@ -71,8 +73,9 @@ def test_fanout_covers_every_parent(profile: DatabaseProfile, con):
     songs = table(profile, "songs")
     albums = next(f for f in songs.fanouts if f.parent == "albums")
     [(parents, childless, top)] = con.execute(
-        "SELECT count(*), count(*) FILTER (WHERE n = 0), max(n) FROM (SELECT a.album_id, count(s.song_id) AS n "
-        "FROM albums a LEFT JOIN songs s USING (album_id) GROUP BY a.album_id)").fetchall()
+        "SELECT count(*), count(*) FILTER (WHERE n = 0), max(n) FROM (SELECT a.album_id, "
+        "count(s.song_id) AS n FROM albums a LEFT JOIN songs s USING (album_id) GROUP BY a.album_id)"
+    ).fetchall()
     assert (albums.parents, albums.childless, albums.max) == (parents, childless, top)
     assert sum(n for _, n in albums.distribution) == parents
     assert albums.children == songs.rows and albums.orphans == 0
@@ -93,22 +96,24 @@ def test_violations_and_broken_rules_are_found(broken_db: Path):
     orphans = [c for c in broken.audit["checks"] if c["check"] == "foreign_key" and c["table"] == "songs"]
     assert orphans and orphans[0]["count"] > 0
     songs = table(broken, "songs")
-    assert songs.violations and next(f for f in songs.fanouts if f.parent == "albums").orphans == orphans[0]["count"]
+    to_albums = next(f for f in songs.fanouts if f.parent == "albums")
+    assert songs.violations and to_albums.orphans == orphans[0]["count"]
     rule = next(r for r in broken.rules if r.name == "payment_amount_matches_plan")
     assert rule.violations == 1 and rule.samples[0]["amount"] != rule.samples[0]["price"]
     assert broken.violations == broken.audit["violations"] + 1
 
 
-def test_large_tables_are_sampled_deterministically_and_say_so(music_db: Path, con):
+def test_large_tables_are_sampled_deterministically_and_say_so(music_db: Path, profile: DatabaseProfile, con):
     first = collect(music_db, sample_rows=300)
     again = collect(music_db, sample_rows=300)
     history = table(first, "listening_history")
     assert history.rows > 300 and history.sampled is not None and 150 < history.sampled < 600
     assert history.sampled == table(again, "listening_history").sampled
-    assert [c.histogram for c in history.columns] == [c.histogram for c in table(again, "listening_history").columns]
+    repeated = table(again, "listening_history").columns
+    assert [c.histogram for c in history.columns] == [c.histogram for c in repeated]
     assert not column(first, "listening_history", "play_id").distinct_exact
-    assert all(p.nulls == q.nulls for p, q in zip(history.columns, table(collect(music_db), "listening_history").columns,
-                                                   strict=True)), "NULL counts read every row"
+    every_row = table(profile, "listening_history").columns
+    assert [p.nulls for p in history.columns] == [p.nulls for p in every_row], "NULL counts read every row"
     small = table(first, "subscription_plans")
     assert small.sampled is None
     source, sampled = sample_source("listening_history", history.rows, 300)
