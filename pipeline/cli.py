@@ -126,6 +126,7 @@ def report(
     Opens the file read-only and needs no network (the page neither). Writes the report in every case;
     exits 0 when the audit is clean and every domain rule holds, 1 when not (like `audit`), 2 on bad input.
     """
+    from pipeline.html.fmt import plural
     from pipeline.report import SAMPLE_ROWS, write_report
     from pipeline.values import dumps
 
@@ -137,14 +138,14 @@ def report(
         sampled = sum(1 for t in profile.tables if t.sampled is not None)
         stdout.print(
             f"wrote {result.path} ({result.bytes / 1024:,.0f} KiB): {len(profile.tables)} tables, "
-            f"{profile.rows:,} rows, {profile.audit.get('violations', 0):,} audit violations"
+            f"{profile.rows:,} rows, {plural(profile.audit.get('violations', 0), 'audit violation')}"
             + (f", {sampled} tables sampled" if sampled else ""),
             highlight=False,
         )
     if profile.violations:
         broken = [r.name for r in profile.rules if r.kind == "rule" and r.violations]
         raise NotCleanError(
-            f"{db_file}: {profile.audit.get('violations', 0):,} audit violations"
+            f"{db_file}: {plural(profile.audit.get('violations', 0), 'audit violation')}"
             + (f" and rows breaking rule(s) {', '.join(broken)}" if broken else "")
             + f"; the report at {result.path} names them."
         )

@@ -1,6 +1,7 @@
 """Numbers and values as people read them, the same on every machine (no locale, no clock).
 
     count(1234567)        -> "1,234,567"
+    plural(1, "row")      -> "1 row"
     percent(0.0123)       -> "1.2%"       (a value above 0 never shows as "0.0%": "<0.1%")
     size(35_401_728)      -> "33.8 MiB"
     number(3.14159)       -> "3.14"       (3 significant digits past the thousands)
@@ -19,6 +20,11 @@ from pipeline.values import json_value
 def count(n: int | None) -> str:
     """An integer with thousands separators; `-` for None."""
     return "-" if n is None else f"{int(n):,}"
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """`1 violation`, `2 violations`, `1,204 rows` (`many` for irregular plurals)."""
+    return f"{count(n)} {word if n == 1 else many or word + 's'}"
 
 
 def percent(fraction: float | None, digits: int = 1) -> str:

@@ -23,7 +23,7 @@ from pipeline.html import (
     plots,
     tag,
 )
-from pipeline.html.fmt import count, number, percent, size
+from pipeline.html.fmt import count, number, percent, plural, size
 from pipeline.report.model import DatabaseProfile, RuleResult
 from pipeline.report.tables import table_anchor, table_section, violations_table
 
@@ -37,7 +37,7 @@ def _verdict(db: DatabaseProfile) -> Markup:
         text += f", and all {len(rules)} domain rules hold." if rules else "."
         return callout(text, "good")
     broken = sum(1 for r in rules if r.violations)
-    text = (f"Not clean: {count(db.audit.get('violations', 0))} audit violations in "
+    text = (f"Not clean: {plural(db.audit.get('violations', 0), 'audit violation')} in "
             f"{len(db.audit.get('checks', []))} of {count(checks)} checks; {broken} of {len(rules)} "
             f"domain rules find rows ({held} hold). The sections below name the rows.")
     return callout(text, "bad")
@@ -118,7 +118,8 @@ def violations_section(db: DatabaseProfile, ids: Anchors) -> Section:
     checks = db.audit.get("checks", [])
     total = db.audit.get("violations", 0)
     body = [tag("p", "Primary keys, UNIQUE, NOT NULL, CHECK, text lengths, allowed values and foreign keys "
-                     "(orphans), each one set-based query over every row (`stateforge audit`).")]
+                     "(orphans), each one set-based query over every row: what ",
+                tag("code", "stateforge audit"), " checks.")]
     if not checks:
         body.append(callout(f"No violation in {count(db.audit.get('checks_run', 0))} checks.", "good"))
     else:
@@ -128,7 +129,7 @@ def violations_section(db: DatabaseProfile, ids: Anchors) -> Section:
                                           warn=[f"{c['table']}: {c['check']}" for c in top]).html(),
                         class_="wide"))
         body.append(violations_table(checks))
-    badges = [badge(f"{count(total)} violations", "bad") if total else badge("clean", "good")]
+    badges = [badge(plural(total, "violation"), "bad") if total else badge("clean", "good")]
     return Section("violations", "Audit", Markup("").join(body), badges=badges)
 
 
@@ -141,14 +142,15 @@ def _rule_row(r: RuleResult) -> list[Any]:
         tone = "good" if r.violations == 0 else ("bad" if r.kind == "rule" else "warn")
         now = Cell(badge(count(r.violations), tone), r.violations)
     b = r.build or {}
-    detail = [tag("summary", "SQL")] if r.sql else []
+    detail = [tag("summary", "SQL and offending rows" if r.samples else "SQL")] if r.sql else []
     if r.sql:
         detail.append(code_block(r.sql.strip()))
     if r.samples:
         detail.append(code_block("\n".join(json.dumps(s, sort_keys=True) for s in r.samples)))
     if r.error:
         detail.append(tag("p", r.error, class_="muted"))
-    what = Markup("{}{}").format(r.description or "", tag("details", *detail) if detail else "")
+    opened = bool(r.violations) or bool(r.error)
+    what = Markup("{}{}").format(r.description or "", tag("details", *detail, open=opened) if detail else "")
     return [tag("b", r.name), r.kind, what,
             now, count(b["found"]) if "found" in b else "", count(b["rounds"]) if "rounds" in b else ""]
 
@@ -171,7 +173,7 @@ def rules_section(db: DatabaseProfile, ids: Anchors) -> Section:
         body.append(tag("p", "The pack defines no rules or policies." if db.inputs else
                         "The file records no pack config, so there are no rules to check.", class_="muted"))
     bad = sum(r.violations or 0 for r in db.rules if r.kind == "rule")
-    verdict = badge(f"{count(bad)} rows break rules", "bad") if bad else badge("hold", "good")
+    verdict = badge(f"{plural(bad, 'row')} breaking rules", "bad") if bad else badge("hold", "good")
     badges = [verdict] if db.rules else []
     return Section("rules", "Domain rules", Markup("").join(body), badges=badges)
 

@@ -7,7 +7,7 @@ import bisect
 
 from pipeline.html import Anchors, Markup, Section, badge, data_table, facts, grid, meter, plots, tag, tile
 from pipeline.html.blocks import Cell
-from pipeline.html.fmt import count, number, percent, value
+from pipeline.html.fmt import count, number, percent, plural, value
 from pipeline.report.columns import log_edges
 from pipeline.report.model import ColumnProfile, FanOut, TableProfile, Values
 
@@ -200,7 +200,7 @@ def table_section(t: TableProfile, ids: Anchors) -> Section:
                             title="Histograms and top values read a deterministic sample; NULL counts, "
                                   "ranges and fan-outs read every row."))
     bad = sum(v["count"] for v in t.violations)
-    badges.append(badge(f"{count(bad)} violations", "bad") if bad else badge("clean", "good"))
+    badges.append(badge(plural(bad, "violation"), "bad") if bad else badge("clean", "good"))
     parents = [tag("a", f"{f.parent}", href=f"#{table_anchor(f.parent)}") for f in t.fanouts]
     build = t.build or {}
     repairs = ", ".join(f"{k} {v}" for k, v in sorted(build.get("repairs", {}).items()) if v) or None
