@@ -121,10 +121,10 @@ class Chromium:
         profile.mkdir(parents=True, exist_ok=True)
         cmd_r, cmd_w = os.pipe()
         out_r, out_w = os.pipe()
-        # Above 10, so that putting them on 3 and 4 in the child cannot overwrite one with the other.
+        # The browser's ends, copied above 10 so that putting them on 3 and 4 in the child cannot
+        # overwrite one with the other. Until the child exists, every pipe end stays open: 3 and 4 are
+        # then open here too, which `pass_fds` needs (the child's 3 and 4 are replaced by `wire`).
         high_r, high_w = fcntl.fcntl(cmd_r, fcntl.F_DUPFD, 10), fcntl.fcntl(out_w, fcntl.F_DUPFD, 10)
-        os.close(cmd_r)
-        os.close(out_w)
 
         def wire() -> None:
             os.dup2(high_r, 3)
@@ -132,10 +132,12 @@ class Chromium:
 
         args = [binary, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
                 "--remote-debugging-pipe", "about:blank"]
-        process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                   stderr=subprocess.DEVNULL, preexec_fn=wire, pass_fds=(3, 4))
-        os.close(high_r)
-        os.close(high_w)
+        try:
+            process = subprocess.Popen(args, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                       stderr=subprocess.DEVNULL, preexec_fn=wire, pass_fds=(3, 4))
+        finally:
+            for fd in (cmd_r, out_w, high_r, high_w):
+                os.close(fd)
         return cls(process, cmd_w, out_r)
 
     def __enter__(self) -> Chromium:

@@ -15,7 +15,7 @@ from pipeline.store import create_database
 
 pytestmark = pytest.mark.xdist_group("report")
 
-DDL = """
+DDL = '''
 CREATE TABLE owners (owner_id INTEGER PRIMARY KEY, name VARCHAR NOT NULL);
 CREATE TABLE things (
   thing_id INTEGER PRIMARY KEY, owner_id INTEGER REFERENCES owners(owner_id),
@@ -23,7 +23,9 @@ CREATE TABLE things (
   never VARCHAR, hits BIGINT, born TIMESTAMPTZ, kind VARCHAR NOT NULL
 );
 CREATE TABLE empty_one (id INTEGER PRIMARY KEY, note VARCHAR);
-"""
+CREATE TABLE "Odd <Name>" ("Item Id" INTEGER PRIMARY KEY, "Unit ""Price""" DOUBLE,
+  "Thing" INTEGER REFERENCES things(thing_id));
+'''
 
 ROWS = """
 INSERT INTO owners SELECT i, 'owner ' || i FROM range(1, 41) t(i);
@@ -32,6 +34,7 @@ INSERT INTO things SELECT i, CASE WHEN i % 7 = 0 THEN NULL ELSE 1 + (i * i) % 40
   '\\xAA'::BLOB, ['a', 'b' || (i % 3)], NULL, CASE WHEN i % 50 = 0 THEN 100000000 ELSE i % 300 END,
   TIMESTAMPTZ '2024-01-01 00:00:00+00' + INTERVAL (i) HOUR, (['x', 'y', 'z'])[1 + i % 3]
 FROM range(1, 1001) t(i);
+INSERT INTO "Odd <Name>" SELECT i, i * 0.5, 1 + i % 5 FROM range(1, 101) t(i);
 """
 
 
@@ -61,6 +64,17 @@ def test_every_kind_of_column_is_profiled(db: Path):
     owners = next(f for f in things.fanouts if f.parent == "owners")
     assert owners.null_keys == 142 and sum(k * n for k, n in owners.distribution) == 1000 - 142
     assert profile.inputs is None and profile.rules == [] and "no pack config" in profile.notes[0]
+
+
+def test_quoted_names_are_queried_and_escaped(db: Path):
+    profile = collect(db)
+    odd = next(t for t in profile.tables if t.name == "Odd <Name>")
+    price = next(c for c in odd.columns if c.name == 'Unit "Price"')
+    assert odd.rows == 100 and price.histogram is not None and price.mean == pytest.approx(25.25)
+    assert odd.fanouts[0].parents == 1000 and odd.fanouts[0].childless == 995
+    html = render(profile)
+    assert "Odd <Name>" not in html and "Odd &lt;Name&gt;" in html
+    assert 'id="t-odd--name-"' in html and 'href="#t-odd--name-"' in html
 
 
 def test_the_page_says_what_it_could_not_check(db: Path):
