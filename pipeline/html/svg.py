@@ -73,6 +73,7 @@ STYLE: dict[str, object] = {
 }
 """The look of every plot (rcParams), applied while a figure is drawn and saved."""
 
+_TAG = re.compile(r"<[^<>]+>")
 _ID = re.compile(r'\bid="([^"]+)"')
 _REF = re.compile(r'(url\(#|xlink:href="#|href="#)([^")]+)')
 _SIZE = re.compile(r'^<svg([^>]*?) width="[^"]*" height="[^"]*"')
@@ -113,6 +114,13 @@ class Canvas:
         return to_svg(self.fig, self.plot_id)
 
 
+def _prefix(tag: str, plot_id: str) -> str:
+    """One tag with its ids and references to ids prefixed (text between tags is never touched: it may
+    hold anything a database holds)."""
+    tag = _ID.sub(lambda m: f'id="{plot_id}-{m.group(1)}"', tag)
+    return _REF.sub(lambda m: f"{m.group(1)}{plot_id}-{m.group(2)}", tag)
+
+
 def to_svg(fig: Figure, plot_id: str) -> Markup:
     """The figure as an inline `<svg>` element whose every id starts with `plot_id` (see the module doc).
 
@@ -125,8 +133,7 @@ def to_svg(fig: Figure, plot_id: str) -> Markup:
     # matplotlib's `*{stroke-linejoin...}` would style the whole page: the page's CSS scopes it instead.
     text = re.sub(r"\s*<style[^>]*>.*?</style>", "", text, flags=re.S)
     text = re.sub(r"\s*<defs>\s*</defs>", "", text)
-    text = _ID.sub(lambda m: f'id="{plot_id}-{m.group(1)}"', text)
-    text = _REF.sub(lambda m: f"{m.group(1)}{plot_id}-{m.group(2)}", text)
+    text = _TAG.sub(lambda tag: _prefix(tag.group(0), plot_id), text)
     text = _SIZE.sub(r'<svg\1 class="plot-svg" role="presentation"', text, count=1)
     # One line per element is plenty; matplotlib's multi-line path data only adds bytes.
     text = re.sub(r" \n(?=[A-Za-z\"])", " ", text)

@@ -63,6 +63,13 @@ def test_same_data_same_bytes_in_another_process(drawn: list[plots.Plot]):
     assert json.loads(done.stdout) == [str(p.svg) for p in drawn]
 
 
+def test_labels_are_text_whatever_they_hold():
+    hostile = ['<b id="x">', 'url(#clip) & href="#y"']
+    svg = str(plots.bars("h", hostile, [2, 1]).svg)
+    assert "&lt;b id=\"x\"&gt;" in svg and 'url(#clip) &amp; href="#y"' in svg
+    assert "<b " not in svg
+
+
 def test_the_figure_carries_its_id_title_and_summary(drawn: list[plots.Plot]):
     html = str(drawn[2].html("caption & more"))
     assert html.startswith('<figure class="plot" id="p3" data-plot="p3" role="img"')
