@@ -9,6 +9,8 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
                                      imports nothing of Stateforge)
     html                             self-contained HTML pages and plots (matplotlib SVG) for every report
     schema                           DDL -> the schema model
+    constraints                      the one description of what a table's constraints allow, from
+                                     which every check, the DDL and the LLM's reply schema derive
     graph                            the foreign-key graph, the fill plan, the schema report
     domain                           domain packs: `domain.yaml` models and the loader
     store                            DuckDB files: tables, metadata, sequences, hashes, build metadata
@@ -20,6 +22,7 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     diff                             database diffs and their comparison (ground truth, grading)
     tools                            business tools: the framework, the generic toolkit, pack loading
     episode                          a private copy of a database where tools run, one transaction a call
+    mcp                              the MCP server: tools over stdio or streamable HTTP, an episode a session
     render                           terminal rendering of reports
     flows                            Prefect flows over `build` (the top-level `flows` package)
     cli                              the `stateforge` command
@@ -37,6 +40,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("values", "types", "resources", "fakellm"),
     ("html",),
     ("schema",),
+    ("constraints",),
     ("graph",),
     ("domain",),
     ("store",),
@@ -48,6 +52,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("diff",),
     ("tools",),
     ("episode",),
+    ("mcp",),
     ("render",),
     ("flows",),
     ("cli",),

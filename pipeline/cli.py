@@ -297,6 +297,50 @@ def call_cmd(
     raise typer.Exit(0 if result.ok else 1)
 
 
+@app.command("mcp")
+def mcp_cmd(
+    domain_or_db: Annotated[
+        str, typer.Argument(help="A database file, or a pack name or folder (its build under artifacts/).")
+    ],
+    db: Annotated[
+        Path | None, typer.Option("--db", help="The pack's database (default: artifacts/PACK/PACK.duckdb).")
+    ] = None,
+    transport: Annotated[
+        str, typer.Option(help="stdio (the process is the session) or http (streamable HTTP at /mcp).")
+    ] = "stdio",
+    host: Annotated[str, typer.Option(help="The address to listen on, with --transport http.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="The port, with --transport http (0: any free port).")] = 8765,
+    persist: Annotated[
+        bool,
+        typer.Option("--persist", help="Write to the database itself (one session at a time), not copies."),
+    ] = False,
+    pack: Annotated[Path | None, typer.Option(help="The pack folder, for a pack outside schemas/.")] = None,
+    idle_timeout: Annotated[
+        float, typer.Option(help="HTTP: seconds without a request before a session ends.")
+    ] = 1800.0,
+    max_sessions: Annotated[
+        int, typer.Option(help="HTTP: open sessions at once (each holds a copy of the database).")
+    ] = 64,
+) -> None:
+    """Serve a database's business tools over MCP, each session on its own episode (a private copy).
+
+    Logs go to stderr. SIGINT / SIGTERM stop the server cleanly (exit 0); a port in use is exit 2.
+    """
+    from pipeline.mcp.run import run_mcp
+
+    run_mcp(
+        domain_or_db,
+        db=db,
+        transport=transport,
+        host=host,
+        port=port,
+        persist=persist,
+        pack=pack,
+        idle_timeout=idle_timeout,
+        max_sessions=max_sessions,
+    )
+
+
 @app.command("serve")
 def serve_cmd(
     packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,
@@ -320,6 +364,9 @@ def fake_llm(
     model: Annotated[list[str] | None, typer.Option(help="Model names to list (repeatable).")] = None,
     api_key: Annotated[str | None, typer.Option(help="Require this bearer key.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the answers and of fault choice.")] = 0,
+    ignore_prompt: Annotated[
+        bool, typer.Option(help="Answer json_schema requests from the schema alone, as a strict decoder.")
+    ] = False,
 ) -> None:
     """Run a local OpenAI-compatible server answering with schema-conforming rows (tests, benchmarks)."""
     from pipeline.fakellm.server import serve
@@ -330,6 +377,7 @@ def fake_llm(
         "faults": fault or None,
         "seed": seed,
         "api_key": api_key,
+        "follow_prompt": not ignore_prompt,
     }
     if model:
         options["models"] = tuple(model)

@@ -21,11 +21,24 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from pipeline.constraints import KINDS, Coverage, Reference, table_constraints
 from pipeline.domain.config import DomainConfig, Rule
 from pipeline.errors import BuildError, DomainError
-from pipeline.schema.model import ForeignKey, Schema, Table
+from pipeline.schema.model import Schema
+from pipeline.store.sql import orphans_sql, table_ref
 from pipeline.store.sql import quote_ident as _q
-from pipeline.store.sql import table_ref
+
+COVERAGE = Coverage(
+    "the orphan cleanup (validation.rules)",
+    enforces={"foreign_key": ("delete", "set_null")},
+    leaves={
+        kind: "a repair's DELETE or UPDATE can only leave foreign keys dangling; its rule and the audit "
+        "judge the rest"
+        for kind in KINDS
+        if kind != "foreign_key"
+    },
+)
+"""The cleanup applies foreign-key semantics only: what it does with each kind of constraint."""
 
 
 @dataclass
@@ -49,12 +62,9 @@ class RuleReport:
         }
 
 
-def _dangling(table: Table, fk: ForeignKey) -> str:
-    """The WHERE clause of rows of `table` whose foreign key `fk` is set and has no parent."""
-    pairs = zip(fk.columns, fk.ref_columns, strict=True)
-    match = " AND ".join(f"p.{_q(r)} = c.{_q(col)}" for col, r in pairs)
-    present = " AND ".join(f"c.{_q(col)} IS NOT NULL" for col in fk.columns)
-    return f"{present} AND NOT EXISTS (SELECT 1 FROM {table_ref(fk.ref_table)} p WHERE {match})"
+def _dangling(table: str, ref: Reference, select: str) -> str:
+    """The rows of `table` whose foreign key `ref` is set and has no parent (an anti-join)."""
+    return orphans_sql(table_ref(table), ref.columns, table_ref(ref.ref_table), ref.ref_columns, select)
 
 
 def clean_orphans(
@@ -76,8 +86,7 @@ def clean_orphans(
         if not actions:
             break
         count = " UNION ALL ".join(
-            f"SELECT {i} AS i, count(*) AS n FROM {table_ref(child)} AS c WHERE {where}"
-            for i, (_, _, child, _, where) in enumerate(actions)
+            f"SELECT {i} AS i, count(*) AS n FROM ({rows}) AS o" for i, (*_, rows) in enumerate(actions)
         )
         dangling = sorted(i for i, n in con.execute(count).fetchall() if n)
         if not dangling:
@@ -93,20 +102,19 @@ def clean_orphans(
 
 
 def _actions(schema: Schema) -> list[tuple[str, str, str, str, str]]:
-    """Per foreign key: (label, the cleaning statement, child table, parent table, the dangling test)."""
+    """Per foreign key: (label, the cleaning statement, child table, parent table, its dangling rows)."""
     out = []
     for table in schema.tables:
-        pk = {c.lower() for c in table.primary_key}
-        for fk in table.foreign_keys:
-            nullable = [c for c in fk.columns if table.column(c).nullable and c.lower() not in pk]
-            where, ref = _dangling(table, fk), f"{table_ref(table.name)} AS c"
-            cols = ", ".join(fk.columns)
-            if nullable and fk.on_delete != "CASCADE":
-                sets = ", ".join(f"{_q(c)} = NULL" for c in nullable)
-                label, sql = f"set_null {table.name}({cols})", f"UPDATE {ref} SET {sets} WHERE {where}"
+        for ref in table_constraints(table).references:
+            rows = _dangling(table.name, ref, "1")
+            which = f"WHERE rowid IN ({_dangling(table.name, ref, 'c.rowid')})"
+            label = f"{ref.dangling} {table.name}({', '.join(ref.columns)})"
+            if ref.dangling == "set_null":
+                sets = ", ".join(f"{_q(c)} = NULL" for c in ref.nullable)
+                sql = f"UPDATE {table_ref(table.name)} SET {sets} {which}"
             else:
-                label, sql = f"delete {table.name}({cols})", f"DELETE FROM {ref} WHERE {where}"
-            out.append((label, sql, table.name, schema.table(fk.ref_table).name, where))
+                sql = f"DELETE FROM {table_ref(table.name)} {which}"
+            out.append((label, sql, table.name, schema.table(ref.ref_table).name, rows))
     return out
 
 

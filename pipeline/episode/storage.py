@@ -22,6 +22,7 @@ import contextlib
 import os
 import queue
 import shutil
+import sys
 import threading
 from pathlib import Path
 
@@ -130,7 +131,11 @@ class Reaper:
         self._worker: threading.Thread | None = None
 
     def close(self, con: duckdb.DuckDBPyConnection) -> None:
-        """Close `con` soon, off the caller's path."""
+        """Close `con` soon, off the caller's path (at once while the interpreter shuts down: a thread
+        started then would keep it from exiting)."""
+        if sys.is_finalizing():
+            _close(con)
+            return
         with self._lock:
             if self._worker is None or not self._worker.is_alive():
                 self._worker = threading.Thread(target=self._run, name="episode-reaper", daemon=True)

@@ -68,6 +68,8 @@ class FakeLLMServer:
     (`port=0` picks a free one). `latency` seconds, plus up to `jitter` more, delay every chat completion
     except a rate-limit refusal; the `timeout` fault holds its answer `timeout_delay` seconds; a 429 carries
     `Retry-After: retry_after`. With `api_key`, `/v1` requests need `Authorization: Bearer <api_key>`.
+    `follow_prompt=False` makes `json_schema` answers from the schema alone, ignoring the rows the prompt
+    asks to complete: a server whose decoding obeys the schema while its model ignores the prompt.
     """
 
     def __init__(
@@ -84,8 +86,10 @@ class FakeLLMServer:
         default_rows: int = 5,
         timeout_delay: float = 30.0,
         retry_after: float = 1.0,
+        follow_prompt: bool = True,
     ) -> None:
         self.latency, self.jitter, self.seed = latency, jitter, seed
+        self.follow_prompt = follow_prompt
         self.models, self.api_key, self.default_rows = tuple(models), api_key, default_rows
         self.timeout_delay, self.retry_after = timeout_delay, retry_after
         self._rules = parse_faults(faults)
@@ -211,7 +215,8 @@ class FakeLLMServer:
         fault = choose_fault(self._rules, self.seed, seq)
         self._delay_or_refuse(fault, seq)
         digest = request_digest(request, self.seed)
-        result = answer(request, random.Random(digest), fault, self.default_rows)
+        result = answer(request, random.Random(digest), fault, self.default_rows,
+                        follow_prompt=self.follow_prompt)
         body = completion_body(request, model, digest, result)
         with self._lock:
             self._stats.prompt_tokens += body["usage"]["prompt_tokens"]

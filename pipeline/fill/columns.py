@@ -7,9 +7,9 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.constraints.checks import After, CheckFacts, ColumnFacts, derive_checks
 from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.checks import After, CheckFacts, ColumnFacts, derive_checks
 from pipeline.fill.infer import infer, kind_of, paired_start
 from pipeline.fill.spec import ColumnSpec, new_spec, resolve_bounds, resolve_gaps
 from pipeline.schema.model import Column, Table

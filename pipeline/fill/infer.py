@@ -13,10 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
-
 from pipeline.schema.model import Column, Table
-from pipeline.types import arrow_type, base_type, int_limits, text_length
+from pipeline.types import text_length, type_kind
 
 
 @dataclass
@@ -28,34 +26,10 @@ class Inference:
 
 
 def kind_of(column: Column) -> str:
-    """int, float, decimal, str, bool, ts, date, time, interval, bytes, uuid, json, bit, list or other."""
-    base = base_type(column.type)
-    if base.endswith("[]"):
-        return "list"
-    if int_limits(column.type) is not None:
-        return "int"
-    special = {"UUID": "uuid", "JSON": "json", "BIT": "bit", "BITSTRING": "bit", "INTERVAL": "interval"}
-    if base in special:
-        return special[base]
-    typ = arrow_type(column.type)
-    if typ is None:
-        return "other"
-    for test, kind in _ARROW_KINDS:
-        if test(typ):
-            return kind
-    return "other"
+    """The column's type family (`pipeline.types.type_kind`): int, float, decimal, str, bool, ts, ..."""
+    return type_kind(column.type)
 
 
-_ARROW_KINDS = (
-    (pa.types.is_floating, "float"),
-    (pa.types.is_decimal, "decimal"),
-    (pa.types.is_string, "str"),
-    (pa.types.is_boolean, "bool"),
-    (pa.types.is_timestamp, "ts"),
-    (pa.types.is_date, "date"),
-    (pa.types.is_time, "time"),
-    (pa.types.is_binary, "bytes"),
-)
 NUMERIC = ("int", "float", "decimal")
 
 _PEOPLE_TABLES = set(

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from pipeline.constraints.checks import ColumnFacts
 from pipeline.domain.config import ColumnHint, DomainConfig
-from pipeline.fill.checks import ColumnFacts
 from pipeline.fill.infer import kind_of
 from pipeline.schema.model import Column
 from pipeline.types import arrow_type, decimal_params, int_limits

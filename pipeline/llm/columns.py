@@ -1,4 +1,4 @@
-"""Which columns the LLM writes, which it echoes, and which it is shown for context.
+"""Which columns the LLM writes, which keys label and accompany each row, and which it is shown for context.
 
     meaning_columns(table, config)            # hybrid: the text that needs meaning (titles, names, bios)
     meaning_columns(table, config, whole_rows=True)   # every column but keys and derived ones
@@ -55,11 +55,9 @@ def key_columns(table: Table) -> list[str]:
     return [c.name for c in table.columns if c.name.lower() in pk | fks or c.identity]
 
 
-def echo_columns(table: Table) -> list[str]:
-    """The keys a reply row must echo: the primary key and NOT NULL foreign key columns, in table order.
-
-    Nullable foreign keys are shown to the model but not echoed: a NULL to copy invites an invented value.
-    """
+def shown_keys(table: Table) -> list[str]:
+    """The key columns shown with every row to complete: the primary key, identity and NOT NULL foreign
+    key columns, in table order (nullable foreign keys are context columns, shown when set)."""
     pk = {c.lower() for c in table.primary_key}
     fks = {c.lower() for fk in table.foreign_keys for c in fk.columns}
     return [
@@ -67,6 +65,12 @@ def echo_columns(table: Table) -> list[str]:
         for c in table.columns
         if c.name.lower() in pk or c.identity or (c.name.lower() in fks and not c.nullable)
     ]
+
+
+def label_columns(table: Table) -> list[str]:
+    """The columns whose values name a row in a request and its reply: the primary key, else the shown
+    keys (none: rows are named by position)."""
+    return [table.column(c).name for c in table.primary_key] or shown_keys(table)
 
 
 def _specs(table: Table, config: DomainConfig) -> dict[str, ColumnSpec]:
@@ -137,7 +141,7 @@ def context_columns(
 ) -> list[str]:
     """Columns shown beside the keys in the rows to complete: other foreign keys, then up to `limit`
     categorical columns (allowed values, `values` hints) whose values the text should agree with."""
-    done = {c.lower() for c in written} | {c.lower() for c in echo_columns(table)}
+    done = {c.lower() for c in written} | {c.lower() for c in shown_keys(table)}
     fks = {c.lower() for fk in table.foreign_keys for c in fk.columns}
     out = [c.name for c in table.columns if c.name.lower() in fks - done]
     specs = _specs(table, config)

@@ -72,6 +72,7 @@ CREATE TABLE player_skins (
     skin_id     INTEGER     NOT NULL REFERENCES skins (skin_id) ON DELETE CASCADE,
     acquired_at TIMESTAMP   NOT NULL,
     source      VARCHAR(14) NOT NULL CHECK (source IN ('purchase', 'event', 'gift', 'season_reward', 'lottery')),
+    is_equipped BOOLEAN     NOT NULL DEFAULT FALSE,
     PRIMARY KEY (player_id, skin_id)
 );
 
@@ -180,6 +181,20 @@ CREATE TABLE friendships (
     CONSTRAINT ck_friendships_ordered CHECK (player_a_id < player_b_id)
 );
 
+CREATE TABLE friend_requests (
+    request_id   BIGINT       PRIMARY KEY,
+    sender_id    BIGINT       NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+    recipient_id BIGINT       NOT NULL REFERENCES players (player_id) ON DELETE CASCADE,
+    message      VARCHAR(100),
+    status       VARCHAR(9)   NOT NULL DEFAULT 'pending'
+                              CHECK (status IN ('pending', 'accepted', 'declined', 'cancelled')),
+    sent_at      TIMESTAMP    NOT NULL,
+    responded_at TIMESTAMP,
+    CHECK (sender_id <> recipient_id),
+    CHECK ((status = 'pending') = (responded_at IS NULL)),
+    CHECK (responded_at IS NULL OR responded_at >= sent_at)
+);
+
 CREATE TABLE matches (
     match_id         BIGINT      PRIMARY KEY,
     season_id        SMALLINT    NOT NULL REFERENCES seasons (season_id) ON DELETE RESTRICT,
@@ -285,6 +300,7 @@ COMMENT ON TABLE skins IS 'Cosmetic skins of a hero, bought with diamonds.';
 COMMENT ON TABLE player_heroes IS 'Heroes a player owns, with their proficiency and record on the hero.';
 COMMENT ON COLUMN player_heroes.wins IS 'Matches won with the hero; at most matches_played.';
 COMMENT ON TABLE player_skins IS 'Skins a player owns.';
+COMMENT ON COLUMN player_skins.is_equipped IS 'The skin the hero wears in matches: at most one per player and hero, of a hero the player owns.';
 
 COMMENT ON TABLE items IS 'Items bought in a match with gold earned in the match.';
 COMMENT ON COLUMN items.tier IS '1 = basic component, 2 = intermediate, 3 = finished item.';
@@ -308,6 +324,10 @@ COMMENT ON COLUMN clan_members.role IS 'leader (exactly one per clan), elder or 
 COMMENT ON TABLE friendships IS 'A friendship between two players, stored once with player_a_id < player_b_id.';
 COMMENT ON COLUMN friendships.intimacy IS 'Intimacy points earned by playing together and exchanging gifts.';
 COMMENT ON COLUMN friendships.relation IS 'Special relation the two players declared (friend when none).';
+
+COMMENT ON TABLE friend_requests IS 'Friend requests; accepting one makes the two players friends. At most one pending request per pair, none between friends.';
+COMMENT ON COLUMN friend_requests.status IS 'pending until the recipient accepts or declines it, or the sender cancels it.';
+COMMENT ON COLUMN friend_requests.responded_at IS 'When the request was accepted, declined or cancelled; NULL while pending.';
 
 COMMENT ON TABLE matches IS 'Played matches: 5 players a side, each hero at most once per match.';
 COMMENT ON COLUMN matches.started_at IS 'Start of the match; always inside its season.';

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import shutil
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
@@ -228,3 +230,17 @@ def test_declarations_are_checked_at_every_call(ep: Episode):
     assert ep.query("SELECT count(*) AS n FROM customers")[0]["n"] == 30
     bug = ep.call("broken")
     assert bug.error_kind == "internal" and "ZeroDivisionError" in bug.error
+
+
+def test_an_episode_never_closed_does_not_keep_the_interpreter_alive(shop_db: Path, tmp_path: Path):
+    """A forgotten episode is closed by the garbage collector at exit, without starting a thread then."""
+    script = (
+        "import sys\n"
+        "from pipeline.episode import Episode\n"
+        "ep = Episode.open(sys.argv[1], workdir=sys.argv[2])\n"
+        "ep.call('cannot_complete', {'reason': 'checking'})\n"
+    )
+    args = [sys.executable, "-c", script, str(shop_db), str(tmp_path)]
+    done = subprocess.run(args, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert not any(tmp_path.glob("*.duckdb")), "the copy is removed at exit"

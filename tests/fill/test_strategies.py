@@ -11,8 +11,8 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from pipeline.constraints.checks import After, derive_checks, unhandled_checks
 from pipeline.domain.config import DomainConfig
-from pipeline.fill.checks import After, derive_checks, unhandled_checks
 from pipeline.fill.generator import TableGenerator, strategy_for
 from pipeline.fill.strategies import STRATEGIES
 from pipeline.schema.model import Check, Column, ForeignKey, Table

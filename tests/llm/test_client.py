@@ -16,6 +16,7 @@ from pipeline.fakellm.chat import ApiError, Reply
 from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.client import LLMClient, LLMReply, LLMRequest
 from pipeline.llm.settings import LLMSettings, Price
+from tests.llm.servers import StrictKeywordsServer
 
 MODEL = "fake-model"
 SCHEMA: dict[str, Any] = {
@@ -305,23 +306,6 @@ def test_auto_falls_back_to_json_object_once_per_client(tmp_path: Path) -> None:
         with LLMClient(settings_for(server, tmp_path, response_format="json_schema")) as strict:
             with pytest.raises(TerminalError, match="not supported"):
                 complete(strict, 3)
-
-
-class StrictKeywordsServer(FakeLLMServer):
-    """A server whose strict mode, like some hosted APIs, rejects length and range keywords in schemas."""
-
-    refused = 0
-    schemas: list[dict] = []
-
-    def handle(self, method: str, target: str, headers: Mapping[str, str], body: bytes) -> Reply:
-        if target.endswith("/chat/completions"):
-            schema = json.loads(body)["response_format"]["json_schema"]["schema"]
-            if "maxLength" in json.dumps(schema):
-                self.refused += 1
-                message = "Invalid schema for response_format 'rows': 'maxLength' is not permitted."
-                return ApiError(400, message, param="response_format").reply
-            self.schemas.append(schema)
-        return super().handle(method, target, headers, body)
 
 
 def test_schema_keywords_a_server_rejects_are_dropped_once_per_client(tmp_path: Path) -> None:

@@ -31,6 +31,7 @@ TOP_KEYS = {
     "tables",
     "columns",
     "rules",
+    "policies",
 }
 TABLE_KEYS = {"rows", "scale", "description", "per_parent"}
 PER_PARENT_KEYS = {"fk", "exactly", "min", "max"}

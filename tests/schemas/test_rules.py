@@ -495,6 +495,35 @@ SCENARIOS: dict[tuple[str, str], list[Scenario]] = {
             ],
         )
     ],
+    ("meeting", "recording_of_held_meeting"): [
+        Scenario(
+            rows={
+                "meetings": [
+                    _meeting(1, "2025-03-03 10:00:00", "2025-03-03 11:00:00", status="ended"),
+                    _meeting(2, "2025-03-03 12:00:00", "2025-03-03 13:00:00", status="cancelled"),
+                    _meeting(3, "2026-05-04 14:00:00", "2026-05-04 15:00:00"),
+                ],
+                "recordings": [
+                    {
+                        "recording_id": r,
+                        "meeting_id": m,
+                        "storage_url": f"https://r/{r}",
+                        "duration_seconds": 60,
+                        "size_bytes": 1,
+                        "created_at": at,
+                    }
+                    for r, m, at in [
+                        (1, 1, "2025-03-03 11:00:00"),  # kept: made when the meeting ended
+                        (2, 1, "2025-03-03 10:30:00"),  # kept: made during the meeting
+                        (3, 2, "2025-03-03 13:00:00"),  # the meeting was cancelled
+                        (4, 3, "2026-03-31 12:00:00"),  # before the meeting starts
+                    ]
+                ],
+            },
+            found=2,
+            expect=[("SELECT recording_id FROM recordings ORDER BY ALL", [(1,), (2,)])],
+        )
+    ],
     # ------------------------------------------------------------------------------------------------ game
     ("game", "five_players_a_side"): [
         Scenario(
@@ -627,6 +656,96 @@ SCENARIOS: dict[tuple[str, str], list[Scenario]] = {
             },
             found=3,
             expect=[("SELECT match_id, season_id FROM matches ORDER BY ALL", [(1, 1), (2, 2), (4, 1)])],
+        )
+    ],
+    ("game", "one_equipped_skin_per_hero"): [
+        Scenario(
+            rows={
+                "skins": [
+                    {"skin_id": k, "hero_id": h, "name": f"Skin {k}", "released_on": "2024-01-01"}
+                    for k, h in [(1, 1), (2, 1), (3, 1), (4, 2), (5, 3)]
+                ],
+                "player_heroes": [
+                    {"player_id": p, "hero_id": h, "acquired_at": "2024-01-01"}
+                    for p, h in [(1, 1), (1, 2), (2, 1)]
+                ],
+                "player_skins": [
+                    # player 1 wears three skins of hero 1: the latest acquired (skin 2) stays
+                    {"player_id": 1, "skin_id": 1, "acquired_at": "2024-02-01", "is_equipped": True},
+                    {"player_id": 1, "skin_id": 2, "acquired_at": "2024-05-01", "is_equipped": True},
+                    {"player_id": 1, "skin_id": 3, "acquired_at": "2024-03-01", "is_equipped": True},
+                    {"player_id": 1, "skin_id": 4, "acquired_at": "2024-03-01", "is_equipped": True},
+                    # player 1 does not own hero 3; player 2 owns hero 1 but not hero 2
+                    {"player_id": 1, "skin_id": 5, "acquired_at": "2024-03-01", "is_equipped": True},
+                    {"player_id": 2, "skin_id": 1, "acquired_at": "2024-03-01", "is_equipped": True},
+                    {"player_id": 2, "skin_id": 4, "acquired_at": "2024-03-01", "is_equipped": True},
+                ],
+            },
+            found=3,
+            expect=[
+                (
+                    "SELECT player_id, skin_id FROM player_skins WHERE is_equipped ORDER BY ALL",
+                    [(1, 2), (1, 4), (2, 1)],
+                )
+            ],
+        )
+    ],
+    ("game", "rune_page_colour_limit"): [
+        Scenario(
+            rows={
+                "runes": [
+                    {"rune_id": r, "name": f"Rune {r}", "color": c, "bonus": "+1 attack"}
+                    for r, c in [(1, "red"), (2, "red"), (3, "red"), (4, "red"), (11, "blue"), (12, "blue")]
+                ],
+                "rune_page_runes": [
+                    # page 1: red 4 + 5 + 3 + 2 -> 4 + 5 + 1, rune 4 removed; blue 10 stays
+                    {"page_id": 1, "rune_id": 1, "quantity": 4},
+                    {"page_id": 1, "rune_id": 2, "quantity": 5},
+                    {"page_id": 1, "rune_id": 3, "quantity": 3},
+                    {"page_id": 1, "rune_id": 4, "quantity": 2},
+                    {"page_id": 1, "rune_id": 11, "quantity": 10},
+                    # page 2: red exactly 10 then more -> the runes after the tenth go
+                    {"page_id": 2, "rune_id": 1, "quantity": 10},
+                    {"page_id": 2, "rune_id": 2, "quantity": 1},
+                    {"page_id": 2, "rune_id": 12, "quantity": 9},
+                    {"page_id": 2, "rune_id": 11, "quantity": 2},
+                ],
+            },
+            found=3,
+            expect=[
+                (
+                    "SELECT page_id, rune_id, quantity FROM rune_page_runes ORDER BY ALL",
+                    [(1, 1, 4), (1, 2, 5), (1, 3, 1), (1, 11, 10), (2, 1, 10), (2, 11, 2), (2, 12, 8)],
+                )
+            ],
+        )
+    ],
+    ("game", "friend_request_once_per_pair"): [
+        Scenario(
+            rows={
+                "friendships": [{"player_a_id": 1, "player_b_id": 2, "since": "2025-01-01"}],
+                "friend_requests": [
+                    {
+                        "request_id": r,
+                        "sender_id": s,
+                        "recipient_id": t,
+                        "status": st,
+                        "sent_at": "2025-02-01",
+                        "responded_at": None if st == "pending" else "2025-02-02",
+                    }
+                    for r, s, t, st in [
+                        (1, 2, 1, "pending"),  # already friends
+                        (2, 1, 2, "accepted"),  # history stays
+                        (3, 3, 4, "pending"),  # the first of a pair stays ...
+                        (4, 4, 3, "pending"),  # ... the reverse request goes
+                        (5, 3, 4, "pending"),  # ... and so does the repeat
+                        (6, 3, 4, "declined"),
+                        (7, 5, 1, "pending"),
+                    ]
+                ],
+            },
+            found=3,
+            expect=[("SELECT request_id FROM friend_requests ORDER BY ALL", [(2,), (3,), (6,), (7,)])],
         )
     ],
     ("game", "events_within_match"): [

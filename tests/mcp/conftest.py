@@ -1,0 +1,32 @@
+"""Fixtures: the built shop (generic toolkit; shared with tests/episode) and a small build of the game pack
+(its own business tools, schemas/game/tools.py, and policies)."""
+
+from __future__ import annotations
+
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from pipeline.build import build_domain
+from tests.episode.fixture import build_shop
+
+STATEFORGE = str(Path(sys.executable).with_name("stateforge"))
+_GAME_LOCK = threading.Lock()
+
+
+@pytest.fixture(scope="session")
+def shop_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The shop pack, built once (no tools.py: the generic toolkit). Never write to it."""
+    return build_shop(tmp_path_factory.getbasetemp() / "fixtures")
+
+
+@pytest.fixture(scope="session")
+def game_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The game pack built at scale 0.05. Never write to it."""
+    out = tmp_path_factory.getbasetemp() / "fixtures" / "game-mcp"
+    with _GAME_LOCK:
+        if not (out / "game.duckdb").is_file():
+            build_domain("game", scale=0.05, out=out)
+    return out / "game.duckdb"
