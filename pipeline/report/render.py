@@ -175,7 +175,7 @@ def rules_section(db: DatabaseProfile, ids: Anchors) -> Section:
     bad = sum(r.violations or 0 for r in db.rules if r.kind == "rule")
     verdict = badge(f"{plural(bad, 'row')} breaking rules", "bad") if bad else badge("hold", "good")
     badges = [verdict] if db.rules else []
-    return Section("rules", "Domain rules", Markup("").join(body), badges=badges)
+    return Section("rules", "Domain rules and policies", Markup("").join(body), badges=badges)
 
 
 def render(db: DatabaseProfile) -> str:
@@ -191,7 +191,7 @@ def render(db: DatabaseProfile) -> str:
         NavItem("#summary", "Summary"),
         NavItem("#violations", "Audit", count(db.audit.get("violations", 0)),
                 "bad" if db.audit.get("violations") else "good"),
-        NavItem("#rules", "Domain rules", str(len(db.rules)),
+        NavItem("#rules", "Rules and policies", str(len(db.rules)),
                 ("bad" if bad_rules else "good") if db.rules else None),
     ])
     page.nav(f"Tables ({len(db.tables)})", [
