@@ -7,6 +7,7 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     values, types, resources,        shared leaves: canonical JSON values, DuckDB -> Arrow types, package
     fakellm                          data and output folders; the OpenAI-compatible test server (which
                                      imports nothing of Stateforge)
+    html                             self-contained HTML pages and plots (matplotlib SVG) for every report
     schema                           DDL -> the schema model
     constraints                      the one description of what a table's constraints allow, from
                                      which every check, the DDL and the LLM's reply schema derive
@@ -17,6 +18,7 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     fill                             the offline generator and the fill engine
     llm                              the LLM client and the LLM fill
     build                            the stages of a build and the one driver that runs them
+    report                           the HTML audit report of a built database (`stateforge report`)
     diff                             database diffs and their comparison (ground truth, grading)
     tools                            business tools: the framework, the generic toolkit, pack loading
     episode                          a private copy of a database where tools run, one transaction a call
@@ -36,6 +38,7 @@ __version__ = "0.1.0"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("values", "types", "resources", "fakellm"),
+    ("html",),
     ("schema",),
     ("constraints",),
     ("graph",),
@@ -45,6 +48,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fill",),
     ("llm",),
     ("build",),
+    ("report",),
     ("diff",),
     ("tools",),
     ("episode",),
