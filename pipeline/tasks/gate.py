@@ -344,7 +344,9 @@ class Gate:
             feasible=draft.feasible,
             reference_calls=[ReferenceCall(tool=c.tool, arguments=c.arguments) for c in made],
             reference_plan=reference_plan(
-                made, [*results, *([None] * (len(made) - len(results)))], draft.derived
+                made,
+                [*results, *([None] * (len(made) - len(results)))],
+                draft.derived if draft.feasible else (),
             ),
             expected_diff=diff,
             policy=policy.to_dict(),
