@@ -3,13 +3,15 @@ it has read, and the write it tries next.
 
 A plan for write attempt `j` of round `r` is a pure function of the conversation: the candidates (a write
 tool, and a table whose columns fill all its required parameters) are shuffled with a seed of the
-conversation, `r` and `j`; the first one whose rows are unread asks for them (an SQL query), the first one
-with rows that fit the parameters' types makes the plan.
+conversation, `r` and `j`, those of a table the first user message names put first; the first one
+whose rows are unread asks for them (an SQL query), the first one with rows that fit the parameters'
+types makes the plan.
 """
 
 from __future__ import annotations
 
 import random
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,7 +21,7 @@ from pipeline.fakellm.words import singular
 WRITE_MARK = "[changes data]"
 """A tool whose description contains this changes the database (the generator marks its write tools)."""
 COLUMNS_SQL = (
-    "SELECT table_name, column_name, datatype_of FROM information_schema.columns "
+    "SELECT table_name, column_name, data_type FROM information_schema.columns "
     "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
 )
 ROWS_READ = 40
@@ -158,6 +160,8 @@ def plan_write(state: Board, round_no: int, j: int, infeasible: bool) -> Plan | 
     rng = random.Random(f"{state.seed}:{round_no}:{j}")
     candidates = _candidates(state, infeasible)
     rng.shuffle(candidates)
+    named = {t for t in state.tables if re.search(rf"\b{re.escape(t)}\b", state.conv.opening)}
+    candidates.sort(key=lambda c: c[1] not in named)  # a table the request names first (stable sort)
     for spec, table, keys in candidates:
         read = sql_result(state.conv, state.roles, read_sql(table))
         if read is None:
