@@ -18,8 +18,9 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     diff                             database diffs and their comparison (ground truth, grading)
     tools                            business tools: the framework, the generic toolkit, pack loading
     episode                          a private copy of a database where tools run, one transaction a call
+    tasks                            task generation: the task model, recipes, the gate, the runner, reports
     render                           terminal rendering of reports
-    flows                            Prefect flows over `build` (the top-level `flows` package)
+    flows                            Prefect flows over `build` and `tasks` (the top-level `flows` package)
     cli                              the `stateforge` command
 
 `validation` and `flows` are top-level packages beside `pipeline`; they take their place in the list.
@@ -44,6 +45,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("diff",),
     ("tools",),
     ("episode",),
+    ("tasks",),
     ("render",),
     ("flows",),
     ("cli",),
