@@ -25,6 +25,7 @@ COLUMNS_SQL = (
     "WHERE table_schema = 'main' ORDER BY table_name, ordinal_position"
 )
 ROWS_READ = 40
+_FRACTION = re.compile(r"\d:\d\d\.\d")
 _CREATE = {"create", "add", "insert", "new", "register", "book", "make", "post", "open", "schedule"}
 _UPDATE = {"update", "set", "edit", "change", "rename", "modify", "move", "patch"}
 _OTHER = {"delete", "remove", "cancel", "archive", "close", "drop", "clear", "unlink", "approve", "reject"}
@@ -139,14 +140,20 @@ def _column(param: str, table: str, columns: list[str]) -> str | None:
 
 
 def _candidates(state: Board, infeasible: bool) -> list[tuple[ToolSpec, str, dict[str, str]]]:
+    """(tool, table, parameter -> column) for every write tool whose required parameters name columns of
+    one table; when the tool's name names one of those tables (`delete_order`: orders), that one only."""
     found = []
     for spec in state.roles.writes:
         if infeasible and verb_of(spec) == "create":
             continue
+        mine = []
         for table, columns in sorted(state.tables.items()):
             keys = {p: _column(p, table, columns) for p in spec.required}
             if keys and all(keys.values()):
-                found.append((spec, table, {p: c for p, c in keys.items() if c}))
+                mine.append((spec, table, {p: c for p, c in keys.items() if c}))
+        noun = spec.name.split("_", 1)[1] if "_" in spec.name else ""
+        own = [m for m in mine if noun in (m[1], singular(m[1]))]
+        found.extend(own or mine)
     return found
 
 
@@ -190,7 +197,12 @@ def _make(
     kind = verb_of(spec) or "other"
     row = rng.choice(rows)
     if kind == "create":  # each value from its own row: a new combination, as a user would ask for
-        arguments = {p: rng.choice(rows)[c] for p, c in keys.items()}
+        arguments = {}
+        for param, column in keys.items():
+            values = [r[column] for r in rows if sayable(r[column])]
+            if not values:
+                return None
+            arguments[param] = rng.choice(values)
         return Plan(spec, table, kind, keys, arguments)
     arguments = {p: row[c] for p, c in keys.items()}
     change = _change(spec, table, keys, row, rows, rng) if kind == "update" else None
@@ -224,10 +236,15 @@ def _change(
         others = {
             repr(r[column]): r[column] for r in rows if r[column] is not None and r[column] != row[column]
         }
-        values = [others[k] for k in sorted(others) if fits(schema, others[k])]
+        values = [others[k] for k in sorted(others) if fits(schema, others[k]) and sayable(others[k])]
         if values:
             options.append((param, column, rng.choice(values)))
     return rng.choice(options) if options else None
+
+
+def sayable(value: Any) -> bool:
+    """A value a user would write out: not a time with fractions of a second (booleans are declared)."""
+    return not (isinstance(value, str) and _FRACTION.search(value))
 
 
 def _absent(value: Any, seen: list[Any], rng: random.Random) -> Any:

@@ -67,6 +67,12 @@ def submission(state: Board, plan: Plan, done: PastCall, round_no: int) -> dict[
         "references": [],
         "goals": [],
     }
+    flags = [(c, plan.arguments[p]) for p, c in plan.keys.items() if isinstance(plan.arguments[p], bool)]
+    if plan.change is not None and isinstance(plan.change[2], bool):
+        flags.append((plan.change[1], plan.change[2]))
+    known["derived"] = [
+        {"value": v, "how": f"the request says {c.replace('_', ' ')} {_say(v)}"} for c, v in flags
+    ]
     if plan.kind != "create":
         count = f'SELECT count(*) AS n FROM "{plan.table}" WHERE {condition}'
         entity = f"the {noun} whose {where}"

@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.llm.settings import LLMSettings
+from pipeline.tasks.gate import Gate
 from pipeline.tasks.generators import register_generator
 from pipeline.tasks.llm.generator import LLMGenerator, generator_tools
 from pipeline.tasks.llm.session import GeneratorLimits, Outcome, Session
@@ -31,15 +32,18 @@ def llm_generator(
     seed: int,
     settings: LLMSettings | None = None,
     limits: GeneratorLimits | None = None,
+    gate: Gate | None = None,
     **_: Any,
 ) -> LLMGenerator:
-    """The `openai` generator factory: `settings` (default: the environment's, backend openai), `limits`."""
+    """The `openai` generator factory: `settings` (default: the environment's, backend openai), `limits`,
+    and the run's `gate`."""
     return LLMGenerator(
         workspace,
         toolkit,
         seed=seed,
         settings=settings or LLMSettings.from_env(backend="openai"),
         limits=limits,
+        gate=gate,
     )
 
 

@@ -5,10 +5,12 @@
 
 It speaks to any OpenAI-compatible server through `LLMClient` (the LLM fill's settings, retries, response
 cache and accounting), offers the model `run_sql`, the domain's tools and `submit_task`, and judges each
-submission with its own `Gate` inside the conversation, so that a rejection goes back to the model. The
-runner's gate then judges the accepted draft again, the same way (the same checks, deterministic), and
-keeps it; when the submissions ran out, the last rejected draft goes to the runner to be counted under
-its reason. Conversations that end without a submission are counted as skips (`llm_*` reasons).
+submission with the run's `Gate` inside the conversation, so that a rejection goes back to the model. The
+accepted draft goes to the runner with that verdict (`Proposal.verdict`: the gate runs once); when the
+submissions ran out, the last rejected draft and its verdict go, to be counted under the gate's reason.
+Conversations that end without a submission are counted as skips (`llm_*` reasons). Without the run's
+gate (`gate=None`, the generator used on its own) it judges with a gate of its own and hands over no
+verdict, so a runner judges again.
 
 Deterministic for a database, a seed and a cache: the opening depends only on them and the attempt, tool
 results and gate verdicts are deterministic, and a rerun answers every turn from the response cache
@@ -70,6 +72,7 @@ class LLMGenerator:
         settings: LLMSettings,
         limits: GeneratorLimits | None = None,
         client: LLMClient | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self.workspace, self.toolkit, self.seed = workspace, toolkit, seed
         self.settings = settings
@@ -77,7 +80,10 @@ class LLMGenerator:
         self.client = client or LLMClient(settings)
         if client is None:
             weakref.finalize(self, self.client.close)
-        self.gate = Gate(workspace, toolkit, defaults=domain_policy(workspace.config, workspace.schema))
+        self.shared_gate = gate is not None
+        self.gate = gate or Gate(
+            workspace, toolkit, defaults=domain_policy(workspace.config, workspace.schema)
+        )
         self.tools = generator_tools(toolkit)
         self.source = f"llm:{settings.model}"
         self.prompt_sha256 = ""
@@ -85,7 +91,7 @@ class LLMGenerator:
         self.outcomes: Counter[str] = Counter()
         self.rejections: Counter[str] = Counter()
         self.faults: Counter[str] = Counter()
-        self.turns = self.tool_calls = self.tokens = 0
+        self.turns = self.tool_calls = self.tokens = self.kept = 0
 
     @property
     def exhausted(self) -> bool:
@@ -130,6 +136,7 @@ class LLMGenerator:
         if outcome.draft is not None and (outcome.accepted or outcome.reason in REASONS):
             proposal.capabilities = outcome.draft.capabilities
             proposal.drafts = [outcome.draft]
+            proposal.verdict = outcome.verdict if self.shared_gate else None
             self.outcomes["accepted" if outcome.accepted else "rejected"] += 1
         else:
             proposal.skipped, proposal.detail = outcome.reason or "llm_no_submission", outcome.detail
@@ -139,6 +146,7 @@ class LLMGenerator:
     def feedback(self, proposal: Proposal, kept: bool) -> None:
         """Count misses in a row (see `exhausted`)."""
         self._misses = 0 if kept else self._misses + 1
+        self.kept += int(kept)
 
     def describe(self) -> dict[str, Any]:
         """The model, the prompt, the limits, the LLM accounting and what the conversations did."""
@@ -156,6 +164,13 @@ class LLMGenerator:
                 "tokens": self.tokens,
                 "rejections_fed_back": dict(sorted(self.rejections.items())),
                 "faults": dict(sorted(self.faults.items())),
+                "per_kept_task": {
+                    "turns": round(self.turns / self.kept, 2),
+                    "tool_calls": round(self.tool_calls / self.kept, 2),
+                    "tokens": round(self.tokens / self.kept),
+                }
+                if self.kept
+                else None,
             },
         }
 

@@ -27,7 +27,7 @@ from pipeline.llm.client import LLMClient
 from pipeline.llm.tooluse import ToolCall, tool_message
 from pipeline.schema.model import suggest
 from pipeline.tasks.draft import Call, Draft
-from pipeline.tasks.gate import REFUSALS, Gate
+from pipeline.tasks.gate import REFUSALS, Gate, GateResult
 from pipeline.tasks.llm.prompt import Opening
 from pipeline.tasks.llm.sql import RUN_SQL, run_sql
 from pipeline.tasks.llm.submit import SUBMIT_TASK, parse_submission, to_draft
@@ -71,6 +71,8 @@ class Outcome:
     draft: Draft | None = None
     """The accepted draft; or the last rejected one once the submissions ran out (None: none made)."""
     accepted: bool = False
+    verdict: GateResult | None = None
+    """The gate's verdict on `draft`."""
     reason: str | None = None
     """Why nothing was accepted: a gate reason, or `llm_turn_limit`, `llm_tool_call_limit`,
     `llm_token_limit`, `llm_no_submission`, `llm_unavailable`."""
@@ -126,8 +128,6 @@ class Session:
             self._converse()
         finally:
             self.workspace.discard(episode)
-        if self.outcome.draft is not None:
-            self.outcome.draft.provenance.setdefault("details", {})["conversation"] = self.outcome.details()
         return self.outcome
 
     def _end(self, reason: str, detail: str | None) -> None:
@@ -223,11 +223,11 @@ class Session:
             return (
                 f"error (submit): there is no {what} since the last reset to submit. Make the change first."
             )
-        provenance = dict(self.provenance) | {"details": {"start_table": self.opening.start_table}}
-        draft = to_draft(submission, calls, provenance)
         out.submissions += 1
+        details = {"start_table": self.opening.start_table, "conversation": out.details()}
+        draft = to_draft(submission, calls, dict(self.provenance) | {"details": details})
         verdict = self.gate.check(draft)
-        out.draft = draft
+        out.draft, out.verdict = draft, verdict
         if verdict.task is not None:
             out.accepted, out.reason, out.detail = True, None, None
             self.done = True
