@@ -99,6 +99,8 @@ class _Slot:
     kept: int = 0
     misses: int = 0
     skips: int = 0
+    variants: int = 0
+    """Attempts that offered an infeasible variant."""
     retired: str | None = None
 
 
@@ -124,6 +126,9 @@ class OfflineGenerator:
         active = [s for s in self._slots if not s.retired]
         preferred = [s for s in active if want.capability in s.recipe.capabilities] if want.capability else []
         pool = preferred or active
+        if want.infeasible:  # recipes seen offering infeasible variants, while they keep offering some
+            offering = [s for s in pool if s.variants and s.variants * 4 >= s.attempts]
+            pool = offering or pool
         total = sum(s.recipe.weight for s in pool)
         for slot in pool:
             slot.current += slot.recipe.weight
@@ -143,6 +148,7 @@ class OfflineGenerator:
         try:
             recipe(ctx)
             feasible, variant = ctx.drafts()
+            slot.variants += variant is not None
             proposal.capabilities = feasible.capabilities
             proposal.drafts = [variant, feasible] if variant is not None and want.infeasible else [feasible]
             if variant is not None and not want.infeasible:
