@@ -42,6 +42,11 @@ def fresh(server: FakeLLMServer) -> FakeLLMServer:
     return server
 
 
+def chats(server: FakeLLMServer) -> int:
+    """Chat completions the server answered (the preflight's GET /v1/models is not one)."""
+    return server.stats.by_path.get("/v1/chat/completions", 0)
+
+
 def settings_for(server: FakeLLMServer, cache: Path, **overrides: Any) -> LLMSettings:
     values: dict[str, Any] = {
         "backend": "openai",
@@ -87,15 +92,15 @@ def test_tasks_pass_the_gate_replay_exactly_and_a_rerun_makes_no_call(
                 assert end.diff.to_dict() == task.expected_diff and not end.diff.empty
     llm = report["generator"]["llm"]
     served = fresh.stats
-    assert llm["calls"] == served.requests == report["generator"]["conversations"]["turns"]
+    assert llm["calls"] == chats(fresh) == report["generator"]["conversations"]["turns"]
     assert (llm["prompt_tokens"], llm["completion_tokens"]) == (
         served.prompt_tokens,
         served.completion_tokens,
     )
-    assert served.drivers == {"agent": served.requests}
+    assert served.drivers == {"agent": chats(fresh)} and served.by_path["/v1/models"] == 1
 
     again = generate(shop_db, tmp_path / "again", settings, n=5, max_attempts=10)
-    assert fresh.stats.requests == served.requests  # not one more request
+    assert chats(fresh) == llm["calls"]  # not one more completion
     assert again["generator"]["llm"]["calls"] == 0 and again["generator"]["llm"]["cache_hits"] == llm["calls"]
     first = (tmp_path / "first" / "tasks.jsonl").read_bytes()
     assert (tmp_path / "again" / "tasks.jsonl").read_bytes() == first
@@ -117,7 +122,7 @@ def test_faults_are_survived_and_counted(shop_db: Path, fresh: FakeLLMServer, tm
     llm, conversations, served = report["generator"]["llm"], report["generator"]["conversations"], fresh.stats
     assert llm["retries"]["rate_limit"] == served.faults.get("rate_limit", 0) > 0
     assert llm["retries"]["server_error"] == served.faults.get("server_error", 0)
-    assert llm["calls"] == served.requests
+    assert llm["calls"] == chats(fresh)
     assert (llm["prompt_tokens"], llm["completion_tokens"]) == (
         served.prompt_tokens,
         served.completion_tokens,
@@ -138,7 +143,7 @@ def test_an_unrecoverable_fault_is_a_counted_skip(
     report = generate(shop_db, tmp_path / "out", settings, n=2, max_attempts=2)
     assert report["kept"] == 0 and report["skipped"] == {"llm_unavailable": 2}
     assert "still failing after 2 attempts" in report["examples"]["llm_unavailable"]
-    assert report["generator"]["llm"]["gave_up"] == 2 and fresh.stats.requests == 4
+    assert report["generator"]["llm"]["gave_up"] == 2 and chats(fresh) == 4
 
 
 def submit(goals: list[dict[str, Any]]) -> dict[str, Any]:
@@ -233,5 +238,5 @@ def test_the_report_shows_the_llm_line(shop_db: Path, fresh: FakeLLMServer, tmp_
     from pipeline.tasks.report import llm_line, report_markdown
 
     line = llm_line(saved)
-    assert line.startswith(f"LLM {MODEL}: {fresh.stats.requests} calls (0 from the cache)")
+    assert line.startswith(f"LLM {MODEL}: {chats(fresh)} calls (0 from the cache)")
     assert "cost unknown" in line and line in report_markdown(saved)

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from pipeline.llm.backends import check_backend
 from pipeline.llm.settings import LLMSettings
 from pipeline.tasks.gate import Gate
 from pipeline.tasks.generators import register_generator
@@ -36,12 +37,15 @@ def llm_generator(
     **_: Any,
 ) -> LLMGenerator:
     """The `openai` generator factory: `settings` (default: the environment's, backend openai), `limits`,
-    and the run's `gate`."""
+    and the run's `gate`. Runs the backend's preflight first (key, model, server reachable, model served),
+    so a wrong setting stops the run before anything is written, with what to fix."""
+    settings = settings or LLMSettings.from_env(backend="openai")
+    check_backend(settings)
     return LLMGenerator(
         workspace,
         toolkit,
         seed=seed,
-        settings=settings or LLMSettings.from_env(backend="openai"),
+        settings=settings,
         limits=limits,
         gate=gate,
     )
