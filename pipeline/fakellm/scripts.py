@@ -18,12 +18,16 @@ the exact string to send, e.g. broken JSON), or a final message (a string, or `{
 call's result (parsed as JSON): `turn` picks the first call of that assistant turn (negative: counted
 back from the current turn), `[turn, k]` its `k`-th call; the rest is a path into the result. A path
 that does not resolve is a 400 naming the script, the turn and the path: a test's mistake must be loud.
+
+`replay_script` (a solver that replays a task's reference calls) and `decline_script` (one that declines
+with `cannot_complete`) build the common scripts.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -106,6 +110,28 @@ def _turn(key: str, i: int, turn: Any) -> ScriptTurn:
             raise ValueError(f"{where}: 'raw_arguments' is the exact text to send, a string")
         calls.append(ScriptedCall(call["name"], call.get("arguments", {}), raw))
     return ScriptTurn(calls=tuple(calls))
+
+
+def replay_script(
+    key: str, match: str, calls: Sequence[Mapping[str, Any]], *, final: str = "Done."
+) -> dict[str, Any]:
+    """A script that makes `calls` one per turn, in order, then says `final`: a solver replaying a task's
+    reference calls (`[{"tool": name, "arguments": {...}}]`, the tasks.jsonl format; `name` works too)."""
+    turns: list[Any] = [
+        [{"name": call.get("tool", call.get("name")), "arguments": dict(call.get("arguments") or {})}]
+        for call in calls
+    ]
+    return {"key": key, "match": match, "turns": [*turns, final]}
+
+
+def decline_script(key: str, match: str, reason: str, *, tool: str = "cannot_complete") -> dict[str, Any]:
+    """A script that declines at once: one call of `tool` (the toolkits' standard `cannot_complete`) with
+    `reason`, then a final message saying why."""
+    return {
+        "key": key,
+        "match": match,
+        "turns": [[{"name": tool, "arguments": {"reason": reason}}], f"I cannot do this: {reason}"],
+    }
 
 
 class ScriptBook:

@@ -14,6 +14,7 @@ import openai
 import pytest
 
 from pipeline.fakellm.agent_plans import COLUMNS_SQL
+from pipeline.fakellm.scripts import decline_script, replay_script
 from pipeline.fakellm.server import FakeLLMServer
 
 MODEL = "fake-model"
@@ -288,3 +289,27 @@ def test_the_agent_explores_first_and_a_solver_without_script_declines(server, c
     assert choices[0].message.tool_calls[0].function.name == "cannot_complete"
     assert choices[1].finish_reason == "stop"
     assert server.stats.drivers == {"agent": 4}
+
+
+def test_replay_and_decline_scripts_play_a_solver(server, client) -> None:
+    reference = [
+        {"tool": "delete_user", "arguments": {"user_id": 3}},
+        {"tool": "rename_user", "arguments": {"user_id": 4, "name": "Bo"}},
+    ]
+    server.add_script(replay_script("task-1", "Remove user 3 and rename 4", reference, final="All done."))
+    server.add_script(decline_script("task-2", "Delete user 99", "There is no user 99."))
+    made: list[tuple[str, dict[str, Any]]] = []
+
+    def record(name: str, arguments: dict[str, Any]) -> Any:
+        made.append((name, arguments))
+        return {"ok": True}
+
+    choices, _ = converse(client, "Remove user 3 and rename 4 to Bo", record)
+    assert (
+        made == [(c["tool"], c["arguments"]) for c in reference]
+        and choices[-1].message.content == "All done."
+    )
+    made.clear()
+    choices, _ = converse(client, "Delete user 99, please", record)
+    assert made == [("cannot_complete", {"reason": "There is no user 99."})]
+    assert choices[-1].message.content == "I cannot do this: There is no user 99."
