@@ -22,6 +22,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from pipeline.episode import Episode
 from pipeline.errors import TransientError
 from pipeline.llm.client import LLMClient
 from pipeline.llm.tooluse import ToolCall, tool_message
@@ -119,15 +120,23 @@ class Session:
         self.writes: list[Call] = []
         self.refusal: Call | None = None
         self.done = False
+        self._episode: Episode | None = None
+
+    @property
+    def episode(self) -> Episode:
+        """The conversation's own episode (open while `run` runs)."""
+        if self._episode is None:
+            raise RuntimeError("the session's episode is open only while Session.run runs")
+        return self._episode
 
     def run(self) -> Outcome:
         """Converse until a task is accepted, the submissions run out, or a limit is reached."""
-        episode = self.workspace.episode(self.toolkit, diffed=False)
-        self.episode = episode
+        self._episode = self.workspace.episode(self.toolkit, diffed=False)
         try:
             self._converse()
         finally:
-            self.workspace.discard(episode)
+            self.workspace.discard(self._episode)
+            self._episode = None
         return self.outcome
 
     def _end(self, reason: str, detail: str | None) -> None:
