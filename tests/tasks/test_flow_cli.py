@@ -52,8 +52,10 @@ def test_bad_input_exits_2(duck_db: Path, tmp_path: Path):
     assert unknown.returncode == 2 and 'Did you mean "music"' in unknown.stderr
     unbuilt = run("generate-tasks", "music", cwd=tmp_path)
     assert unbuilt.returncode == 2 and "build it first" in unbuilt.stderr
-    backend = run("generate-tasks", duck_db, "--backend", "openai", "--out", tmp_path)
-    assert backend.returncode == 2 and "no task generator 'openai'" in backend.stderr
+    backend = run("generate-tasks", duck_db, "--backend", "llama", "--out", tmp_path)
+    assert backend.returncode == 2 and "no task generator 'llama'" in backend.stderr
+    keyless = run("generate-tasks", duck_db, "--backend", "openai", "--out", tmp_path)
+    assert keyless.returncode == 2 and "needs an API key: set OPENAI_API_KEY" in keyless.stderr
 
 
 def test_too_few_tasks_exit_1_with_the_file_and_the_reason(bare_db: Path):
