@@ -353,24 +353,54 @@ def generate_tasks_cmd(
     n: Annotated[int, typer.Option("--n", help="Tasks to keep (that pass the gate).")] = 150,
     seed: Annotated[int, typer.Option(help="Seed of every choice: the same seed, the same tasks.")] = 0,
     backend: Annotated[
-        str, typer.Option(help="offline (recipes, the default) or a registered generator such as openai.")
-    ] = "offline",
+        str | None,
+        typer.Option(
+            help="offline (recipes) or openai (an LLM agent on any OpenAI-compatible server). Default: "
+            "openai when a model or base URL is given (or set: STATEFORGE_LLM_MODEL, OPENAI_BASE_URL), "
+            "else offline."
+        ),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option(help="Folder for tasks.jsonl and its report (default: the database's).")
     ] = None,
+    model: Annotated[str | None, typer.Option(help="The model, with --backend openai.")] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Server URL, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL)."),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")
+    ] = False,
+    max_turns: Annotated[
+        int | None, typer.Option(help="LLM turns per generated task's conversation (default 24).")
+    ] = None,
+    max_tool_calls: Annotated[
+        int | None, typer.Option(help="Tool calls per conversation (default 48).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Prompt + completion tokens per conversation (default 400000).")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Generate tasks on a built database: recipes act through the solver's tools, the gate replays and checks
-    every draft, and the kept tasks go to tasks.jsonl with generation_report.json beside it.
+    """Generate tasks on a built database: recipes (or an LLM agent, --backend openai) act through the
+    solver's tools, the gate replays and checks every draft, and the kept tasks go to tasks.jsonl with
+    generation_report.json beside it.
 
     Exits 0 when N tasks passed the gate, 1 when fewer did (the file is still written and the report says
-    why), 2 on bad input (no such pack or database, a broken recipes.py, an unknown backend).
+    why), 2 on bad input (no such pack or database, a broken recipes.py, an unknown backend, an LLM
+    server that cannot be reached or does not serve the model).
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from pipeline.tasks import generate_tasks
+    from pipeline.tasks.llm.options import generator_backend
     from pipeline.tasks.report import render_report
     from pipeline.values import dumps
+
+    chosen, options = generator_backend(
+        backend, model=model, base_url=base_url, no_cache=no_cache, max_turns=max_turns,
+        max_tool_calls=max_tool_calls, max_tokens=max_tokens,
+    )
 
     columns = (
         TextColumn("tasks kept"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[tried]}"),
@@ -382,7 +412,10 @@ def generate_tasks_cmd(
         def advance(attempt: object, kept: int) -> None:
             progress.update(bar, completed=kept, tried=f"{getattr(attempt, 'number', 0)} attempts")
 
-        report = generate_tasks(target, n=n, seed=seed, backend=backend, out=out, db=db, on_attempt=advance)
+        report = generate_tasks(
+            target, n=n, seed=seed, backend=chosen, out=out, db=db, on_attempt=advance,
+            generator_options=options,
+        )
     if as_json:
         print(dumps(report, indent=2))
     else:
