@@ -19,13 +19,12 @@ def refund_recent_charge(ctx: RecipeContext) -> None:
     of theirs, past the refund window (forbidden)."""
     pay = ctx.pick(
         "SELECT u.user_id, u.username, u.display_name, p.payment_id, p.external_ref, p.amount, pl.name AS "
-        "plan, "
-        "CAST(p.paid_at AS DATE) AS day FROM payments AS p JOIN subscriptions AS s ON s.subscription_id = "
-        "p.subscription_id JOIN users AS u ON u.user_id = s.user_id JOIN subscription_plans AS pl ON "
-        f"pl.plan_id = p.plan_id WHERE {ACTIVE} AND p.status = 'paid' AND p.paid_at >= ? AND p.paid_at <= ? "
-        "AND (SELECT count(*) FROM payments AS q JOIN subscriptions AS t ON t.subscription_id = "
-        "q.subscription_id "
-        "WHERE t.user_id = u.user_id AND CAST(q.paid_at AS DATE) = CAST(p.paid_at AS DATE)) = 1",
+        "plan, CAST(p.paid_at AS DATE) AS day FROM payments AS p JOIN subscriptions AS s ON "
+        "s.subscription_id = p.subscription_id JOIN users AS u ON u.user_id = s.user_id JOIN "
+        f"subscription_plans AS pl ON pl.plan_id = p.plan_id WHERE {ACTIVE} AND p.status = 'paid' AND "
+        "p.paid_at >= ? AND p.paid_at <= ? AND (SELECT count(*) FROM payments AS q JOIN subscriptions AS t "
+        "ON t.subscription_id = q.subscription_id WHERE t.user_id = u.user_id AND CAST(q.paid_at AS DATE) "
+        "= CAST(p.paid_at AS DATE)) = 1",
         [ctx.now - dt.timedelta(days=REFUND_DAYS), ctx.now],
         what="refundable charge",
     )
@@ -59,13 +58,12 @@ def refund_recent_charge(ctx: RecipeContext) -> None:
         "the charge is refunded", "SELECT status FROM payments WHERE payment_id = ?", [pay["payment_id"]]
     )
     old = ctx.sql(
-        "SELECT p.external_ref, p.amount, pl.name AS plan, CAST(p.paid_at AS DATE) AS day FROM payments AS p "
-        "JOIN subscriptions AS s ON s.subscription_id = p.subscription_id JOIN subscription_plans AS pl "
-        "ON pl.plan_id = p.plan_id WHERE s.user_id = ? AND p.status = 'paid' AND p.paid_at < ? "
-        "AND (SELECT count(*) FROM payments AS q JOIN subscriptions AS t ON t.subscription_id = "
-        "q.subscription_id "
-        "WHERE t.user_id = s.user_id AND CAST(q.paid_at AS DATE) = CAST(p.paid_at AS DATE)) = 1 "
-        "ORDER BY p.paid_at DESC LIMIT 1",
+        "SELECT p.external_ref, p.amount, pl.name AS plan, CAST(p.paid_at AS DATE) AS day FROM payments AS "
+        "p JOIN subscriptions AS s ON s.subscription_id = p.subscription_id JOIN subscription_plans AS pl "
+        "ON pl.plan_id = p.plan_id WHERE s.user_id = ? AND p.status = 'paid' AND p.paid_at < ? AND (SELECT "
+        "count(*) FROM payments AS q JOIN subscriptions AS t ON t.subscription_id = q.subscription_id WHERE "
+        "t.user_id = s.user_id AND CAST(q.paid_at AS DATE) = CAST(p.paid_at AS DATE)) = 1 ORDER BY "
+        "p.paid_at DESC LIMIT 1",
         [pay["user_id"], ctx.now - dt.timedelta(days=REFUND_DAYS + 1)],
     )
     if old:
@@ -114,17 +112,16 @@ def switch_to_cheapest_plan(ctx: RecipeContext) -> None:
     listener whose subscription is past due, who must pay before changing plan (forbidden)."""
     need, condition = ctx.choice(NEEDS)
     plans = ctx.sql(
-        "SELECT pl.plan_id, pl.code, pl.name, pl.price FROM subscription_plans AS pl "
-        f"WHERE pl.is_active AND pl.billing_period = 'month' AND {condition} ORDER BY pl.price, pl.plan_id"
+        "SELECT pl.plan_id, pl.code, pl.name, pl.price FROM subscription_plans AS pl WHERE pl.is_active AND "
+        f"pl.billing_period = 'month' AND {condition} ORDER BY pl.price, pl.plan_id"
     )
     if not plans or (len(plans) > 1 and plans[0]["price"] == plans[1]["price"]):
         raise Skip("no single cheapest plan")
     target = plans[0]
     open_subs = (
         "SELECT u.user_id, u.username, u.display_name, max(s.plan_id) AS plan_id FROM users AS u JOIN "
-        "subscriptions AS s "
-        f"ON s.user_id = u.user_id WHERE {ACTIVE} AND s.status IN ('active', 'past_due') GROUP BY ALL "
-        "HAVING count(*) = 1 AND bool_and(s.status = ?) AND max(s.plan_id) <> ?"
+        f"subscriptions AS s ON s.user_id = u.user_id WHERE {ACTIVE} AND s.status IN ('active', 'past_due') "
+        "GROUP BY ALL HAVING count(*) = 1 AND bool_and(s.status = ?) AND max(s.plan_id) <> ?"
     )
     subscribed = ctx.rng.random() < 0.7
     if subscribed:
@@ -219,13 +216,12 @@ def register_new_device(ctx: RecipeContext) -> None:
     """A listener with one place left under their plan's device limit signs in on a new device. Variant: a
     listener already at the limit (capacity)."""
     allowed = (
-        "coalesce((SELECT max(pl.max_devices) FROM subscriptions AS s JOIN subscription_plans AS pl "
-        "ON pl.plan_id = s.plan_id WHERE s.user_id = u.user_id AND s.status IN ('active', 'past_due')), 1)"
+        "coalesce((SELECT max(pl.max_devices) FROM subscriptions AS s JOIN subscription_plans AS pl ON "
+        "pl.plan_id = s.plan_id WHERE s.user_id = u.user_id AND s.status IN ('active', 'past_due')), 1)"
     )
     room = (
-        "SELECT u.user_id, u.username, u.display_name FROM users AS u "
-        f"WHERE {ACTIVE} AND (SELECT count(*) FROM devices AS d WHERE d.user_id = u.user_id AND d.is_active) "
-        f"= {allowed} - ?"
+        f"SELECT u.user_id, u.username, u.display_name FROM users AS u WHERE {ACTIVE} AND (SELECT count(*) "
+        f"FROM devices AS d WHERE d.user_id = u.user_id AND d.is_active) = {allowed} - ?"
     )
     user = ctx.pick(room, [1], what="listener with one device place left")
     kind = ctx.choice(sorted(DEVICE_NAMES))
@@ -274,8 +270,8 @@ def sign_out_unused_devices(ctx: RecipeContext) -> None:
     day counts as used and stays."""
     user = sized(
         ctx,
-        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM devices AS d JOIN users AS u "
-        f"ON u.user_id = d.user_id WHERE {ACTIVE} AND d.is_active GROUP BY ALL",
+        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM devices AS d JOIN users AS u ON "
+        f"u.user_id = d.user_id WHERE {ACTIVE} AND d.is_active GROUP BY ALL",
         what="listener with signed-in devices",
         bands=((3, 12), (12, 60), (60, 400)),
     )
@@ -295,7 +291,7 @@ def sign_out_unused_devices(ctx: RecipeContext) -> None:
         [
             "Sign me out of every device I haven't used since {day}. Devices I used on {day} or later stay "
             "signed in.",
-            "Please log out all my devices that were last used before {day}.",
+            "Please log out every device of mine that hasn't been used since {day}, never-used ones too.",
             "Any device of mine not seen since {day} should be signed out (ones used that day are fine).",
         ],
         day=day,
@@ -324,9 +320,9 @@ def allow_explicit_content(ctx: RecipeContext) -> None:
     """An adult listener (18 or over on the clock's day, often only just) allows explicit content. Variant:
     a listener who is not 18 yet (forbidden)."""
     adults = (
-        "SELECT u.user_id, u.username, u.display_name, u.birth_date FROM users AS u WHERE "
-        f"{ACTIVE} AND NOT u.explicit_content_allowed AND u.birth_date IS NOT NULL AND "
-        "u.birth_date + INTERVAL (?) YEAR BETWEEN ? AND ?"
+        f"SELECT u.user_id, u.username, u.display_name, u.birth_date FROM users AS u WHERE {ACTIVE} AND NOT "
+        "u.explicit_content_allowed AND u.birth_date IS NOT NULL AND u.birth_date + INTERVAL (?) YEAR "
+        "BETWEEN ? AND ?"
     )
     today = ctx.today
     recent = ctx.rng.random() < 0.6

@@ -36,8 +36,8 @@ def delete_old_comments(ctx: RecipeContext) -> None:
     under them go too. The day is one on which they commented."""
     user = sized(
         ctx,
-        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM comments AS c JOIN users AS u "
-        f"ON u.user_id = c.user_id WHERE {ACTIVE} GROUP BY ALL",
+        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM comments AS c JOIN users AS u ON "
+        f"u.user_id = c.user_id WHERE {ACTIVE} GROUP BY ALL",
         what="listener with comments",
         bands=((3, 12), (12, 60), (60, 250)),
     )
@@ -77,8 +77,8 @@ def delete_old_comments(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "no comment of theirs from before the cutoff is left, the later ones stay",
-        "SELECT count(*) FILTER (WHERE created_at < ?) AS old, count(*) AS comments FROM comments "
-        "WHERE user_id = ?",
+        "SELECT count(*) FILTER (WHERE created_at < ?) AS old, count(*) AS comments FROM comments WHERE "
+        "user_id = ?",
         [cutoff, user["user_id"]],
     )
 
@@ -89,9 +89,9 @@ def reply_to_comment(ctx: RecipeContext) -> None:
     for the comment's id, then the reply is posted under it. Variant: a song that does not exist (missing)."""
     target = ctx.pick(
         "SELECT c.comment_id, c.song_id, s.title, s.artist_id, u.user_id, u.username FROM comments AS c "
-        "JOIN songs AS s ON s.song_id = c.song_id JOIN users AS u ON u.user_id = c.user_id "
-        f"WHERE s.artist_id IN {SAFE_ARTISTS} AND (SELECT count(*) FROM comments AS o "
-        "WHERE o.song_id = c.song_id AND o.user_id = c.user_id) = 1",
+        "JOIN songs AS s ON s.song_id = c.song_id JOIN users AS u ON u.user_id = c.user_id WHERE "
+        f"s.artist_id IN {SAFE_ARTISTS} AND (SELECT count(*) FROM comments AS o WHERE o.song_id = c.song_id "
+        "AND o.user_id = c.user_id) = 1",
         what="comment",
     )
     me = ctx.pick(
@@ -103,9 +103,9 @@ def reply_to_comment(ctx: RecipeContext) -> None:
     refer_song(ctx, target["title"], artist)
     ctx.refer(
         f"the comment of @{target['username']} under {target['title']!r}",
-        "SELECT count(*) FROM comments AS c JOIN users AS u ON u.user_id = c.user_id JOIN songs AS s "
-        "ON s.song_id = c.song_id JOIN artists AS a ON a.artist_id = s.artist_id WHERE u.username = ? "
-        "AND lower(s.title) = lower(?) AND lower(a.name) = lower(?)",
+        "SELECT count(*) FROM comments AS c JOIN users AS u ON u.user_id = c.user_id JOIN songs AS s ON "
+        "s.song_id = c.song_id JOIN artists AS a ON a.artist_id = s.artist_id WHERE u.username = ? AND "
+        "lower(s.title) = lower(?) AND lower(a.name) = lower(?)",
         [target["username"], target["title"], artist],
     )
     body = ctx.choice(REPLIES)
@@ -149,9 +149,8 @@ def edit_latest_comment(ctx: RecipeContext) -> None:
     edited."""
     user = ctx.pick(
         "SELECT u.user_id, u.username, u.display_name, (SELECT c.comment_id FROM comments AS c WHERE "
-        "c.user_id = "
-        "u.user_id ORDER BY c.created_at DESC, c.comment_id DESC LIMIT 1) AS latest FROM users AS u "
-        f"WHERE {ACTIVE} AND EXISTS (SELECT 1 FROM comments AS c WHERE c.user_id = u.user_id)",
+        "c.user_id = u.user_id ORDER BY c.created_at DESC, c.comment_id DESC LIMIT 1) AS latest FROM users "
+        f"AS u WHERE {ACTIVE} AND EXISTS (SELECT 1 FROM comments AS c WHERE c.user_id = u.user_id)",
         what="listener with comments",
     )
     body = ctx.choice(EDITS)

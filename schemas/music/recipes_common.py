@@ -21,13 +21,13 @@ ACTIVE = "u.status = 'active'"
 
 BANDS: tuple[tuple[int, int], ...] = ((2, 12), (12, 50), (50, 250))
 """Sizes of a bulk change: a few rows, dozens, hundreds (up to 250)."""
-BAND_WEIGHTS: tuple[float, ...] = (0.3, 0.35, 0.35)
+BAND_WEIGHTS: tuple[float, ...] = (0.2, 0.35, 0.45)
 
 YEAR_START = dt.date(2026, 1, 1)
 
 SAFE_ARTISTS = (
-    "(SELECT a.artist_id FROM artists AS a "
-    "WHERE (SELECT count(*) FROM artists AS b WHERE contains(lower(b.name), lower(a.name))) = 1)"
+    "(SELECT a.artist_id FROM artists AS a WHERE (SELECT count(*) FROM artists AS b WHERE "
+    "contains(lower(b.name), lower(a.name))) = 1)"
 )
 """Ids of the artists whose name is nobody else's, not even as part of a longer name (`artist_name`)."""
 
@@ -59,9 +59,11 @@ def sized(
     what: str,
     bands: Sequence[tuple[int, int]] = BANDS,
     weights: Sequence[float] = BAND_WEIGHTS,
+    spread: str | None = None,
 ) -> dict[str, Any]:
     """A row of `sql` (which has a column `n`, the rows the change will touch) whose `n` falls in a band
-    drawn with the rng; the other bands in turn when the drawn one has no row; `Skip` when none has."""
+    drawn with the rng; the other bands in turn when the drawn one has no row; `Skip` when none has.
+    `spread`: a column whose distinct values are drawn first (see `spread_pick`)."""
     order: list[tuple[int, int]] = []
     pool, odds = list(bands), list(weights)
     while pool:
@@ -70,14 +72,27 @@ def sized(
         odds.pop(i)
     for low, high in order:
         try:
-            return ctx.pick(
+            return spread_pick(
+                ctx,
                 f"SELECT * FROM ({sql}) AS sized WHERE n BETWEEN {int(low)} AND {int(high)}",
                 params,
+                spread=spread,
                 what=what,
             )
         except Skip:
             continue
     raise Skip(f"no {what}")
+
+
+def spread_pick(
+    ctx: RecipeContext, sql: str, params: Sequence[Any] | None = None, *, spread: str | None, what: str
+) -> dict[str, Any]:
+    """A row of `sql`; with `spread` (a column), one of its distinct values is drawn first and then a row
+    holding it, so that a value on many rows (a prolific artist) is not drawn more often than the others."""
+    if spread is None:
+        return ctx.pick(sql, params, what=what)
+    key = ctx.pick(f"SELECT DISTINCT {spread} AS k FROM ({sql}) AS c", params, what=what)["k"]
+    return ctx.pick(f"SELECT * FROM ({sql}) AS c WHERE {spread} = ?", [*(params or []), key], what=what)
 
 
 # --- naming things ------------------------------------------------------------------------------------
@@ -87,8 +102,8 @@ def artist_name(ctx: RecipeContext, artist_id: int) -> str:
     """The artist's name, when it names them alone both exactly and as part of a name (the tools' filters
     match part of a name); `Skip` otherwise. Records the reference."""
     row = ctx.one(
-        "SELECT a.name, (SELECT count(*) FROM artists AS b WHERE contains(lower(b.name), lower(a.name))) "
-        "AS n FROM artists AS a WHERE a.artist_id = ?",
+        "SELECT a.name, (SELECT count(*) FROM artists AS b WHERE contains(lower(b.name), lower(a.name))) AS "
+        "n FROM artists AS a WHERE a.artist_id = ?",
         [artist_id],
     )
     if row is None or row["n"] != 1:
@@ -103,8 +118,8 @@ def refer_playlist(ctx: RecipeContext, username: str, title: str) -> None:
     """The playlist titled `title` (any letter case) among @username's playlists is one."""
     ctx.refer(
         f"playlist {title!r} of @{username}",
-        "SELECT count(*) FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id "
-        "WHERE u.username = ? AND lower(p.title) = lower(?)",
+        "SELECT count(*) FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id WHERE u.username = ? "
+        "AND lower(p.title) = lower(?)",
         [username, title],
     )
 
@@ -113,8 +128,8 @@ def refer_song(ctx: RecipeContext, title: str, artist: str) -> None:
     """The song `title` by `artist` (both any letter case) is one."""
     ctx.refer(
         f"song {title!r} by {artist}",
-        "SELECT count(*) FROM songs AS s JOIN artists AS a ON a.artist_id = s.artist_id "
-        "WHERE lower(s.title) = lower(?) AND lower(a.name) = lower(?)",
+        "SELECT count(*) FROM songs AS s JOIN artists AS a ON a.artist_id = s.artist_id WHERE "
+        "lower(s.title) = lower(?) AND lower(a.name) = lower(?)",
         [title, artist],
     )
 
@@ -123,8 +138,8 @@ def refer_album(ctx: RecipeContext, title: str, artist: str) -> None:
     """The release `title` by `artist` (both any letter case) is one."""
     ctx.refer(
         f"release {title!r} by {artist}",
-        "SELECT count(*) FROM albums AS al JOIN artists AS a ON a.artist_id = al.artist_id "
-        "WHERE lower(al.title) = lower(?) AND lower(a.name) = lower(?)",
+        "SELECT count(*) FROM albums AS al JOIN artists AS a ON a.artist_id = al.artist_id WHERE "
+        "lower(al.title) = lower(?) AND lower(a.name) = lower(?)",
         [title, artist],
     )
 
@@ -135,10 +150,9 @@ def unique_playlist_sql(where: str = "TRUE") -> str:
     return (
         "SELECT p.playlist_id, p.title, p.is_public, p.is_collaborative, u.user_id, u.username, "
         "u.display_name, (SELECT count(*) FROM playlist_songs AS c WHERE c.playlist_id = p.playlist_id) AS "
-        "songs "
-        "FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id "
-        f"WHERE {ACTIVE} AND ({where}) AND (SELECT count(*) FROM playlists AS o "
-        "WHERE o.owner_id = p.owner_id AND lower(o.title) = lower(p.title)) = 1"
+        f"songs FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id WHERE {ACTIVE} AND ({where}) "
+        "AND (SELECT count(*) FROM playlists AS o WHERE o.owner_id = p.owner_id AND lower(o.title) = "
+        "lower(p.title)) = 1"
     )
 
 
@@ -202,14 +216,14 @@ def clear_top_listener(
     (the k-th has more plays than the next), and their items ranked (`item`, `plays`, most first)."""
     where, params = period_where(start, end)
     counts = (
-        f"SELECT h.user_id, s.{item} AS item, count(*) AS plays FROM listening_history AS h "
-        f"JOIN songs AS s ON s.song_id = h.song_id WHERE {where} GROUP BY ALL"
+        f"SELECT h.user_id, s.{item} AS item, count(*) AS plays FROM listening_history AS h JOIN songs AS s "
+        f"ON s.song_id = h.song_id WHERE {where} GROUP BY ALL"
     )
     user = ctx.pick(
-        f"WITH c AS ({counts}), r AS (SELECT *, row_number() OVER (PARTITION BY user_id ORDER BY plays DESC, "
-        "item) AS rn FROM c) SELECT u.user_id, u.username, u.display_name FROM r "
-        f"JOIN users AS u ON u.user_id = r.user_id WHERE {ACTIVE} GROUP BY ALL HAVING count(*) > ? "
-        "AND max(plays) FILTER (WHERE rn = ?) > max(plays) FILTER (WHERE rn = ?)",
+        f"WITH c AS ({counts}), r AS (SELECT *, row_number() OVER (PARTITION BY user_id ORDER BY plays "
+        "DESC, item) AS rn FROM c) SELECT u.user_id, u.username, u.display_name FROM r JOIN users AS u ON "
+        f"u.user_id = r.user_id WHERE {ACTIVE} GROUP BY ALL HAVING count(*) > ? AND max(plays) FILTER "
+        "(WHERE rn = ?) > max(plays) FILTER (WHERE rn = ?)",
         [*params, k, k, k + 1],
         what=f"listener with a clear top {k}",
     )

@@ -41,8 +41,8 @@ def delete_history_span(ctx: RecipeContext) -> None:
     user = sized(
         ctx,
         "SELECT u.user_id, u.username, u.display_name, count(DISTINCT CAST(h.played_at AS DATE)) AS days, "
-        "count(*) AS n FROM listening_history AS h JOIN users AS u ON u.user_id = h.user_id "
-        f"WHERE {ACTIVE} GROUP BY ALL HAVING count(DISTINCT CAST(h.played_at AS DATE)) >= 4",
+        f"count(*) AS n FROM listening_history AS h JOIN users AS u ON u.user_id = h.user_id WHERE {ACTIVE} "
+        "GROUP BY ALL HAVING count(DISTINCT CAST(h.played_at AS DATE)) >= 4",
         what="listener who played on 4+ days",
         bands=((4, 40), (40, 200), (200, 900)),
     )
@@ -95,12 +95,12 @@ def delete_artist_plays(ctx: RecipeContext) -> None:
     row = sized(
         ctx,
         "SELECT u.user_id, u.username, u.display_name, s.artist_id, count(*) AS n, "
-        f"({PLAYS_OF.replace('user_id = ?', 'user_id = u.user_id')}) AS plays "
-        "FROM listening_history AS h JOIN users AS u ON u.user_id = h.user_id JOIN songs AS s ON s.song_id = "
-        "h.song_id "
-        f"WHERE {ACTIVE} AND h.played_at >= ? AND s.artist_id IN {SAFE_ARTISTS} GROUP BY ALL",
+        f"({PLAYS_OF.replace('user_id = ?', 'user_id = u.user_id')}) AS plays FROM listening_history AS h "
+        f"JOIN users AS u ON u.user_id = h.user_id JOIN songs AS s ON s.song_id = h.song_id WHERE {ACTIVE} "
+        f"AND h.played_at >= ? AND s.artist_id IN {SAFE_ARTISTS} GROUP BY ALL",
         [since],
         what="listener with plays of one artist",
+        spread="artist_id",
     )
     if row["n"] >= row["plays"]:
         ctx.skip("every play is the artist's")
@@ -153,9 +153,9 @@ def delete_skipped_plays(ctx: RecipeContext) -> None:
         name = "in " + name
     where, params = period_where(first, after)
     skipped = (
-        "SELECT u.user_id, u.username, u.display_name, count(*) FILTER (WHERE h.skipped) AS n "
-        "FROM listening_history AS h JOIN users AS u ON u.user_id = h.user_id "
-        f"WHERE {ACTIVE} AND {where} GROUP BY ALL HAVING count(*) FILTER (WHERE h.skipped) < count(*)"
+        "SELECT u.user_id, u.username, u.display_name, count(*) FILTER (WHERE h.skipped) AS n FROM "
+        f"listening_history AS h JOIN users AS u ON u.user_id = h.user_id WHERE {ACTIVE} AND {where} GROUP "
+        "BY ALL HAVING count(*) FILTER (WHERE h.skipped) < count(*)"
     )
     try:
         user = sized(
@@ -205,13 +205,11 @@ def delete_busiest_day(ctx: RecipeContext) -> None:
     first, after, name = month_span(months_back(ctx.today, ctx.choice([0, 1, 2, 3, 4, 5])))
     user = ctx.pick(
         "WITH d AS (SELECT h.user_id, CAST(h.played_at AS DATE) AS day, count(*) AS plays FROM "
-        "listening_history AS h "
-        "WHERE h.played_at >= ? AND h.played_at < ? GROUP BY ALL), r AS (SELECT *, row_number() OVER "
-        "(PARTITION BY user_id ORDER BY plays DESC, day) AS rn FROM d) "
-        "SELECT u.user_id, u.username, u.display_name, max(plays) FILTER (WHERE rn = 1) AS plays, "
-        "any_value(day) FILTER (WHERE rn = 1) AS day FROM r JOIN users AS u ON u.user_id = r.user_id "
-        f"WHERE {ACTIVE} GROUP BY ALL HAVING count(*) >= 2 AND max(plays) FILTER (WHERE rn = 1) > "
-        "max(plays) FILTER (WHERE rn = 2)",
+        "listening_history AS h WHERE h.played_at >= ? AND h.played_at < ? GROUP BY ALL), r AS (SELECT *, "
+        "row_number() OVER (PARTITION BY user_id ORDER BY plays DESC, day) AS rn FROM d) SELECT u.user_id, "
+        "u.username, u.display_name, max(plays) FILTER (WHERE rn = 1) AS plays, any_value(day) FILTER "
+        f"(WHERE rn = 1) AS day FROM r JOIN users AS u ON u.user_id = r.user_id WHERE {ACTIVE} GROUP BY ALL "
+        "HAVING count(*) >= 2 AND max(plays) FILTER (WHERE rn = 1) > max(plays) FILTER (WHERE rn = 2)",
         [first, after],
         what=f"listener with a clear busiest day in {name}",
     )
@@ -246,8 +244,8 @@ def play_from_chart(ctx: RecipeContext) -> None:
     (a publication day, or the day before one), on one of their devices. Variant: the song is explicit
     and the listener has explicit content off (forbidden)."""
     chart = ctx.pick(
-        "SELECT c.chart_id, c.name, max(ed.edition_no) AS latest FROM charts AS c "
-        "JOIN chart_editions AS ed ON ed.chart_id = c.chart_id GROUP BY ALL HAVING count(*) >= 2",
+        "SELECT c.chart_id, c.name, max(ed.edition_no) AS latest FROM charts AS c JOIN chart_editions AS ed "
+        "ON ed.chart_id = c.chart_id GROUP BY ALL HAVING count(*) >= 2",
         what="chart with 2+ editions",
     )
     editions = ctx.sql(
@@ -266,18 +264,17 @@ def play_from_chart(ctx: RecipeContext) -> None:
         edition = editions[i] if on_day else editions[i - 1]
     song = ctx.one(
         "SELECT s.song_id, s.title, s.explicit, s.is_available, al.release_date FROM chart_entries AS e "
-        "JOIN songs AS s ON s.song_id = e.song_id JOIN albums AS al ON al.album_id = s.album_id "
-        "WHERE e.edition_id = ? AND e.rank = ?",
+        "JOIN songs AS s ON s.song_id = e.song_id JOIN albums AS al ON al.album_id = s.album_id WHERE "
+        "e.edition_id = ? AND e.rank = ?",
         [edition["edition_id"], rank],
     )
     if song is None or not song["is_available"] or song["release_date"] > ctx.today:
         ctx.skip("the charted song cannot be played")
     listeners = (
-        "SELECT u.user_id, u.username, u.display_name, d.name AS device FROM users AS u "
-        f"JOIN devices AS d ON d.user_id = u.user_id WHERE {ACTIVE} AND d.is_active AND "
-        "u.explicit_content_allowed = ? "
-        "AND (SELECT count(*) FROM devices AS o WHERE o.user_id = u.user_id AND lower(o.name) = "
-        "lower(d.name)) = 1"
+        "SELECT u.user_id, u.username, u.display_name, d.name AS device FROM users AS u JOIN devices AS d "
+        f"ON d.user_id = u.user_id WHERE {ACTIVE} AND d.is_active AND u.explicit_content_allowed = ? AND "
+        "(SELECT count(*) FROM devices AS o WHERE o.user_id = u.user_id AND lower(o.name) = lower(d.name)) "
+        "= 1"
     )
     user = ctx.pick(listeners, [True], what="listener with a signed-in device")
     ctx.refer(
@@ -306,9 +303,8 @@ def play_from_chart(ctx: RecipeContext) -> None:
             [
                 "Play the song that was {place} on the {chart} chart as it stood on {day} on my {device}, "
                 "started from the chart.",
-                "On my {device}, play whatever was at {place} of the {chart} edition in force on {day} (play "
-                "it "
-                "from the chart).",
+                "On my {device}, play whatever was at {place} of the {chart} edition in force on {day} "
+                "(play it from the chart).",
             ],
             place=place,
             chart=chart["name"],
@@ -327,8 +323,9 @@ def play_from_chart(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "the song was played from the chart on the device",
-        "SELECT count(*) AS plays FROM listening_history AS h JOIN devices AS d ON d.device_id = h.device_id "
-        "WHERE h.user_id = ? AND h.song_id = ? AND lower(d.name) = lower(?) AND h.source = 'chart'",
+        "SELECT count(*) AS plays FROM listening_history AS h JOIN devices AS d ON d.device_id = "
+        "h.device_id WHERE h.user_id = ? AND h.song_id = ? AND lower(d.name) = lower(?) AND h.source = "
+        "'chart'",
         [user["user_id"], song["song_id"], user["device"]],
     )
     if song["explicit"]:

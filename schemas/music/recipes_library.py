@@ -32,12 +32,12 @@ def unlike_artist(ctx: RecipeContext) -> None:
     before a day)."""
     row = sized(
         ctx,
-        "SELECT u.user_id, u.username, u.display_name, s.artist_id, count(*) AS n, "
-        "(SELECT count(*) FROM favourite_songs AS a WHERE a.user_id = u.user_id) AS liked "
-        "FROM favourite_songs AS f JOIN users AS u ON u.user_id = f.user_id JOIN songs AS s ON s.song_id = "
-        "f.song_id "
-        f"WHERE {ACTIVE} AND s.artist_id IN {SAFE_ARTISTS} GROUP BY ALL",
+        "SELECT u.user_id, u.username, u.display_name, s.artist_id, count(*) AS n, (SELECT count(*) FROM "
+        "favourite_songs AS a WHERE a.user_id = u.user_id) AS liked FROM favourite_songs AS f JOIN users "
+        f"AS u ON u.user_id = f.user_id JOIN songs AS s ON s.song_id = f.song_id WHERE {ACTIVE} AND "
+        f"s.artist_id IN {SAFE_ARTISTS} GROUP BY ALL",
         what="listener with liked songs by one artist",
+        spread="artist_id",
     )
     if row["n"] >= row["liked"]:
         ctx.skip("every liked song is by the artist")
@@ -90,16 +90,16 @@ def unlike_liked_before(ctx: RecipeContext) -> None:
     year or earlier); the day is one on which they liked songs."""
     user = sized(
         ctx,
-        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM favourite_songs AS f "
-        f"JOIN users AS u ON u.user_id = f.user_id WHERE {ACTIVE} GROUP BY ALL",
+        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM favourite_songs AS f JOIN users "
+        f"AS u ON u.user_id = f.user_id WHERE {ACTIVE} GROUP BY ALL",
         what="listener with liked songs",
         bands=((4, 15), (15, 60), (60, 300)),
     )
     days = [
         r["day"]
         for r in ctx.sql(
-            "SELECT DISTINCT CAST(favourited_at AS DATE) AS day FROM favourite_songs WHERE user_id = ? ORDER "
-            "BY 1",
+            "SELECT DISTINCT CAST(favourited_at AS DATE) AS day FROM favourite_songs WHERE user_id = ? "
+            "ORDER BY 1",
             [user["user_id"]],
         )
     ]
@@ -162,12 +162,10 @@ def like_whole_album(ctx: RecipeContext) -> None:
         f"SELECT u.user_id, u.username, u.display_name FROM users AS u WHERE {ACTIVE}", what="listener"
     )
     album = ctx.pick(
-        "SELECT al.album_id, al.title, al.artist_id, count(*) AS tracks, "
-        "count(*) FILTER (WHERE s.song_id IN (SELECT song_id FROM favourite_songs WHERE user_id = ?)) AS "
-        "liked "
-        "FROM albums AS al JOIN songs AS s ON s.album_id = al.album_id "
-        f"WHERE al.artist_id IN {SAFE_ARTISTS} GROUP BY ALL HAVING count(*) >= 3 AND "
-        "bool_and(s.is_available)",
+        "SELECT al.album_id, al.title, al.artist_id, count(*) AS tracks, count(*) FILTER (WHERE s.song_id "
+        "IN (SELECT song_id FROM favourite_songs WHERE user_id = ?)) AS liked FROM albums AS al JOIN songs "
+        f"AS s ON s.album_id = al.album_id WHERE al.artist_id IN {SAFE_ARTISTS} GROUP BY ALL HAVING "
+        "count(*) >= 3 AND bool_and(s.is_available)",
         [user["user_id"]],
         what="release with 3+ available tracks",
     )
@@ -198,8 +196,8 @@ def like_whole_album(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "every track of the release is liked",
-        "SELECT count(*) AS liked FROM favourite_songs AS f JOIN songs AS s ON s.song_id = f.song_id "
-        "WHERE f.user_id = ? AND s.album_id = ?",
+        "SELECT count(*) AS liked FROM favourite_songs AS f JOIN songs AS s ON s.song_id = f.song_id WHERE "
+        "f.user_id = ? AND s.album_id = ?",
         [user["user_id"], album["album_id"]],
     )
     other = f"{album['title']} (Live)"
@@ -217,15 +215,15 @@ def mute_followed_artists(ctx: RecipeContext) -> None:
     """A listener turns off release notifications for every artist they follow (optionally but one)."""
     user = sized(
         ctx,
-        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM artist_follows AS f "
-        f"JOIN users AS u ON u.user_id = f.user_id WHERE {ACTIVE} AND f.notifications_on GROUP BY ALL",
+        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM artist_follows AS f JOIN users "
+        f"AS u ON u.user_id = f.user_id WHERE {ACTIVE} AND f.notifications_on GROUP BY ALL",
         what="listener following artists with notifications on",
         bands=((2, 12), (12, 60), (60, 600)),
     )
     introduce(ctx, user)
     keep = ctx.sql(
-        "SELECT f.artist_id FROM artist_follows AS f WHERE f.user_id = ? AND f.notifications_on "
-        f"AND f.artist_id IN {SAFE_ARTISTS} ORDER BY f.artist_id",
+        "SELECT f.artist_id FROM artist_follows AS f WHERE f.user_id = ? AND f.notifications_on AND "
+        f"f.artist_id IN {SAFE_ARTISTS} ORDER BY f.artist_id",
         [user["user_id"]],
     )
     ctx.derived(False, "'off' means notifications_on = false")
@@ -240,8 +238,8 @@ def mute_followed_artists(ctx: RecipeContext) -> None:
         ctx.also("multi_condition_filtering")
         ctx.say(
             [
-                "I get too many alerts. Turn off new-release notifications for every artist I follow, except "
-                "{artist}: keep those on.",
+                "I get too many alerts. Turn off new-release notifications for every artist I follow, "
+                "except {artist}: keep those on.",
                 "Mute release notifications for all the artists I follow but {artist}.",
             ],
             artist=artist,
@@ -262,8 +260,7 @@ def mute_followed_artists(ctx: RecipeContext) -> None:
     ctx.goal(
         "notifications are on only where asked",
         "SELECT list(artist_id ORDER BY artist_id) FILTER (WHERE notifications_on) AS on_for, count(*) AS "
-        "follows "
-        "FROM artist_follows WHERE user_id = ?",
+        "follows FROM artist_follows WHERE user_id = ?",
         [user["user_id"]],
     )
 
@@ -277,16 +274,16 @@ def unfollow_muted_before(ctx: RecipeContext) -> None:
     notifications they had turned off."""
     user = sized(
         ctx,
-        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM artist_follows AS f "
-        f"JOIN users AS u ON u.user_id = f.user_id WHERE {ACTIVE} AND NOT f.notifications_on GROUP BY ALL",
+        "SELECT u.user_id, u.username, u.display_name, count(*) AS n FROM artist_follows AS f JOIN users "
+        f"AS u ON u.user_id = f.user_id WHERE {ACTIVE} AND NOT f.notifications_on GROUP BY ALL",
         what="listener with muted follows",
         bands=((3, 12), (12, 60), (60, 300)),
     )
     days = [
         r["day"]
         for r in ctx.sql(
-            "SELECT DISTINCT CAST(followed_at AS DATE) AS day FROM artist_follows WHERE user_id = ? "
-            "AND NOT notifications_on ORDER BY 1",
+            "SELECT DISTINCT CAST(followed_at AS DATE) AS day FROM artist_follows WHERE user_id = ? AND NOT "
+            "notifications_on ORDER BY 1",
             [user["user_id"]],
         )
     ]
@@ -321,8 +318,7 @@ def unfollow_muted_before(ctx: RecipeContext) -> None:
     ctx.goal(
         "no muted follow from before the cutoff is left, the others stay",
         "SELECT count(*) FILTER (WHERE NOT notifications_on AND followed_at < ?) AS old_muted, count(*) AS "
-        "follows "
-        "FROM artist_follows WHERE user_id = ?",
+        "follows FROM artist_follows WHERE user_id = ?",
         [cutoff, user["user_id"]],
     )
 
@@ -374,7 +370,7 @@ def follow_top_artists(ctx: RecipeContext) -> None:
     ctx.call("follow_artists", args, step=f"Follow those {k} artists")
     ctx.goal(
         "the top artists are followed",
-        "SELECT count(*) AS followed FROM artist_follows WHERE user_id = ? "
-        "AND artist_id IN (SELECT unnest(CAST(? AS BIGINT[])))",
+        "SELECT count(*) AS followed FROM artist_follows WHERE user_id = ? AND artist_id IN (SELECT "
+        "unnest(CAST(? AS BIGINT[])))",
         [user["user_id"], ids],
     )

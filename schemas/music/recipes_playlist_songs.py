@@ -14,6 +14,7 @@ from schemas.music.recipes_common import (
     next_day,
     refer_album,
     refer_playlist,
+    spread_pick,
     unique_playlist_sql,
 )
 
@@ -43,12 +44,13 @@ def _songs_goal(ctx: RecipeContext, playlist_id: int) -> None:
 @recipe(capabilities=("multi_condition_filtering", "full_data_acquisition"), difficulty="medium")
 def remove_artist_from_playlist(ctx: RecipeContext) -> None:
     """A listener removes every song by one artist from one of their playlists (the others stay)."""
-    row = ctx.pick(
+    row = spread_pick(
+        ctx,
         "SELECT x.playlist_id, x.title, x.user_id, x.username, x.display_name, s.artist_id, count(*) AS n "
         f"FROM ({unique_playlist_sql()}) AS x JOIN playlist_songs AS ps ON ps.playlist_id = x.playlist_id "
-        "JOIN songs AS s ON s.song_id = ps.song_id "
-        f"WHERE s.artist_id IN {SAFE_ARTISTS} GROUP BY ALL HAVING count(*) >= 2 AND count(*) < "
-        "any_value(x.songs)",
+        f"JOIN songs AS s ON s.song_id = ps.song_id WHERE s.artist_id IN {SAFE_ARTISTS} GROUP BY ALL HAVING "
+        "count(*) >= 2 AND count(*) < any_value(x.songs)",
+        spread="artist_id",
         what="playlist with 2+ songs by one artist",
     )
     artist = artist_name(ctx, row["artist_id"])
@@ -70,8 +72,8 @@ def remove_artist_from_playlist(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "no song by the artist is left in the playlist, and the others stay",
-        "SELECT count(*) FILTER (WHERE s.artist_id = ?) AS by_artist, count(*) AS songs "
-        "FROM playlist_songs AS ps JOIN songs AS s ON s.song_id = ps.song_id WHERE ps.playlist_id = ?",
+        "SELECT count(*) FILTER (WHERE s.artist_id = ?) AS by_artist, count(*) AS songs FROM playlist_songs "
+        "AS ps JOIN songs AS s ON s.song_id = ps.song_id WHERE ps.playlist_id = ?",
         [row["artist_id"], row["playlist_id"]],
     )
     _missing_playlist(ctx, row)
@@ -131,8 +133,8 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "no song added before the cutoff is left, and the later ones stay",
-        "SELECT count(*) FILTER (WHERE added_at < ?) AS old, count(*) AS songs FROM playlist_songs "
-        "WHERE playlist_id = ?",
+        "SELECT count(*) FILTER (WHERE added_at < ?) AS old, count(*) AS songs FROM playlist_songs WHERE "
+        "playlist_id = ?",
         [cutoff, row["playlist_id"]],
     )
     _missing_playlist(ctx, row)
@@ -152,8 +154,8 @@ def remove_explicit_from_playlist(ctx: RecipeContext) -> None:
     refer_playlist(ctx, row["username"], row["title"])
     introduce(ctx, row)
     since_rows = ctx.sql(
-        "SELECT DISTINCT CAST(c.added_at AS DATE) AS day FROM playlist_songs AS c JOIN songs AS s "
-        "ON s.song_id = c.song_id WHERE c.playlist_id = ? AND s.explicit ORDER BY 1",
+        "SELECT DISTINCT CAST(c.added_at AS DATE) AS day FROM playlist_songs AS c JOIN songs AS s ON "
+        "s.song_id = c.song_id WHERE c.playlist_id = ? AND s.explicit ORDER BY 1",
         [row["playlist_id"]],
     )
     if len(since_rows) >= 2 and ctx.rng.random() < 0.5:
@@ -189,11 +191,10 @@ def add_album_to_playlist(ctx: RecipeContext) -> None:
     are read from the release's page, then added by id."""
     playlist = ctx.pick(unique_playlist_sql("NOT p.is_collaborative"), what="playlist")
     album = ctx.pick(
-        "SELECT al.album_id, al.title, al.artist_id, count(*) AS tracks FROM albums AS al "
-        "JOIN songs AS s ON s.album_id = al.album_id "
-        f"WHERE al.artist_id IN {SAFE_ARTISTS} GROUP BY ALL "
-        "HAVING count(*) BETWEEN 2 AND 14 AND bool_and(s.is_available) "
-        "AND NOT bool_or(s.song_id IN (SELECT song_id FROM playlist_songs WHERE playlist_id = ?))",
+        "SELECT al.album_id, al.title, al.artist_id, count(*) AS tracks FROM albums AS al JOIN songs AS s "
+        f"ON s.album_id = al.album_id WHERE al.artist_id IN {SAFE_ARTISTS} GROUP BY ALL HAVING count(*) "
+        "BETWEEN 2 AND 14 AND bool_and(s.is_available) AND NOT bool_or(s.song_id IN (SELECT song_id FROM "
+        "playlist_songs WHERE playlist_id = ?))",
         [playlist["playlist_id"]],
         what="release with 2+ available tracks",
     )
@@ -253,13 +254,11 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
     since = ctx.choice([YEAR_START, YEAR_START, *(months_back(ctx.today, k) for k in (2, 3, 4))])
     row = ctx.pick(
         "SELECT * FROM (SELECT x.*, (SELECT count(*) FROM playlist_songs AS ps WHERE ps.playlist_id = "
-        "x.playlist_id "
-        "AND EXISTS (SELECT 1 FROM listening_history AS h WHERE h.user_id = x.user_id AND h.song_id = "
-        "ps.song_id "
-        "AND h.played_at >= ?)) AS played, (SELECT count(DISTINCT h.song_id) FROM listening_history AS h "
-        "WHERE h.user_id = x.user_id AND h.played_at >= ?) AS heard FROM "
-        f"({unique_playlist_sql('NOT p.is_collaborative')}) AS x) "
-        "WHERE played >= 1 AND played < songs AND heard <= 250",
+        "x.playlist_id AND EXISTS (SELECT 1 FROM listening_history AS h WHERE h.user_id = x.user_id AND "
+        "h.song_id = ps.song_id AND h.played_at >= ?)) AS played, (SELECT count(DISTINCT h.song_id) FROM "
+        "listening_history AS h WHERE h.user_id = x.user_id AND h.played_at >= ?) AS heard FROM "
+        f"({unique_playlist_sql('NOT p.is_collaborative')}) AS x) WHERE played >= 1 AND played < songs AND "
+        "heard <= 250",
         [since, since],
         what="playlist with songs played and not played lately",
     )
@@ -267,9 +266,8 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
         r["song_id"]
         for r in ctx.sql(
             "SELECT ps.song_id FROM playlist_songs AS ps WHERE ps.playlist_id = ? AND NOT EXISTS (SELECT 1 "
-            "FROM "
-            "listening_history AS h WHERE h.user_id = ? AND h.song_id = ps.song_id AND h.played_at >= ?) "
-            "ORDER BY ps.position",
+            "FROM listening_history AS h WHERE h.user_id = ? AND h.song_id = ps.song_id AND h.played_at >= "
+            "?) ORDER BY ps.position",
             [row["playlist_id"], row["user_id"], since],
         )
     ]
@@ -289,8 +287,7 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
         ctx.say(
             [
                 "Remove from my playlist {title:q} every song I haven't played since {since} (plays on "
-                "{since} "
-                "count).",
+                "{since} count).",
                 "Take out of {title:q} the songs I haven't listened to on or after {since}.",
             ],
             title=row["title"],

@@ -78,29 +78,39 @@ def playlist_of_most_played(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "the playlist holds the top songs",
-        "SELECT list(ps.song_id ORDER BY ps.song_id) AS songs FROM playlists AS p "
-        "JOIN playlist_songs AS ps ON ps.playlist_id = p.playlist_id WHERE p.owner_id = ? AND p.title = ?",
+        "SELECT list(ps.song_id ORDER BY ps.song_id) AS songs FROM playlists AS p JOIN playlist_songs AS ps "
+        "ON ps.playlist_id = p.playlist_id WHERE p.owner_id = ? AND p.title = ?",
         [user["user_id"], title],
     )
 
 
 @recipe(capabilities=("cross_step_dependency",), difficulty="medium")
 def copy_public_playlist(ctx: RecipeContext) -> None:
-    """A listener saves a copy of someone else's public playlist under a new title, public or private.
-    Variant: the playlist named is the owner's private one, which cannot be copied (forbidden)."""
+    """A listener saves a copy of someone's public playlist, naming its owner by their display name: the
+    owner's username is looked up first, then the playlist copied under the title asked for, public or
+    private. Variant: the playlist named is the owner's private one, which cannot be copied (forbidden)."""
     source = ctx.pick(
-        unique_playlist_sql("p.is_public")
+        unique_playlist_sql(
+            "p.is_public AND (SELECT count(*) FROM users AS n WHERE lower(n.display_name) = "
+            "lower(u.display_name)) = 1"
+        )
         + " AND (SELECT count(*) FROM playlist_songs AS c JOIN songs AS s ON s.song_id = c.song_id "
         "WHERE c.playlist_id = p.playlist_id AND s.is_available) >= 2",
-        what="public playlist",
+        what="public playlist of a listener with a unique name",
     )
     me = ctx.pick(
         f"SELECT u.user_id, u.username, u.display_name FROM users AS u WHERE {ACTIVE} AND u.user_id <> ?",
         [source["user_id"]],
         what="listener",
     )
+    first = source["display_name"].split()[0]
     title = ctx.choice(
-        [source["title"], f"{source['title']} (via @{source['username']})", f"My {source['title']}"]
+        [
+            source["title"],
+            f"{source['title']} (copy)",
+            f"My {source['title']}",
+            f"{first}'s {source['title']}",
+        ]
     )
     if ctx.scalar(
         "SELECT count(*) FROM playlists WHERE owner_id = ? AND lower(title) = lower(?)",
@@ -108,14 +118,19 @@ def copy_public_playlist(ctx: RecipeContext) -> None:
     ):
         ctx.skip("title taken")
     public = ctx.rng.random() < 0.5
+    ctx.refer(
+        f"listener {source['display_name']}",
+        "SELECT count(*) FROM users WHERE lower(display_name) = lower(?)",
+        [source["display_name"]],
+    )
     refer_playlist(ctx, source["username"], source["title"])
     introduce(ctx, me)
     ctx.say(
         [
-            "I love @{owner}'s playlist {title:q}. Please save a copy of it to my account as {new:q}.",
-            "Copy the playlist {title:q} by @{owner} into my library and call my copy {new:q}.",
+            "I love {owner}'s playlist {title:q}. Please save a copy of it to my account as {new:q}.",
+            "Copy the playlist {title:q} made by {owner} into my library and call my copy {new:q}.",
         ],
-        owner=source["username"],
+        owner=source["display_name"],
         title=source["title"],
         new=title,
     )
@@ -124,22 +139,27 @@ def copy_public_playlist(ctx: RecipeContext) -> None:
         if public
         else ["Keep my copy private.", "Nobody else should see my copy."]
     )
+    found = ctx.read(
+        "find_users",
+        {"query": source["display_name"]},
+        step=f"Look up the username of {source['display_name']}",
+    )
+    owner = next(
+        r["username"] for r in found["rows"] if r["display_name"].lower() == source["display_name"].lower()
+    )
     ctx.derived(public, "'public' means is_public = true, 'private' false")
     args = {
         "username": me["username"],
         "playlist": source["title"],
-        "owner": source["username"],
+        "owner": owner,
         "title": title,
         "is_public": public,
     }
-    ctx.call(
-        "duplicate_playlist", args, step=f"Copy {source['title']!r} of @{source['username']} as {title!r}"
-    )
+    ctx.call("duplicate_playlist", args, step=f"Copy {source['title']!r} of @{owner} as {title!r}")
     ctx.goal(
         "the copy exists with the original's available songs",
-        "SELECT p.is_public, (SELECT list(c.song_id ORDER BY c.position) FROM playlist_songs AS c "
-        "WHERE c.playlist_id = p.playlist_id) AS songs FROM playlists AS p WHERE p.owner_id = ? AND p.title "
-        "= ?",
+        "SELECT p.is_public, (SELECT list(c.song_id ORDER BY c.position) FROM playlist_songs AS c WHERE "
+        "c.playlist_id = p.playlist_id) AS songs FROM playlists AS p WHERE p.owner_id = ? AND p.title = ?",
         [me["user_id"], title],
     )
     private = ctx.sql(
@@ -167,8 +187,8 @@ def move_most_played_to_top(ctx: RecipeContext) -> None:
         what="playlist with 3+ songs",
     )
     songs = ctx.sql(
-        "SELECT ps.song_id, ps.position, s.play_count FROM playlist_songs AS ps JOIN songs AS s "
-        "ON s.song_id = ps.song_id WHERE ps.playlist_id = ? ORDER BY s.play_count DESC, ps.position",
+        "SELECT ps.song_id, ps.position, s.play_count FROM playlist_songs AS ps JOIN songs AS s ON "
+        "s.song_id = ps.song_id WHERE ps.playlist_id = ? ORDER BY s.play_count DESC, ps.position",
         [row["playlist_id"]],
     )
     fewest = ctx.rng.random() < 0.3
@@ -241,8 +261,7 @@ def trim_playlist_to_length(ctx: RecipeContext) -> None:
     )
     songs = ctx.sql(
         "SELECT ps.position, s.duration_ms FROM playlist_songs AS ps JOIN songs AS s ON s.song_id = "
-        "ps.song_id "
-        "WHERE ps.playlist_id = ? ORDER BY ps.position",
+        "ps.song_id WHERE ps.playlist_id = ? ORDER BY ps.position",
         [row["playlist_id"]],
     )
     cut = ctx.rng.randrange(2, len(songs))  # keep songs[:cut]
@@ -258,8 +277,7 @@ def trim_playlist_to_length(ctx: RecipeContext) -> None:
             "My playlist {title:q} is too long. Drop songs from the end until it lasts {minutes} minutes or "
             "less; keep as many as fit.",
             "Trim {title:q} so the whole thing runs at most {minutes} minutes: remove tracks starting from "
-            "the "
-            "last one, and stop as soon as it fits.",
+            "the last one, and stop as soon as it fits.",
         ],
         title=row["title"],
         minutes=minutes,
@@ -278,8 +296,8 @@ def trim_playlist_to_length(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "the playlist fits and keeps its opening songs",
-        "SELECT count(*) AS songs, sum(s.duration_ms) // 1000 AS seconds FROM playlist_songs AS ps "
-        "JOIN songs AS s ON s.song_id = ps.song_id WHERE ps.playlist_id = ?",
+        "SELECT count(*) AS songs, sum(s.duration_ms) // 1000 AS seconds FROM playlist_songs AS ps JOIN "
+        "songs AS s ON s.song_id = ps.song_id WHERE ps.playlist_id = ?",
         [row["playlist_id"]],
     )
 
@@ -305,11 +323,10 @@ def delete_small_private_playlists(ctx: RecipeContext) -> None:
     inclusive = ctx.rng.random() < 0.5
     most = limit if inclusive else limit - 1
     owner = ctx.pick(
-        "SELECT * FROM (SELECT u.user_id, u.username, u.display_name, count(*) AS playlists, "
-        "count(*) FILTER (WHERE NOT p.is_public AND (SELECT count(*) FROM playlist_songs AS c "
-        "WHERE c.playlist_id = p.playlist_id) <= ?) AS n FROM users AS u JOIN playlists AS p ON p.owner_id = "
-        "u.user_id "
-        f"WHERE {ACTIVE} GROUP BY ALL) WHERE n >= 2 AND n < playlists",
+        "SELECT * FROM (SELECT u.user_id, u.username, u.display_name, count(*) AS playlists, count(*) "
+        "FILTER (WHERE NOT p.is_public AND (SELECT count(*) FROM playlist_songs AS c WHERE c.playlist_id = "
+        "p.playlist_id) <= ?) AS n FROM users AS u JOIN playlists AS p ON p.owner_id = u.user_id WHERE "
+        f"{ACTIVE} GROUP BY ALL) WHERE n >= 2 AND n < playlists",
         [most],
         what="listener with 2+ small private playlists",
     )
@@ -345,8 +362,8 @@ def delete_small_private_playlists(ctx: RecipeContext) -> None:
         )
     ctx.goal(
         "no small private playlist is left, the others stay",
-        "SELECT count(*) FILTER (WHERE NOT p.is_public AND (SELECT count(*) FROM playlist_songs AS c "
-        "WHERE c.playlist_id = p.playlist_id) <= ?) AS small, count(*) AS playlists FROM playlists AS p "
-        "WHERE p.owner_id = ?",
+        "SELECT count(*) FILTER (WHERE NOT p.is_public AND (SELECT count(*) FROM playlist_songs AS c WHERE "
+        "c.playlist_id = p.playlist_id) <= ?) AS small, count(*) AS playlists FROM playlists AS p WHERE "
+        "p.owner_id = ?",
         [most, owner["user_id"]],
     )
