@@ -11,8 +11,9 @@ picks the draft, the gate judges it, and the generator hears back. The LLM gener
 `register_generator("openai", factory)` and produces the same `Draft`s.
 
 The offline generator schedules recipes by smooth weighted round-robin (the recipe order shuffled with the
-seed), preferring recipes that exercise the wanted capability, and retires a recipe after
-`MAX_MISSES` attempts in a row that kept nothing.
+seed), preferring recipes that exercise the wanted capability, and retires a recipe after `MAX_MISSES`
+rejected drafts in a row, `MAX_SKIPS` skips in a row, or `SAME_SKIPS` skips in a row for one reason while it
+has never made a draft (the database lacks what it needs).
 """
 
 from __future__ import annotations
@@ -34,6 +35,9 @@ MAX_MISSES = 12
 """Drafts in a row the gate rejected (or recipe errors) after which a recipe is retired."""
 MAX_SKIPS = 30
 """Attempts in a row that made no draft (the recipe skipped) after which a recipe is retired."""
+SAME_SKIPS = 5
+"""Skips in a row for one reason, by a recipe that never made a draft, after which it is retired: the
+database lacks what it needs (no such table or column), whatever the rng picks."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +100,9 @@ class _Slot:
     skips: int = 0
     variants: int = 0
     """Attempts that offered an infeasible variant."""
+    drafts: int = 0
+    last_skip: str | None = None
+    same_skips: int = 0
     retired: str | None = None
 
 
@@ -143,6 +150,7 @@ class OfflineGenerator:
         try:
             recipe(ctx)
             feasible, variant = ctx.drafts()
+            slot.drafts += 1
             slot.variants += variant is not None
             proposal.capabilities = feasible.capabilities
             proposal.drafts = [variant, feasible] if variant is not None and want.infeasible else [feasible]
@@ -172,11 +180,16 @@ class OfflineGenerator:
             return
         if proposal.skipped is not None:
             slot.skips += 1
+            slot.same_skips = slot.same_skips + 1 if proposal.skipped == slot.last_skip else 1
+            slot.last_skip = proposal.skipped
         else:
             slot.misses += 1
+            slot.same_skips, slot.last_skip = 0, None
         if slot.retired:
             return
-        if slot.misses >= MAX_MISSES:
+        if not slot.drafts and slot.same_skips >= SAME_SKIPS:
+            slot.retired = f"{SAME_SKIPS} skips in a row, never a draft: {proposal.skipped}"
+        elif slot.misses >= MAX_MISSES:
             slot.retired = f"{MAX_MISSES} drafts in a row were rejected or failed"
         elif slot.skips >= MAX_SKIPS:
             slot.retired = f"{MAX_SKIPS} attempts in a row found no situation"

@@ -256,4 +256,3 @@ def write_schema(path: Path = SCHEMA_FILE) -> Path:
     """Write the JSON Schema to `path` (default: the committed `task.schema.json`)."""
     path.write_text(json.dumps(task_json_schema(), indent=2, sort_keys=True) + "\n", encoding="utf-8")
     return path
-

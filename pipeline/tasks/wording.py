@@ -12,8 +12,9 @@ only when not zero); a timestamp at midnight as its date; decimals keep their sc
 `{x:upper}`, `{x:title}` change case; any other spec is Python's (`{x:.1f}`).
 
 Recognising (`stated`): numbers by value whatever their spelling ("12.5" states 12.50, "1,200" states
-1200); dates and times in any of the styles above; text after case folding, punctuation dropped and
-spaces collapsed (`pipeline.diff.policy.normalize_text`), as whole words; a list when every item is.
+1200, "two" states 2); dates and times in any of the styles above; text after case folding, punctuation
+dropped and spaces collapsed (`pipeline.diff.policy.normalize_text`), as whole words; a list when every
+item is.
 """
 
 from __future__ import annotations
@@ -151,9 +152,32 @@ def fields_of(template: str) -> set[str]:
 # --- recognising values ---------------------------------------------------------------------------
 
 
+NUMBER_WORDS = {
+    word: n
+    for n, word in enumerate(
+        "zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen "
+        "sixteen seventeen eighteen nineteen twenty".split()
+    )
+} | {
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "hundred": 100,
+    "dozen": 12,
+    "once": 1,
+    "twice": 2,
+    "both": 2,
+    "single": 1,
+    "pair": 2,
+    "none": 0,
+}
+_WORD = re.compile(r"[a-z]+")
+
+
 def numbers_in(text: str) -> set[Decimal]:
-    """Every number written in `text` ("1,200" is 1200; the parts of "2026-05-03" or "14:30" are not)."""
-    found = set()
+    """Every number written in `text`, in digits ("1,200" is 1200; the parts of "2026-05-03" or "14:30" are
+    not) or as a word up to twenty ("two", "a dozen")."""
+    found = {Decimal(NUMBER_WORDS[w]) for w in _WORD.findall(text.lower()) if w in NUMBER_WORDS}
     for match in _NUMBER.finditer(text):
         try:
             found.add(Decimal(match.group(1).replace(",", "")))

@@ -22,7 +22,12 @@ from pipeline.tasks.generic.edits import (
     set_choice,
     set_number,
 )
-from pipeline.tasks.generic.relations import count_into_parent, create_child, top_parent_update
+from pipeline.tasks.generic.relations import (
+    busy_parents_update,
+    count_into_parent,
+    create_child,
+    top_parent_update,
+)
 
 GENERIC_RECIPES = (
     rename_row,
@@ -38,6 +43,7 @@ GENERIC_RECIPES = (
     shift_numbers,
     create_child,
     top_parent_update,
+    busy_parents_update,
     count_into_parent,
 )
 """Every generic recipe, in a fixed order (the scheduler shuffles it with the run's seed)."""

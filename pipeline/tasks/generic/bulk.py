@@ -19,7 +19,17 @@ from pipeline.tasks.generic.facts import (
     tables_with,
     words,
 )
-from pipeline.tasks.generic.filters import Condition, equality, filterable, phrase, sql_of, two_conditions
+from pipeline.tasks.generic.filters import (
+    Condition,
+    equality,
+    few_valued,
+    filterable,
+    phrase,
+    sql_of,
+    threshold,
+    threshold_columns,
+    two_conditions,
+)
 from pipeline.tasks.recipes import Skip, recipe
 from pipeline.tasks.wording import value_text
 from pipeline.values import json_value
@@ -308,7 +318,13 @@ def shift_numbers(ctx: RecipeContext) -> None:
     if not options:
         raise Skip("no number to change")
     t, column = ctx.choice(options)
-    cond = equality(ctx, t, exclude={column.name.lower()})
+    used = {column.name.lower()}
+    makers = [m for m, ok in ((equality, few_valued(ctx, t)), (threshold, threshold_columns(t))) if ok]
+    cond = ctx.choice(makers)(ctx, t, exclude=used) if makers else None
+    if cond is None:
+        raise Skip("nothing to filter on")
+    if cond.op != "eq":
+        ctx.also("precise_boundary_judgment")
     where, params = sql_of([cond])
     count = ctx.scalar(f"SELECT count(*) FROM {t.ref} WHERE {where} AND {q(column.name)} IS NOT NULL", params)
     if not 2 <= (count or 0) <= MOST:

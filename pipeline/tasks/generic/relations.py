@@ -25,7 +25,9 @@ from pipeline.tasks.generic.facts import (
     words,
 )
 from pipeline.tasks.recipes import Skip, recipe
+from pipeline.tasks.wording import value_text
 from pipeline.tools.context import SchemaIndex
+from pipeline.tools.generic import MAX_LIMIT
 from pipeline.values import json_value
 
 q = quote_ident
@@ -145,33 +147,94 @@ def create_child(ctx: RecipeContext) -> None:
 
 
 def _parent_targets(t: TableFacts) -> list[Any]:
-    return [c for c in t.settable() if c.name != t.name and (c.allowed_values or kind(c) == "bool")]
+    unique = {c.lower() for u in t.table.unique_keys for c in u}
+    return [
+        c
+        for c in t.settable()
+        if c.name != t.name
+        and c.name.lower() not in unique
+        and (c.allowed_values or kind(c) in ("bool", "integer", "number"))
+    ]
+
+
+def _target_value(ctx: RecipeContext, t: TableFacts, column: Any, current: Any) -> Any:
+    """Another value for `column`: of its fixed set, the other boolean, or one the column already holds."""
+    if kind(column) == "bool":
+        return not current if current is not None else True
+    if column.allowed_values:
+        return ctx.choice(
+            sorted({v for v in column.allowed_values if v is not None and v != current}, key=str)
+        )
+    value = ctx.scalar(
+        f"SELECT {q(column.name)} FROM {t.ref} WHERE {q(column.name)} IS DISTINCT FROM ? "
+        f"AND {q(column.name)} IS NOT NULL GROUP BY 1 ORDER BY 1 LIMIT 1 OFFSET ?",
+        [current, ctx.rng.randrange(5)],
+    )
+    if value is None:
+        raise Skip("no other value")
+    return round(value, 2) if isinstance(value, float) else value
+
+
+def _shown(value: Any, ctx: RecipeContext) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"'{value}'" if isinstance(value, str) else value_text(value, ctx.style)
+
+
+def _aggregation_links(ctx: RecipeContext) -> list[tuple[TableFacts, TableFacts, str, str]]:
+    """Parent and child tables whose children the solver can count: every child row in at most
+    `SCANNED` rows, or one count per parent for at most 100 parents."""
+    out = []
+    for parent, child, fk, ref in _child_links(ctx):
+        if not ("update" in parent.tools and parent.key and _parent_targets(parent)):
+            continue
+        children = ctx.scalar(f"SELECT count(*) FROM {child.ref}")
+        parents = ctx.scalar(f"SELECT count(*) FROM {parent.ref}")
+        if children and (children <= SCANNED or parents <= MAX_LIMIT):
+            out.append((parent, child, fk, ref))
+    return out
+
+
+def count_children(
+    ctx: RecipeContext, parent: TableFacts, child: TableFacts, fk: str, ref: str
+) -> dict[Any, int]:
+    """How many children each parent has, counted through the tools as the solver would (recorded reads):
+    every child row page by page when there are few, else every parent then one count search each."""
+    if ctx.scalar(f"SELECT count(*) FROM {child.ref}") <= SCANNED:
+        rows = find_all(ctx, child, [], what=f"{child.one}, to count them per {parent.one}")
+        counts: dict[Any, int] = {}
+        for row in rows:
+            if row[fk] is not None:
+                counts[row[fk]] = counts.get(row[fk], 0) + 1
+        return counts
+    parents = find_all(ctx, parent, [], what=parent.one)
+    counts = {}
+    for row in parents:
+        found = ctx.read(
+            child.tools["search"], {"filters": [{"column": fk, "op": "eq", "value": row[ref]}], "limit": 1}
+        )
+        counts[row[ref]] = found["total"]
+    return counts
+
+
+def _per_parent_sql(child: TableFacts, fk: str) -> str:
+    return (
+        f"SELECT {q(fk)} AS k, count(*) AS n FROM main.{q(child.table.name)} "
+        f"WHERE {q(fk)} IS NOT NULL GROUP BY 1"
+    )
 
 
 @recipe(capabilities=("aggregation_computation", "full_data_acquisition"), difficulty="hard")
 def top_parent_update(ctx: RecipeContext) -> None:
-    """Find the parent with the most child rows (by counting them all) and set a value on it."""
-    links = [
-        (p, c, fk, ref)
-        for p, c, fk, ref in _child_links(ctx)
-        if "update" in p.tools and p.key and _parent_targets(p)
-    ]
+    """Find the parent with the most child rows (by counting them through the tools) and set a value on it."""
+    links = _aggregation_links(ctx)
     if not links:
-        raise Skip("no parent with a settable column")
+        raise Skip("no parent whose children can be counted")
     parent, child, fk, ref = ctx.choice(links)
-    total = ctx.scalar(f"SELECT count(*) FROM {child.ref}")
-    if not 2 <= total <= SCANNED:
-        raise Skip("too many child rows to count by hand" if total else "no child rows")
-    top = ctx.sql(
-        f"SELECT {q(fk)} AS k, count(*) AS n FROM {child.ref} WHERE {q(fk)} IS NOT NULL "
-        "GROUP BY 1 ORDER BY n DESC, 1 LIMIT 2"
-    )
+    counts = _per_parent_sql(child, fk)
+    top = ctx.sql(f"SELECT k, n FROM ({counts}) c ORDER BY n DESC, k LIMIT 2")
     if not top or (len(top) > 1 and top[0]["n"] == top[1]["n"]):
         raise Skip("no single parent with the most children")
-    counts = (
-        f"SELECT {q(fk)} AS k, count(*) AS n FROM main.{q(child.table.name)} WHERE {q(fk)} IS NOT NULL "
-        "GROUP BY 1"
-    )
     ctx.refer(
         f"the {parent.one} with the most {child.many}",
         f"SELECT count(*) FROM ({counts}) c WHERE c.n = (SELECT max(n) FROM ({counts}) m)",
@@ -180,15 +243,8 @@ def top_parent_update(ctx: RecipeContext) -> None:
     if row is None:
         raise Skip("the top parent is missing")
     column = ctx.choice(_parent_targets(parent))
-    values = (
-        [True, False]
-        if kind(column) == "bool"
-        else sorted({v for v in column.allowed_values if v is not None}, key=str)
-    )
-    value = ctx.choice([v for v in values if v != row[column.name]] or values)
-    if value == row[column.name]:
-        raise Skip("already set")
-    shown = ("yes" if value else "no") if isinstance(value, bool) else f"'{value}'"
+    value = _target_value(ctx, parent, column, row[column.name])
+    shown = _shown(value, ctx)
     ctx.say(
         [
             "Find the {one} with the most {children} and set its {col} to {value}.",
@@ -202,15 +258,89 @@ def top_parent_update(ctx: RecipeContext) -> None:
     )
     if isinstance(value, bool):
         ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
-    find_all(ctx, child, [], what=f"{child.one}, to count them per {parent.one}")
+    tally = count_children(ctx, parent, child, fk, ref)
+    winner = max(tally, key=lambda k: tally[k])
     key = {parent.column(c).name: json_value(row[parent.column(c).name]) for c in parent.key}
     if "get" in parent.tools:
-        ctx.read(parent.tools["get"], key, step=f"Look up the {parent.one} with the most {child.many}")
+        ctx.read(
+            parent.tools["get"],
+            key,
+            step=f"Look up the {parent.one} with the most {child.many} ({tally[winner]})",
+        )
     ctx.call(parent.tools["update"], {**key, column.name: json_value(value)})
     ctx.goal(
         f"the top {parent.one} has the new {words(column.name)}",
         f"SELECT {q(column.name)} AS value FROM {parent.ref} WHERE {q(ref)} = ?",
         [top[0]["k"]],
+    )
+
+
+AT_LEAST = {
+    "ge": ("at least", ">="),
+    "gt": ("more than", ">"),
+    "le": ("at most", "<="),
+    "lt": ("fewer than", "<"),
+}
+
+
+@recipe(
+    capabilities=("aggregation_computation", "precise_boundary_judgment", "full_data_acquisition"),
+    difficulty="hard",
+)
+def busy_parents_update(ctx: RecipeContext) -> None:
+    """Set a value on every parent with at least / more than / at most / fewer than N children, where some
+    parent has exactly N (so the boundary matters)."""
+    links = _aggregation_links(ctx)
+    if not links:
+        raise Skip("no parent whose children can be counted")
+    parent, child, fk, ref = ctx.choice(links)
+    column = ctx.choice(_parent_targets(parent))
+    value = _target_value(ctx, parent, column, None)
+    counts = (
+        f"SELECT p.{q(ref)} AS k, p.{q(column.name)} AS v, coalesce(c.n, 0) AS n FROM {parent.ref} p "
+        f"LEFT JOIN ({_per_parent_sql(child, fk)}) c ON c.k = p.{q(ref)}"
+    )
+    level = ctx.pick(
+        f"SELECT n FROM ({counts}) t WHERE n > 0 GROUP BY n HAVING count(*) >= 1", what="child count"
+    )["n"]
+    op = ctx.choice(sorted(AT_LEAST))
+    words_, sql_op = AT_LEAST[op]
+    changing = ctx.sql(
+        f"SELECT k FROM ({counts}) t WHERE n {sql_op} ? AND v IS DISTINCT FROM ? ORDER BY k", [level, value]
+    )
+    if not 2 <= len(changing) <= MOST:
+        raise Skip("threshold of the wrong size")
+    shown = _shown(value, ctx)
+    ctx.say(
+        [
+            "Every {one} with {cmp} {level} {children} should have {col} {value}; please update them.",
+            "Set the {col} to {value} for each {one} that has {cmp} {level} {children}.",
+        ],
+        one=parent.one,
+        children=child.one if level == 1 else child.many,
+        col=words(column.name),
+        value=shown,
+        cmp=words_,
+        level=level,
+    )
+    if isinstance(value, bool):
+        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
+    tally = count_children(ctx, parent, child, fk, ref)
+    check = {
+        "ge": lambda n: n >= level,
+        "gt": lambda n: n > level,
+        "le": lambda n: n <= level,
+        "lt": lambda n: n < level,
+    }[op]
+    for k in [r["k"] for r in changing]:
+        if not check(tally.get(json_value(k), 0)):
+            raise Skip("the tools count differently")  # the base and the tools disagree: no task
+        row = ctx.one(f"SELECT * FROM {parent.ref} WHERE {q(ref)} = ?", [k])
+        ctx.call(parent.tools["update"], {**key_args(parent, row), column.name: json_value(value)})
+    ctx.goal(
+        f"every such {parent.one} has the new {words(column.name)}",
+        f"SELECT count(*) AS n FROM ({counts}) t WHERE n {sql_op} ? AND v IS DISTINCT FROM ?",
+        [level, value],
     )
 
 
