@@ -8,6 +8,8 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     fakellm                          data and output folders; the OpenAI-compatible test server (which
                                      imports nothing of Stateforge)
     schema                           DDL -> the schema model
+    constraints                      the one description of what a table's constraints allow, from
+                                     which every check, the DDL and the LLM's reply schema derive
     graph                            the foreign-key graph, the fill plan, the schema report
     domain                           domain packs: `domain.yaml` models and the loader
     store                            DuckDB files: tables, metadata, sequences, hashes, build metadata
@@ -36,6 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("values", "types", "resources", "fakellm"),
     ("schema",),
+    ("constraints",),
     ("graph",),
     ("domain",),
     ("store",),

@@ -391,6 +391,9 @@ def fake_llm(
     model: Annotated[list[str] | None, typer.Option(help="Model names to list (repeatable).")] = None,
     api_key: Annotated[str | None, typer.Option(help="Require this bearer key.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of the answers and of fault choice.")] = 0,
+    ignore_prompt: Annotated[
+        bool, typer.Option(help="Answer json_schema requests from the schema alone, as a strict decoder.")
+    ] = False,
 ) -> None:
     """Run a local OpenAI-compatible server answering with schema-conforming rows (tests, benchmarks)."""
     from pipeline.fakellm.server import serve
@@ -401,6 +404,7 @@ def fake_llm(
         "faults": fault or None,
         "seed": seed,
         "api_key": api_key,
+        "follow_prompt": not ignore_prompt,
     }
     if model:
         options["models"] = tuple(model)

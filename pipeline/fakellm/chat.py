@@ -2,9 +2,11 @@
 
 Pure functions of the request, the seed and the fault chosen for it: no HTTP, no counters, no clock
 except the `created` field. `response_format` `json_schema` gets a document that conforms to the schema
-(`rows.synthesize`), `json_object` gets a JSON object (`{"rows": [...]}` when the prompt has or asks
-for rows), no format gets a few sentences. `max_tokens` / `max_completion_tokens` cut the content
-(finish_reason "length"). Tokens are counted as ceil(characters / 4).
+(`rows.synthesize`), echoing the fixed fields of the rows the prompt asks to complete, or, with
+`follow_prompt=False`, from the schema alone (as a server whose constrained decoding obeys the schema
+but whose model ignores the prompt); `json_object` gets a JSON object (`{"rows": ...}` when the prompt
+has or asks for rows), no format gets a few sentences. `max_tokens` / `max_completion_tokens` cut the
+content (finish_reason "length"). Tokens are counted as ceil(characters / 4).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.fakellm.faults import CONTENT_FAULTS, TEXT_FAULTS, corrupt_document, corrupt_text
-from pipeline.fakellm.rows import find_fixed_rows, object_answer, synthesize, text_answer
+from pipeline.fakellm.rows import FixedRows, find_fixed_rows, object_answer, synthesize, text_answer
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error"}
 _ERROR_TYPES |= {413: "invalid_request_error", 429: "requests"}
@@ -98,10 +100,16 @@ def request_digest(request: dict[str, Any], seed: int) -> str:
     return hashlib.sha256(f"{seed}\n{canonical}".encode()).hexdigest()
 
 
-def answer(request: dict[str, Any], rng: random.Random, fault: str | None, default_rows: int) -> Answer:
-    """The content for `request`, with a content or text `fault` applied where it applies."""
+def answer(request: dict[str, Any], rng: random.Random, fault: str | None, default_rows: int, *,
+           follow_prompt: bool = True) -> Answer:
+    """The content for `request`, with a content or text `fault` applied where it applies.
+
+    `follow_prompt=False`: a `json_schema` answer is made from the schema alone.
+    """
     prompt = last_user_text(request["messages"])
     fixed = find_fixed_rows(prompt)
+    if not follow_prompt and _format_type(request) == "json_schema":
+        fixed = []
     doc, text = _compose(request, prompt, fixed, rng, default_rows)
     applied, finish = "", "stop"
     if fault in CONTENT_FAULTS and doc is not None:
@@ -117,12 +125,17 @@ def answer(request: dict[str, Any], rng: random.Random, fault: str | None, defau
     return Answer(text, finish, applied)
 
 
+def _format_type(request: dict[str, Any]) -> str | None:
+    fmt = request.get("response_format") or {"type": "text"}
+    return fmt.get("type") if isinstance(fmt, dict) else None
+
+
 def _compose(
-    request: dict[str, Any], prompt: str, fixed: list[dict[str, Any]], rng: random.Random, default_rows: int
+    request: dict[str, Any], prompt: str, fixed: FixedRows, rng: random.Random, default_rows: int
 ) -> tuple[Any, str]:
     """(document, "") for the JSON formats, (None, text) for plain text."""
     fmt = request.get("response_format") or {"type": "text"}
-    kind = fmt.get("type") if isinstance(fmt, dict) else None
+    kind = _format_type(request)
     if kind == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema")
         if not isinstance(schema, dict):

@@ -18,7 +18,9 @@ from __future__ import annotations
 import copy
 import logging
 import random
+import signal
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -68,6 +70,8 @@ class FakeLLMServer:
     (`port=0` picks a free one). `latency` seconds, plus up to `jitter` more, delay every chat completion
     except a rate-limit refusal; the `timeout` fault holds its answer `timeout_delay` seconds; a 429 carries
     `Retry-After: retry_after`. With `api_key`, `/v1` requests need `Authorization: Bearer <api_key>`.
+    `follow_prompt=False` makes `json_schema` answers from the schema alone, ignoring the rows the prompt
+    asks to complete: a server whose decoding obeys the schema while its model ignores the prompt.
     """
 
     def __init__(
@@ -84,8 +88,10 @@ class FakeLLMServer:
         default_rows: int = 5,
         timeout_delay: float = 30.0,
         retry_after: float = 1.0,
+        follow_prompt: bool = True,
     ) -> None:
         self.latency, self.jitter, self.seed = latency, jitter, seed
+        self.follow_prompt = follow_prompt
         self.models, self.api_key, self.default_rows = tuple(models), api_key, default_rows
         self.timeout_delay, self.retry_after = timeout_delay, retry_after
         self._rules = parse_faults(faults)
@@ -134,7 +140,9 @@ class FakeLLMServer:
         if self._closing.is_set():
             return
         self._closing.set()
-        if self._serving.is_set():
+        if self._serving.is_set() or self._thread is not None:
+            # A started thread may not have entered serve_forever yet: shutdown() still stops it (the loop
+            # sees the request on entry), where a check of `_serving` alone would leave it serving.
             self._httpd.shutdown()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -211,7 +219,8 @@ class FakeLLMServer:
         fault = choose_fault(self._rules, self.seed, seq)
         self._delay_or_refuse(fault, seq)
         digest = request_digest(request, self.seed)
-        result = answer(request, random.Random(digest), fault, self.default_rows)
+        result = answer(request, random.Random(digest), fault, self.default_rows,
+                        follow_prompt=self.follow_prompt)
         body = completion_body(request, model, digest, result)
         with self._lock:
             self._stats.prompt_tokens += body["usage"]["prompt_tokens"]
@@ -282,24 +291,39 @@ class FakeLLMServer:
             self._stats.faults[fault] = self._stats.faults.get(fault, 0) + 1
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Signals that stop `serve`: Ctrl-C, and what `kill` and process managers send."""
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-    """Run a `FakeLLMServer` in the foreground until Ctrl-C (the `stateforge fake-llm` command).
+    """Run a `FakeLLMServer` in the foreground until Ctrl-C or SIGTERM (the `stateforge fake-llm` command).
 
     `options` are `FakeLLMServer`'s keywords; `faults` may be CLI flags such as `["malformed=0.2"]`.
+    The server answers from a background thread; this one installs its own SIGINT and SIGTERM handlers
+    (a process started in the background by a non-interactive shell inherits SIGINT *ignored*, and would
+    otherwise never stop on Ctrl-C or `kill -INT`), prints the banner once both are ready, waits for a
+    signal, then closes the server (held requests are answered, connections dropped, the port freed).
     """
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("serve() waits for signals, which only the main thread receives; "
+                           "use FakeLLMServer(...).start() from other threads")
     server = FakeLLMServer(host, port, **options)
-    faults = ", ".join(f"{k}={v}" for k, v in server.faults.items()) or "none"
-    print(
-        f"fake LLM server on {server.base_url} (models: {', '.join(server.models)}; faults: {faults}); "
-        "Ctrl-C stops it",
-        flush=True,
-    )
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, _: received.append(signum)) for sig in STOP_SIGNALS}
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        server.start()
+        faults = ", ".join(f"{k}={v}" for k, v in server.faults.items()) or "none"
+        print(
+            f"fake LLM server on {server.base_url} (models: {', '.join(server.models)}; faults: {faults}); "
+            "Ctrl-C stops it",
+            flush=True,
+        )
+        while not received:  # the handler only appends: nothing a signal can interrupt half-way
+            time.sleep(0.05)
     finally:
         server.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _model(name: str) -> dict[str, Any]:

@@ -2,8 +2,10 @@
 
     filled = fill_deferred(con, schema, plan, config, seed=7)     # once every table has its rows
 
-Per deferred key, in one transaction for all of them, one bulk UPDATE each; the key's columns are reset
-first, so a resumed build may run the pass again. A key is either
+Per deferred key, in one transaction for all of them, one rewrite of the table each
+(`pipeline.store.rewrite_table`: DuckDB's UPDATE of such a key is quadratic when a CHECK reads it with
+the primary key); the key's columns are reset first, so a resumed build may run the pass again. A key is
+either
 
 - computed from its hints (`expr`, evaluated by DuckDB over the table's rows, so it may read the row's
   other columns; `values` with `weights`; `constant`): values that point at no parent are set NULL, and
@@ -41,6 +43,7 @@ from pipeline.fill.sampling import (
 )
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import ForeignKey, Schema, Table
+from pipeline.store import rewrite_table
 from pipeline.store.sql import quote_ident as _q
 from pipeline.store.sql import table_ref
 from pipeline.types import batch_arrow_type
@@ -219,19 +222,27 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
 
 def _update(con, table: Table, ids: list[str], rows: pa.Table, chosen: np.ndarray,
             values: dict[str, pa.Array | pa.ChunkedArray], *, rows_taken: bool = False) -> None:
-    """Set `values` (one per row, or per chosen row with `rows_taken`) on the chosen rows, in one UPDATE."""
+    """Set `values` (one per row, or per chosen row with `rows_taken`) on the chosen rows, the other rows
+    unchanged: the table is rewritten with the new values joined in (rows in their stored order)."""
     if not chosen.any():
         return
     mask = pa.array(chosen)
     update = rows.filter(mask).select([f"__sf_id_{i}" for i in ids])
     for column, array in values.items():
         update = update.append_column(column, array if rows_taken else array.filter(mask))
+    update = update.append_column("__sf_hit", pa.array(np.ones(update.num_rows, dtype=bool)))
     con.register("__sf_update", update)
     try:
-        sets = ", ".join(f"{_q(c)} = u.{_q(c)}" for c in values)
+        changed = {c.lower() for c in values}
+        columns = ", ".join(
+            f"CASE WHEN u.__sf_hit THEN u.{_q(c.name)} ELSE t.{_q(c.name)} END" if c.name.lower() in changed
+            else f"t.{_q(c.name)}"
+            for c in table.columns
+            if c.generated is None  # DuckDB computes generated columns
+        )
         match = " AND ".join(f"t.{_ident(i)} = u.{_q('__sf_id_' + i)}" for i in ids)
-        con.execute(f"UPDATE {table_ref(table.name)} AS t SET {sets} FROM __sf_update AS u WHERE {match}"
-                    ).fetchall()
+        rewrite_table(con, table, f"SELECT {columns} FROM {table_ref(table.name)} AS t "
+                                  f"LEFT JOIN __sf_update AS u ON {match} ORDER BY t.rowid")
     finally:
         with contextlib.suppress(duckdb.Error):
             con.unregister("__sf_update")

@@ -165,8 +165,8 @@ class LLMClient:
         s, state = self.settings, self._state()
         attempts = retries = 0
         while True:
-            mode = self.mode
-            sent_schema = portable_schema(schema) if self._portable else schema
+            mode, portable = self.mode, self._portable
+            sent_schema = portable_schema(schema) if portable else schema
             request = chat_request(s, self.model, messages, sent_schema, name, mode)
             attempts += 1
             async with state.semaphore:
@@ -182,24 +182,10 @@ class LLMClient:
                     self.stats.record_call(time.perf_counter() - sent, self.model, self._price, *tokens)
                     return completion, attempts, mode
             if mode == "json_schema" and s.response_format == "auto" and refuses_json_schema(failure):
-                log.info(
-                    "%s at %s refuses json_schema (%s); using json_object",
-                    self.model,
-                    self.base_url,
-                    server_message(failure),
-                )
-                self._json_object = True
-                self.stats.record("fallbacks")
+                self._fall_back("json_object", failure)
                 continue
-            if mode == "json_schema" and not self._portable and refuses_schema_keywords(failure):
-                log.info(
-                    "%s at %s rejects schema keywords (%s); sending the portable subset",
-                    self.model,
-                    self.base_url,
-                    server_message(failure),
-                )
-                self._portable = True
-                self.stats.record("fallbacks")
+            if mode == "json_schema" and not portable and refuses_schema_keywords(failure):
+                self._fall_back("portable", failure)
                 continue
             where = f"{self.model} at {self.base_url}"
             try:
@@ -216,6 +202,20 @@ class LLMClient:
             log.info("%s: %s, retry %d in %.2f s", where, describe_error(failure), retries + 1, delay)
             retries += 1
             await asyncio.sleep(delay)
+
+    def _fall_back(self, to: str, failure: openai.APIError) -> None:
+        """Send every later request as `json_object`, or with the `portable` subset of the schema: once per
+        client (requests in flight when the first refusal came back are refused too, and resent)."""
+        if (self._json_object if to == "json_object" else self._portable):
+            return
+        what = "refuses json_schema" if to == "json_object" else "rejects schema keywords"
+        then = "using json_object" if to == "json_object" else "sending the portable subset"
+        log.info("%s at %s %s (%s); %s", self.model, self.base_url, what, server_message(failure), then)
+        if to == "json_object":
+            self._json_object = True
+        else:
+            self._portable = True
+        self.stats.record("fallbacks")
 
     def _reply(self, entry: CachedReply, *, cached: bool, attempts: int, started: float) -> LLMReply:
         data, error = parse_json_reply(entry.content, entry.finish_reason)

@@ -495,6 +495,35 @@ SCENARIOS: dict[tuple[str, str], list[Scenario]] = {
             ],
         )
     ],
+    ("meeting", "recording_of_held_meeting"): [
+        Scenario(
+            rows={
+                "meetings": [
+                    _meeting(1, "2025-03-03 10:00:00", "2025-03-03 11:00:00", status="ended"),
+                    _meeting(2, "2025-03-03 12:00:00", "2025-03-03 13:00:00", status="cancelled"),
+                    _meeting(3, "2026-05-04 14:00:00", "2026-05-04 15:00:00"),
+                ],
+                "recordings": [
+                    {
+                        "recording_id": r,
+                        "meeting_id": m,
+                        "storage_url": f"https://r/{r}",
+                        "duration_seconds": 60,
+                        "size_bytes": 1,
+                        "created_at": at,
+                    }
+                    for r, m, at in [
+                        (1, 1, "2025-03-03 11:00:00"),  # kept: made when the meeting ended
+                        (2, 1, "2025-03-03 10:30:00"),  # kept: made during the meeting
+                        (3, 2, "2025-03-03 13:00:00"),  # the meeting was cancelled
+                        (4, 3, "2026-03-31 12:00:00"),  # before the meeting starts
+                    ]
+                ],
+            },
+            found=2,
+            expect=[("SELECT recording_id FROM recordings ORDER BY ALL", [(1,), (2,)])],
+        )
+    ],
     # ------------------------------------------------------------------------------------------------ game
     ("game", "five_players_a_side"): [
         Scenario(
