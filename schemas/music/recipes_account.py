@@ -159,8 +159,8 @@ def switch_to_cheapest_plan(ctx: RecipeContext) -> None:
         shown = {"card": "my card", "paypal": "PayPal", "apple_pay": "Apple Pay", "google_pay": "Google Pay"}
         ctx.say(
             [
-                "I don't have a subscription yet. Sign me up for the cheapest monthly plan that {need}, and "
-                "pay with {method}.",
+                "I don't have a subscription at the moment. Sign me up for the cheapest monthly plan that "
+                "{need}, and pay with {method}.",
                 "Subscribe me to the least expensive monthly plan that {need}; I'll pay with {method}.",
             ],
             need=need,

@@ -23,8 +23,6 @@ BANDS: tuple[tuple[int, int], ...] = ((2, 12), (12, 50), (50, 250))
 """Sizes of a bulk change: a few rows, dozens, hundreds (up to 250)."""
 BAND_WEIGHTS: tuple[float, ...] = (0.2, 0.35, 0.45)
 
-YEAR_START = dt.date(2026, 1, 1)
-
 SAFE_ARTISTS = (
     "(SELECT a.artist_id FROM artists AS a WHERE (SELECT count(*) FROM artists AS b WHERE "
     "contains(lower(b.name), lower(a.name))) = 1)"
@@ -172,9 +170,9 @@ def missing_title(ctx: RecipeContext, user_id: int, title: str, extras: Sequence
 # --- time ---------------------------------------------------------------------------------------------
 
 
-def day_of(value: dt.datetime | dt.date) -> dt.date:
-    """The calendar day of a timestamp (or the date itself)."""
-    return value.date() if isinstance(value, dt.datetime) else value
+def year_start(ctx: RecipeContext) -> dt.date:
+    """The first day of the clock's year: what "this year" starts with."""
+    return dt.date(ctx.today.year, 1, 1)
 
 
 def render_day(ctx: RecipeContext, day: dt.date) -> str:
@@ -183,6 +181,7 @@ def render_day(ctx: RecipeContext, day: dt.date) -> str:
 
 
 def next_day(value: dt.date) -> dt.date:
+    """The day after `value`: where a day named inclusively ends."""
     return value + dt.timedelta(days=1)
 
 

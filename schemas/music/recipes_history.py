@@ -9,7 +9,6 @@ from pipeline.tasks import RecipeContext, Skip, recipe
 from schemas.music.recipes_common import (
     ACTIVE,
     SAFE_ARTISTS,
-    YEAR_START,
     artist_name,
     introduce,
     listener_swap,
@@ -19,6 +18,7 @@ from schemas.music.recipes_common import (
     period_where,
     render_day,
     sized,
+    year_start,
 )
 
 PLAYS_OF = "SELECT count(*) FROM listening_history WHERE user_id = ?"
@@ -91,7 +91,7 @@ def delete_history_span(ctx: RecipeContext) -> None:
 def delete_artist_plays(ctx: RecipeContext) -> None:
     """A listener deletes every play of one artist from their history (optionally only this year's)."""
     year = ctx.rng.random() < 0.4
-    since = YEAR_START if year else dt.date(1900, 1, 1)
+    since = year_start(ctx) if year else dt.date(1900, 1, 1)
     row = sized(
         ctx,
         "SELECT u.user_id, u.username, u.display_name, s.artist_id, count(*) AS n, "
@@ -108,13 +108,14 @@ def delete_artist_plays(ctx: RecipeContext) -> None:
     introduce(ctx, row)
     args = {"username": row["username"], "artist": artist}
     if year:
-        args["since"] = YEAR_START
+        args["since"] = since
         ctx.say(
             [
                 "Delete every play of {artist} from my listening history this year.",
-                "Please remove the {artist} songs I played in 2026 from my history; earlier plays can stay.",
+                "Please remove the {artist} songs I played in {year} from my history; older plays can stay.",
             ],
             artist=artist,
+            year=str(since.year),
         )
     else:
         ctx.say(
@@ -144,7 +145,7 @@ def delete_skipped_plays(ctx: RecipeContext) -> None:
     tool has no skipped filter)."""
     span = ctx.choice(["month", "year", "since"])
     if span == "year":
-        first, after, name = YEAR_START, None, "this year"
+        first, after, name = year_start(ctx), None, "this year"
     elif span == "since":
         first, after = months_back(ctx.today, ctx.choice([2, 3, 4])), None
         name = "since " + render_day(ctx, first)

@@ -4,11 +4,12 @@ artists they played most)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from pipeline.tasks import RecipeContext, recipe
 from schemas.music.recipes_common import (
     ACTIVE,
     SAFE_ARTISTS,
-    YEAR_START,
     artist_name,
     clear_top_listener,
     introduce,
@@ -17,6 +18,7 @@ from schemas.music.recipes_common import (
     next_day,
     refer_album,
     sized,
+    year_start,
 )
 
 
@@ -109,7 +111,7 @@ def unlike_liked_before(ctx: RecipeContext) -> None:
     style = ctx.choice(["before", "through", "year"])
     if style == "year" and days[0].year < days[-1].year:
         year = ctx.choice(sorted({d.year for d in days})[:-1])
-        cutoff = YEAR_START.replace(year=year + 1)
+        cutoff = dt.date(year + 1, 1, 1)
         ctx.say(
             [
                 "Please unlike every song I liked in {year} or earlier.",
@@ -290,7 +292,7 @@ def unfollow_muted_before(ctx: RecipeContext) -> None:
     if len(days) < 3:
         ctx.skip("muted follows on too few days")
     inclusive = ctx.rng.random() < 0.5
-    day, cutoff = _cutoff(ctx, days[1:], inclusive)
+    day, cutoff = _cutoff(ctx, days[1:-1] if inclusive else days[1:], inclusive)
     introduce(ctx, user)
     if inclusive:
         ctx.say(
@@ -329,7 +331,7 @@ def follow_top_artists(ctx: RecipeContext) -> None:
     they are): the listening stats per artist are read, the top k followed."""
     k = ctx.choice([3, 3, 5, 10])
     if ctx.rng.random() < 0.6:
-        start, end, name, what = YEAR_START, None, "2026", "this year"
+        start, end, name, what = year_start(ctx), None, str(ctx.today.year), "this year"
     else:
         start, end, name = month_span(months_back(ctx.today, ctx.choice([0, 1, 2])))
         what = "in {month}"
@@ -354,7 +356,10 @@ def follow_top_artists(ctx: RecipeContext) -> None:
     )
     if muted:
         ctx.say(
-            ["Keep release notifications off for the new follows.", "I don't want notifications for them."]
+            [
+                "Keep release notifications off for the new follows.",
+                "I don't want release notifications from the ones I start following.",
+            ]
         )
         ctx.derived(False, "notifications off means notifications_on = false")
     stats = {"username": user["username"], "group_by": "artist", "since": start, "limit": k}

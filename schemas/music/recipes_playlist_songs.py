@@ -6,7 +6,6 @@ from __future__ import annotations
 from pipeline.tasks import RecipeContext, recipe
 from schemas.music.recipes_common import (
     SAFE_ARTISTS,
-    YEAR_START,
     artist_name,
     introduce,
     missing_title,
@@ -16,6 +15,7 @@ from schemas.music.recipes_common import (
     refer_playlist,
     spread_pick,
     unique_playlist_sql,
+    year_start,
 )
 
 EXTRAS = ("Mix", "2", "Vol. 2", "Redux", "Remix")
@@ -97,7 +97,7 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
         )
     ]
     day = ctx.choice(days[1:])
-    inclusive = ctx.rng.random() < 0.5 or day == days[-1]
+    inclusive = ctx.rng.random() < 0.5 and day != days[-1]  # some songs stay
     cutoff = next_day(day) if inclusive else day
     removed = ctx.scalar(
         "SELECT count(*) FROM playlist_songs WHERE playlist_id = ? AND added_at < ?",
@@ -251,7 +251,8 @@ def add_album_to_playlist(ctx: RecipeContext) -> None:
 def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
     """A listener removes from a playlist every song they have not played since a day (the first of the
     year, or another): the playlist and their listening history are read, the difference removed."""
-    since = ctx.choice([YEAR_START, YEAR_START, *(months_back(ctx.today, k) for k in (2, 3, 4))])
+    first = year_start(ctx)
+    since = ctx.choice([first, first, *(months_back(ctx.today, k) for k in (2, 3, 4))])
     row = ctx.pick(
         "SELECT * FROM (SELECT x.*, (SELECT count(*) FROM playlist_songs AS ps WHERE ps.playlist_id = "
         "x.playlist_id AND EXISTS (SELECT 1 FROM listening_history AS h WHERE h.user_id = x.user_id AND "
@@ -273,15 +274,16 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
     ]
     refer_playlist(ctx, row["username"], row["title"])
     introduce(ctx, row)
-    if since == YEAR_START:
+    if since == first:
         ctx.say(
             [
                 "Remove every song I haven't played this year from my playlist {title:q}.",
                 "Go through {title:q} and take out the songs I haven't listened to at all since {since}.",
-                "My playlist {title:q} needs a clean-up: drop anything I haven't played in 2026.",
+                "My playlist {title:q} needs a clean-up: drop anything I haven't played in {year}.",
             ],
             title=row["title"],
             since=since,
+            year=str(since.year),
         )
     else:
         ctx.say(

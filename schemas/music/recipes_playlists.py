@@ -6,7 +6,6 @@ from __future__ import annotations
 from pipeline.tasks import RecipeContext, recipe
 from schemas.music.recipes_common import (
     ACTIVE,
-    YEAR_START,
     clear_top_listener,
     introduce,
     missing_title,
@@ -14,6 +13,7 @@ from schemas.music.recipes_common import (
     months_back,
     refer_playlist,
     unique_playlist_sql,
+    year_start,
 )
 from schemas.music.recipes_playlist_songs import EXTRAS
 
@@ -26,7 +26,7 @@ def playlist_of_most_played(ctx: RecipeContext) -> None:
     are read (plays per song), the top k taken (the k-th must beat the next one), the playlist created."""
     k = ctx.choice([3, 5, 5, 10])
     if ctx.rng.random() < 0.6:
-        start, end, name, what = YEAR_START, None, "2026", "this year"
+        start, end, name, what = year_start(ctx), None, str(ctx.today.year), "this year"
     else:
         start, end, name = month_span(months_back(ctx.today, ctx.choice([0, 1, 2, 3])))
         what = "in {month}"
