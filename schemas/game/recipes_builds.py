@@ -5,7 +5,7 @@ builds."""
 from __future__ import annotations
 
 from pipeline.tasks import RecipeContext, recipe
-from schemas.game.recipes_common import band, cut_for, cut_points, in_list, introduce, pages, sized
+from schemas.game.recipes_common import band, cut_for, cut_points, in_list, introduce, named, pages, sized
 
 COPY_NAMES = (
     "Ranked Copy",
@@ -52,6 +52,10 @@ def replace_item_in_builds(ctx: RecipeContext) -> None:
     if not changed:
         ctx.skip("every build already holds the new item")
     introduce(ctx, row["nickname"])
+    named(ctx, "items", row["item"], "item")
+    named(ctx, "items", new["name"], "item")
+    if hero:
+        named(ctx, "heroes", hero, "hero")
     where = " for {hero}" if hero else ""
     ctx.say(
         [
@@ -252,6 +256,7 @@ def copy_top_official_build(ctx: RecipeContext) -> None:
     name = _copy_name(ctx, player["player_id"], hero["hero_id"])
     public = ctx.rng.random() < 0.4
     introduce(ctx, player["nickname"])
+    named(ctx, "heroes", hero["name"], "hero")
     ctx.say(
         [
             "Copy the most-liked official build for {hero} into my builds and call it {name:q}.",
@@ -272,7 +277,7 @@ def copy_top_official_build(ctx: RecipeContext) -> None:
         {"player": player["nickname"], "build_id": top["build_id"], "name": name, "is_public": public},
         step=f"Copy build {top['build_id']} as {name!r}",
     )
-    ctx.derived(public, "'public' means is_public = true, 'private' false")
+    ctx.derived(public, "whether the copy is public (as asked)")
     _copied_goal(ctx, player["player_id"], hero["name"], name, top["build_id"])
 
 
@@ -344,7 +349,7 @@ def build_for_most_played_hero(ctx: RecipeContext) -> None:
         {"player": row["nickname"], "build_id": top["build_id"], "name": name},
         step=f"Copy build {top['build_id']} as {name!r}",
     )
-    ctx.derived(False, "a copy is private unless asked otherwise")
+    ctx.derived(False, "whether the copy is public (a copy is private unless asked)")
     _copied_goal(ctx, row["player_id"], row["hero"], name, top["build_id"])
 
 
@@ -377,6 +382,8 @@ def hide_unpopular_builds(ctx: RecipeContext) -> None:
         ctx.skip("no like count that hides 1-20 builds")
     under, hidden = found
     introduce(ctx, row["nickname"])
+    if hero:
+        named(ctx, "heroes", hero, "hero")
     of = " for {hero}" if hero else ""
     ctx.say(
         [
@@ -398,7 +405,7 @@ def hide_unpopular_builds(ctx: RecipeContext) -> None:
             {"player": row["nickname"], "build_id": b["build_id"], "is_public": False},
             step=f"Make build {b['build_id']} ({b['likes']} likes) private",
         )
-    ctx.derived(False, "'private' means is_public = false")
+    ctx.derived(False, "whether those builds stay public ('private': no)")
     ctx.goal(
         "those builds are private",
         f"SELECT count(*) FILTER (WHERE is_public) AS public FROM hero_builds WHERE build_id IN "

@@ -135,7 +135,7 @@ def promote_top_contributors(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "Promote the {k} ordinary members of my clan with the highest contribution to elder.",
-            "Make the top {k} contributors among my clan's regular members elders.",
+            "Give the elder role to the top {k} contributors among my clan's regular members.",
             "Look at my clan's members (not the elders) and promote the {k} who contributed most to elder.",
         ]
         if k > 1
@@ -278,14 +278,13 @@ def join_friends_clan(ctx: RecipeContext) -> None:
     )
     if closed:
         pick = ctx.choice(closed)
-        full = pick["members"] >= pick["max_members"]
         ctx.infeasible(
-            "capacity" if full else "forbidden",
+            "forbidden" if not pick["is_recruiting"] else "capacity",
             swap={row["friend"]: pick["nickname"], row["clan"]: pick["name"]},
             because=(
-                f"{pick['name']} is full ({pick['members']} of {pick['max_members']} members)"
-                if full
-                else f"{pick['name']} is not recruiting"
+                f"{pick['name']} is not recruiting"
+                if not pick["is_recruiting"]
+                else f"{pick['name']} is full ({pick['members']} of {pick['max_members']} members)"
             ),
         )
 
@@ -366,7 +365,7 @@ def fit_clan_to_members(ctx: RecipeContext) -> None:
     arguments = {"player": boss["nickname"], "max_members": clan["members"]}
     if stop:
         arguments["is_recruiting"] = False
-        ctx.derived(False, "'stop recruiting' means is_recruiting = false")
+        ctx.derived(False, "whether the clan still recruits ('stop recruiting': no)")
     ctx.derived(clan["members"], "the clan's member count, as get_clan shows it")
     ctx.call("update_clan", arguments, step=f"Set the limit to {clan['members']}")
     ctx.goal(
@@ -424,7 +423,7 @@ def demote_recent_elders(ctx: RecipeContext) -> None:
         {"player": boss["nickname"], "members": [e["nickname"] for e in demoted], "role": "member"},
         step=f"Demote the {len(demoted)} of them",
     )
-    ctx.derived("member", "demoted elders get the role 'member'")
+    ctx.derived("member", "the role of a demoted elder")
     ctx.goal(
         "they are members again",
         "SELECT count(*) FILTER (WHERE role = 'elder') AS elders FROM clan_members WHERE clan_id = ? AND "

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from pipeline.tasks import RecipeContext, recipe
-from schemas.game.recipes_common import friends, in_list, introduce, not_banned, pages
+from schemas.game.recipes_common import friends, in_list, introduce, named, not_banned, pages
 
 PAGE_NAMES = (
     "Jungle Burst",
@@ -72,6 +72,8 @@ def create_rune_page(ctx: RecipeContext) -> None:
     default = ctx.rng.random() < 0.5
     text = _runes_text(runes)
     introduce(ctx, player["nickname"])
+    for rune in runes:
+        named(ctx, "runes", rune["rune"], "rune")
     ctx.say(
         [
             "Create a rune page called {name:q} with {runes}.",
@@ -83,7 +85,7 @@ def create_rune_page(ctx: RecipeContext) -> None:
     )
     if default:
         ctx.say(["Make it my default page.", "Set it as my default, too."])
-    ctx.derived(default, "whether it is the default page: asked for, or the player's first page")
+    ctx.derived(default, "whether the new page is the default (asked for, or the first page)")
     ctx.call(
         "create_rune_page",
         {
@@ -204,6 +206,7 @@ def buy_heroes_under_price(ctx: RecipeContext) -> None:
     row = {**row, "role": role, "cap": cap}
     cost = sum(h["price_gold"] for h in heroes)
     introduce(ctx, row["nickname"])
+    named(ctx, "hero_roles", row["role"], "hero role")
     ctx.say(
         [
             "Buy every {role} hero I don't own yet that costs {cap} gold or less. Pay with {currency}.",
@@ -273,6 +276,12 @@ def gift_skin_to_closest_friend(ctx: RecipeContext) -> None:
     skin = ctx.choice(skins)
     note = ctx.choice([None, "Happy birthday!", "For carrying me in ranked", "GG, enjoy!"])
     introduce(ctx, player["nickname"])
+    ctx.refer(
+        f"skin {skin['skin']!r} of {skin['hero']}",
+        "SELECT count(*) FROM skins AS s JOIN heroes AS h ON h.hero_id = s.hero_id "
+        "WHERE h.name = ? AND s.name = ?",
+        [skin["hero"], skin["skin"]],
+    )
     ctx.say(
         [
             "Gift the skin {skin:q} for {hero} to whichever friend I have the most intimacy with.",

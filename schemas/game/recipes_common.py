@@ -90,6 +90,12 @@ def introduce(ctx: RecipeContext, nickname: str) -> str:
     return ctx.speaker(nickname, variants=SPEAKER)
 
 
+def named(ctx: RecipeContext, table: str, name: str, what: str) -> None:
+    """Record that `name` names exactly one row of a catalogue table with unique names (heroes, items, runes,
+    hero_roles, clans)."""
+    ctx.unique(f"{what} {name}", table, name=name)
+
+
 def friends(ctx: RecipeContext, player_id: int, extra: str = "", order: str = "nickname") -> list[dict]:
     """The player's friends with their profile columns (nickname, last_login_at, banned_until, ...)."""
     return ctx.sql(

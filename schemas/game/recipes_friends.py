@@ -151,8 +151,8 @@ def decline_requests_before(ctx: RecipeContext) -> None:
 
 @recipe(capabilities=("multi_condition_filtering", "cross_step_dependency"), difficulty="medium")
 def answer_requests_by_note(ctx: RecipeContext) -> None:
-    """A player accepts the pending requests that came with a note and were sent since a date, and declines
-    the rest."""
+    """A player accepts the pending requests that came with a note (and, sometimes, were sent since a date)
+    and declines the rest."""
     row = ctx.pick(
         "SELECT r.recipient_id AS player_id, p.nickname, count(*) AS n FROM friend_requests AS r "
         "JOIN players AS p ON p.player_id = r.recipient_id WHERE r.status = 'pending' "
@@ -371,7 +371,12 @@ def befriend_match_teammates(ctx: RecipeContext) -> None:
         step=f"Find my most recent {mode} match",
     )
     ctx.read("get_match", {"match_id": row["match_id"]}, step="See who played on my side")
-    ctx.read("list_friends", {"player": row["nickname"], "limit": 50}, step="Check which of them are friends")
+    for mate in mates:
+        ctx.read(
+            "list_friends",
+            {"player": row["nickname"], "name_contains": mate["nickname"]},
+            step=f"Check whether {mate['nickname']} is already a friend",
+        )
     for direction in ("incoming", "outgoing"):
         ctx.read(
             "list_friend_requests",

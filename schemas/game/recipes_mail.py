@@ -71,7 +71,7 @@ def delete_old_read_mail(ctx: RecipeContext) -> None:
     if category:
         arguments["category"] = category
     ctx.call("delete_mail", arguments, step=f"Delete the {len(doomed)} read {what} sent before {before}")
-    ctx.derived(True, "a deleted mail is flagged is_deleted = true")
+    ctx.derived(True, "the deleted flag of each mail removed")
     ctx.goal(
         "no read mail of that kind from before the date is left",
         f"SELECT count(*) AS n FROM mail AS m WHERE {where} AND CAST(m.sent_at AS DATE) < ?",
@@ -153,7 +153,7 @@ def claim_then_clear_mailbox(ctx: RecipeContext) -> None:
         {"player": row["nickname"], "read_only": True, "sent_before": before.isoformat()},
         step=f"Delete the {len(doomed)} read mail sent before {before}",
     )
-    ctx.derived(True, "a deleted mail is flagged is_deleted = true")
+    ctx.derived(True, "the deleted flag of each mail removed")
     ctx.goal(
         "nothing is left to claim and no mail from before the date is left",
         f"SELECT count(*) FILTER (WHERE {unclaimed()}) AS to_claim, "
@@ -226,7 +226,7 @@ def claim_one_kind_of_rewards(ctx: RecipeContext) -> None:
 
 @recipe(capabilities=("precise_boundary_judgment",), difficulty="easy", weight=1.2)
 def mark_kind_read_before(ctx: RecipeContext) -> None:
-    """A player marks every unread mail of one kind sent before a date as read."""
+    """A player marks every unread mail (of one kind, or any) sent before a date as read."""
     by_category = ctx.rng.random() < 0.6
     low, high = band(ctx)
     group = "m.recipient_id, p.nickname" + (", m.category" if by_category else "")
@@ -311,9 +311,9 @@ def mail_clan_leader(ctx: RecipeContext) -> None:
     introduce(ctx, row["nickname"])
     ctx.say(
         [
-            "Send a mail to the leader of my clan with the subject {subject:q} and the text {body:q}.",
+            "Send a mail to the leader of my clan saying {body:q}, with the subject {subject:q}.",
             "Write to my clan leader. Subject: {subject:q}. Message: {body:q}",
-            "Please mail whoever leads my clan: subject {subject:q}, body {body:q}.",
+            "Please mail whoever leads my clan, subject {subject:q}, with this text: {body:q}",
         ],
         subject=subject,
         body=body,
