@@ -101,3 +101,17 @@ def league_db(fixtures_root: Path) -> Path:
         return fixtures_root / "league-db" / "league.duckdb"
 
     return built("league", make)
+
+
+@pytest.fixture(scope="session")
+def bare_db(fixtures_root: Path) -> Path:
+    """One table, no key, nothing to name rows by: every generic recipe finds nothing to do."""
+
+    def make() -> Path:
+        ddl = fixtures_root / "bare.sql"
+        ddl.parent.mkdir(parents=True, exist_ok=True)
+        ddl.write_text("CREATE TABLE readings (taken_at TIMESTAMP, value DOUBLE);\n")
+        build_domain(str(ddl), rows=20, out=fixtures_root / "bare")
+        return fixtures_root / "bare" / "bare.duckdb"
+
+    return built("bare", make)
