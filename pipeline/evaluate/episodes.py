@@ -41,6 +41,7 @@ from pipeline.evaluate.solver import (
     Solver,
     SolverOutcome,
 )
+from pipeline.evaluate.timing import Stopwatch
 from pipeline.tasks import Task
 from pipeline.tools import Toolkit
 from pipeline.values import json_value
@@ -112,15 +113,16 @@ def attempt_episode(ctx: EpisodeContext, task: Task, trial: int) -> Attempt:
     """One attempt at (task, trial) on a fresh episode."""
     started_at = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     started = time.perf_counter()
+    watch = Stopwatch()
     try:
-        episode = Episode.open(ctx.db_path, toolkit=ctx.toolkit, workdir=ctx.workdir)
+        with watch.part("open"):
+            episode = Episode.open(ctx.db_path, toolkit=ctx.toolkit, workdir=ctx.workdir)
     except Exception as exc:  # noqa: BLE001 - the disk, the file, DuckDB: the harness's problem
         record = _infra_record(task, trial, f"the episode could not be opened: {_error(exc)}")
         return Attempt(record.model_copy(update={"started_at": started_at}), retry=True)
-    timings = {"open": _ms(started)}
     try:
-        solved = _solve(ctx, task, trial, episode)
-        timings["solve"] = _ms(started) - timings["open"]
+        with watch.part("solve"):
+            solved = _solve(ctx, task, trial, episode)
         log = episode.log
         broken = next((r for r in log if r.infra_error), None)
         infra, retry = solved.infra, solved.retry
@@ -130,7 +132,7 @@ def attempt_episode(ctx: EpisodeContext, task: Task, trial: int) -> Attempt:
         grade: Grade | None = None
         if infra is None:
             try:
-                grade = ctx.grader.grade(task, episode)
+                grade = ctx.grader.grade(task, episode, watch)
             except TerminalError as exc:
                 infra, retry = f"grading failed: {exc}", False
             except Exception as exc:  # noqa: BLE001
@@ -161,7 +163,8 @@ def attempt_episode(ctx: EpisodeContext, task: Task, trial: int) -> Attempt:
         diff=grade.diff_summary if grade else {},
         mismatches=grade.mismatches if grade else 0,
         wall_seconds=round(time.perf_counter() - started, 4),
-        timings={**timings, **(grade.timings if grade else {})},
+        timings=watch.wall,
+        cpu_ms=watch.cpu,
         solver_details=json_value({**outcome.details, **solved.details}),
         started_at=started_at,
     )
@@ -222,9 +225,6 @@ def _tail(exc: BaseException, lines: int = 12) -> str:
     text = "".join(traceback.format_exception(exc))
     return "\n".join(text.rstrip().splitlines()[-lines:])
 
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
 
 
 def run_batch(

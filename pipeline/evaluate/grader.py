@@ -31,7 +31,6 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from pipeline.diff.labels import DbLabeler
 from pipeline.domain import DomainConfig
 from pipeline.episode import Episode
 from pipeline.errors import TerminalError
+from pipeline.evaluate.timing import Stopwatch
 from pipeline.schema.model import Schema
 from pipeline.store.sql import quote_ident, quote_literal, table_ref
 from pipeline.tasks import Task, domain_policy
@@ -95,8 +95,6 @@ class Grade:
     failures: list[str] = field(default_factory=list)
     """What kinds of failure it had, for counting across episodes: `missing_insert playlists`,
     `goal check`, `not declined`, ..."""
-    timings: dict[str, float] = field(default_factory=dict)
-    """Milliseconds: verifiers, export, diff, compare."""
 
 
 def utc(value: Any) -> Any:
@@ -151,35 +149,32 @@ class Grader:
             found = self._local.state = (cursor, db_labeler(cursor, self.schema))
         return found
 
-    def grade(self, task: Task, episode: Episode) -> Grade:
-        """Grade `episode` (finished) against `task`, and close it; `GradingError` when it cannot be."""
-        timings: dict[str, float] = {}
+    def grade(self, task: Task, episode: Episode, watch: Stopwatch | None = None) -> Grade:
+        """Grade `episode` (finished) against `task`, and close it; `GradingError` when it cannot be.
+        `watch` times the parts: verifiers, export, diff, compare."""
+        watch = watch or Stopwatch()
         try:
-            started = time.perf_counter()
-            verifiers = [self._verify(task, episode, v) for v in task.verifiers]
-            timings["verifiers"] = _ms(started)
-            started = time.perf_counter()
-            log = episode.log
-            declined = episode.declined
-            changed = self._changed_tables(task, log)
-            con = episode.connection
-            tables = {name: con.sql(f"FROM {table_ref(name)}").to_arrow_table() for name in changed}
-            timings["export"] = _ms(started)
+            with watch.part("verifiers"):
+                verifiers = [self._verify(task, episode, v) for v in task.verifiers]
+            with watch.part("export"):
+                log = episode.log
+                declined = episode.declined
+                changed = self._changed_tables(task, log)
+                con = episode.connection
+                tables = {name: con.sql(f"FROM {table_ref(name)}").to_arrow_table() for name in changed}
         finally:
             episode.close()
-        started = time.perf_counter()
-        actual = self._diff(task, tables)
-        timings["diff"] = _ms(started)
-        started = time.perf_counter()
-        _, labels = self._thread()
-        try:
-            verdict = compare(
-                task.diff, actual, schema=self.schema, policy=task.grading_policy.over(self.defaults),
-                labels=labels,
-            )
-        except DiffError as exc:
-            raise GradingError(f"task {task.id}: its expected diff cannot be compared: {exc}") from exc
-        timings["compare"] = _ms(started)
+        with watch.part("diff"):
+            actual = self._diff(task, tables)
+        with watch.part("compare"):
+            _, labels = self._thread()
+            try:
+                verdict = compare(
+                    task.diff, actual, schema=self.schema, policy=task.grading_policy.over(self.defaults),
+                    labels=labels,
+                )
+            except DiffError as exc:
+                raise GradingError(f"task {task.id}: its expected diff cannot be compared: {exc}") from exc
         mismatches = [m.message for m in verdict.mismatches[:MAX_REASONS]]
         if len(verdict.mismatches) > MAX_REASONS:
             mismatches.append(f"... and {len(verdict.mismatches) - MAX_REASONS} more mismatches")
@@ -210,7 +205,6 @@ class Grader:
             mismatches=len(verdict.mismatches),
             declined=declined,
             failures=failures if reasons else [],
-            timings=timings,
         )
 
     # --- the steps --------------------------------------------------------------------------------
@@ -294,6 +288,3 @@ def infeasible_reasons(
         out.append(f"did not decline the task, which cannot be done ({why}): it should call cannot_complete")
     return out + (checks if actual.empty else [])
 
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)

@@ -132,15 +132,22 @@ def _usage(records: list[EpisodeRecord]) -> dict[str, Any]:
     }
 
 
+def _median(values: list[float]) -> float | None:
+    return round(statistics.median(values), 3) if values else None
+
+
+def _medians(records: list[EpisodeRecord], field: str) -> dict[str, float | None]:
+    """The median of each part of `PARTS` over the records that timed it."""
+    found = [getattr(r, field) for r in records]
+    return {part: _median([times[part] for times in found if part in times]) for part in PARTS}
+
+
 def _timing(records: list[EpisodeRecord], seconds: float | None, episodes_run: int | None) -> dict[str, Any]:
-    parts = {
-        part: round(statistics.median(values), 3)
-        for part in PARTS
-        if (values := [r.timings[part] for r in records if part in r.timings])
-    }
     walls = [r.wall_seconds * 1000 for r in records if r.wall_seconds]
+    cpus = [sum(r.cpu_ms.values()) for r in records if r.cpu_ms]
     out: dict[str, Any] = {
-        "median_ms": {**parts, "episode": round(statistics.median(walls), 3) if walls else None},
+        "median_ms": {**_medians(records, "timings"), "episode": _median(walls)},
+        "median_cpu_ms": {**_medians(records, "cpu_ms"), "episode": _median(cpus)},
     }
     if seconds is not None and episodes_run is not None:
         out["session_seconds"] = round(seconds, 3)
