@@ -244,11 +244,12 @@ class Grader:
             for name, data in tables.items():
                 target = f"{quote_ident(catalog)}.main.{quote_ident(name)}"
                 cursor.execute(f"CREATE TABLE {target} AS FROM {BASE}.main.{quote_ident(name)} LIMIT 0")
-                cursor.register("episode_rows", data)
+                view = f"{catalog}_rows"  # a name of this episode's own
+                cursor.register(view, data)
                 try:
-                    cursor.execute(f"INSERT INTO {target} FROM episode_rows")
+                    cursor.execute(f"INSERT INTO {target} FROM {quote_ident(view)}")
                 finally:
-                    cursor.unregister("episode_rows")
+                    cursor.unregister(view)
             return diff_catalogs(
                 cursor, BASE, catalog, tables=list(tables), names=(str(self.path), "the episode")
             )
