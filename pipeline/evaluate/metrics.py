@@ -189,7 +189,7 @@ def paired(
         "b_better": wins,
         "a_better": losses,
         "ties": len(common) - wins - losses,
-        "sign_test_p": _r(sign_test(wins, losses)),
+        "sign_test_p": float(f"{sign_test(wins, losses):.6g}"),  # significant digits: p can be tiny
     }
 
 

@@ -96,8 +96,8 @@ def test_the_flow_runs_the_stages_as_tasks_and_publishes_the_report(
     assert failed.is_failed() and (tmp_path / "few" / "tasks.jsonl").is_file()
 
 
-def test_served_deployments_cover_both_flows():
+def test_served_deployments_cover_every_flow():
     from flows.serve import deployments
 
     names = {(d.flow_name, d.name) for d in deployments(["music"])}
-    assert names == {("build-domain", "music"), ("generate-tasks", "music")}
+    assert names == {("build-domain", "music"), ("generate-tasks", "music"), ("evaluate", "music")}
