@@ -10,7 +10,7 @@ export PREFECT_HOME ?= $(CURDIR)/.prefect
 export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 90
 
-.PHONY: run test venv lock serve serve-stop lint clean
+.PHONY: run test venv lock serve serve-stop lint clean browser
 
 ## The project's venv: every package at the version requirements.lock pins, then Stateforge itself
 ## (editable, no dependency resolution), so every machine gets the same transitive versions.
@@ -41,9 +41,21 @@ lock:
 run: $(STAMP)
 	$(BIN)/stateforge build-domain $(DOMAIN)
 
-## The whole test suite (CI calls this).
-test: $(STAMP)
+## The whole test suite (CI calls this). `browser` first: the HTML report's test renders it in Chromium.
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
+
+## Chromium from the Debian packages, for the browser tests (tests/html, tests/report): installed with apt
+## when `chromium` is missing and apt can install (root); elsewhere this says how, and those tests skip.
+browser:
+	@if command -v chromium >/dev/null 2>&1; then :; \
+	elif command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
+	  echo "installing chromium (Debian package) for the browser tests"; \
+	  (apt-get install -y -q --no-install-recommends chromium >/dev/null 2>&1 || \
+	   { apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends chromium >/dev/null; }) \
+	  || echo "could not install chromium: the browser tests will skip (run 'apt-get install chromium')"; \
+	else echo "chromium is missing and apt-get is not usable here: the browser tests will skip" \
+	  "(install Chromium as root with 'apt-get install chromium')"; fi
 
 lint: $(STAMP)
 	$(BIN)/ruff check pipeline validation flows tests bench
@@ -51,7 +63,8 @@ lint: $(STAMP)
 clean:
 	rm -rf artifacts/*/ .pytest_cache .hypothesis
 
-## A local Prefect server (port 4200) and one build-domain deployment per pack; Ctrl-C stops serving.
+## A local Prefect server (port 4200) and the build-domain and generate-tasks deployments of every pack;
+## Ctrl-C stops serving.
 PREFECT_PORT ?= 4200
 serve: $(STAMP)
 	PREFECT_API_URL= $(BIN)/prefect server start --background --host 127.0.0.1 --port $(PREFECT_PORT) --no-ui

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import re
 from pathlib import Path
 
@@ -24,3 +25,18 @@ def write_section(heading: str, body: str, doc: Path = DOC) -> None:
         text = text.rstrip("\n") + "\n\n" + section
     doc.parent.mkdir(parents=True, exist_ok=True)
     doc.write_text(text)
+
+
+def bench_parser(doc: str) -> argparse.ArgumentParser:
+    """The argument parser of a benchmark (described by the first line of `doc`), with `--no-write`."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")
+    return parser
+
+
+def publish(heading: str, lines: list[str], *, write: bool) -> None:
+    """Print a benchmark's section and, with `write`, record it as `## heading` of docs/BENCHMARKS.md."""
+    text = "\n".join(lines)
+    print(text)
+    if write:
+        write_section(heading, text)

@@ -1,15 +1,21 @@
 """Benchmark of the offline build: end to end against the floor and a naive loop, in one run.
 
-    .venv/bin/python bench/fill.py [--domain music] [--scale 3.6] [--naive-rows 300] [--no-write]
+    .venv/bin/python bench/fill.py [--domain music] [--scale 12.7] [--repeats 3] [--before DIR] [--no-write]
 
-1. The build: `stateforge build-domain` of a pack at a scale of at least 1M rows, in a child process (so
-   its peak RSS is its own): parse, plan, generate, validate, repair, rules, audit and publish.
+1. The build: `stateforge build-domain` of a pack (music at 12.7: 3.66M rows), in a child process (so its
+   CPU time and peak RSS are its own): parse, plan, generate, validate, repair, rules, audit and
+   publish; `--repeats` times, the median reported.
 2. The floor: a bulk Arrow insert of the same rows into the same empty tables with their keys
-   (the built tables read back as Arrow, inserted into a fresh database made by `create_tables`).
+   (the built tables read back as Arrow, inserted into a fresh database made by `create_tables`), timed
+   after each build (median).
 3. The naive baseline: a per-row Faker loop (one Faker call per field, `executemany` per table) over the
    same tables, timed on `--naive-rows` rows per table and extrapolated to the build's row counts.
+4. With `--before DIR` (a source tree of an earlier revision, e.g. `git archive REV | tar -x -C DIR`),
+   that tree's build too, each repeat right before this tree's, so both meet the same machine load.
 
-Prints a markdown table; unless `--no-write`, replaces the "Fill" section of docs/BENCHMARKS.md.
+Each is timed twice: wall clock, and CPU (user + system, every thread). The machine is shared: wall
+times follow whatever else runs, CPU times much less, so the CPU ratios are the steadier figure. Prints
+a markdown table; unless `--no-write`, replaces the "Fill" section of docs/BENCHMARKS.md.
 """
 
 from __future__ import annotations
@@ -17,13 +23,18 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import platform
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -34,45 +45,58 @@ from pipeline.schema import Schema
 from pipeline.store import create_tables, read_model
 
 
-def run_build(domain: str, scale: float, out: Path) -> tuple[float, float, dict]:
-    """The end-to-end build in a child process: (seconds, peak RSS in MiB, report)."""
+@dataclass
+class Took:
+    """Wall-clock and CPU seconds of one run."""
+
+    wall: float = 0.0
+    cpu: float = 0.0
+
+
+@contextmanager
+def clocked() -> Iterator[Took]:
+    """Time the block: wall clock and this process's CPU (every thread, user + system)."""
+    took, before = Took(), resource.getrusage(resource.RUSAGE_SELF)
     started = time.perf_counter()
-    subprocess.run(
-        [
-            str(Path(sys.executable).with_name("stateforge")),
-            "build-domain",
-            domain,
-            "--scale",
-            str(scale),
-            "--out",
-            str(out),
-            "--json",
-        ],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
+    yield took
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    took.wall = time.perf_counter() - started
+    took.cpu = after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime
+
+
+def run_build(domain: str, scale: float, out: Path, source: Path | None = None) -> tuple[Took, float, dict]:
+    """The end-to-end build in a child process (of `source`'s code when given): its times, its peak RSS in
+    MiB, the build report."""
+    env = dict(os.environ)
+    if source is not None:  # its packages come first on the path; the console script imports them
+        env["PYTHONPATH"] = os.pathsep.join([str(source), *filter(None, [env.get("PYTHONPATH")])])
+    stateforge = str(Path(sys.executable).with_name("stateforge"))
+    command = [stateforge, "build-domain", domain, "--scale", str(scale), "--out", str(out), "--json"]
+    started = time.perf_counter()
+    child = subprocess.Popen(command, stdout=subprocess.DEVNULL, env=env, cwd=source or Path.cwd())
+    _, status, usage = os.wait4(child.pid, 0)
     seconds = time.perf_counter() - started
-    peak_mib = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
-    return seconds, peak_mib, json.loads((out / "build_report.json").read_text())
+    child.returncode = os.waitstatus_to_exitcode(status)
+    if child.returncode:
+        raise subprocess.CalledProcessError(child.returncode, command)
+    took = Took(seconds, usage.ru_utime + usage.ru_stime)
+    return took, usage.ru_maxrss / 1024, json.loads((out / "build_report.json").read_text())
 
 
-def floor(db: Path, repeats: int) -> float:
-    """Median seconds to bulk-insert the built tables, as Arrow, into empty tables with their keys."""
+def floor(db: Path) -> Took:
+    """The time to bulk-insert the built tables, as Arrow, into empty tables with their keys."""
     with duckdb.connect(str(db), read_only=True) as con:
         schema, plan = read_model(con)
         data = {t.name: con.sql(f'SELECT * FROM "{t.name}"').to_arrow_table() for t in schema.tables}
-    times = []
-    for _ in range(repeats):
-        with tempfile.TemporaryDirectory() as tmp, duckdb.connect(str(Path(tmp) / "floor.duckdb")) as con:
-            create_tables(con, schema, plan)
-            started = time.perf_counter()
+    with tempfile.TemporaryDirectory() as tmp, duckdb.connect(str(Path(tmp) / "floor.duckdb")) as con:
+        create_tables(con, schema, plan)
+        with clocked() as took:
             for name in plan.order:
                 con.register("__arrow", data[name])
                 con.execute(f'INSERT INTO "{name}" SELECT * FROM __arrow')
                 con.unregister("__arrow")
             con.execute("CHECKPOINT")
-            times.append(time.perf_counter() - started)
-    return statistics.median(times)
+    return took
 
 
 def _faker_value(fake, kind: str, rownum: int):  # noqa: ANN001 - Faker has no useful static type
@@ -100,8 +124,8 @@ def _faker_value(fake, kind: str, rownum: int):  # noqa: ANN001 - Faker has no u
     return fake.sentence(nb_words=4)
 
 
-def naive(schema: Schema, rows: dict[str, int], per_table: int) -> tuple[float, int]:
-    """Seconds a per-row Faker loop takes for `per_table` rows of each table, and the rows it wrote."""
+def naive(schema: Schema, rows: dict[str, int], per_table: int) -> tuple[Took, int]:
+    """The time a per-row Faker loop takes for `per_table` rows of each table, and the rows it wrote."""
     from faker import Faker
 
     from pipeline.domain.config import DomainConfig
@@ -110,8 +134,7 @@ def naive(schema: Schema, rows: dict[str, int], per_table: int) -> tuple[float, 
     Faker.seed(0)
     config = DomainConfig.default("naive")
     total_rows = 0
-    started = time.perf_counter()
-    with duckdb.connect() as con:
+    with clocked() as took, duckdb.connect() as con:
         for table in schema.tables:
             cols = ", ".join(f'"{c.name}" VARCHAR' for c in table.columns)
             con.execute(f'CREATE TABLE "{table.name}" ({cols})')
@@ -121,55 +144,104 @@ def naive(schema: Schema, rows: dict[str, int], per_table: int) -> tuple[float, 
             marks = ", ".join("?" for _ in table.columns)
             con.executemany(f'INSERT INTO "{table.name}" VALUES ({marks})', batch)
             total_rows += n
-    return time.perf_counter() - started, total_rows
+    return took, total_rows
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--domain", default="music")
-    parser.add_argument("--scale", type=float, default=3.6, help="music at 3.6 is about 1.04M rows")
+    parser.add_argument("--scale", type=float, default=12.7, help="music at 12.7 is about 3.66M rows")
     parser.add_argument("--naive-rows", type=int, default=300, help="rows per table for the naive loop")
-    parser.add_argument("--repeats", type=int, default=3, help="runs of the floor (median)")
+    parser.add_argument("--repeats", type=int, default=3, help="builds and floors (medians)")
+    parser.add_argument("--before", type=Path, help="a source tree of an earlier revision to time too")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")
     args = parser.parse_args()
 
+    f = Figures()
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "build"
-        build_s, peak_mib, report = run_build(args.domain, args.scale, out)
-        db = out / f"{report['domain']}.duckdb"
-        total = report["totals"]["rows"]
-        floor_s = floor(db, args.repeats)
+        for i in range(args.repeats):
+            if args.before is not None:
+                f.before.append(run_build(args.domain, args.scale, Path(tmp) / "before", args.before)[0])
+                shutil.rmtree(Path(tmp) / "before")
+            out = Path(tmp) / f"build{i}"
+            shutil.rmtree(Path(tmp) / f"build{i - 1}", ignore_errors=True)
+            took, peak, report = run_build(args.domain, args.scale, out)
+            f.builds.append(took)
+            f.peak_mib = max(f.peak_mib, peak)
+            db = out / f"{report['domain']}.duckdb"
+            f.floors.append(floor(db))
+        f.total = report["totals"]["rows"]
         with duckdb.connect(str(db), read_only=True) as con:
             schema, _ = read_model(con)
         rows = {t["table"]: t["rows"] for t in report["tables"]}
-    naive_s, naive_rows = naive(schema, rows, args.naive_rows)
-    # Extrapolate table by table: each table's naive rate times its rows in the build.
-    naive_total_s = naive_s / naive_rows * total
-
-    command = f".venv/bin/python bench/fill.py --domain {args.domain} --scale {args.scale}"
-    lines = [
-        f"Command: `{command}` ({dt.date.today()}; {platform.machine()}, 2 cores, shared and noisy: "
-        "compare the ratios). One build of "
-        f"`{args.domain}` at scale {args.scale}: {total:,} rows in {len(rows)} tables.",
-        "",
-        "| what | seconds | rows/s | vs the build |",
-        "|---|---:|---:|---:|",
-        f"| **build end to end** (parse, generate, validate, repair, rules, audit, publish) | {build_s:.1f} "
-        f"| {total / build_s:,.0f} | 1.0x |",
-        f"| floor: bulk Arrow insert of the same rows, same tables and keys (median of {args.repeats}) "
-        f"| {floor_s:.1f} | {total / floor_s:,.0f} | {build_s / floor_s:.1f}x faster than the build |",
-        f"| naive: per-row Faker loop + executemany ({naive_rows:,} rows timed, extrapolated) "
-        f"| {naive_total_s:,.0f} | {naive_rows / naive_s:,.0f} "
-        f"| {naive_total_s / build_s:.0f}x slower than the build |",
-        "",
-        f"Peak memory of the build process: {peak_mib:,.0f} MiB. Targets: the build within 8x of the floor "
-        f"(measured {build_s / floor_s:.1f}x) and at least 50x faster than the naive loop (measured "
-        f"{naive_total_s / build_s:.0f}x).",
-    ]
-    text = "\n".join(lines)
+    f.tables = len(rows)
+    f.naive, f.naive_rows = naive(schema, rows, args.naive_rows)
+    text = render(args, f)
     print(text)
     if not args.no_write:
         write_section("Fill (bench/fill.py)", text)
+
+
+@dataclass
+class Figures:
+    """What one run measured."""
+
+    total: int = 0
+    tables: int = 0
+    builds: list[Took] = field(default_factory=list)
+    floors: list[Took] = field(default_factory=list)
+    before: list[Took] = field(default_factory=list)
+    naive: Took = field(default_factory=Took)
+    naive_rows: int = 0
+    peak_mib: float = 0.0
+
+
+def median(runs: list[Took]) -> Took:
+    """The median wall time and the median CPU time of `runs`."""
+    return Took(statistics.median(r.wall for r in runs), statistics.median(r.cpu for r in runs))
+
+
+def render(args: argparse.Namespace, f: Figures) -> str:
+    """The markdown section: the build against the floor, the naive loop, and the revision before."""
+    build, floor_ = median(f.builds), median(f.floors)
+    # Extrapolate table by table: each table's naive rate times its rows in the build.
+    scale = f.total / f.naive_rows
+    naive_all = Took(f.naive.wall * scale, f.naive.cpu * scale)
+    command = f".venv/bin/python bench/fill.py --domain {args.domain} --scale {args.scale}"
+    command += f" --repeats {args.repeats}" + (" --before DIR" if args.before is not None else "")
+    runs = ", ".join(f"{b.wall:.1f}" for b in f.builds)
+
+    def row(what: str, t: Took, vs: str) -> str:
+        return f"| {what} | {t.wall:,.1f} | {t.cpu:,.1f} | {f.total / t.wall:,.0f} | {vs} |"
+
+    lines = [
+        f"Command: `{command}` ({dt.date.today()}; {platform.machine()}, 2 cores shared with other work: "
+        f"compare the ratios, CPU ones first). Build of `{args.domain}` at scale {args.scale}: {f.total:,} "
+        f"rows in {f.tables} tables; medians of {args.repeats} builds (wall {runs} s) and of as many floors, "
+        "each timed right after its build.",
+        "",
+        "| what | wall s | CPU s | rows/s (wall) | the build against it: wall, CPU |",
+        "|---|---:|---:|---:|---:|",
+        row("**build end to end** (parse, generate, validate, repair, rules, audit, publish)", build, "1.0x"),
+        row("floor: bulk Arrow insert of the same rows, same tables and keys", floor_,
+            f"**{build.wall / floor_.wall:.2f}x**, **{build.cpu / floor_.cpu:.2f}x** the floor"),
+        row(f"naive: per-row Faker loop + executemany ({f.naive_rows:,} rows timed, extrapolated)", naive_all,
+            f"**{naive_all.wall / build.wall:.0f}x**, **{naive_all.cpu / build.cpu:.0f}x** faster than it"),
+    ]
+    if f.before:
+        before = median(f.before)
+        walls = ", ".join(f"{b.wall:.1f}" for b in f.before)
+        versus = (f"{before.wall / floor_.wall:.2f}x, {before.cpu / floor_.cpu:.2f}x the floor; the build "
+                  f"takes {build.wall / before.wall:.2f}x, {build.cpu / before.cpu:.2f}x its time")
+        lines.append(row(f"the build of the revision before (`--before`; wall {walls} s)", before, versus))
+    lines += [
+        "",
+        f"Peak memory of a build process: {f.peak_mib:,.0f} MiB. Targets: the build within 2.5x of the floor "
+        f"(measured {build.wall / floor_.wall:.2f}x wall, {build.cpu / floor_.cpu:.2f}x CPU) and at least "
+        f"100x faster than the naive loop (measured {naive_all.wall / build.wall:.0f}x wall, "
+        f"{naive_all.cpu / build.cpu:.0f}x CPU).",
+    ]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

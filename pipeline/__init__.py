@@ -7,7 +7,10 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     values, types, resources,        shared leaves: canonical JSON values, DuckDB -> Arrow types, package
     fakellm                          data and output folders; the OpenAI-compatible test server (which
                                      imports nothing of Stateforge)
+    html                             self-contained HTML pages and plots (matplotlib SVG) for every report
     schema                           DDL -> the schema model
+    constraints                      the one description of what a table's constraints allow, from
+                                     which every check, the DDL and the LLM's reply schema derive
     graph                            the foreign-key graph, the fill plan, the schema report
     domain                           domain packs: `domain.yaml` models and the loader
     store                            DuckDB files: tables, metadata, sequences, hashes, build metadata
@@ -15,13 +18,15 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     fill                             the offline generator and the fill engine
     llm                              the LLM client and the LLM fill
     build                            the stages of a build and the one driver that runs them
+    report                           the HTML audit report of a built database (`stateforge report`)
     diff                             database diffs and their comparison (ground truth, grading)
     tools                            business tools: the framework, the generic toolkit, pack loading
     episode                          a private copy of a database where tools run, one transaction a call
     mcp                              the MCP server: tools over stdio or streamable HTTP, an episode a session
     tasks                            task generation: the task model, recipes, the gate, the runner, reports
+    evaluate                         solvers on episodes, graded by diff: the harness, metrics, runs
     render                           terminal rendering of reports
-    flows                            Prefect flows over `build` and `tasks` (the top-level `flows` package)
+    flows                            Prefect flows over build, tasks and evaluate (the top-level `flows`)
     cli                              the `stateforge` command
 
 `validation` and `flows` are top-level packages beside `pipeline`; they take their place in the list.
@@ -35,7 +40,9 @@ __version__ = "0.1.0"
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
     ("values", "types", "resources", "fakellm"),
+    ("html",),
     ("schema",),
+    ("constraints",),
     ("graph",),
     ("domain",),
     ("store",),
@@ -43,11 +50,13 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("fill",),
     ("llm",),
     ("build",),
+    ("report",),
     ("diff",),
     ("tools",),
     ("episode",),
     ("mcp",),
     ("tasks",),
+    ("evaluate",),
     ("render",),
     ("flows",),
     ("cli",),

@@ -4,6 +4,7 @@ validation, the repairs and the LLM's row schemas share.
     arrow_type("DECIMAL(8,2)")       # decimal128(8, 2); None for a type the generator cannot make
     batch_arrow_type("GEOMETRY")     # string(): how a batch carries a column of any type
     int_limits("SMALLINT")           # (-32768, 32767)
+    type_kind("VARCHAR(20)")         # "str": the family a generator or a JSON schema works in
 
 Turning generated values into arrays of these types is the generator's job (`pipeline.fill.convert`).
 """
@@ -124,3 +125,31 @@ def int_limits(type_string: str) -> tuple[int, int] | None:
 def batch_arrow_type(type_string: str) -> pa.DataType:
     """The Arrow type a batch carries a column of this DuckDB type in: `arrow_type`, else a string."""
     return arrow_type(type_string) or pa.string()
+
+
+_SPECIAL_KINDS = {"UUID": "uuid", "JSON": "json", "BIT": "bit", "BITSTRING": "bit", "INTERVAL": "interval"}
+_ARROW_KINDS = (
+    (pa.types.is_floating, "float"),
+    (pa.types.is_decimal, "decimal"),
+    (pa.types.is_string, "str"),
+    (pa.types.is_boolean, "bool"),
+    (pa.types.is_timestamp, "ts"),
+    (pa.types.is_date, "date"),
+    (pa.types.is_time, "time"),
+    (pa.types.is_binary, "bytes"),
+)
+
+
+def type_kind(type_string: str) -> str:
+    """int, float, decimal, str, bool, ts, date, time, interval, bytes, uuid, json, bit, list or other."""
+    base = base_type(type_string)
+    if base.endswith("[]"):
+        return "list"
+    if int_limits(type_string) is not None:
+        return "int"
+    if base in _SPECIAL_KINDS:
+        return _SPECIAL_KINDS[base]
+    typ = arrow_type(type_string)
+    if typ is None:
+        return "other"
+    return next((kind for test, kind in _ARROW_KINDS if test(typ)), "other")

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import socket
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -32,3 +34,16 @@ def prefect_server(tmp_path_factory: pytest.TempPathFactory):
     with temporary_settings({PREFECT_RESULTS_LOCAL_STORAGE_PATH: results}):
         with prefect_test_harness(server_startup_timeout=90):
             yield
+
+
+@pytest.fixture
+def refused_url() -> Iterator[str]:
+    """`http://127.0.0.1:<port>/v1` where connections are refused for as long as the test runs.
+
+    The port is held by a socket that is bound but never listens: the kernel refuses every connection,
+    and no other process (another test's server) can take the port meanwhile, as it could if the port
+    were merely found free and released.
+    """
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"

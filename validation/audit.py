@@ -24,8 +24,9 @@ from typing import Any
 import duckdb
 
 from pipeline.errors import StoreError
-from pipeline.schema.model import Schema
+from pipeline.schema.model import Schema, qualified
 from pipeline.store.metadata import read_model
+from pipeline.store.sql import METADATA_SCHEMA
 from validation.checks import CheckQuery, build_checks, row_count_sql
 
 __all__ = ["AuditReport", "Violation", "audit", "row_counts", "run_check"]
@@ -130,6 +131,29 @@ def run_check(con: duckdb.DuckDBPyConnection, query: CheckQuery, sample: int = 5
     return Violation(query.kind, query.table, query.constraint, query.columns, int(count), samples or [])
 
 
+def offence_counts(con: duckdb.DuckDBPyConnection, queries: Sequence[CheckQuery]) -> list[int]:
+    """How many offences each check finds: one query per table for all its checks (fewer round trips
+    than one per check; one for the whole database would hold every table's hash tables at once). A
+    check that cannot run is named by `run_check`."""
+    counts = [0] * len(queries)
+    by_table: dict[str, list[int]] = {}
+    for i, q in enumerate(queries):
+        by_table.setdefault(q.table, []).append(i)
+    for positions in by_table.values():
+        union = " UNION ALL ".join(
+            f"SELECT {i} AS i, count(*) AS n FROM ({queries[i].offenders}) AS o" for i in positions
+        )
+        try:
+            found = dict(con.sql(union).fetchall())
+        except duckdb.Error:
+            for i in positions:
+                run_check(con, queries[i], 0)  # raises StoreError naming the check
+            raise
+        for i in positions:
+            counts[i] = int(found[i])
+    return counts
+
+
 def row_counts(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> dict[str, int]:
     """Every table's row count, in one query, keyed and ordered as `tables`."""
     counts = {name: int(n) for name, n in con.sql(row_count_sql(tables)).fetchall()}
@@ -138,10 +162,10 @@ def row_counts(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> dict[st
 
 def _missing_tables(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> list[str]:
     present = {
-        name.lower()
-        for (name,) in con.sql(
-            "SELECT table_name FROM duckdb_tables() "
-            "WHERE database_name = current_database() AND schema_name = 'main'"
+        qualified(namespace, name).lower()
+        for namespace, name in con.sql(
+            "SELECT schema_name, table_name FROM duckdb_tables() "
+            f"WHERE database_name = current_database() AND schema_name <> '{METADATA_SCHEMA}'"
         ).fetchall()
     }
     return [t for t in tables if t.lower() not in present]
@@ -173,7 +197,9 @@ def audit(
             "rebuild it or pass tables=[...] to audit the others."
         )
     queries = build_checks(schema, names)
-    results = [run_check(con, q, sample) for q in queries]
+    counts = offence_counts(con, queries)
+    results = [run_check(con, q, sample) if n else Violation(q.kind, q.table, q.constraint, q.columns, 0, [])
+               for q, n in zip(queries, counts, strict=True)]
     return AuditReport(
         violations=[v for v in results if v.count],
         tables=row_counts(con, names),

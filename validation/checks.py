@@ -7,7 +7,9 @@ samples it; `install_views()` counts it in the `stateforge.violations` view. SQL
 a NULL never collides in a UNIQUE key, passes a CHECK, and exempts a foreign key from the orphan check
 (MATCH SIMPLE: any NULL among a composite key's columns and the row is not checked).
 
-The builders are an ordered tuple of pure functions, `CHECKS`, each `(schema, table) -> [CheckQuery]`.
+The builders are an ordered tuple of pure functions, `CHECKS`, each `(schema, table) -> [CheckQuery]`,
+reading the table's constraints from their one description (`pipeline.constraints`); `COVERAGE` says
+which check enforces each kind of constraint.
 """
 
 from __future__ import annotations
@@ -15,19 +17,37 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from pipeline.constraints import Coverage, table_constraints
 from pipeline.schema.model import Schema, Table
 from pipeline.store.sql import (
-    allowed_values,
     column_list,
     describe_key,
+    orphans_sql,
     quote_ident,
     quote_literal,
     table_ref,
-    uncovered_allowed_values,
 )
 
 KINDS = ("primary_key", "unique", "not_null", "max_length", "check", "foreign_key", "allowed_values")
 """Every check kind, in the order the audit runs them on each table."""
+
+COVERAGE = Coverage(
+    "the audit (validation.checks)",
+    enforces={
+        "max_length": ("max_length",),
+        "not_null": ("not_null",),
+        "allowed_values": ("allowed_values", "check"),
+        "unique": ("primary_key", "unique"),
+        "foreign_key": ("foreign_key",),
+        "check": ("check",),
+    },
+    leaves={
+        "type": "a stored value always has its column's type (DuckDB converts or refuses on insert)",
+        "range": "a stored value always fits its column's type (DuckDB refuses one out of range)",
+        "default": "fills a value on insert: nothing to find in stored rows",
+    },
+)
+"""Which audit check enforces each kind of constraint (allowed values enforced by a CHECK: `check`)."""
 
 
 @dataclass(frozen=True)
@@ -75,9 +95,8 @@ def _row_key(table: Table, nullable: Sequence[str] = ()) -> tuple[str, ...]:
     return ("rowid",)
 
 
-def _not_null(columns: Sequence[str], alias: str | None = None) -> str:
-    prefix = f"{alias}." if alias else ""
-    return " AND ".join(f"{prefix}{quote_ident(c)} IS NOT NULL" for c in columns)
+def _not_null(columns: Sequence[str]) -> str:
+    return " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in columns)
 
 
 def _duplicates(table: Table, kind: str, key: Sequence[str]) -> CheckQuery:
@@ -93,22 +112,21 @@ def _duplicates(table: Table, kind: str, key: Sequence[str]) -> CheckQuery:
 
 def primary_key_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     """Duplicate primary-key values (rows with a NULL in the key are left to the NOT NULL check)."""
-    return [_duplicates(table, "primary_key", table.primary_key)] if table.primary_key else []
+    keys = table_constraints(table).unique_keys
+    return [_duplicates(table, "primary_key", k.columns) for k in keys if k.primary]
 
 
 def unique_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     """Duplicate values of each UNIQUE key; a row with a NULL in the key collides with nothing."""
-    pk = tuple(c.lower() for c in table.primary_key)
-    keys = {tuple(c.lower() for c in u): u for u in table.unique if u and tuple(c.lower() for c in u) != pk}
-    return [_duplicates(table, "unique", key) for key in keys.values()]
+    keys = table_constraints(table).unique_keys
+    return [_duplicates(table, "unique", k.columns) for k in keys if not k.primary]
 
 
 def not_null_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     """NULLs in NOT NULL columns; primary-key columns are NOT NULL whatever the column says."""
-    pk = {c.lower() for c in table.primary_key}
     out = []
-    for col in table.columns:
-        if col.nullable and col.name.lower() not in pk:
+    for col in table_constraints(table).columns:
+        if col.nullable:
             continue
         key = _row_key(table, nullable=[col.name])
         sql = f"SELECT {column_list(key)} FROM {table_ref(table.name)} WHERE {quote_ident(col.name)} IS NULL"
@@ -120,15 +138,15 @@ def not_null_checks(schema: Schema, table: Table) -> list[CheckQuery]:
 def max_length_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     """Strings longer than their VARCHAR(n): DuckDB accepts and ignores the length, so the audit checks it."""
     out = []
-    for col in table.columns:
-        if not col.length:
+    for col in table_constraints(table).columns:
+        if not col.max_length:
             continue
         shown = _dedupe(_row_key(table) + (col.name,))
         sql = (
             f"SELECT {column_list(shown)} FROM {table_ref(table.name)} "
-            f"WHERE length({quote_ident(col.name)}::VARCHAR) > {int(col.length)}"
+            f"WHERE length({quote_ident(col.name)}::VARCHAR) > {int(col.max_length)}"
         )
-        constraint = f"{describe_key(table.name, [col.name])} at most {col.length} characters"
+        constraint = f"{describe_key(table.name, [col.name])} at most {col.max_length} characters"
         out.append(CheckQuery("max_length", table.name, constraint, (col.name,), sql, shown))
     return out
 
@@ -136,7 +154,7 @@ def max_length_checks(schema: Schema, table: Table) -> list[CheckQuery]:
 def check_constraint_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     """Rows for which a CHECK is FALSE (NULL passes, as in SQL)."""
     out = []
-    for chk in table.checks:
+    for chk in table_constraints(table).checks:
         shown = _dedupe(_row_key(table) + tuple(chk.columns))
         sql = f"SELECT {column_list(shown)} FROM {table_ref(table.name)} WHERE NOT ({chk.sql})"
         constraint = chk.name or f"CHECK ({chk.sql})"
@@ -147,15 +165,12 @@ def check_constraint_checks(schema: Schema, table: Table) -> list[CheckQuery]:
 def foreign_key_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     """Orphans: rows whose foreign-key columns are all non-NULL and match no row of the parent (anti-join)."""
     out = []
-    for fk in table.foreign_keys:
+    for ref in table_constraints(table).references:
+        fk = ref.fk
         parent = schema.table(fk.ref_table).name
         shown = _dedupe(_row_key(table) + tuple(fk.columns))
-        pairs = zip(fk.columns, fk.ref_columns, strict=True)
-        match = " AND ".join(f"p.{quote_ident(r)} = c.{quote_ident(c)}" for c, r in pairs)
-        # DuckDB's ANTI JOIN, not NOT EXISTS: 2.0.1 plans NOT EXISTS as a mark join, 2-3x slower on 1M rows.
-        sql = (
-            f"SELECT {column_list(shown, 'c')} FROM {table_ref(table.name)} AS c "
-            f"ANTI JOIN {table_ref(parent)} AS p ON {match} WHERE {_not_null(fk.columns, 'c')}"
+        sql = orphans_sql(
+            table_ref(table.name), fk.columns, table_ref(parent), fk.ref_columns, column_list(shown, "c")
         )
         readable = f"{describe_key(table.name, fk.columns)} -> {describe_key(parent, fk.ref_columns)}"
         out.append(
@@ -170,9 +185,11 @@ def foreign_key_checks(schema: Schema, table: Table) -> list[CheckQuery]:
 def allowed_values_checks(schema: Schema, table: Table) -> list[CheckQuery]:
     """Non-NULL values outside a column's allowed values (unless a CHECK of the table already says so)."""
     out = []
-    for col in uncovered_allowed_values(table):
+    for col in table_constraints(table).columns:
+        if not col.enforced_allowed:
+            continue
         shown = _dedupe(_row_key(table) + (col.name,))
-        values = ", ".join(quote_literal(v) for v in allowed_values(col))
+        values = ", ".join(quote_literal(v) for v in col.enforced_allowed)
         name = quote_ident(col.name)
         sql = (
             f"SELECT {column_list(shown)} FROM {table_ref(table.name)} "

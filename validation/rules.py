@@ -21,11 +21,24 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from pipeline.constraints import KINDS, Coverage, Reference, table_constraints
 from pipeline.domain.config import DomainConfig, Rule
 from pipeline.errors import BuildError, DomainError
-from pipeline.schema.model import ForeignKey, Schema, Table
+from pipeline.schema.model import Schema
+from pipeline.store.sql import orphans_sql, table_ref
 from pipeline.store.sql import quote_ident as _q
-from pipeline.store.sql import table_ref
+
+COVERAGE = Coverage(
+    "the orphan cleanup (validation.rules)",
+    enforces={"foreign_key": ("delete", "set_null")},
+    leaves={
+        kind: "a repair's DELETE or UPDATE can only leave foreign keys dangling; its rule and the audit "
+        "judge the rest"
+        for kind in KINDS
+        if kind != "foreign_key"
+    },
+)
+"""The cleanup applies foreign-key semantics only: what it does with each kind of constraint."""
 
 
 @dataclass
@@ -34,7 +47,10 @@ class RuleReport:
 
     name: str
     found: int = 0
+    """Rows its check returned, summed over the rounds that found some."""
     repaired: int = 0
+    """Rows its repair statements changed (updated, deleted or inserted, as DuckDB counts them), summed
+    over the rounds; not the same number as `found` (one UPDATE may fix several violations at once)."""
     rounds: int = 0
     orphans: dict[str, int] = field(default_factory=dict)
     """Rows its repairs left dangling, cleaned by foreign-key semantics (`delete t(c)` / `set_null t(c)`)."""
@@ -49,12 +65,9 @@ class RuleReport:
         }
 
 
-def _dangling(table: Table, fk: ForeignKey) -> str:
-    """The WHERE clause of rows of `table` whose foreign key `fk` is set and has no parent."""
-    pairs = zip(fk.columns, fk.ref_columns, strict=True)
-    match = " AND ".join(f"p.{_q(r)} = c.{_q(col)}" for col, r in pairs)
-    present = " AND ".join(f"c.{_q(col)} IS NOT NULL" for col in fk.columns)
-    return f"{present} AND NOT EXISTS (SELECT 1 FROM {table_ref(fk.ref_table)} p WHERE {match})"
+def _dangling(table: str, ref: Reference, select: str) -> str:
+    """The rows of `table` whose foreign key `ref` is set and has no parent (an anti-join)."""
+    return orphans_sql(table_ref(table), ref.columns, table_ref(ref.ref_table), ref.ref_columns, select)
 
 
 def clean_orphans(
@@ -76,8 +89,7 @@ def clean_orphans(
         if not actions:
             break
         count = " UNION ALL ".join(
-            f"SELECT {i} AS i, count(*) AS n FROM {table_ref(child)} AS c WHERE {where}"
-            for i, (_, _, child, _, where) in enumerate(actions)
+            f"SELECT {i} AS i, count(*) AS n FROM ({rows}) AS o" for i, (*_, rows) in enumerate(actions)
         )
         dangling = sorted(i for i, n in con.execute(count).fetchall() if n)
         if not dangling:
@@ -93,20 +105,19 @@ def clean_orphans(
 
 
 def _actions(schema: Schema) -> list[tuple[str, str, str, str, str]]:
-    """Per foreign key: (label, the cleaning statement, child table, parent table, the dangling test)."""
+    """Per foreign key: (label, the cleaning statement, child table, parent table, its dangling rows)."""
     out = []
     for table in schema.tables:
-        pk = {c.lower() for c in table.primary_key}
-        for fk in table.foreign_keys:
-            nullable = [c for c in fk.columns if table.column(c).nullable and c.lower() not in pk]
-            where, ref = _dangling(table, fk), f"{table_ref(table.name)} AS c"
-            cols = ", ".join(fk.columns)
-            if nullable and fk.on_delete != "CASCADE":
-                sets = ", ".join(f"{_q(c)} = NULL" for c in nullable)
-                label, sql = f"set_null {table.name}({cols})", f"UPDATE {ref} SET {sets} WHERE {where}"
+        for ref in table_constraints(table).references:
+            rows = _dangling(table.name, ref, "1")
+            which = f"WHERE rowid IN ({_dangling(table.name, ref, 'c.rowid')})"
+            label = f"{ref.dangling} {table.name}({', '.join(ref.columns)})"
+            if ref.dangling == "set_null":
+                sets = ", ".join(f"{_q(c)} = NULL" for c in ref.nullable)
+                sql = f"UPDATE {table_ref(table.name)} SET {sets} {which}"
             else:
-                label, sql = f"delete {table.name}({cols})", f"DELETE FROM {ref} WHERE {where}"
-            out.append((label, sql, table.name, schema.table(fk.ref_table).name, where))
+                sql = f"DELETE FROM {table_ref(table.name)} {which}"
+            out.append((label, sql, table.name, schema.table(ref.ref_table).name, rows))
     return out
 
 
@@ -126,6 +137,14 @@ def changed_tables(statements: list[str]) -> set[str] | None:
         elif not isinstance(tree, exp.Select):
             return None  # something else (MERGE, a DDL, ...): search everywhere
     return out
+
+
+def _writes(statement: str) -> bool:
+    """Whether `statement` is a DELETE, UPDATE or INSERT (whose result is the count of rows changed)."""
+    try:
+        return isinstance(sqlglot.parse_one(statement, read="duckdb"), exp.Delete | exp.Update | exp.Insert)
+    except sqlglot.errors.SqlglotError:
+        return False
 
 
 def _count(con: duckdb.DuckDBPyConnection, rule: Rule) -> int:
@@ -150,12 +169,14 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
     try:
         for i, statement in enumerate(rule.repair):
             try:
-                con.execute(statement).fetchall()
+                result = con.execute(statement).fetchall()
             except duckdb.Error as exc:
                 raise DomainError(
                     f"rule {rule.name}: repair statement {i + 1} failed in DuckDB: {exc}. "
                     "Fix `repair` of the rule in domain.yaml."
                 ) from exc
+            if _writes(statement) and result and len(result[0]) == 1:
+                report.repaired += int(result[0][0])  # DuckDB answers a DML statement with its row count
         for key, n in clean_orphans(con, schema, changed_tables(rule.repair)).items():
             report.orphans[key] = report.orphans.get(key, 0) + n
         con.commit()
@@ -186,6 +207,4 @@ def apply_rules(
             rep.found += n
             rep.rounds += 1
             _repair(con, schema, rule, rep)
-    for rep in reports:
-        rep.repaired = rep.found
     return reports

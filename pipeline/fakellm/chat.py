@@ -2,9 +2,13 @@
 
 Pure functions of the request, the seed and the fault chosen for it: no HTTP, no counters, no clock
 except the `created` field. `response_format` `json_schema` gets a document that conforms to the schema
-(`rows.synthesize`), `json_object` gets a JSON object (`{"rows": [...]}` when the prompt has or asks
-for rows), no format gets a few sentences. `max_tokens` / `max_completion_tokens` cut the content
-(finish_reason "length"). Tokens are counted as ceil(characters / 4).
+(`rows.synthesize`), echoing the fixed fields of the rows the prompt asks to complete, or, with
+`follow_prompt=False`, from the schema alone (as a server whose constrained decoding obeys the schema
+but whose model ignores the prompt); `json_object` gets a JSON object (`{"rows": ...}` when the prompt
+has or asks for rows), no format gets a few sentences; a request with `tools` is answered by
+`toolcalls.py` (tool calls in the wire format, then a final message). `max_tokens` /
+`max_completion_tokens` cut the content (finish_reason "length"). Tokens are counted as
+ceil(characters / 4) (the tools offered and earlier tool calls count as prompt text).
 """
 
 from __future__ import annotations
@@ -18,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from pipeline.fakellm.faults import CONTENT_FAULTS, TEXT_FAULTS, corrupt_document, corrupt_text
-from pipeline.fakellm.rows import find_fixed_rows, object_answer, synthesize, text_answer
+from pipeline.fakellm.rows import FixedRows, find_fixed_rows, object_answer, synthesize, text_answer
 
 _ERROR_TYPES = {400: "invalid_request_error", 401: "invalid_request_error", 404: "invalid_request_error"}
 _ERROR_TYPES |= {413: "invalid_request_error", 429: "requests"}
@@ -57,11 +61,13 @@ class ApiError(Exception):
 
 @dataclass(frozen=True)
 class Answer:
-    """The assistant's content, why it stopped, and the fault applied to it ("" for none)."""
+    """The assistant's content (or tool calls), why it stopped, and the fault applied to it ("" for none)."""
 
     content: str
     finish_reason: str = "stop"
     fault: str = ""
+    tool_calls: tuple[dict[str, str], ...] = ()
+    """Tool calls as `{"id", "name", "arguments"}` (arguments a string); the content is then null."""
 
 
 def parse_body(body: bytes) -> dict[str, Any]:
@@ -98,10 +104,16 @@ def request_digest(request: dict[str, Any], seed: int) -> str:
     return hashlib.sha256(f"{seed}\n{canonical}".encode()).hexdigest()
 
 
-def answer(request: dict[str, Any], rng: random.Random, fault: str | None, default_rows: int) -> Answer:
-    """The content for `request`, with a content or text `fault` applied where it applies."""
+def answer(request: dict[str, Any], rng: random.Random, fault: str | None, default_rows: int, *,
+           follow_prompt: bool = True) -> Answer:
+    """The content for `request`, with a content or text `fault` applied where it applies.
+
+    `follow_prompt=False`: a `json_schema` answer is made from the schema alone.
+    """
     prompt = last_user_text(request["messages"])
     fixed = find_fixed_rows(prompt)
+    if not follow_prompt and _format_type(request) == "json_schema":
+        fixed = []
     doc, text = _compose(request, prompt, fixed, rng, default_rows)
     applied, finish = "", "stop"
     if fault in CONTENT_FAULTS and doc is not None:
@@ -117,12 +129,17 @@ def answer(request: dict[str, Any], rng: random.Random, fault: str | None, defau
     return Answer(text, finish, applied)
 
 
+def _format_type(request: dict[str, Any]) -> str | None:
+    fmt = request.get("response_format") or {"type": "text"}
+    return fmt.get("type") if isinstance(fmt, dict) else None
+
+
 def _compose(
-    request: dict[str, Any], prompt: str, fixed: list[dict[str, Any]], rng: random.Random, default_rows: int
+    request: dict[str, Any], prompt: str, fixed: FixedRows, rng: random.Random, default_rows: int
 ) -> tuple[Any, str]:
     """(document, "") for the JSON formats, (None, text) for plain text."""
     fmt = request.get("response_format") or {"type": "text"}
-    kind = fmt.get("type") if isinstance(fmt, dict) else None
+    kind = _format_type(request)
     if kind == "json_schema":
         schema = (fmt.get("json_schema") or {}).get("schema")
         if not isinstance(schema, dict):
@@ -142,8 +159,19 @@ def _compose(
 def completion_body(request: dict[str, Any], model: str, digest: str, result: Answer) -> dict[str, Any]:
     """The `chat.completion` object for `result`, with deterministic usage."""
     prompt_tokens = sum(count_tokens(message_text(m.get("content"))) + 4 for m in request["messages"])
+    calls = [m["tool_calls"] for m in request["messages"] if m.get("tool_calls")]
+    prompt_tokens += sum(count_tokens(json.dumps(c)) for c in calls)
+    if request.get("tools"):
+        prompt_tokens += count_tokens(json.dumps(request["tools"], sort_keys=True))
+    message: dict[str, Any] = {"role": "assistant", "content": result.content, "refusal": None}
     completion_tokens = count_tokens(result.content)
-    message = {"role": "assistant", "content": result.content, "refusal": None}
+    if result.tool_calls:
+        message["content"] = None
+        message["tool_calls"] = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in result.tool_calls
+        ]
+        completion_tokens = sum(count_tokens(c["name"] + c["arguments"]) + 3 for c in result.tool_calls)
     return {
         "id": f"chatcmpl-{digest[:24]}",
         "object": "chat.completion",

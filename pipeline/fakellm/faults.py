@@ -8,8 +8,10 @@ fault fires per request: every-Nth rules first, then one uniform draw against th
 HTTP faults replace the answer (`rate_limit` 429 with Retry-After, `server_error` 500, `unavailable` 503,
 `timeout`: an answer held back longer than a client waits). Content faults change a well-formed answer
 (`wrong_types`, `invented_fk`, `duplicates`, `missing_fields`, `extra_fields`); text faults break its
-bytes (`malformed` JSON, `truncated` with finish_reason "length"). A content or text fault that does not
-apply to an answer (no rows to change, plain text that cannot be malformed) leaves it intact.
+bytes (`malformed` JSON, `truncated` with finish_reason "length"). In tool-calling mode (`toolcalls.py`)
+these act on one call's arguments, and `unknown_tool` renames a call to a tool that was not offered. A
+fault that does not apply to an answer (no rows to change, plain text that cannot be malformed, a final
+message with no call to rename) leaves it intact and is not counted.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any
 HTTP_FAULTS = ("rate_limit", "server_error", "unavailable", "timeout")
 CONTENT_FAULTS = ("wrong_types", "invented_fk", "duplicates", "missing_fields", "extra_fields")
 TEXT_FAULTS = ("malformed", "truncated")
-FAULTS = HTTP_FAULTS + CONTENT_FAULTS + TEXT_FAULTS
+TOOL_FAULTS = ("unknown_tool",)
+FAULTS = HTTP_FAULTS + CONTENT_FAULTS + TEXT_FAULTS + TOOL_FAULTS
 
 FaultSpec = float | str
 FaultConfig = Mapping[str, FaultSpec] | Iterable[str] | None
@@ -101,13 +104,23 @@ def choose_fault(rules: Mapping[str, FaultRule], seed: int, seq: int) -> str | N
     return None
 
 
-def corrupt_document(name: str, doc: Any, fixed_rows: list[dict[str, Any]], rng: random.Random) -> Any:
-    """A copy of `doc` with content fault `name` applied, or None when the fault does not apply."""
+def corrupt_document(
+    name: str, doc: Any, fixed_rows: list[dict[str, Any]] | dict[str, dict[str, Any]], rng: random.Random
+) -> Any:
+    """A copy of `doc` with content fault `name` applied, or None when the fault does not apply.
+
+    Rows by label (an object of flat objects) take the same faults, except that an invented key is an
+    invented label: the row's answer under a label that was not asked for.
+    """
     doc = copy.deepcopy(doc)
-    items = _items(doc)
+    labelled = _labelled(doc)
+    fixed = list(fixed_rows.values()) if isinstance(fixed_rows, dict) else fixed_rows
+    if labelled is not None and name == "invented_fk":
+        return doc if _invent_label(labelled, rng) else None
+    items = list(labelled.values()) if labelled is not None else _items(doc)
     if not items:
         return None
-    return doc if _CONTENT[name](items, fixed_rows, rng) else None
+    return doc if _CONTENT[name](items, fixed, rng) else None
 
 
 def corrupt_text(name: str, text: str, rng: random.Random) -> tuple[str, str] | None:
@@ -118,6 +131,31 @@ def corrupt_text(name: str, text: str, rng: random.Random) -> tuple[str, str] | 
         breakers = (lambda t: t[:-1], lambda t: t[:-1] + ",}", lambda t: t.replace('"', "'", 1))
         return rng.choice(breakers)(text), "stop"
     return None
+
+
+def _labelled(doc: Any) -> dict[str, dict[str, Any]] | None:
+    """The rows by label of an answer: the first object found breadth-first whose values are all flat
+    objects (None when the answer has none)."""
+    queue: list[Any] = [doc]
+    while queue:
+        node = queue.pop(0)
+        if isinstance(node, dict) and node and all(
+            isinstance(row, dict) and not any(isinstance(v, dict | list) for v in row.values())
+            for row in node.values()
+        ):
+            return node
+        queue.extend(node.values() if isinstance(node, dict) else node if isinstance(node, list) else ())
+    return None
+
+
+def _invent_label(rows: dict[str, dict[str, Any]], rng: random.Random) -> bool:
+    """Move one row to a label nobody asked for (its own label with a number appended)."""
+    label = rng.choice(sorted(rows))
+    invented = f"{label}{rng.randint(1_000, 9_999)}"
+    while invented in rows:
+        invented += "0"
+    rows[invented] = rows.pop(label)
+    return True
 
 
 def _items(doc: Any) -> list[dict[str, Any]]:
@@ -175,11 +213,13 @@ def _invent(value: int | str, taken: set[Any], rng: random.Random) -> int | str:
 
 
 def _duplicates(items: list[dict[str, Any]], fixed: list[dict[str, Any]], rng: random.Random) -> bool:
-    """Repeat one row in place of another."""
+    """Repeat one row in place of another (in place, so rows by label change too)."""
     if len(items) < 2:
         return False
     source, target = rng.sample(range(len(items)), 2)
-    items[target] = copy.deepcopy(items[source])
+    repeated = copy.deepcopy(items[source])
+    items[target].clear()
+    items[target].update(repeated)
     return True
 
 

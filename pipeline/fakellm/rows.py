@@ -5,10 +5,13 @@ structured outputs use (object, array, string, integer, number, boolean, null, e
 type lists, allOf, $ref into $defs) and returns a document that conforms to it. Property names are hints
 (`email`, `city`, `created_at`, `rating`, ...) so that values look like data, not like "string".
 
-The first array at the root (or in a property of the root object) is the *rows array*: its length is
-fixed by the schema (minItems == maxItems), else by the rows the prompt asked to complete, else by
-`default_rows`; item `i` echoes the non-null fields of fixed row `i` that the item schema declares.
-Unsupported keywords (`pattern`, `not`, `if`/`then`, `patternProperties`) are ignored.
+The rows the prompt asks to complete (`find_fixed_rows`) are either an array of objects or an object of
+objects by label. For an array, the first array at the root (or in a property of the root object) is
+the *rows array*: its length is fixed by the schema (minItems == maxItems), else by the fixed rows, else
+by `default_rows`; item `i` echoes the non-null fields of fixed row `i` that the item schema declares.
+For rows by label, a property named like a fixed row's label echoes that row's non-null declared fields.
+With no fixed rows (a server that ignores the prompt), only the schema decides. Unsupported keywords
+(`pattern`, `not`, `if`/`then`, `patternProperties`) are ignored.
 """
 
 from __future__ import annotations
@@ -34,32 +37,49 @@ _EPOCH = date(2019, 1, 1)
 _SPAN_DAYS = 7 * 365
 
 
+FixedRows = Sequence[Mapping[str, Any]] | Mapping[str, Mapping[str, Any]]
+"""Rows to complete: in order (an array), or by label (an object of objects)."""
+
+
 def synthesize(
     schema: Mapping[str, Any],
     rng: random.Random,
     *,
-    fixed_rows: Sequence[Mapping[str, Any]] = (),
+    fixed_rows: FixedRows = (),
     default_rows: int = 5,
 ) -> Any:
     """Return a JSON-compatible value that conforms to `schema`, drawn from `rng`."""
     return _Synth(schema, rng, fixed_rows, default_rows).value(schema, "", 0)
 
 
-def find_fixed_rows(text: str) -> list[dict[str, Any]]:
-    """The rows to complete: the last top-level, non-empty JSON array of objects in `text` (else [])."""
+def find_fixed_rows(text: str) -> list[dict[str, Any]] | dict[str, dict[str, Any]]:
+    """The rows to complete: the last top-level, non-empty JSON array of objects, or object of flat
+    objects (rows by label), in `text` (else [])."""
     decoder = json.JSONDecoder()
-    found: list[dict[str, Any]] = []
-    position = text.find("[")
+    found: list[dict[str, Any]] | dict[str, dict[str, Any]] = []
+    position = _next_open(text, 0)
     while position != -1:
         try:
             value, end = decoder.raw_decode(text, position)
         except ValueError:
             end = position + 1
         else:
-            if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
+            if _is_rows(value):
                 found = value
-        position = text.find("[", end)
+        position = _next_open(text, end)
     return found
+
+
+def _next_open(text: str, start: int) -> int:
+    found = [i for i in (text.find("[", start), text.find("{", start)) if i != -1]
+    return min(found) if found else -1
+
+
+def _is_rows(value: Any) -> bool:
+    if isinstance(value, list):
+        return bool(value) and all(isinstance(row, dict) for row in value)
+    return (isinstance(value, dict) and bool(value) and all(isinstance(row, dict) for row in value.values())
+            and not any(isinstance(v, dict | list) for row in value.values() for v in row.values()))
 
 
 def hint_value(name: str, rng: random.Random) -> Any:
@@ -69,10 +89,14 @@ def hint_value(name: str, rng: random.Random) -> Any:
 
 
 def object_answer(
-    prompt: str, fixed_rows: list[dict[str, Any]], rng: random.Random, default_rows: int
+    prompt: str, fixed_rows: list[dict[str, Any]] | dict[str, dict[str, Any]], rng: random.Random,
+    default_rows: int,
 ) -> dict:
-    """A `json_object` answer: the fixed rows with their nulls filled, invented rows if the prompt asks
-    for rows, else `{"answer": ...}`."""
+    """A `json_object` answer: the fixed rows with their nulls filled (rows by label: only the nulls, under
+    the same labels), invented rows if the prompt asks for rows, else `{"answer": ...}`."""
+    if isinstance(fixed_rows, dict):
+        return {"rows": {label: {k: hint_value(k, rng) for k, v in row.items() if v is None}
+                         for label, row in fixed_rows.items()}}
     if fixed_rows:
         return {
             "rows": [
@@ -103,12 +127,11 @@ def tokens(name: str) -> tuple[str, ...]:
 class _Synth:
     """One document's generation: the root (for $ref), the rng and the rows still to place."""
 
-    def __init__(
-        self, root: Mapping[str, Any], rng: random.Random, fixed: Sequence[Mapping[str, Any]], default: int
-    ) -> None:
+    def __init__(self, root: Mapping[str, Any], rng: random.Random, fixed: FixedRows, default: int) -> None:
         self.root = root
         self.rng = rng
-        self.fixed = list(fixed)
+        self.by_label = dict(fixed) if isinstance(fixed, Mapping) else {}
+        self.fixed = [] if isinstance(fixed, Mapping) else list(fixed)
         self.default_rows = default
         self.rows_pending = True
 
@@ -176,7 +199,8 @@ class _Synth:
             if fixed.get(name) is not None:
                 out[name] = fixed[name]
             elif depth <= MAX_DEPTH or name in schema.get("required", ()):
-                out[name] = self.value(sub, _with_entity(name, entity), depth + 1)
+                row = self.by_label.get(name) if depth <= 1 else None
+                out[name] = self.value(sub, _with_entity(name, entity), depth + 1, row)
         extra = schema.get("additionalProperties")
         if not properties and isinstance(extra, Mapping):
             for i in range(self.rng.randint(1, 3)):

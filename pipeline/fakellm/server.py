@@ -3,10 +3,13 @@
 Endpoints (OpenAI wire format; errors as `{"error": {"message", "type", "param", "code"}}`):
 
 - `GET /v1/models`, `GET /v1/models/{id}`: the configured model names.
-- `POST /v1/chat/completions`, non-streaming (what it answers: `chat`). `stream: true` gets a 400:
-  SSE is not implemented. `n`, tools and sampling parameters are ignored.
+- `POST /v1/chat/completions`, non-streaming (what it answers: `chat`; with `tools`: `toolcalls`, tool
+  calls from a script or the rule-based agent). `stream: true` gets a 400: SSE is not implemented. `n`
+  and sampling parameters are ignored.
 - `GET /_control/stats`, `GET|POST /_control/faults`, `POST /_control/reset`: counters and run-time fault
-  switches for tests. Control requests need no API key, are never faulted and are not counted.
+  switches for tests. `GET|POST /_control/scripts`, `DELETE /_control/scripts[/KEY]`: list, add and
+  drop the scripts of tool-calling conversations (`scripts`). Control requests need no API key, are
+  never faulted and are not counted.
 
 Determinism: the content, id and usage of an answer are a function of the seed and the request body,
 byte for byte. Faults and jitter are a function of the seed and the request's sequence number (1, 2, ...
@@ -18,7 +21,9 @@ from __future__ import annotations
 import copy
 import logging
 import random
+import signal
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -36,6 +41,8 @@ from pipeline.fakellm.chat import (
 )
 from pipeline.fakellm.faults import FaultConfig, FaultSpec, choose_fault, parse_faults
 from pipeline.fakellm.httpd import FakeHTTPServer
+from pipeline.fakellm.scripts import ScriptBook, parse_script
+from pipeline.fakellm.toolcalls import tool_answer
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +58,10 @@ class FakeStats:
     """Faults actually injected, by name (one that did not apply to an answer is not counted)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    tool_calls: int = 0
+    """Tool calls sent in answers (tool-calling mode)."""
+    drivers: dict[str, int] = field(default_factory=dict)
+    """Tool-calling turns answered, by who chose them: `agent`, `script:<key>`, `none`."""
     in_flight: int = 0
     max_in_flight: int = 0
     """The most requests served at the same time: proof that concurrent requests overlapped."""
@@ -68,6 +79,8 @@ class FakeLLMServer:
     (`port=0` picks a free one). `latency` seconds, plus up to `jitter` more, delay every chat completion
     except a rate-limit refusal; the `timeout` fault holds its answer `timeout_delay` seconds; a 429 carries
     `Retry-After: retry_after`. With `api_key`, `/v1` requests need `Authorization: Bearer <api_key>`.
+    `follow_prompt=False` makes `json_schema` answers from the schema alone, ignoring the rows the prompt
+    asks to complete: a server whose decoding obeys the schema while its model ignores the prompt.
     """
 
     def __init__(
@@ -84,8 +97,10 @@ class FakeLLMServer:
         default_rows: int = 5,
         timeout_delay: float = 30.0,
         retry_after: float = 1.0,
+        follow_prompt: bool = True,
     ) -> None:
         self.latency, self.jitter, self.seed = latency, jitter, seed
+        self.follow_prompt = follow_prompt
         self.models, self.api_key, self.default_rows = tuple(models), api_key, default_rows
         self.timeout_delay, self.retry_after = timeout_delay, retry_after
         self._rules = parse_faults(faults)
@@ -95,6 +110,8 @@ class FakeLLMServer:
         self._closing = threading.Event()
         self._serving = threading.Event()
         self._thread: threading.Thread | None = None
+        self.scripts = ScriptBook()
+        """The scripts of tool-calling conversations (`add_script`, `/_control/scripts`)."""
         self._httpd = FakeHTTPServer((host, port), self.handle)
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -134,7 +151,9 @@ class FakeLLMServer:
         if self._closing.is_set():
             return
         self._closing.set()
-        if self._serving.is_set():
+        if self._serving.is_set() or self._thread is not None:
+            # A started thread may not have entered serve_forever yet: shutdown() still stops it (the loop
+            # sees the request on entry), where a check of `_serving` alone would leave it serving.
             self._httpd.shutdown()
         if self._thread is not None:
             self._thread.join(timeout=5)
@@ -159,6 +178,10 @@ class FakeLLMServer:
         rules = parse_faults(faults)
         with self._lock:
             self._rules = rules
+
+    def add_script(self, script: Mapping[str, Any]) -> None:
+        """Register a tool-calling script (`{"key", "match"?, "turns"}`; see `scripts`); ValueError if bad."""
+        self.scripts.add(parse_script(dict(script)))
 
     @property
     def stats(self) -> FakeStats:
@@ -211,11 +234,20 @@ class FakeLLMServer:
         fault = choose_fault(self._rules, self.seed, seq)
         self._delay_or_refuse(fault, seq)
         digest = request_digest(request, self.seed)
-        result = answer(request, random.Random(digest), fault, self.default_rows)
+        driver = None
+        if request.get("tools"):
+            rng = random.Random(digest)
+            result, driver = tool_answer(request, rng, fault, self.scripts, self.seed, digest)
+        else:
+            result = answer(request, random.Random(digest), fault, self.default_rows,
+                            follow_prompt=self.follow_prompt)
         body = completion_body(request, model, digest, result)
         with self._lock:
             self._stats.prompt_tokens += body["usage"]["prompt_tokens"]
             self._stats.completion_tokens += body["usage"]["completion_tokens"]
+            self._stats.tool_calls += len(result.tool_calls)
+            if driver is not None:
+                self._stats.drivers[driver] = self._stats.drivers.get(driver, 0) + 1
         if result.fault:
             self._injected(result.fault)
         headers = (("x-fake-request", str(seq)),) + (
@@ -254,6 +286,18 @@ class FakeLLMServer:
         if method == "POST" and path == "/_control/reset":
             self.reset()
             return Reply(200, self.stats.to_dict())
+        if path == "/_control/scripts" and method in ("GET", "POST"):
+            if method == "POST":
+                data = parse_body(body)
+                try:
+                    for script in data["scripts"] if set(data) == {"scripts"} else [data]:
+                        self.add_script(script)
+                except (ValueError, TypeError) as error:
+                    raise ApiError(400, str(error), param="scripts") from error
+            return Reply(200, {"scripts": self.scripts.listing()})
+        if method == "DELETE" and (path == "/_control/scripts" or path.startswith("/_control/scripts/")):
+            key = path.removeprefix("/_control/scripts").lstrip("/") or None
+            return Reply(200, {"removed": self.scripts.remove(key), "scripts": self.scripts.listing()})
         raise ApiError(404, f"Unknown control URL: {method} {path}.", code="unknown_url")
 
     # -- counters -----------------------------------------------------------------------------------
@@ -282,24 +326,39 @@ class FakeLLMServer:
             self._stats.faults[fault] = self._stats.faults.get(fault, 0) + 1
 
 
+STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM)
+"""Signals that stop `serve`: Ctrl-C, and what `kill` and process managers send."""
+
+
 def serve(host: str = "127.0.0.1", port: int = 8000, **options: Any) -> None:
-    """Run a `FakeLLMServer` in the foreground until Ctrl-C (the `stateforge fake-llm` command).
+    """Run a `FakeLLMServer` in the foreground until Ctrl-C or SIGTERM (the `stateforge fake-llm` command).
 
     `options` are `FakeLLMServer`'s keywords; `faults` may be CLI flags such as `["malformed=0.2"]`.
+    The server answers from a background thread; this one installs its own SIGINT and SIGTERM handlers
+    (a process started in the background by a non-interactive shell inherits SIGINT *ignored*, and would
+    otherwise never stop on Ctrl-C or `kill -INT`), prints the banner once both are ready, waits for a
+    signal, then closes the server (held requests are answered, connections dropped, the port freed).
     """
+    if threading.current_thread() is not threading.main_thread():
+        raise RuntimeError("serve() waits for signals, which only the main thread receives; "
+                           "use FakeLLMServer(...).start() from other threads")
     server = FakeLLMServer(host, port, **options)
-    faults = ", ".join(f"{k}={v}" for k, v in server.faults.items()) or "none"
-    print(
-        f"fake LLM server on {server.base_url} (models: {', '.join(server.models)}; faults: {faults}); "
-        "Ctrl-C stops it",
-        flush=True,
-    )
+    received: list[int] = []
+    previous = {sig: signal.signal(sig, lambda signum, _: received.append(signum)) for sig in STOP_SIGNALS}
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        server.start()
+        faults = ", ".join(f"{k}={v}" for k, v in server.faults.items()) or "none"
+        print(
+            f"fake LLM server on {server.base_url} (models: {', '.join(server.models)}; faults: {faults}); "
+            "Ctrl-C stops it",
+            flush=True,
+        )
+        while not received:  # the handler only appends: nothing a signal can interrupt half-way
+            time.sleep(0.05)
     finally:
         server.close()
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
 
 
 def _model(name: str) -> dict[str, Any]:

@@ -7,7 +7,7 @@ has, and its hints); `deferred` is the second pass over cycle-breaking keys. The
 
 - `hints`: `check_config`, what the generator needs of a `domain.yaml` (`pipeline.domain`) beyond its
   references: strategy names that exist, foreign-key hints the draw can honour.
-- `checks`: what CHECK constraints say about values (IN lists, bounds, lengths, column order).
+- CHECK facts (IN lists, bounds, lengths, column order) come from `pipeline.constraints.checks`.
 - `infer`, `spec`, `columns`: choosing a strategy and its bounds for every column.
 - `pools`, `draw`, `strings`: Faker pools made once, vectorised draws and string assembly.
 - `strategies` (+ `strategies_people`, `strategies_text`, `strategies_time`): the named strategies.
@@ -17,7 +17,7 @@ has, and its hints); `deferred` is the second pass over cycle-breaking keys. The
 
 from __future__ import annotations
 
-from pipeline.fill.checks import derive_checks, unhandled_checks
+from pipeline.constraints.checks import derive_checks, unhandled_checks
 from pipeline.fill.generator import (
     TableGenerator,
     apply_expressions,

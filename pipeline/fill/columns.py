@@ -7,16 +7,21 @@ from typing import Any
 
 import numpy as np
 
+from pipeline.constraints.checks import After, CheckFacts, ColumnFacts, derive_checks
 from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
-from pipeline.fill.checks import After, CheckFacts, ColumnFacts, derive_checks
+from pipeline.fill.frequencies import table_for, weights_for
 from pipeline.fill.infer import infer, kind_of, paired_start
 from pipeline.fill.spec import ColumnSpec, new_spec, resolve_bounds, resolve_gaps
+from pipeline.fill.topics import topic_of
 from pipeline.schema.model import Column, Table
 from pipeline.types import text_length
 
 _NAME_STRATEGIES = {"first_name": "first", "last_name": "last", "full_name": "full"}
 _NEEDS_NAMES = ("email", "username", "full_name")
+_NEEDS_KIND = ("artist_name", "bio")
+"""Vocabularies whose form follows a categorical column of the row (see `ColumnSpec.kind_column`)."""
+_KIND_WORDS = ("type", "kind", "category")
 
 
 def is_key(column: Column, table: Table) -> bool:
@@ -64,8 +69,12 @@ def choose(column: Column, table: Table, config: DomainConfig, facts: CheckFacts
         strategy, reason = inference.strategy, inference.reason
     inferred: dict[str, Any] = inference.params if inference.strategy == strategy else {}
     spec = new_spec(column, strategy, hint, reason)
+    spec.topic = topic_of(table)
     if strategy == "values" and spec.values is None:
         spec.values = list(allowed or [])
+    frequencies = table_for(inference.strategy, spec.topic)
+    if reason in ("values", "check") and spec.values and frequencies is not None:
+        spec.weights = weights_for(spec.values, frequencies)  # the DDL's codes, weighted by real use
     spec.pool = spec.pool or inferred.get("pool")
     spec.pattern = spec.pattern or inferred.get("pattern")
     spec.unit = hint.unit or inferred.get("unit", "s")
@@ -164,10 +173,19 @@ def _link_names(specs: dict[str, ColumnSpec]) -> None:
             spec.sources = {role: col for role, col in roles.items() if col != spec.name}
             if spec.strategy == "full_name":
                 spec.sources.pop("full", None)
+    kinds = [s for s in specs.values() if s.strategy == "values" and s.generated and s.values
+             and any(s.key == w or s.key.endswith("_" + w) for w in _KIND_WORDS)]
+    names = [s for s in specs.values() if s.generated and (s.key == "name" or s.key.endswith("_name"))]
+    for spec in specs.values():
+        if spec.strategy in _NEEDS_KIND and kinds:
+            spec.kind_column = kinds[0].name
+        if spec.strategy == "tag" and names:
+            spec.sources = {"name": names[0].name}  # a tag abbreviates the row's name
 
 
 def _deps(spec: ColumnSpec) -> list[str]:
-    return [name.lower() for name in [*spec.after, *spec.sources.values()]]
+    kind = [spec.kind_column] if spec.kind_column else []
+    return [name.lower() for name in [*spec.after, *spec.sources.values(), *kind]]
 
 
 def _ancestors(spec: ColumnSpec, specs: dict[str, ColumnSpec]) -> set[str]:

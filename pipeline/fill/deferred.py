@@ -2,8 +2,10 @@
 
     filled = fill_deferred(con, schema, plan, config, seed=7)     # once every table has its rows
 
-Per deferred key, in one transaction for all of them, one bulk UPDATE each; the key's columns are reset
-first, so a resumed build may run the pass again. A key is either
+Per deferred key, in one transaction for all of them, one rewrite of the table each
+(`pipeline.store.rewrite_table`: DuckDB's UPDATE of such a key is quadratic when a CHECK reads it with
+the primary key); the key's columns are reset first, so a resumed build may run the pass again. A key is
+either
 
 - computed from its hints (`expr`, evaluated by DuckDB over the table's rows, so it may read the row's
   other columns; `values` with `weights`; `constant`): values that point at no parent are set NULL, and
@@ -11,6 +13,11 @@ first, so a resumed build may run the pass again. A key is either
   lowest row of each loop (in key order) so that hierarchies stay forests; both are counted; or
 - drawn: a self-reference points at an earlier row (ordered by the referenced key), the first rows being
   roots; another key picks parents with popularity (the parent table's ranking, the key's skew).
+
+Every UNIQUE constraint that holds a deferred key's columns keeps holding (`deferred_unique.py`): rows
+whose new values would repeat another row's on such a key are redrawn, then set NULL (counted). All the
+deferred keys' columns are reset before any is filled, so a rerun (`--resume`) starts from the first
+pass's state.
 
 Then rows left dangling (rows a NOT NULL cycle was promised but that failed validation) are cleaned by
 foreign-key semantics.
@@ -20,6 +27,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Callable
+from functools import partial
 
 import duckdb
 import numpy as np
@@ -28,6 +37,7 @@ import pyarrow.compute as pc
 
 from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
+from pipeline.fill.deferred_unique import UniqueKeys, keep_unique
 from pipeline.fill.key_kinds import is_unique_fk, key_skew, null_rate, parent_cdf
 from pipeline.fill.keys import load_keys
 from pipeline.fill.sampling import (
@@ -41,6 +51,7 @@ from pipeline.fill.sampling import (
 )
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import ForeignKey, Schema, Table
+from pipeline.store import rewrite_table
 from pipeline.store.sql import quote_ident as _q
 from pipeline.store.sql import table_ref
 from pipeline.types import batch_arrow_type
@@ -59,25 +70,27 @@ def fill_deferred(
     """Give the foreign keys left NULL by the first pass their values (see the module docstring).
 
     Returns the rows given a value per `table(columns) -> parent(columns)`; for keys computed from hints
-    also the rows set NULL per `... : no parent, set NULL` and the loops cut per `... : cycles cut`; and
+    also the rows set NULL per `... : no parent, set NULL` and the loops cut per `... : cycles cut`; the
+    rows set NULL to keep a UNIQUE constraint per `... : UNIQUE kept, set NULL` (when there are any); and
     the rows cleaned per `orphans: delete table(columns)`.
     """
     out: dict[str, int] = {}
     con.begin()
     try:
+        _reset_all(con, schema, plan)
         for d in plan.deferred:
             table, fk = schema.table(d.table), d.fk
             label = f"{table.name}({', '.join(fk.columns)}) -> {fk.ref_table}({', '.join(fk.ref_columns)})"
-            shared, free = _split(table, fk)
-            _reset(con, table, free)
-            if any(_setting(config, table, c) is not None for c, _ in free):
-                given, dangling, cut = _compute_key(con, schema, config, table, fk, seed)
+            if any(_setting(config, table, c) is not None for c, _ in _split(table, fk)[1]):
+                given, dangling, cut, clashed = _compute_key(con, schema, config, table, fk, seed)
                 out[label] = given
                 out[f"{label}: no parent, set NULL"] = dangling
                 if fk.ref_table.lower() == table.name.lower():
                     out[f"{label}: cycles cut"] = cut
             else:
-                out[label] = _draw_key(con, schema, config, table, fk, seed)
+                out[label], clashed = _draw_key(con, schema, config, table, fk, seed)
+            if clashed:
+                out[f"{label}: UNIQUE kept, set NULL"] = clashed
         # Rows promised to a NOT NULL cycle but dropped as invalid leave children pointing nowhere.
         if plan.unbroken:
             cleaned = clean_orphans(con, schema, [d.table for d in plan.unbroken])
@@ -102,11 +115,18 @@ def _setting(config: DomainConfig, table: Table, column: str) -> ColumnHint | No
     return hint if hint is not None and hint.sets_value() else None
 
 
-def _reset(con: duckdb.DuckDBPyConnection, table: Table, free: Pairs) -> None:
-    ref = table_ref(table.name)
-    filled = " OR ".join(f"{_q(c)} IS NOT NULL" for c, _ in free)
-    if con.execute(f"SELECT count(*) FROM {ref} WHERE {filled}").fetchall()[0][0]:  # first pass or a rerun
-        con.execute(f"UPDATE {ref} SET {', '.join(f'{_q(c)} = NULL' for c, _ in free)}").fetchall()
+def _reset_all(con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan) -> None:
+    """Set every deferred key's own columns NULL, table by table (a no-op after a first pass)."""
+    columns: dict[str, list[str]] = {}
+    for d in plan.deferred:
+        table = schema.table(d.table)
+        free = columns.setdefault(table.name, [])
+        free += [c for c, _ in _split(table, d.fk)[1] if c not in free]
+    for name, free in columns.items():
+        ref = table_ref(name)
+        filled = " OR ".join(f"{_q(c)} IS NOT NULL" for c in free)
+        if con.execute(f"SELECT count(*) FROM {ref} WHERE {filled}").fetchall()[0][0]:  # a rerun
+            con.execute(f"UPDATE {ref} SET {', '.join(f'{_q(c)} = NULL' for c in free)}").fetchall()
 
 
 def _ids(table: Table) -> list[str]:
@@ -118,15 +138,18 @@ def _ident(name: str) -> str:
 
 
 def _compute_key(con, schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey, seed: int
-                 ) -> tuple[int, int, int]:
-    """Set the key from its columns' hints; (rows given a value, rows without a parent, loops cut)."""
+                 ) -> tuple[int, int, int, int]:
+    """Set the key from its columns' hints; (rows given a value, rows without a parent, loops cut, rows
+    set NULL because their values would repeat another row's on a UNIQUE key)."""
     shared, free = _split(table, fk)
     ids, own = _ids(table), fk.ref_table.lower() == table.name.lower()
+    unique = UniqueKeys(table, [c for c, _ in free])
     select = [f"{_ident(i)} AS {_q('__sf_id_' + i)}" for i in ids]
     select += [f"{_q(c)} AS {_q('__sf_key_' + c)}" for c, _ in shared]
     select += [f"CAST(({h.expr}) AS {table.column(c).type}) AS {_q('__sf_key_' + c)}"
                for c, _ in free if (h := _setting(config, table, c)) is not None and h.expr is not None]
     select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
+    select += unique.select()
     order = ", ".join(_ident(i) for i in ids)
     try:
         rows = con.sql(f"SELECT {', '.join(select)} FROM {table_ref(table.name)} ORDER BY {order}"
@@ -155,8 +178,10 @@ def _compute_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Fo
     dangling = int(((codes >= 0) & (ix < 0)).sum())
     cut = cycle_cuts(ix) if own else np.zeros(n, dtype=bool)
     chosen = (ix >= 0) & ~cut
+    clashed = unique.clashes(rows, key, chosen) if unique else np.zeros(n, dtype=bool)
+    chosen &= ~clashed
     _update(con, table, ids, rows, chosen, {c: key[c] for c, _ in free})
-    return int(chosen.sum()), dangling, int(cut.sum())
+    return int(chosen.sum()), dangling, int(cut.sum()), int(clashed.sum())
 
 
 def _listed(hint: ColumnHint, table: Table, column: str, n: int, rng: np.random.Generator, nulls: float
@@ -177,61 +202,85 @@ def _listed(hint: ColumnHint, table: Table, column: str, n: int, rng: np.random.
     return values if not nulls else pc.if_else(keep, values, pa.scalar(None, typ))
 
 
-def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey, seed: int) -> int:
-    """Draw the key like the first pass would; returns the rows given a value."""
+def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey, seed: int
+              ) -> tuple[int, int]:
+    """Draw the key like the first pass would; returns the rows given a value, and the rows set NULL
+    because every draw for them repeated another row's values on a UNIQUE key."""
     shared, free = _split(table, fk)
     ids, own = _ids(table), fk.ref_table.lower() == table.name.lower()
+    unique = UniqueKeys(table, [c for c, _ in free])
     order = [r for _, r in zip(fk.columns, fk.ref_columns, strict=True)] + ids if own else ids
     select = [f"{_ident(i)} AS {_q('__sf_id_' + i)}" for i in ids]
     select += [f"{_q(c)} AS {_q('__sf_shared_' + c)}" for c, _ in shared]
     select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
+    select += unique.select()
     ordering = ", ".join(_ident(o) + " NULLS LAST" for o in order)
     child = con.sql(f"SELECT {', '.join(select)} FROM {table_ref(table.name)} ORDER BY {ordering}"
                     ).to_arrow_table()
     n = child.num_rows
     if not n:
-        return 0
+        return 0, 0
     rng = rng_for(seed, table.name, "deferred:" + ",".join(fk.columns))
     mine = [child.column("__sf_shared_" + c).combine_chunks() for c, _ in shared]
+    redraw: Callable[[], np.ndarray] | None = None  # a fresh draw for every row, for rows that clash
     if own:
         parents = pa.table({r: child.column("__sf_ref_" + r) for r in fk.ref_columns})
         codes = group_codes(mine, mine)[0] if shared else np.zeros(n, dtype=np.int64)
         roots = max(1, math.ceil(n * ROOT_SHARE))
         ix = earlier_in_group(codes, rng, chain=is_unique_fk(table, fk), roots=roots)
+        redraw = partial(earlier_in_group, codes, rng, chain=False, roots=roots)
     else:
         parents = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
         cdf = parent_cdf(config, table.name, fk, parents.num_rows, seed)
         if shared:
             theirs = [parents.column(r).combine_chunks() for _, r in shared]
             weights = np.diff(cdf, prepend=0.0) if key_skew(config, table.name, fk) is not None else None
-            ix = match_draw(*group_codes(mine, theirs), rng, weights)
+            redraw = partial(match_draw, *group_codes(mine, theirs), rng, weights)
+            ix = redraw()
         elif is_unique_fk(table, fk):
             ix = np.r_[rng.permutation(parents.num_rows), np.full(max(n - parents.num_rows, 0), -1)][:n]
+        elif parents.num_rows:
+            redraw = partial(draw, cdf, n, rng)
+            ix = redraw()
         else:
-            ix = draw(cdf, n, rng) if parents.num_rows else np.full(n, -1)
+            ix = np.full(n, -1)
     ix = np.where(rng.random(n) < null_rate(config, table.name, fk.columns[0]), -1, ix).astype(np.int64)
+
+    def values_at(at: np.ndarray) -> dict[str, pa.Array]:
+        taken = pa.array(np.where(at >= 0, at, 0))
+        return {c: parents.column(r).take(taken) for c, r in free}
+
+    ix, clashed = keep_unique(unique, child, ix, values_at, redraw)
     chosen = ix >= 0
     if chosen.any():
         values = parents.take(pa.array(ix[chosen]))
         _update(con, table, ids, child, chosen, {c: values.column(r) for c, r in free}, rows_taken=True)
-    return int(chosen.sum())
+    return int(chosen.sum()), clashed
 
 
 def _update(con, table: Table, ids: list[str], rows: pa.Table, chosen: np.ndarray,
             values: dict[str, pa.Array | pa.ChunkedArray], *, rows_taken: bool = False) -> None:
-    """Set `values` (one per row, or per chosen row with `rows_taken`) on the chosen rows, in one UPDATE."""
+    """Set `values` (one per row, or per chosen row with `rows_taken`) on the chosen rows, the other rows
+    unchanged: the table is rewritten with the new values joined in (rows in their stored order)."""
     if not chosen.any():
         return
     mask = pa.array(chosen)
     update = rows.filter(mask).select([f"__sf_id_{i}" for i in ids])
     for column, array in values.items():
         update = update.append_column(column, array if rows_taken else array.filter(mask))
+    update = update.append_column("__sf_hit", pa.array(np.ones(update.num_rows, dtype=bool)))
     con.register("__sf_update", update)
     try:
-        sets = ", ".join(f"{_q(c)} = u.{_q(c)}" for c in values)
+        changed = {c.lower() for c in values}
+        columns = ", ".join(
+            f"CASE WHEN u.__sf_hit THEN u.{_q(c.name)} ELSE t.{_q(c.name)} END" if c.name.lower() in changed
+            else f"t.{_q(c.name)}"
+            for c in table.columns
+            if c.generated is None  # DuckDB computes generated columns
+        )
         match = " AND ".join(f"t.{_ident(i)} = u.{_q('__sf_id_' + i)}" for i in ids)
-        con.execute(f"UPDATE {table_ref(table.name)} AS t SET {sets} FROM __sf_update AS u WHERE {match}"
-                    ).fetchall()
+        rewrite_table(con, table, f"SELECT {columns} FROM {table_ref(table.name)} AS t "
+                                  f"LEFT JOIN __sf_update AS u ON {match} ORDER BY t.rowid")
     finally:
         with contextlib.suppress(duckdb.Error):
             con.unregister("__sf_update")

@@ -8,7 +8,9 @@ validate (`validation.batch`) -> repair (`validation.repair`) -> insert through 
 tables, the second pass (`pipeline.fill.deferred`) and the domain's rules are stages of a build
 (`pipeline.build.run.STAGES`).
 Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
-give byte-identical tables whatever was filled before (which is what makes resumed builds exact).
+give byte-identical tables whatever was filled before (which is what makes resumed builds exact). That
+also lets a worker thread make the next batch's rows (generated columns and drawn keys, a pure function
+of the batch's place) while this one is validated and inserted, which DuckDB does without the GIL.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 
 import duckdb
 import numpy as np
@@ -84,13 +87,15 @@ def fill_table(
         writer.enrich = enrich
         report = TableReport(t.name, rows=0, planned=planned)
         repairs: Counter[str] = Counter()
-        for b, start in enumerate(range(0, keys.rows, bs)):
-            written, counts = writer.write(b, start, min(bs, keys.rows - start), rounds)
-            report.rows += written
-            report.batches += 1
-            repairs.update(counts)
-            if on_batch is not None:
-                on_batch(t.name, report.rows, keys.rows)
+        spans = [(start, min(bs, keys.rows - start)) for start in range(0, keys.rows, bs)]
+        with _Ahead(writer.raw, spans) as ahead:
+            for b in range(len(spans)):
+                written, counts = writer.write(b, ahead.take(b), rounds)
+                report.rows += written
+                report.batches += 1
+                repairs.update(counts)
+                if on_batch is not None:
+                    on_batch(t.name, report.rows, keys.rows)
         report.repairs = dict(sorted(repairs.items()))
         report.shortfall = max(planned - report.rows, 0)
         report.seconds = time.perf_counter() - started
@@ -129,10 +134,14 @@ class _BatchWriter:
         start, self.next_fresh = self.next_fresh, self.next_fresh + n
         return self.finish(self.keys.fresh(self.gen.generate(n, start), rng, keep))
 
-    def write(self, b: int, start: int, n: int, rounds: int) -> tuple[int, Counter[str]]:
-        """Make, check, repair and insert batch `b` (rows start..start+n); rows written and repairs."""
+    def raw(self, start: int, n: int) -> pa.Table:
+        """Rows start..start+n: generated columns and drawn keys (pure: safe in another thread)."""
+        return self.keys.attach(self.gen.generate(n, start), start, n)
+
+    def write(self, b: int, raw: pa.Table, rounds: int) -> tuple[int, Counter[str]]:
+        """Finish, check, repair and insert batch `b` (its `raw` rows); rows written and repairs."""
         rng = rng_for(self.seed, self.table.name, "repair", b)
-        batch = self.finish(self.keys.attach(self.gen.generate(n, start), start, n))
+        batch = self.finish(raw)
         if self.enrich is not None:
             batch = self.enrich(self.con, self.table, batch, b)
         ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep)
@@ -157,6 +166,28 @@ class _BatchWriter:
                     self.con.unregister("__sf_insert")
         self.written += outcome.batch.num_rows
         return outcome.batch.num_rows, outcome.repairs
+
+
+class _Ahead:
+    """The raw rows of the batch after the one being written, made by a worker thread in the meantime."""
+
+    def __init__(self, make: Callable[[int, int], pa.Table], spans: Sequence[tuple[int, int]]) -> None:
+        self.make, self.spans = make, spans
+        self.pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="stateforge-fill")
+        self.pending: dict[int, Future[pa.Table]] = {}
+
+    def take(self, b: int) -> pa.Table:
+        """Batch `b`'s raw rows (made now if they were not made ahead); batch b+1's start being made."""
+        for i in (b, b + 1):
+            if i < len(self.spans) and i not in self.pending:
+                self.pending[i] = self.pool.submit(self.make, *self.spans[i])
+        return self.pending.pop(b).result()
+
+    def __enter__(self) -> _Ahead:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _kept_columns(schema: Schema, plan: FillPlan, config: DomainConfig, table: Table) -> tuple[str, ...]:

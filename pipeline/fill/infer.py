@@ -13,10 +13,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import pyarrow as pa
-
+from pipeline.fill.topics import vocabulary_for
 from pipeline.schema.model import Column, Table
-from pipeline.types import arrow_type, base_type, int_limits, text_length
+from pipeline.types import text_length, type_kind
 
 
 @dataclass
@@ -28,34 +27,10 @@ class Inference:
 
 
 def kind_of(column: Column) -> str:
-    """int, float, decimal, str, bool, ts, date, time, interval, bytes, uuid, json, bit, list or other."""
-    base = base_type(column.type)
-    if base.endswith("[]"):
-        return "list"
-    if int_limits(column.type) is not None:
-        return "int"
-    special = {"UUID": "uuid", "JSON": "json", "BIT": "bit", "BITSTRING": "bit", "INTERVAL": "interval"}
-    if base in special:
-        return special[base]
-    typ = arrow_type(column.type)
-    if typ is None:
-        return "other"
-    for test, kind in _ARROW_KINDS:
-        if test(typ):
-            return kind
-    return "other"
+    """The column's type family (`pipeline.types.type_kind`): int, float, decimal, str, bool, ts, ..."""
+    return type_kind(column.type)
 
 
-_ARROW_KINDS = (
-    (pa.types.is_floating, "float"),
-    (pa.types.is_decimal, "decimal"),
-    (pa.types.is_string, "str"),
-    (pa.types.is_boolean, "bool"),
-    (pa.types.is_timestamp, "ts"),
-    (pa.types.is_date, "date"),
-    (pa.types.is_time, "time"),
-    (pa.types.is_binary, "bytes"),
-)
 NUMERIC = ("int", "float", "decimal")
 
 _PEOPLE_TABLES = set(
@@ -222,27 +197,34 @@ def _by_name(
         if strategy == "word" and describing:
             continue
         if any(matches(name, p) for p in patterns.split()):
-            return _refine(strategy, dict(params), name, column)
+            return _refine(strategy, dict(params), name, column, table)
     if kind == "str" and not describing:
         if name.endswith("_at") or name.endswith("_time"):
             return "timestamp", {}
         if name.endswith("_on") or name.endswith("_date"):
             return "date", {}
         if name == "name" or name.endswith("_name"):
-            return _thing_name(table), {}
+            return vocabulary_for("name", name, table) or _thing_name(table), {}
     if kind in NUMERIC and not describing and name.endswith("_at"):
         return "timestamp", {}
     return None
 
 
-def _refine(strategy: str, params: dict[str, Any], name: str, column: Column) -> tuple[str, dict[str, Any]]:
+def _refine(
+    strategy: str, params: dict[str, Any], name: str, column: Column, table: Table
+) -> tuple[str, dict[str, Any]]:
     length = text_length(column.type, column.length)
     if strategy == "country" and length is not None and length <= 3:
         return "country_code", params
     if strategy == "sentence":
         if length is not None and length < 40:
             return "words", params
-        return ("sentence" if length is not None and length <= 200 else "paragraph"), params
+        prose = "sentence" if length is not None and length <= 200 else "paragraph"
+        return vocabulary_for(prose, name, table) or prose, params
+    if strategy == "title" or (strategy == "word" and name == "tag"):
+        found = vocabulary_for("tag" if strategy == "word" else "title", name, table)
+        if found:
+            return found, {}
     if strategy == "price" and name.endswith("cents"):
         params.update(min=50, max=100_000)
     if strategy == "year" and "birth" in name:

@@ -26,9 +26,9 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
+from pipeline.constraints.checks import derive_checks
 from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError
-from pipeline.fill.checks import derive_checks
 from pipeline.fill.generator import TableGenerator
 from pipeline.fill.key_kinds import (
     deferred_fks,

@@ -46,7 +46,38 @@ def popularity_cdf(n: int, rng: np.random.Generator, skew: float = DEFAULT_SKEW)
 
 def draw(cdf: np.ndarray, size: int, rng: np.random.Generator) -> np.ndarray:
     """`size` parent indices drawn with the probabilities of `cdf`."""
-    return np.minimum(np.searchsorted(cdf, rng.random(size), side="right"), len(cdf) - 1).astype(np.int64)
+    return np.minimum(cdf_index(cdf, rng.random(size)), len(cdf) - 1).astype(np.int64)
+
+
+GUIDED = 1024
+"""Parents from which `cdf_index` searches through a guide table (below, a plain binary search wins)."""
+
+
+def cdf_index(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
+    """`np.searchsorted(cdf, u, side="right")`, faster for many draws among many parents.
+
+    A binary search of 250k parents per draw misses the cache at every step; a guide table of len(cdf)
+    equal slices of [0, 1) (the first parent past each slice's start) narrows each draw to the few
+    parents its slice spans, which a binary search over only those finishes (draws still searching are
+    compacted each step). The slice is widened by one on each side, so a rounding of `u * k` cannot miss.
+    The result is exactly searchsorted's: 1.5-4x faster from 1,000 parents and as many draws.
+    """
+    m = len(cdf)
+    if m < GUIDED or len(u) < m // 2:
+        return np.searchsorted(cdf, u, side="right")
+    guide = np.searchsorted(cdf, np.arange(m + 1) / m, side="right")
+    slot = (u * m).astype(np.int64)
+    lo = guide[np.maximum(slot - 1, 0)]
+    hi = guide[np.minimum(slot + 2, m)]
+    active = np.flatnonzero(lo < hi)
+    while len(active):
+        a_lo, a_hi = lo[active], hi[active]
+        mid = (a_lo + a_hi) >> 1
+        right = cdf[np.minimum(mid, m - 1)] <= u[active]
+        a_lo, a_hi = np.where(right, mid + 1, a_lo), np.where(right, a_hi, mid)
+        lo[active], hi[active] = a_lo, a_hi
+        active = active[a_lo < a_hi]
+    return lo
 
 
 def duplicated(codes: np.ndarray) -> np.ndarray:

@@ -19,8 +19,8 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from pipeline.constraints.checks import ColumnFacts
 from pipeline.domain.config import ColumnHint, DomainConfig
-from pipeline.fill.checks import ColumnFacts
 from pipeline.fill.infer import kind_of
 from pipeline.schema.model import Column
 from pipeline.types import arrow_type, decimal_params, int_limits
@@ -76,6 +76,11 @@ class ColumnSpec:
     p: float = 0.5
     sources: dict[str, str] = field(default_factory=dict)
     """For e-mails, user names and full names: role (first, last, full) -> column it is made from."""
+    topic: str = ""
+    """What the table is about (`pipeline.fill.topics.topic_of`): picks a vocabulary's variant."""
+    kind_column: str | None = None
+    """A categorical column of the row that picks the form of a vocabulary (`artists.artist_type`: a
+    band gets a band name and a band's bio)."""
 
     @property
     def name(self) -> str:

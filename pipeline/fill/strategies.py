@@ -20,6 +20,7 @@ from pipeline.fill.pools import DEFAULT_POOL, pool, sample, stable_hash
 from pipeline.fill.spec import Ctx
 from pipeline.fill.strategies_text import TEXT_STRATEGIES
 from pipeline.fill.strategies_time import TIME_STRATEGIES
+from pipeline.fill.strategies_vocab import NAME_VOCABULARIES, VOCAB_STRATEGIES
 from pipeline.fill.strings import with_suffix
 
 Strategy = Callable[[Ctx], Any]
@@ -169,6 +170,7 @@ ANY_STRATEGIES: dict[str, Strategy] = {
 
 STRATEGIES: dict[str, Strategy] = {
     **TEXT_STRATEGIES,
+    **VOCAB_STRATEGIES,
     **NUMBER_STRATEGIES,
     **TIME_STRATEGIES,
     **ANY_STRATEGIES,
@@ -189,6 +191,8 @@ SELF_UNIQUE = frozenset(
         "slug",
         "hex",
         "sequence",
+        "tag",
+        *NAME_VOCABULARIES,
     }
 )
 """Strategies that keep their values distinct themselves when the column is unique."""

@@ -145,10 +145,5 @@ PEOPLE_STRATEGIES = {
     "street": pooled("street_address"),
     "city": pooled("city"),
     "state": pooled("state"),
-    "country": pooled("country"),
-    "country_code": pooled("country_code"),
     "postcode": pooled("postcode"),
-    "timezone": pooled("timezone"),
-    "language_code": pooled("language_code"),
-    "currency_code": pooled("currency_code"),
 }

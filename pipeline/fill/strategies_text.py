@@ -52,15 +52,6 @@ def word(ctx: Ctx) -> pa.Array:
     return sample(_words(ctx), ctx.rng, ctx.n)
 
 
-def words(ctx: Ctx) -> pa.Array:
-    """A few capitalised words: the names of things (playlists, teams, products)."""
-    return _word_runs(ctx, 1, 3)
-
-
-def title(ctx: Ctx) -> pa.Array:
-    return _word_runs(ctx, 2, 5)
-
-
 def _prose(provider: str, typical: int):
     """Faker prose; columns shorter than the typical length get short texts that fit (ending in a period)."""
 
@@ -186,10 +177,6 @@ TEXT_STRATEGIES = {
     "file_path": file_path,
     "mime_type": pooled("mime_type"),
     "word": word,
-    "words": words,
-    "title": title,
-    "sentence": _prose("sentence", 80),
-    "paragraph": _prose("paragraph", 300),
     "text": _prose("text", 200),
     "code": code,
     "json": json_object,

@@ -36,6 +36,17 @@ def truncate(values: pa.Array, length: int | None) -> pa.Array:
     return values if length is None else pc.utf8_slice_codeunits(values, 0, max(length, 0))
 
 
+def truncate_words(values: pa.Array, length: int | None) -> pa.Array:
+    """Values longer than `length` cut after their last whole word that fits (a single word is cut)."""
+    if length is None:
+        return values
+    head = pc.utf8_slice_codeunits(values, 0, max(length, 0) + 1)
+    words = pc.utf8_rtrim(pc.replace_substring_regex(head, r"\s+\S*$", ""), characters=" ,;:-")
+    whole = pc.less_equal(pc.utf8_length(values), length)
+    cut = pc.if_else(pc.greater(pc.utf8_length(words), 0), words, truncate(values, length))
+    return pc.if_else(whole, values, truncate(cut, length))
+
+
 def from_matrix(chars: np.ndarray) -> pa.Array:
     """An (n, width) uint8 matrix of ASCII codes as n strings of that width."""
     n, width = chars.shape

@@ -2,7 +2,7 @@
 the new rows reference, and the rows themselves. Every piece is deterministic text (stable order, stable
 JSON), so that equal inputs give equal requests and the response cache answers a rebuild.
 
-    parts = TableParts.build(schema, config, table, echo, context, written)   # once per table
+    parts = TableParts.build(config, table, keys, written)                     # once per table
     upstream = Upstream.fetch(con, schema, config, table, batch)               # one query per FK per batch
     upstream.render(row_indices, salt="b3:r0:c2")                              # the parents of one chunk
 """
@@ -17,17 +17,12 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from pipeline.constraints import table_constraints
 from pipeline.domain.config import DomainConfig
 from pipeline.llm.columns import describe_columns
 from pipeline.llm.rows import jsonable
 from pipeline.schema.model import ForeignKey, Schema, Table
-from pipeline.store.sql import (
-    allowed_values_sql,
-    column_list,
-    quote_ident,
-    table_ref,
-    uncovered_allowed_values,
-)
+from pipeline.store.sql import column_list, in_list_sql, quote_ident, table_ref
 
 MAX_FKS = 3
 """Parent tables shown per chunk (the most important first)."""
@@ -45,8 +40,13 @@ def dumps(value: Any) -> str:
 
 
 def rows_block(rows: list[dict[str, Any]]) -> str:
-    """A JSON array with one row per line: readable, and the last array of the prompt."""
+    """A JSON array with one row per line (upstream rows)."""
     return "[\n" + ",\n".join(dumps(r) for r in rows) + "\n]"
+
+
+def labelled_block(rows: dict[str, dict[str, Any]]) -> str:
+    """A JSON object of rows by label, one per line: the rows to complete, as the reply names them."""
+    return "{\n" + ",\n".join(f"{dumps(label)}:{dumps(row)}" for label, row in rows.items()) + "\n}"
 
 
 def table_ddl(table: Table) -> str:
@@ -59,8 +59,9 @@ def table_ddl(table: Table) -> str:
     codes += [f"UNIQUE ({', '.join(u)})" for u in table.unique if u]
     codes += [f"FOREIGN KEY ({', '.join(fk.columns)}) REFERENCES {fk.ref_table} ({', '.join(fk.ref_columns)})"
               for fk in table.foreign_keys]
-    codes += [f"CHECK ({c.sql})" for c in table.checks]
-    codes += [f"CHECK ({allowed_values_sql(c)})" for c in uncovered_allowed_values(table)]
+    tc = table_constraints(table)
+    codes += [f"CHECK ({c.sql})" for c in tc.checks]
+    codes += [f"CHECK ({in_list_sql(c.name, c.enforced_allowed)})" for c in tc.columns if c.enforced_allowed]
     entries += [(code, None) for code in codes]
     lines = []
     for i, (code, comment) in enumerate(entries):
@@ -73,19 +74,19 @@ def table_ddl(table: Table) -> str:
 def column_notes(table: Table, written: list[str]) -> str:
     """One line per column to write: type, NOT NULL, length, allowed values, uniqueness, description."""
     notes = []
+    tc = table_constraints(table)
     for name in written:
-        c = table.column(name)
+        c, described = tc.column(name), table.column(name).description
         parts = [c.type, "NOT NULL" if not c.nullable else "may be null"]
-        if c.length:
-            parts.append(f"at most {c.length} characters")
-        if c.allowed_values:
-            parts.append("one of " + dumps([jsonable(v) for v in c.allowed_values if v is not None]))
-        for key in table.unique:
-            others = [k for k in key if k.lower() != name.lower()]
-            if len(others) < len(key):
-                parts.append(f"unique together with {', '.join(others)}" if others else "unique")
+        if c.max_length:
+            parts.append(f"at most {c.max_length} characters")
+        if c.allowed:
+            parts.append("one of " + dumps([jsonable(v) for v in c.allowed]))
+        for key in c.unique:
+            others = [k for k in key.columns if k.lower() != name.lower()]
+            parts.append(f"unique together with {', '.join(others)}" if others else "unique")
         text = f"- {c.name}: {'; '.join(parts)}"
-        notes.append(text + (f". {c.description}" if c.description else ""))
+        notes.append(text + (f". {described}" if described else ""))
     return "\n".join(notes)
 
 
@@ -101,7 +102,9 @@ class TableParts:
     keys: str
 
     @classmethod
-    def build(cls, config: DomainConfig, table: Table, echo: list[str], written: list[str]) -> TableParts:
+    def build(cls, config: DomainConfig, table: Table, keys: list[str], written: list[str]) -> TableParts:
+        """The fixed parts for `table`: `keys` name the rows (`columns.label_columns`), `written` are
+        the columns the model writes."""
         cfg = config.table_config(table.name)
         described = (cfg.description if cfg and cfg.description else None) or table.description
         return cls(
@@ -110,7 +113,7 @@ class TableParts:
             table_description=(described or "(no description)").strip(),
             ddl=table_ddl(table),
             columns=column_notes(table, written),
-            keys=", ".join(echo) or "none",
+            keys=", ".join(keys) or "the row's position",
         )
 
     def values(self) -> dict[str, str]:

@@ -6,8 +6,10 @@
 
 Per batch (`rounds.BatchRun`): the rows whose meaning columns (`columns.meaning_columns`) are not all
 NULL are cut into chunks of `rows_per_call`, each sent with its upstream rows (`context.Upstream`) through
-`LLMClient.complete_many` (concurrent, bounded by the client's semaphore). Each reply is matched and
-validated row by row (`rows.RowShape.read_reply`), then the batch with the accepted values goes through
+`LLMClient.complete_many` (concurrent, bounded by the client's semaphore). Each reply names its rows by
+the labels the request gave them, as required properties of the reply's JSON schema (so a server that
+decodes under the schema cannot invent or drop a key); each row is validated
+(`rows.RowShape.read_reply`), then the batch with the accepted values goes through
 `validation.batch.validate_batch`, the same validation as offline batches. Rows that failed anywhere go
 back with their exact errors (`prompts/repair_rows.md`) for up to `repair_rounds` rounds; the rest keep
 the offline values (`fallback`), as do the rows of a request whose retries ran out (`transport`). The
@@ -27,7 +29,7 @@ import pyarrow as pa
 from pipeline.domain.config import DomainConfig
 from pipeline.llm.accounting import LLMStats
 from pipeline.llm.client import LLMClient
-from pipeline.llm.columns import context_columns, echo_columns, meaning_columns
+from pipeline.llm.columns import context_columns, label_columns, meaning_columns, shown_keys
 from pipeline.llm.context import TableParts, Upstream
 from pipeline.llm.prompts import prompt_hashes
 from pipeline.llm.reply import LLMRequest
@@ -45,11 +47,12 @@ REPAIR_ROUNDS = 2
 
 @dataclass
 class TablePlan:
-    """What the LLM does for one table: the columns it writes and echoes, and the fixed prompt parts."""
+    """What the LLM does for one table: the columns it writes, the keys and context shown with each row,
+    the reply's shape and the fixed prompt parts."""
 
     table: Table
     written: list[str]
-    echo: list[str]
+    keys: list[str]
     context: list[str]
     shape: RowShape
     parts: TableParts
@@ -115,10 +118,10 @@ class LLMFill:
         key = table.name.lower()
         if key not in self._plans:
             written = meaning_columns(table, self.config, whole_rows=self.settings.whole_rows)
-            echo = echo_columns(table)
+            labels = label_columns(table)
             self._plans[key] = TablePlan(
-                table, written, echo, context_columns(table, self.config, written),
-                RowShape.build(table, echo, written), TableParts.build(self.config, table, echo, written),
+                table, written, shown_keys(table), context_columns(table, self.config, written),
+                RowShape.build(table, labels, written), TableParts.build(self.config, table, labels, written),
             ) if written else None
         return self._plans[key]
 

@@ -17,7 +17,7 @@ import duckdb
 import pyarrow as pa
 
 from pipeline.errors import TransientError
-from pipeline.llm.context import Upstream, rows_block
+from pipeline.llm.context import Upstream, labelled_block
 from pipeline.llm.prompts import prompt_sha256, render_messages
 from pipeline.llm.reply import LLMReply, LLMRequest
 from pipeline.llm.rows import jsonable
@@ -45,11 +45,14 @@ class BatchRun:
         names = {c.lower(): c for c in batch.column_names}
         self.names = names
         self.offline = {c: batch.column(names[c.lower()]).to_pylist() for c in plan.written}
-        shown = batch.select([names[c.lower()] for c in plan.echo + plan.context]).to_pylist()
-        echo = {names[c.lower()] for c in plan.echo}
+        shown = batch.select([names[c.lower()] for c in plan.keys + plan.context]).to_pylist()
+        keys = {names[c.lower()] for c in plan.keys}
         # context values that are NULL are left out: a null in the rows to complete means "write this"
-        self.shown = [{k: jsonable(v) for k, v in row.items() if v is not None or k in echo} for row in shown]
-        self.keys = [{c: row[names[c.lower()]] for c in plan.echo} for row in self.shown]
+        self.shown = [{k: jsonable(v) for k, v in row.items() if v is not None or k in keys} for row in shown]
+        labelled = {names[c.lower()] for c in plan.shape.keys}
+        self.keys = [{c: row[names[c.lower()]] for c in plan.shape.keys} for row in self.shown]
+        self.fields = [{k: v for k, v in row.items() if k not in labelled} for row in self.shown]
+        """What each row to complete shows under its label: the other keys, the context, the nulls."""
         self.accepted: dict[int, tuple[dict[str, Any], int]] = {}
         self.errors: dict[int, list[str]] = {}
         self.transport: set[int] = set()
@@ -95,7 +98,7 @@ class BatchRun:
         replies = self.fill.client.complete_many(requests, return_exceptions=True)
         failed: set[int] = set()
         for chunk, reply in zip(chunks, replies, strict=True):
-            failed |= self._take(chunk, reply, attempt)
+            failed |= self._take(chunk, self.labels(chunk), reply, attempt)
         return failed
 
     def chunks(self, rows: list[int]) -> list[list[int]]:
@@ -106,28 +109,31 @@ class BatchRun:
         """One request per chunk of `rows` (first requests with `attempt` 0, repairs after)."""
         return [self._request(chunk, attempt, i, upstream) for i, chunk in enumerate(self.chunks(rows))]
 
+    def labels(self, rows: list[int]) -> list[str]:
+        """The labels of `rows` in one request (and in its reply)."""
+        return self.plan.shape.labels([self.keys[r] for r in rows])
+
     def _request(self, rows: list[int], attempt: int, chunk: int, upstream: Upstream) -> LLMRequest:
         plan = self.plan
         blank = dict.fromkeys(plan.written)
+        labels = self.labels(rows)
         template = FILL if attempt == 0 else REPAIR
+        to_write = {label: self.fields[r] | blank for label, r in zip(labels, rows, strict=True)}
         values = plan.parts.values() | {
             "upstream": upstream.render(rows, salt=f"{self.batch_no}:{attempt}:{chunk}"),
             "n": len(rows),
-            "rows": rows_block([self.shown[r] | blank for r in rows]),
+            "rows": labelled_block(to_write),
         }
         if attempt:
-            values["errors"] = "\n".join(f"- {self._label(r, i)}: {'; '.join(self.errors.get(r, []))}"
-                                         for i, r in enumerate(rows))
+            values["errors"] = "\n".join(f"- {label}: {'; '.join(self.errors.get(r, []))}"
+                                         for label, r in zip(labels, rows, strict=True))
         messages = render_messages(template, **values)
         extra = {"prompt": prompt_sha256(template)[:16], "table": plan.table.name, "batch": self.batch_no,
                  "attempt": attempt}
-        return LLMRequest(messages, plan.shape.reply_schema(len(rows)), f"{plan.table.name}_rows", extra)
+        return LLMRequest(messages, plan.shape.reply_schema(labels), f"{plan.table.name}_rows", extra)
 
-    def _label(self, row: int, position: int) -> str:
-        keys = self.keys[row]
-        return ", ".join(f"{k}={v}" for k, v in keys.items()) if keys else f"row {position + 1}"
-
-    def _take(self, rows: list[int], reply: LLMReply | BaseException, attempt: int) -> set[int]:
+    def _take(self, rows: list[int], labels: list[str], reply: LLMReply | BaseException, attempt: int
+              ) -> set[int]:
         """Accept the valid rows of one reply; the rest are returned with their errors recorded."""
         if isinstance(reply, TransientError):
             self.counts.failures["transport"] += 1
@@ -141,7 +147,7 @@ class BatchRun:
             for r in rows:
                 self.errors[r] = [f"the answer was not valid JSON ({reply.error}); answer with JSON only"]
             return set(rows)
-        outcomes, kinds = self.plan.shape.read_reply(reply.data, [self.keys[r] for r in rows])
+        outcomes, kinds = self.plan.shape.read_reply(reply.data, labels)
         self.counts.failures.update(kinds)
         failed = set()
         for r, outcome in zip(rows, outcomes, strict=True):

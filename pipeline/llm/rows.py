@@ -1,21 +1,26 @@
-"""The shape of the rows the LLM writes: a JSON schema and a pydantic model derived from the same columns,
-and the check of a reply against the rows that were asked for.
+"""The shape of the rows the LLM writes: a JSON schema and a pydantic model derived from the same
+constraints (`pipeline.constraints`), and the check of a reply against the rows that were asked for.
 
-    shape = RowShape.build(table, echo=["song_id", "album_id"], written=["title"])
-    schema = shape.reply_schema(20)              # strict-mode: every property required, no extras
-    outcomes, kinds = shape.read_reply(reply.data, requested)   # one outcome per requested row
+    shape = RowShape.build(table, keys=["song_id"], written=["title"])
+    labels = shape.labels([{"song_id": 5}, {"song_id": 9}])      # ["song_id=5", "song_id=9"]
+    schema = shape.reply_schema(labels)                          # {"rows": {"song_id=5": {...}, ...}}
+    outcomes, kinds = shape.read_reply(reply.data, labels)       # one outcome per requested row
 
-A reply row is matched to a requested row by its echoed keys (a reordered reply is fine); a key that was
-not asked for is `invented_key`, a key given twice `duplicate_row`, a requested row nobody answered
-`missing_row`. Each matched row is validated by the pydantic model (`extra="forbid"`): `missing_field`,
-`wrong_type`, `not_null`, `length`, `allowed_values`, `range`; an extra field alone is counted
-(`extra_field`) and dropped, the row is kept. Accepted values are ready for `pa.array` of the column type.
+Keys are fixed by construction: a reply is an object whose `rows` has exactly one required property per
+requested row, named by the row's label (its key values), and each row holds only the written columns.
+A server that decodes under the schema can neither invent, drop nor repeat a row, nor touch a key, even
+when it ignores the prompt. Without such decoding (json_object mode), a label that was not asked for is
+`invented_key` and a requested row nobody answered `missing_row`. Each answered row is validated by the
+pydantic model (`extra="forbid"`): `missing_field`, `wrong_type`, `not_null`, `length`,
+`allowed_values`, `range`; an extra field alone is counted (`extra_field`) and dropped, the row is kept.
+Accepted values are ready for `pa.array` of the column type.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Any, Literal
@@ -23,10 +28,9 @@ from typing import Any, Literal
 import pyarrow as pa
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
-from pipeline.fill.checks import CheckFacts, ColumnFacts, derive_checks
-from pipeline.fill.infer import kind_of
-from pipeline.schema.model import Column, Table
-from pipeline.types import batch_arrow_type, int_limits
+from pipeline.constraints import ColumnConstraints, Coverage, table_constraints
+from pipeline.schema.model import Table
+from pipeline.types import batch_arrow_type
 
 _JSON_TYPES = {"str": "string", "int": "integer", "float": "number", "decimal": "number", "bool": "boolean",
                "ts": "string", "date": "string", "time": "string"}
@@ -39,6 +43,32 @@ _KINDS = {"missing": "missing_field", "extra_forbidden": "extra_field", "string_
           "less_than_equal": "range", "greater_than_equal": "range", "less_than": "range",
           "greater_than": "range", "decimal_max_digits": "range",
           "decimal_max_places": "range", "decimal_whole_digits": "range"}
+_NUMBERS = ("int", "float", "decimal")
+
+_WRITTEN: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
+    "type": (("type", "format"), ("the field's type",)),
+    "range": (("minimum", "maximum"), ("ge", "le")),
+    "max_length": (("maxLength",), ("max_length",)),
+    "not_null": (("type without null",), ("a type without None",)),
+    "allowed_values": (("enum",), ("Literal",)),
+    "check": (("minimum", "exclusiveMinimum", "maximum", "exclusiveMaximum", "minLength", "maxLength"),
+              ("ge", "gt", "le", "lt", "min_length", "max_length")),
+}
+"""Per kind of constraint on a written value: the JSON-schema keywords and the pydantic constraints that
+carry it (`ValueRules` renders one description as both)."""
+_NOT_WRITTEN = {
+    "unique": "no JSON schema says two rows differ: the batch validation finds a duplicate and the row "
+    "goes back with the error",
+    "foreign_key": "key and foreign-key columns are never written: a row is addressed by its key, a "
+    "required property of the reply",
+    "default": "identity columns are never written, and a written column is always required",
+}
+SCHEMA_COVERAGE = Coverage("the LLM's reply schema (pipeline.llm.rows)",
+                           {kind: both[0] for kind, both in _WRITTEN.items()}, _NOT_WRITTEN)
+"""Which JSON-schema keyword carries each kind of constraint to the model."""
+MODEL_COVERAGE = Coverage("the LLM's row model (pipeline.llm.rows)",
+                          {kind: both[1] for kind, both in _WRITTEN.items()}, _NOT_WRITTEN)
+"""Which pydantic constraint checks each kind of constraint in a reply row."""
 
 
 def jsonable(value: Any) -> Any:
@@ -54,56 +84,85 @@ def jsonable(value: Any) -> Any:
     return value
 
 
-def _bounds(column: Column, facts: ColumnFacts | None) -> dict[str, Any]:
-    """JSON-schema bounds of a number column from its CHECKs (`x >= 0`, `x BETWEEN 1 AND 60`)."""
-    if facts is None or kind_of(column) not in ("int", "float", "decimal"):
-        return {}
-    out = {}
-    sides = ((facts.lo, facts.lo_strict, "Minimum"), (facts.hi, facts.hi_strict, "Maximum"))
-    for value, strict, name in sides:
-        if isinstance(value, int | float | Decimal) and not isinstance(value, bool):
-            out[f"exclusive{name}" if strict else name.lower()] = jsonable(value)
+@dataclass(frozen=True)
+class ValueRules:
+    """What a written column's values must be, in neutral terms: rendered as JSON-schema keywords for
+    the server and as pydantic constraints for the check of the reply, so that the two cannot differ."""
+
+    kind: str
+    nullable: bool
+    allowed: tuple[Any, ...] = ()
+    min_length: int | None = None
+    max_length: int | None = None
+    bounds: dict[str, Any] = field(default_factory=dict)
+    """`minimum`, `exclusiveMinimum`, `maximum`, `exclusiveMaximum` (JSON-schema names)."""
+
+    @classmethod
+    def of(cls, column: ColumnConstraints) -> ValueRules:
+        """The rules of one column: its type, NULLs, allowed values, lengths and the tightest bounds of
+        its type's range and its CHECKs."""
+        facts = column.facts
+        allowed = column.allowed
+        lengths = [n for n in (column.max_length, facts.max_len if facts else None) if n]
+        text = column.kind == "str" and not allowed
+        return cls(
+            kind=column.kind,
+            nullable=column.nullable,
+            allowed=allowed,
+            min_length=(facts.min_len or None) if text and facts else None,
+            max_length=min(lengths) if text and lengths else None,
+            bounds=_bounds(column) if column.kind in _NUMBERS and not allowed else {},
+        )
+
+    def json_schema(self) -> dict[str, Any]:
+        """The JSON schema of the values (strict-mode compatible; nullable as a type list)."""
+        schema: dict[str, Any] = {"type": _JSON_TYPES.get(self.kind, "string")}
+        if self.min_length:
+            schema["minLength"] = self.min_length
+        if self.max_length:
+            schema["maxLength"] = self.max_length
+        if self.kind in _FORMATS:
+            schema["format"] = _FORMATS[self.kind]
+        schema.update({k: jsonable(v) for k, v in self.bounds.items()})
+        if self.allowed:
+            schema["enum"] = [jsonable(v) for v in self.allowed] + ([None] if self.nullable else [])
+        if self.nullable:
+            schema["type"] = [schema["type"], "null"]
+        return schema
+
+    def annotation(self, alias: str) -> tuple[Any, Any]:
+        """The pydantic type and Field (nullable columns accept None, but must be present)."""
+        py: Any = Literal[self.allowed] if self.allowed else _PY_TYPES.get(self.kind, str)
+        names = {"minimum": "ge", "exclusiveMinimum": "gt", "maximum": "le", "exclusiveMaximum": "lt"}
+        constraints: dict[str, Any] = {names[k]: v for k, v in self.bounds.items()}
+        if self.min_length:
+            constraints["min_length"] = self.min_length
+        if self.max_length:
+            constraints["max_length"] = self.max_length
+        return (py | None if self.nullable else py), Field(alias=alias, **constraints)
+
+
+def _bounds(column: ColumnConstraints) -> dict[str, Any]:
+    """The tightest of the type's range (inclusive) and the CHECK bounds (`x > 0`, `x BETWEEN 1 AND 60`)."""
+    facts = column.facts
+    sides = (
+        ("Minimum", column.low, facts.lo if facts else None, facts.lo_strict if facts else False, max),
+        ("Maximum", column.high, facts.hi if facts else None, facts.hi_strict if facts else False, min),
+    )
+    out: dict[str, Any] = {}
+    for name, typed, checked, strict, tighter in sides:
+        candidates = [(Decimal(str(v)), s, v) for v, s in ((typed, False), (checked, strict)) if _number(v)]
+        if not candidates:
+            continue
+        best = tighter(c[0] for c in candidates)
+        # at equal values the strict bound is the tighter one
+        _, strict, value = max((c for c in candidates if c[0] == best), key=lambda c: c[1])
+        out[f"exclusive{name}" if strict else name.lower()] = value
     return out
 
 
-def _max_length(column: Column, facts: ColumnFacts | None) -> int | None:
-    lengths = [n for n in (column.length, facts.max_len if facts else None) if n]
-    return min(lengths) if lengths and kind_of(column) == "str" else None
-
-
-def column_schema(column: Column, facts: ColumnFacts | None = None) -> dict[str, Any]:
-    """The JSON schema of one column's values: type, maxLength, enum, format, the bounds its CHECKs set
-    (`facts`, from `derive_checks`); nullable as a type list."""
-    kind = kind_of(column)
-    schema: dict[str, Any] = {"type": _JSON_TYPES.get(kind, "string")}
-    allowed = [v for v in column.allowed_values or [] if v is not None]
-    if (length := _max_length(column, facts)) and not allowed:
-        schema["maxLength"] = length
-    if kind in _FORMATS:
-        schema["format"] = _FORMATS[kind]
-    schema.update(_bounds(column, facts))
-    if allowed:
-        schema["enum"] = [jsonable(v) for v in allowed] + ([None] if column.nullable else [])
-    if column.nullable:
-        schema["type"] = [schema["type"], "null"]
-    return schema
-
-
-def _annotation(column: Column, facts: ColumnFacts | None) -> tuple[Any, Any]:
-    """The pydantic type and Field of one column (nullable columns accept None, but must be present)."""
-    kind = kind_of(column)
-    allowed = [v for v in column.allowed_values or [] if v is not None]
-    constraints: dict[str, Any] = {}
-    py: Any = Literal[tuple(allowed)] if allowed else _PY_TYPES.get(kind, str)
-    if (length := _max_length(column, facts)) and not allowed:
-        constraints["max_length"] = length
-    if kind == "int" and (limits := int_limits(column.type)) is not None:
-        constraints.update(ge=limits[0], le=limits[1])
-    names = {"minimum": "ge", "exclusiveMinimum": "gt", "maximum": "le", "exclusiveMaximum": "lt"}
-    constraints.update({names[k]: v for k, v in _bounds(column, facts).items()})
-    if column.nullable:
-        py = py | None
-    return py, Field(alias=column.name, **constraints)
+def _number(value: Any) -> bool:
+    return isinstance(value, int | float | Decimal) and not isinstance(value, bool)
 
 
 @dataclass
@@ -118,101 +177,80 @@ class Outcome:
 
 @dataclass(frozen=True)
 class RowShape:
-    """The echoed keys and written columns of one table's reply rows, as a schema and a model."""
+    """The label columns and written columns of one table's reply rows, as a schema and a model."""
 
     table: Table
-    echo: tuple[str, ...]
+    keys: tuple[str, ...]
+    """The columns whose values label a row (empty: rows are labelled by position)."""
     written: tuple[str, ...]
     model: type[BaseModel]
     types: dict[str, pa.DataType]
-    facts: CheckFacts
+    rules: dict[str, ValueRules]
 
     @classmethod
-    def build(cls, table: Table, echo: list[str] | tuple[str, ...], written: list[str] | tuple[str, ...]
-              ) -> RowShape:
+    def build(cls, table: Table, keys: Sequence[str], written: Sequence[str]) -> RowShape:
         """The shape for `table` (field names are `f0, f1, ...` aliased to the columns, so that any
         column name works, even one that shadows a pydantic attribute)."""
-        columns = [table.column(c) for c in (*echo, *written)]
-        facts = derive_checks(table)
-        fields = {f"f{i}": _annotation(c, facts.get(c.name)) for i, c in enumerate(columns)}
+        tc = table_constraints(table)
+        columns = [table.column(c) for c in written]
+        rules = {c.name: ValueRules.of(tc.column(c.name)) for c in columns}
+        fields = {f"f{i}": rules[c.name].annotation(c.name) for i, c in enumerate(columns)}
         config = ConfigDict(extra="forbid", populate_by_name=False, str_strip_whitespace=False)
         model = create_model(f"{table.name}_row", __config__=config, **fields)
         types = {c.name: batch_arrow_type(c.type) for c in columns}
-        return cls(table, tuple(echo), tuple(written), model, types, facts)
+        return cls(table, tuple(keys), tuple(c.name for c in columns), model, types, rules)
 
-    @property
-    def columns(self) -> tuple[str, ...]:
-        return self.echo + self.written
+    def labels(self, keys: Sequence[dict[str, Any]]) -> list[str]:
+        """A distinct label per requested row: `song_id=5` (`a=1, b=2` for a composite key; `row 3` for a
+        table without one); a repeated key gets ` #2`, ` #3`, ... in order."""
+        out, seen = [], Counter[str]()
+        for i, row in enumerate(keys):
+            base = ", ".join(f"{c}={_text(row.get(c))}" for c in self.keys) if self.keys else f"row {i + 1}"
+            seen[base] += 1
+            out.append(base if seen[base] == 1 else f"{base} #{seen[base]}")
+        return out
 
     def row_schema(self) -> dict[str, Any]:
-        """The JSON schema of one reply row (strict-mode compatible)."""
-        props = {c: column_schema(self.table.column(c), self.facts.get(c)) for c in self.columns}
-        return {"type": "object", "properties": props, "required": list(self.columns),
+        """The JSON schema of one reply row: the written columns, all required, nothing else."""
+        props = {c: self.rules[c].json_schema() for c in self.written}
+        return {"type": "object", "properties": props, "required": list(self.written),
                 "additionalProperties": False}
 
-    def reply_schema(self, n: int) -> dict[str, Any]:
-        """The JSON schema of a reply of exactly `n` rows: `{"rows": [row, ...]}`."""
-        rows = {"type": "array", "items": self.row_schema(), "minItems": n, "maxItems": n}
+    def reply_schema(self, labels: Sequence[str]) -> dict[str, Any]:
+        """The JSON schema of a reply for the rows `labels`: `{"rows": {label: row, ...}}`, every label
+        required and no other (strict-mode compatible; the row schema once, in `$defs`)."""
+        rows = {"type": "object", "properties": {label: {"$ref": "#/$defs/row"} for label in labels},
+                "required": list(labels), "additionalProperties": False}
         return {"type": "object", "properties": {"rows": rows}, "required": ["rows"],
-                "additionalProperties": False}
+                "additionalProperties": False, "$defs": {"row": self.row_schema()}}
 
-    def read_reply(self, data: Any, requested: list[dict[str, Any]]) -> tuple[list[Outcome], Counter[str]]:
-        """Match `data`'s rows to `requested` (each the echo keys in prompt form) and validate them."""
+    def read_reply(self, data: Any, labels: Sequence[str]) -> tuple[list[Outcome], Counter[str]]:
+        """Find each of `labels` in `data` and validate its row; count what went wrong, by kind."""
         kinds: Counter[str] = Counter()
-        outcomes = [Outcome() for _ in requested]
+        outcomes = [Outcome() for _ in labels]
         rows = data.get("rows") if isinstance(data, dict) else None
-        if not isinstance(rows, list):
+        if not isinstance(rows, dict):
             kinds["bad_shape"] += 1
             for out in outcomes:
-                out.errors.append('the answer was not an object with a "rows" array')
+                out.errors.append('the answer was not an object with a "rows" object of rows by label')
             return outcomes, kinds
-        waiting: dict[tuple[Any, ...], list[int]] = {}
-        for i, keys in enumerate(requested):
-            waiting.setdefault(self._key(keys), []).append(i)
-        answered: set[int] = set()
-        for position, row in enumerate(rows):
-            target = self._match(row, waiting, answered, position, requested, outcomes, kinds)
-            if target is not None:
-                answered.add(target)
-                self._validate(row, outcomes[target], kinds)
-        for i, out in enumerate(outcomes):
-            if i not in answered and not out.errors:
-                kinds["missing_row"] += 1
-                out.errors.append("the row was missing from the answer")
-        return outcomes, kinds
+        invented = [label for label in rows if label not in set(labels)]
+        kinds["invented_key"] += len(invented)
+        for label, out in zip(labels, outcomes, strict=True):
+            if label in rows:
+                self._validate(rows[label], out, kinds)
+                continue
+            kinds["missing_row"] += 1
+            wrong = f"; the answer had labels that were not asked for ({_show(invented)})" if invented else ""
+            out.errors.append(f"the row was missing from the answer{wrong}: answer under the label exactly")
+        return outcomes, +kinds
 
-    def _key(self, row: Any) -> tuple[Any, ...]:
+    def _validate(self, row: Any, out: Outcome, kinds: Counter[str]) -> None:
         if not isinstance(row, dict):
-            return ("\0not-an-object",)
-        return tuple(_hashable(row.get(c, "\0missing")) for c in self.echo)
-
-    def _match(self, row: Any, waiting: dict[tuple[Any, ...], list[int]], answered: set[int], position: int,
-               requested: list[dict[str, Any]], outcomes: list[Outcome], kinds: Counter[str]) -> int | None:
-        """The requested row that `row` answers, or None (counting why)."""
-        key = self._key(row)
-        free = [i for i in waiting.get(key, []) if i not in answered]
-        if free:
-            return free[0]
-        if key in waiting:
-            kinds["duplicate_row"] += 1
-        elif position < len(requested) and position not in answered and not outcomes[position].errors:
-            asked = requested[position]
-            got = {c: row.get(c) for c in self.echo if c in row} if isinstance(row, dict) else row
-            if isinstance(got, dict) and len(got) < len(self.echo):
-                kinds["missing_field"] += 1
-            elif isinstance(got, dict) and any(_type_differs(got[c], asked.get(c)) for c in self.echo):
-                kinds["wrong_type"] += 1
-            else:
-                kinds["invented_key"] += 1
-            outcomes[position].errors.append(
-                f"keys {_show(got)} were not the ones asked for ({_show(asked)}): copy the keys exactly"
-            )
-        else:
-            kinds["extra_row"] += 1
-        return None
-
-    def _validate(self, row: dict[str, Any], out: Outcome, kinds: Counter[str]) -> None:
-        known = set(self.columns)
+            kinds["wrong_type"] += 1
+            out.errors.append(f"the row was not an object (got {_show(row)})")
+            return
+        known = set(self.written)
         extras = sorted(k for k in row if k not in known)
         if extras:
             kinds["extra_field"] += 1
@@ -244,15 +282,9 @@ class RowShape:
         out.values = accepted
 
 
-def _type_differs(got: Any, asked: Any) -> bool:
-    number = (int, float)
-    if isinstance(asked, bool) or isinstance(got, bool):
-        return type(got) is not type(asked)
-    return not (isinstance(got, number) and isinstance(asked, number)) and type(got) is not type(asked)
-
-
-def _hashable(value: Any) -> Any:
-    return value if isinstance(value, str | int | float | bool | type(None)) else repr(value)
+def _text(value: Any) -> str:
+    value = jsonable(value)
+    return "null" if value is None else str(value)
 
 
 def _for_arrow(value: Any, typ: pa.DataType) -> Any:

@@ -11,7 +11,13 @@ inside the file belong to `validation` (`validation.install_views`), which sits 
 
 from __future__ import annotations
 
-from pipeline.store.create import create_database, create_tables, reset_sequences, table_ddl
+from pipeline.store.create import (
+    create_database,
+    create_tables,
+    reset_sequences,
+    rewrite_table,
+    table_ddl,
+)
 from pipeline.store.hashes import table_hashes
 from pipeline.store.metadata import (
     FORMAT_VERSION,
@@ -36,6 +42,7 @@ __all__ = [
     "quote_ident",
     "read_model",
     "reset_sequences",
+    "rewrite_table",
     "sequence_name",
     "table_hashes",
     "table_ddl",

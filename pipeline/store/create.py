@@ -4,6 +4,9 @@ Tables get their primary keys, UNIQUE, NOT NULL, CHECK and defaults; foreign key
 DuckDB (see DESIGN.md: they block deletes and updates the write tools need and slow bulk inserts 3x) and
 live in the metadata tables instead, where the audit checks them.
 
+Tables outside the default namespace live in DuckDB schemas of their own (`CREATE SCHEMA "sales"`), and
+so do their sequences and their rebuilt copies.
+
 Identity columns: DuckDB has no AUTO_INCREMENT, so each gets a sequence `<table>_<column>_seq` and
 `DEFAULT nextval(...)`. DuckDB 2.0.1 has no `ALTER SEQUENCE ... RESTART` and refuses to drop a sequence a
 default depends on, so `reset_sequences` drops the default, recreates the sequence and sets it again.
@@ -19,20 +22,42 @@ from pathlib import Path
 
 import duckdb
 
+from pipeline.constraints import Coverage, table_constraints
 from pipeline.errors import StoreError
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import Column, Schema, Table
 from pipeline.store.metadata import write_metadata
 from pipeline.store.sql import (
-    allowed_values_sql,
     column_list,
+    in_list_sql,
+    in_namespace,
+    namespace_ref,
     nextval,
     quote_ident,
     quote_literal,
     sequence_name,
+    sequence_ref,
     table_ref,
-    uncovered_allowed_values,
 )
+
+COVERAGE = Coverage(
+    "the DDL (pipeline.store.create)",
+    enforces={
+        "type": ("the column type",),
+        "range": ("the column type (DuckDB refuses a value the type cannot hold)",),
+        "not_null": ("NOT NULL",),
+        "allowed_values": ("CHECK (col IN (...))",),
+        "unique": ("PRIMARY KEY", "UNIQUE"),
+        "check": ("CHECK",),
+        "default": ("DEFAULT", "DEFAULT nextval(...)"),
+    },
+    leaves={
+        "max_length": "DuckDB accepts VARCHAR(n) but ignores n: the batch checks and the audit enforce it",
+        "foreign_key": "not declared to DuckDB (DESIGN.md, decision 1): the batch checks, the audit and the "
+        "orphan cleanup enforce foreign keys",
+    },
+)
+"""How the DDL enforces each kind of constraint of the description."""
 
 
 def column_ddl(table: Table, column: Column, *, constraints: bool = True) -> str:
@@ -61,38 +86,26 @@ def table_ddl(table: Table, *, constraints: bool = True) -> str:
     """
     lines = [column_ddl(table, c, constraints=constraints) for c in table.columns]
     if constraints:
-        if table.primary_key:
-            lines.append(f"PRIMARY KEY ({column_list(table.primary_key)})")
-        for key in _unique_keys(table):
-            lines.append(f"UNIQUE ({column_list(key)})")
-        for check in table.checks:
+        tc = table_constraints(table)
+        for key in tc.unique_keys:
+            lines.append(f"{'PRIMARY KEY' if key.primary else 'UNIQUE'} ({column_list(key.columns)})")
+        for check in tc.checks:
             name = f"CONSTRAINT {quote_ident(check.name)} " if check.name else ""
             lines.append(f"{name}CHECK ({check.sql})")
-        for column in uncovered_allowed_values(table):
-            lines.append(f"CHECK ({allowed_values_sql(column)})")
+        for column in tc.columns:
+            if column.enforced_allowed:
+                lines.append(f"CHECK ({in_list_sql(column.name, column.enforced_allowed)})")
     body = ",\n    ".join(lines)
-    return f"CREATE TABLE {table_ref(table.name)} (\n    {body}\n)"
-
-
-def _unique_keys(table: Table) -> list[tuple[str, ...]]:
-    """UNIQUE keys other than the primary key, each once (compared case-insensitively)."""
-    seen = {tuple(c.lower() for c in table.primary_key)}
-    keys = []
-    for key in table.unique:
-        norm = tuple(c.lower() for c in key)
-        if key and norm not in seen:
-            seen.add(norm)
-            keys.append(key)
-    return keys
+    return f"CREATE TABLE {table_ref(table)} (\n    {body}\n)"
 
 
 def _comments(table: Table) -> list[str]:
     out = []
     if table.description:
-        out.append(f"COMMENT ON TABLE {table_ref(table.name)} IS {quote_literal(table.description)}")
+        out.append(f"COMMENT ON TABLE {table_ref(table)} IS {quote_literal(table.description)}")
     for c in table.columns:
         if c.description:
-            target = f"{table_ref(table.name)}.{quote_ident(c.name)}"
+            target = f"{table_ref(table)}.{quote_ident(c.name)}"
             out.append(f"COMMENT ON COLUMN {target} IS {quote_literal(c.description)}")
     return out
 
@@ -114,9 +127,17 @@ def create_tables(
 
     The caller owns the transaction. A table that cannot be created raises `StoreError` naming it.
     """
+    for namespace in schema.namespaces:
+        try:
+            con.sql(f"CREATE SCHEMA IF NOT EXISTS {namespace_ref(namespace)}")
+        except duckdb.Error as exc:
+            raise StoreError(
+                f"namespace {namespace}: DuckDB refused to create it as a schema ({exc}). Rename the schema "
+                "in the DDL file."
+            ) from exc
     for table in ordered_tables(schema, plan):
         statements = [
-            f"CREATE SEQUENCE {quote_ident(sequence_name(table.name, c.name))} START 1"
+            f"CREATE SEQUENCE {sequence_ref(table.name, c.name)} START 1"
             for c in table.columns
             if c.identity
         ]
@@ -132,6 +153,42 @@ def create_tables(
     write_metadata(con, schema, plan)
 
 
+REWRITE = "__sf_rewrite"
+"""The name a table is rebuilt under by `rewrite_table`, before it takes the table's place."""
+
+
+def rewrite_table(con: duckdb.DuckDBPyConnection, table: Table, select: str) -> None:
+    """Replace every row of `table` with the rows of `select` (its stored columns, i.e. all but the generated
+    ones, in table order), by building
+    the table anew under a temporary name, with its constraints, defaults and comments, and moving it into
+    place. The caller owns the transaction; the rows keep the order `select` gives them.
+
+    Why not UPDATE: DuckDB 2.0.1 runs an UPDATE of a column that a CHECK reads together with an indexed
+    column (`CHECK (parent_id <> id)` beside the primary key) as a delete and re-insert of every row, in
+    time that grows with the square of the rows (60x a rewrite at 60,000 rows: bench/second_pass.py),
+    where building the table again costs what its first insert did.
+    """
+    ddl = table_ddl(table)
+    head = f"CREATE TABLE {table_ref(table)} ("
+    if not ddl.startswith(head):  # table_ddl's own first line: a mismatch is a bug here, not bad input
+        raise StoreError(f"table {table.name}: cannot rewrite it: unexpected DDL {ddl[:80]!r}")
+    stored = column_list(c.name for c in table.columns if c.generated is None)
+    copy = in_namespace(table, REWRITE)  # a rename cannot move a table to another schema
+    statements = [
+        f"DROP TABLE IF EXISTS {copy}",
+        f"CREATE TABLE {copy} (" + ddl[len(head):],
+        f"INSERT INTO {copy} ({stored}) {select}",
+        f"DROP TABLE {table_ref(table)}",
+        f"ALTER TABLE {copy} RENAME TO {quote_ident(table.local_name)}",
+        *_comments(table),
+    ]
+    for sql in statements:
+        try:
+            con.execute(sql).fetchall()
+        except duckdb.Error as exc:
+            raise StoreError(f"table {table.name}: rewriting it failed ({exc}) at:\n{sql}") from exc
+
+
 def reset_sequences(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, int]:
     """Restart every identity column's sequence just after the column's current maximum (1 if empty).
 
@@ -141,8 +198,8 @@ def reset_sequences(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str,
     restarted: dict[str, int] = {}
     for table in schema.tables:
         for column in (c for c in table.columns if c.identity):
-            ref, col = table_ref(table.name), quote_ident(column.name)
-            seq = quote_ident(sequence_name(table.name, column.name))
+            ref, col = table_ref(table), quote_ident(column.name)
+            seq = sequence_ref(table.name, column.name)
             [(top,)] = con.sql(f"SELECT max({col}) FROM {ref}").fetchall()
             start = int(top) + 1 if top is not None else 1
             for sql in (

@@ -1,8 +1,9 @@
 """SQL text helpers shared by the store and the audit: quoting, literals, names.
 
 Every identifier is double-quoted, so names keep the DDL's spelling and may be keywords (`order`, `user`).
-Data tables live in DuckDB's `main` schema and are always referenced as `main."name"`: an unqualified name
-inside a view of the `stateforge` schema would not resolve once the file is ATTACHed under another name.
+Data tables live in DuckDB's `main` schema, or in the schema their DDL names (`sales.orders`), and every
+reference goes through `table_ref`: `main."orders"`, `"sales"."orders"`. An unqualified name inside a view
+of the `stateforge` schema would not resolve once the file is ATTACHed under another name.
 """
 
 from __future__ import annotations
@@ -10,18 +11,18 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import sqlglot
-from sqlglot import exp
+from pipeline.schema.model import DEFAULT_NAMESPACE, split_name
 
-from pipeline.schema.model import Column, Table
+if TYPE_CHECKING:
+    from pipeline.schema.model import Table
 
 METADATA_SCHEMA = "stateforge"
 """The DuckDB schema that holds the model's metadata tables and the audit views."""
 
-DATA_SCHEMA = "main"
-"""The DuckDB schema that holds the domain's tables."""
+DATA_SCHEMA = DEFAULT_NAMESPACE
+"""The DuckDB schema that holds the domain's tables of the default namespace (others have their own)."""
 
 
 def quote_ident(name: str) -> str:
@@ -44,9 +45,23 @@ def quote_literal(value: Any) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def table_ref(table: str) -> str:
-    """The fully qualified reference of a data table: `main."orders"`."""
-    return f"{DATA_SCHEMA}.{quote_ident(table)}"
+def namespace_ref(namespace: str) -> str:
+    """A DuckDB schema as SQL: `main`, or the quoted namespace (`"sales"`)."""
+    return DATA_SCHEMA if namespace == DATA_SCHEMA else quote_ident(namespace)
+
+
+def table_ref(table: Table | str) -> str:
+    """The fully qualified reference of a data table, namespace and name quoted apart: `main."orders"`,
+    `"sales"."orders"`. `table` is a `Table` or a table's identity (`Table.name`: `sales.orders`)."""
+    name = table if isinstance(table, str) else table.name
+    namespace, local = split_name(name)
+    return f"{namespace_ref(namespace)}.{quote_ident(local)}"
+
+
+def in_namespace(table: Table | str, local: str) -> str:
+    """The reference of another relation `local` in the namespace of `table` (a rebuilt copy, a sequence)."""
+    name = table if isinstance(table, str) else table.name
+    return f"{namespace_ref(split_name(name)[0])}.{quote_ident(local)}"
 
 
 def meta_ref(name: str) -> str:
@@ -61,13 +76,21 @@ def column_list(columns: Iterable[str], alias: str | None = None) -> str:
 
 
 def sequence_name(table: str, column: str) -> str:
-    """The sequence that feeds an identity column: `<table>_<column>_seq`, in the DDL's spelling."""
+    """The sequence that feeds an identity column: `<table>_<column>_seq`, in the DDL's spelling, in the
+    table's namespace (`sales.orders_id_seq` for `sales.orders`)."""
     return f"{table}_{column}_seq"
+
+
+def sequence_ref(table: str, column: str) -> str:
+    """The sequence of an identity column as SQL: `"orders_id_seq"` in main, `"sales"."orders_id_seq"`."""
+    namespace, local = split_name(table)
+    seq = quote_ident(f"{local}_{column}_seq")
+    return seq if namespace == DATA_SCHEMA else f"{quote_ident(namespace)}.{seq}"
 
 
 def nextval(table: str, column: str) -> str:
     """`nextval('"orders_id_seq"')`: the default expression of an identity column."""
-    return f"nextval({quote_literal(quote_ident(sequence_name(table, column)))})"
+    return f"nextval({quote_literal(sequence_ref(table, column))})"
 
 
 def describe_key(table: str, columns: Sequence[str]) -> str:
@@ -75,48 +98,26 @@ def describe_key(table: str, columns: Sequence[str]) -> str:
     return f"{table}({', '.join(columns)})"
 
 
-# --- allowed values --------------------------------------------------------------------------------
+# --- constraints as SQL -----------------------------------------------------------------------------
 
 
-def allowed_values(column: Column) -> list[Any]:
-    """The column's allowed values without NULL (NULL is governed by NOT NULL, not by the list)."""
-    return [v for v in column.allowed_values or [] if v is not None]
+def in_list_sql(column: str, values: Sequence[Any]) -> str:
+    """`"status" IN ('new', 'paid')`: the CHECK expression that enforces a column's allowed values."""
+    return f"{quote_ident(column)} IN ({', '.join(quote_literal(v) for v in values)})"
 
 
-def allowed_values_sql(column: Column) -> str:
-    """`"status" IN ('new', 'paid')`: the CHECK expression that enforces the column's allowed values."""
-    values = ", ".join(quote_literal(v) for v in allowed_values(column))
-    return f"{quote_ident(column.name)} IN ({values})"
+def orphans_sql(
+    child: str, columns: Sequence[str], parent: str, ref_columns: Sequence[str], select: str
+) -> str:
+    """The rows of `child` (aliased `c`) whose foreign key `columns` is set and matches no row of `parent`
+    (aliased `p`) on `ref_columns`: `SELECT {select} FROM child AS c ANTI JOIN parent AS p ON ...`.
 
-
-def uncovered_allowed_values(table: Table) -> list[Column]:
-    """Columns whose allowed values no CHECK of the table already enforces.
-
-    Decision: the model's allowed values become a `CHECK (col IN (...))` (in the DDL, and as an
-    `allowed_values` audit check) only when the table has no equivalent CHECK, i.e. one that parses as
-    `col IN (<literals>)` over the same set of values. The parser derives allowed values from such
-    CHECKs, and enforcing or auditing the same rule twice would report every bad row twice.
+    `child` and `parent` are table references (`table_ref`) or registered relations. DuckDB's ANTI JOIN,
+    not NOT EXISTS: 2.0.1 plans NOT EXISTS as a mark join, about 2x slower to find the orphans of 1M rows
+    (bench/audit.py, bench/second_pass.py). A NULL in any column exempts the row (MATCH SIMPLE).
     """
-    return [
-        c
-        for c in table.columns
-        if allowed_values(c) and not any(_is_in_list(chk.sql, c) for chk in table.checks)
-    ]
-
-
-def _is_in_list(sql: str, column: Column) -> bool:
-    try:
-        tree = sqlglot.parse_one(sql, dialect="duckdb")
-    except sqlglot.errors.SqlglotError:
-        return False
-    while isinstance(tree, exp.Paren):
-        tree = tree.this
-    if not isinstance(tree, exp.In) or not isinstance(tree.this, exp.Column):
-        return False
-    if tree.this.name.lower() != column.name.lower() or tree.args.get("query"):
-        return False
-    try:
-        listed = {str(e.to_py()) for e in tree.expressions}
-    except ValueError:  # not a literal
-        return False
-    return listed == {str(v) for v in allowed_values(column)}
+    match = " AND ".join(
+        f"p.{quote_ident(r)} = c.{quote_ident(col)}" for col, r in zip(columns, ref_columns, strict=True)
+    )
+    present = " AND ".join(f"c.{quote_ident(col)} IS NOT NULL" for col in columns)
+    return f"SELECT {select} FROM {child} AS c ANTI JOIN {parent} AS p ON {match} WHERE {present}"

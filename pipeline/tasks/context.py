@@ -239,11 +239,14 @@ class RecipeContext:
         return text
 
     def speaker(self, name: str, handle: str | None = None, variants: Sequence[str] = SPEAKER_PHRASES) -> str:
-        """Open the instruction as the user speaking: "I'm Maria Lopez (@mlopez)." (`handle` gets an @)."""
+        """Open the instruction as the user speaking: "I'm Maria Lopez (@mlopez)." A username gets an @ in
+        the text (an e-mail address is written as is); `name` and `handle` stay values of the sentence, so
+        an infeasible variant can swap them."""
         if handle is None:
             return self.say([v.replace(" ({handle})", "") for v in variants], name=name)
-        shown = handle if handle.startswith("@") or "@" in handle else f"@{handle}"
-        return self.say(list(variants), name=name, handle=shown)
+        if "@" not in handle:
+            variants = [v.replace("({handle})", "(@{handle})") for v in variants]
+        return self.say(list(variants), name=name, handle=handle)
 
     @property
     def instruction(self) -> str:

@@ -344,7 +344,9 @@ class Gate:
             feasible=draft.feasible,
             reference_calls=[ReferenceCall(tool=c.tool, arguments=c.arguments) for c in made],
             reference_plan=reference_plan(
-                made, [*results, *([None] * (len(made) - len(results)))], draft.derived
+                made,
+                [*results, *([None] * (len(made) - len(results)))],
+                draft.derived if draft.feasible else (),
             ),
             expected_diff=diff,
             policy=policy.to_dict(),
@@ -353,3 +355,38 @@ class Gate:
             references=list(draft.references),
         )
         return task.model_copy(update={"id": content_id(task.model_dump(mode="json"))})
+
+
+def draft_of(task: Task) -> Draft:
+    """A stored task as a draft again (to check it anew: against a rebuilt database, after a tool change).
+
+    The goals are the task's goal verifiers with their expected rows; an infeasible task's decline and its
+    "nothing changed" goal are left out (the gate adds them back). The plan is derived again from the
+    calls: the words a recipe gave its steps are not stored in a task, so only the plan (and the id) may
+    differ from the original."""
+    from pipeline.tasks.draft import Goal
+
+    infeasible = task.provenance.infeasible
+    return Draft(
+        instruction=task.instruction,
+        capabilities=tuple(task.capabilities),
+        difficulty=task.difficulty,
+        calls=[Call(c.tool, dict(c.arguments)) for c in task.reference_calls if c.tool != CANNOT_COMPLETE],
+        feasible=task.feasible,
+        goals=[Goal(v.name, v.sql, [], v.expected) for v in task.verifiers if v.kind == "goal"]
+        if task.feasible
+        else [],
+        references=list(task.references),
+        policy=dict(task.policy["columns"]),
+        derived=list(task.provenance.derived),
+        infeasible=Infeasibility(kind=infeasible.kind, because=infeasible.because) if infeasible else None,
+        provenance={
+            "generator": task.provenance.generator,
+            "recipe": task.provenance.recipe,
+            "model": task.provenance.model,
+            "seed": task.provenance.seed,
+            "attempt": task.provenance.attempt,
+            "prompt_hashes": task.provenance.prompt_hashes,
+            "details": task.provenance.details,
+        },
+    )

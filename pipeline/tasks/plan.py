@@ -2,7 +2,7 @@
 
     Find songs where title contains 'love' (page 1, 100 a page): 37 found
     Update song for each of 37 rows: explicit yes (37 rows of songs updated)
-    Work out the new price: 39.99 (the average of the album's tracks)
+    Work out the average price of the album's tracks: 39.99
     Decline with cannot_complete: there is no playlist called 'Road Trip Mix'
 
 A recipe may give a call's words itself (`ctx.call(..., step="Remove 12 songs from it")`); runs of three
@@ -147,6 +147,13 @@ def describe_run(calls: list[Call], results: list[ToolResult | None]) -> str:
     )
 
 
+def derived_step(item: Derivation) -> str:
+    """`Work out the number of songs: 4`; a yes/no or empty value is in the words already."""
+    if item.value is None or isinstance(item.value, bool):
+        return f"Work out {item.how}"
+    return f"Work out {item.how}: {text(item.value)}"
+
+
 def reference_plan(
     calls: list[Call],
     results: list[ToolResult | None],
@@ -169,5 +176,5 @@ def reference_plan(
         steps.append(describe_run(calls[i:j], part) if j - i > 1 else describe(calls[i], part[0]))
         i = j
     where = len(steps) if first_change is None else first_change
-    steps[where:where] = [f"Work out {item.how}: {text(item.value)}" for item in derived]
+    steps[where:where] = [derived_step(item) for item in derived]
     return steps

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import random
 import signal
 import subprocess
@@ -380,17 +381,65 @@ def _swallow(call: Any, *args: Any) -> None:
         pass
 
 
-def test_serve_runs_in_the_foreground_until_ctrl_c() -> None:
-    code = "from pipeline.fakellm.server import serve; serve(port=0, faults=['malformed=every:2'])"
-    process = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+SERVE = "from pipeline.fakellm.server import serve; serve(port=0, faults=['malformed=every:2'])"
+# What a non-interactive shell does to a command it starts with `&`: SIGINT ignored, kept across exec.
+IGNORING_SIGINT = (
+    "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "
+    "os.execv(sys.executable, [sys.executable, '-c', sys.argv[1]])"
+)
+
+
+def _serve_in_child(ignore_sigint: bool = False) -> tuple[subprocess.Popen[str], str]:
+    """`stateforge fake-llm` in a child process: (the process, its base URL read from the banner)."""
+    args = [sys.executable, "-c", IGNORING_SIGINT, SERVE] if ignore_sigint else [sys.executable, "-c", SERVE]
+    env = {**os.environ, "PYTHONFAULTHANDLER": "1"}  # SIGABRT dumps every thread: see _stopped
+    process = subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    banner = process.stdout.readline()
+    assert "malformed=every:2" in banner, banner + process.stderr.read()
+    return process, banner.split(" on ", 1)[1].split(" ", 1)[0]
+
+
+def _stopped(process: subprocess.Popen[str], sig: int) -> int:
+    """Send `sig` and wait for the exit code; a child still running after 30 s fails the test with the
+    stack of each of its threads (faulthandler, on SIGABRT), which says what it waits for."""
+    process.send_signal(sig)
     try:
-        banner = process.stdout.readline()
-        base_url = banner.split(" on ", 1)[1].split(" ", 1)[0]
-        assert "malformed=every:2" in banner
+        return process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        process.send_signal(signal.SIGABRT)
+        _, stderr = process.communicate(timeout=30)
+        pytest.fail(f"the server did not stop on signal {sig}; its threads:\n{stderr[-6000:]}")
+
+
+@pytest.mark.parametrize(
+    ("sig", "ignore_sigint"),
+    [(signal.SIGINT, False), (signal.SIGINT, True), (signal.SIGTERM, False)],
+    ids=["ctrl-c", "ctrl-c-in-a-background-job", "sigterm"],
+)
+def test_serve_runs_in_the_foreground_until_a_stop_signal(sig: int, ignore_sigint: bool) -> None:
+    process, base_url = _serve_in_child(ignore_sigint)
+    try:
         with openai.OpenAI(base_url=base_url, api_key="test", max_retries=0) as client:
             assert [m.id for m in client.models.list()] == [MODEL]
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
+        assert _stopped(process, sig) == 0
+        with pytest.raises(openai.APIConnectionError), openai.OpenAI(
+            base_url=base_url, api_key="test", max_retries=0
+        ) as client:
+            client.models.list()  # the port is closed
     finally:
         process.kill()
-        process.wait()
+        process.communicate()
+
+
+class LateServer(FakeLLMServer):
+    """A real server whose thread is slow to enter its loop, as a thread on a loaded machine can be."""
+
+    def serve_forever(self) -> None:
+        time.sleep(0.3)
+        super().serve_forever()
+
+
+def test_close_right_after_start_stops_the_serving_thread() -> None:
+    server = LateServer().start()
+    server.close()  # before the thread serves: it must not start serving afterwards
+    assert not [t for t in threading.enumerate() if t.name == "fake-llm-server" and t.is_alive()]

@@ -7,6 +7,7 @@ import pyarrow as pa
 import pytest
 
 from pipeline.fill.sampling import (
+    cdf_index,
     cycle_cuts,
     draw,
     duplicated,
@@ -122,3 +123,13 @@ def test_per_parent_counts_follow_popularity_when_given_a_cdf():
     skewed = popularity_cdf(50, np.random.default_rng(1))
     full = per_parent_counts(50, None, 0, 4, 10_000, np.random.default_rng(0), skewed)
     assert full.tolist() == [4] * 50  # the target is clipped; the rest goes where there is room
+
+
+@pytest.mark.parametrize(("parents", "draws", "skew"), [(5_000, 20_000, 1.1), (3_000, 3_000, 0.0),
+                                                          (2_000, 50_000, 3.0), (50, 1_000, 1.1)])
+def test_the_guided_search_finds_what_searchsorted_finds(parents: int, draws: int, skew: float) -> None:
+    cdf = popularity_cdf(parents, np.random.default_rng(1), skew)
+    u = np.random.default_rng(2).random(draws)
+    u[:parents] = np.minimum(cdf, np.nextafter(1.0, 0))[:draws]  # exactly on a boundary: side="right"
+    u[-1] = 0.0
+    assert np.array_equal(cdf_index(cdf, u), np.searchsorted(cdf, u, side="right"))

@@ -11,10 +11,11 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
+from pipeline.constraints.checks import After, derive_checks, unhandled_checks
 from pipeline.domain.config import DomainConfig
-from pipeline.fill.checks import After, derive_checks, unhandled_checks
 from pipeline.fill.generator import TableGenerator, strategy_for
 from pipeline.fill.strategies import STRATEGIES
+from pipeline.fill.strategies_vocab import NAME_VOCABULARIES
 from pipeline.schema.model import Check, Column, ForeignKey, Table
 from pipeline.types import arrow_type
 
@@ -52,6 +53,20 @@ def between(lo: Any, hi: Any):
 
 
 IS_STR = lambda v: isinstance(v, str) and v != ""  # noqa: E731
+SMALL_WORDS = {"of", "the", "in", "on", "to", "a", "and", "for", "from", "at", "x", "&", "/", "with"}
+
+
+def TITLED(value: str) -> bool:  # noqa: N802 - used like the constants beside it
+    """Title case: every word capitalised (or a number, a bracket, a small word), single spaces."""
+    words = value.split(" ")
+    return value == value.strip() and all(
+        w and (w[0].isupper() or w[0] in "(0123456789" or w in SMALL_WORDS) for w in words
+    ) and words[0][0] not in "&/"
+
+
+def SENTENCES(value: str) -> bool:  # noqa: N802
+    """One or more sentences: a capital (or a digit) first, single spaces, ending in . ! or ?"""
+    return re.fullmatch(r"[A-Z0-9\"'][^\n]*[.!?]", value) is not None and "  " not in value
 WINDOW = (datetime(2023, 1, 1), datetime(2026, 6, 30, 23, 59, 59, 999999))
 
 # (strategy, column type, extra hint keys, check of every value)
@@ -93,9 +108,14 @@ GOLDEN: list[tuple[str, str, dict[str, Any], Any]] = [
     ("mime_type", "VARCHAR(60)", {"pool": 50}, matching(r"[a-z]+/.+")),
     ("word", "VARCHAR(20)", {}, matching(r"[a-z']+")),
     ("words", "VARCHAR(60)", {}, matching(r"[A-Z][a-z']*( [A-Z][a-z']*){0,2}")),
-    ("title", "VARCHAR(80)", {}, matching(r"[A-Z][a-z']*( [A-Z][a-z']*){1,4}")),
-    ("sentence", "VARCHAR(200)", {"pool": 50}, matching(r"[A-Z].*\.")),
-    ("paragraph", "VARCHAR(1000)", {"pool": 50}, matching(r"[A-Z].*\.")),
+    ("title", "VARCHAR(80)", {}, TITLED),
+    ("sentence", "VARCHAR(200)", {}, SENTENCES),
+    ("paragraph", "VARCHAR(1000)", {}, SENTENCES),
+    *((name, "VARCHAR(30)", {}, TITLED) for name in sorted(NAME_VOCABULARIES - {"words", "title"})),
+    ("artist_name", "VARCHAR(60)", {}, TITLED),
+    ("tag", "VARCHAR(5)", {}, matching(r"[A-Z]{2,5}")),
+    *((name, "VARCHAR(400)", {}, SENTENCES) for name in ("bio", "comment", "description", "note", "message")),
+    ("agenda", "VARCHAR(500)", {}, matching(r"1\. [A-Z][^\n]*(\n\d\. [A-Z][^\n]*)*")),
     ("text", "VARCHAR(300)", {"pool": 50}, matching(r"[A-Z](.|\n)*\.")),
     ("code", "VARCHAR(12)", {"pattern": "SKU-####-??"}, matching(r"SKU-\d{4}-[A-Z]{2}")),
     ("json", "JSON", {}, lambda v: isinstance(json.loads(v), dict)),
@@ -219,8 +239,11 @@ INFERRED: list[tuple[Column, str]] = [
     (Column("ip_address", "VARCHAR(45)"), "ipv4"),
     (Column("title", "VARCHAR(200)"), "title"),
     (Column("job_title", "VARCHAR(80)"), "job_title"),
-    (Column("bio", "TEXT"), "paragraph"),
-    (Column("comment", "VARCHAR(140)"), "sentence"),
+    (Column("bio", "TEXT"), "bio"),
+    (Column("comment", "VARCHAR(140)"), "comment"),
+    (Column("agenda", "TEXT"), "agenda"),
+    (Column("summary", "VARCHAR(300)"), "description"),
+    (Column("message", "VARCHAR(300)"), "message"),
     (Column("notes", "VARCHAR(30)"), "words"),
     (Column("price", "DECIMAL(10,2)"), "price"),
     (Column("total_amount", "DECIMAL(10,2)"), "price"),
@@ -269,7 +292,10 @@ def test_inferred_strategy(column: Column, expected: str) -> None:
 
 
 @pytest.mark.parametrize(
-    ("table", "expected"), [("users", "full_name"), ("vendors", "company"), ("playlists", "words")]
+    ("table", "expected"),
+    [("users", "full_name"), ("vendors", "company"), ("playlists", "playlist_name"),
+     ("artists", "artist_name"), ("clans", "clan_name"), ("guilds", "clan_name"), ("tracks", "song_title"),
+     ("things", "words")],
 )
 def test_bare_name_depends_on_the_table(table: str, expected: str) -> None:
     t = Table(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import random
 import shutil
 import socket
 import subprocess
@@ -90,40 +91,65 @@ def test_the_flow_and_the_cli_function_resume_to_the_same_report_and_tables(pref
     assert not {f"fill-{t}" for t in run.planned.plan.order[:2]} & names  # resumed: not filled again
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _listening_port() -> int:
+    """A free port below the kernel's ephemeral range (32768 and up on Linux).
+
+    A port found free with bind(0) and then released is in the range the kernel hands to every other
+    bind(0) (the fake LLM servers of the other worker): it can be taken again before the Prefect server,
+    which takes seconds to start, binds it. A random port below the range is never handed out that way.
+    """
+    low, _ = (int(x) for x in Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split())
+    rng = random.Random()
+    for _ in range(100):
+        port = rng.randrange(20_000, min(low, 32_768))
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return port
+    raise RuntimeError("no free port between 20000 and the ephemeral range")
+
+
+def _start_server(env: dict[str, str], logs: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
+    """A Prefect server on a free port and the environment pointing at it (3 tries: ports get taken)."""
+    for attempt in range(3):
+        port = _listening_port()
+        env = {**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
+        log = logs / f"server-{attempt}.log"
+        server = subprocess.Popen(
+            [BIN / "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
+            env={**env, "PREFECT_API_URL": ""},
+            stdout=open(log, "w"),
+            stderr=subprocess.STDOUT,
+        )
+        status = subprocess.run(
+            [BIN / "prefect", "server", "status", "--wait", "--timeout", "120"],
+            env=env, capture_output=True, timeout=150,
+        )
+        if status.returncode == 0:
+            return server, env
+        server.terminate()
+        server.wait(timeout=20)
+        if "address already in use" not in log.read_text().lower():
+            raise AssertionError(f"the Prefect server did not start:\n{log.read_text()[-3000:]}")
+    raise AssertionError("three ports were taken while the Prefect server started")
 
 
 @pytest.mark.slow
 def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
-    port = _free_port()
     env = {
         **os.environ,
         "PREFECT_HOME": str(tmp_path / "prefect"),
-        "PREFECT_API_URL": f"http://127.0.0.1:{port}/api",
         "PREFECT_SERVER_ANALYTICS_ENABLED": "false",
         "PREFECT_RUNNER_POLL_FREQUENCY": "2",
         "PREFECT_SERVER_UI_ENABLED": "false",
     }
     logs = tmp_path / "logs"
     logs.mkdir()
-    server = subprocess.Popen(
-        [BIN / "prefect", "server", "start", "--host", "127.0.0.1", "--port", str(port), "--no-ui"],
-        env={**env, "PREFECT_API_URL": ""},
-        stdout=open(logs / "server.log", "w"),
-        stderr=subprocess.STDOUT,
-    )
+    server, env = _start_server(env, logs)
     served = None
     try:
-        subprocess.run(
-            [BIN / "prefect", "server", "status", "--wait", "--timeout", "120"],
-            env=env,
-            check=True,
-            capture_output=True,
-            timeout=150,
-        )
         served = subprocess.Popen(
             [BIN / "stateforge", "serve", "music"],
             env=env,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 import threading
 from pathlib import Path
 
@@ -25,12 +24,6 @@ def openai_settings(base_url: str, **overrides: object) -> LLMSettings:
         "api_key": "k",
     }
     return LLMSettings(**(values | overrides))
-
-
-def closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_registry_and_did_you_mean() -> None:
@@ -138,8 +131,8 @@ def test_preflight_missing_key_and_model() -> None:
         check_backend(openai_settings("http://127.0.0.1:9/v1", model=None))
 
 
-def test_preflight_unreachable_server_names_the_url_and_defaults() -> None:
-    url = f"http://127.0.0.1:{closed_port()}/v1"
+def test_preflight_unreachable_server_names_the_url_and_defaults(refused_url: str) -> None:
+    url = refused_url
     with pytest.raises(TerminalError) as caught:
         check_backend(openai_settings(url))
     message = str(caught.value)

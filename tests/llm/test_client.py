@@ -16,6 +16,7 @@ from pipeline.fakellm.chat import ApiError, Reply
 from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.client import LLMClient, LLMReply, LLMRequest
 from pipeline.llm.settings import LLMSettings, Price
+from tests.llm.servers import StrictKeywordsServer
 
 MODEL = "fake-model"
 SCHEMA: dict[str, Any] = {
@@ -45,11 +46,12 @@ def ask(batch: int = 0) -> list[dict[str, Any]]:
     ]
 
 
-def settings_for(server: FakeLLMServer, tmp_path: Path, **overrides: Any) -> LLMSettings:
+def settings_for(server: FakeLLMServer | str, tmp_path: Path, **overrides: Any) -> LLMSettings:
+    """Settings for the fake `server` (or a base URL)."""
     values: dict[str, Any] = {
         "backend": "openai",
         "model": MODEL,
-        "base_url": server.base_url,
+        "base_url": server if isinstance(server, str) else server.base_url,
         "api_key": "test",
         "cache_dir": tmp_path / "llm-cache",
         "timeout": 5.0,
@@ -177,18 +179,18 @@ def test_persistent_5xx_raises_transient_after_max_retries(tmp_path: Path) -> No
 
 
 def test_timeout_is_retried(tmp_path: Path) -> None:
-    with FakeLLMServer(faults={"timeout": "every:2"}, timeout_delay=3.0) as server:
-        with LLMClient(settings_for(server, tmp_path, timeout=0.3)) as client:
+    # The client's timeout is short next to the held reply (closing the server answers it) but long next to
+    # a normal reply on a loaded machine: an answered request never times out, so the counts are exact.
+    with FakeLLMServer(faults={"timeout": "every:2"}, timeout_delay=60) as server:
+        with LLMClient(settings_for(server, tmp_path, timeout=2.0)) as client:
             complete(client, 1)
             reply = complete(client, 2)
             assert reply.ok and reply.attempts == 2
             assert client.stats.retries["timeout"] == 1
 
 
-def test_connection_refused_is_retried_then_transient(tmp_path: Path) -> None:
-    server = FakeLLMServer()
-    server.close()  # the port is free again: nothing listens
-    with LLMClient(settings_for(server, tmp_path, max_retries=1)) as client:
+def test_connection_refused_is_retried_then_transient(tmp_path: Path, refused_url: str) -> None:
+    with LLMClient(settings_for(refused_url, tmp_path, max_retries=1)) as client:
         with pytest.raises(TransientError, match="APIConnectionError"):
             complete(client)
         assert client.stats.retries["connection"] == 1 and client.stats.calls == 2
@@ -305,23 +307,6 @@ def test_auto_falls_back_to_json_object_once_per_client(tmp_path: Path) -> None:
         with LLMClient(settings_for(server, tmp_path, response_format="json_schema")) as strict:
             with pytest.raises(TerminalError, match="not supported"):
                 complete(strict, 3)
-
-
-class StrictKeywordsServer(FakeLLMServer):
-    """A server whose strict mode, like some hosted APIs, rejects length and range keywords in schemas."""
-
-    refused = 0
-    schemas: list[dict] = []
-
-    def handle(self, method: str, target: str, headers: Mapping[str, str], body: bytes) -> Reply:
-        if target.endswith("/chat/completions"):
-            schema = json.loads(body)["response_format"]["json_schema"]["schema"]
-            if "maxLength" in json.dumps(schema):
-                self.refused += 1
-                message = "Invalid schema for response_format 'rows': 'maxLength' is not permitted."
-                return ApiError(400, message, param="response_format").reply
-            self.schemas.append(schema)
-        return super().handle(method, target, headers, body)
 
 
 def test_schema_keywords_a_server_rejects_are_dropped_once_per_client(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ one table's rows and hands them to the enricher as the offline batch the engine 
 
 from __future__ import annotations
 
+import json
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -29,6 +30,7 @@ from pipeline.llm.rows import RowShape
 from pipeline.llm.settings import LLMSettings
 from pipeline.schema.model import Column, Table
 from pipeline.types import batch_arrow_type
+from tests.llm.servers import StrictKeywordsServer
 from validation.batch import validate_batch
 
 SEED = 7
@@ -89,7 +91,7 @@ def test_meaning_columns_of_the_music_pack(music: Music) -> None:
     assert got["albums"] == ["title", "label"]
     assert got["artists"] == ["name", "bio"]
     assert got["comments"] == ["body"]
-    assert got["playlists"] == ["description"]  # the title has a `values` list: the pack's choice
+    assert got["playlists"] == ["title", "description"]
     assert got["genres"] == ["description"]
     # ids, e-mails and handles, names other columns are made from, timestamps, enums, codes: offline
     assert got["users"] == []
@@ -120,36 +122,44 @@ def test_whole_rows_writes_every_column_but_keys_and_tied_ones(music: Music) -> 
 # --- reply schema and model ---------------------------------------------------------------------
 
 
-def _strict(schema: dict[str, Any]) -> None:
-    """Every object: all properties required, no additional properties (recursively)."""
+def _strict(schema: dict[str, Any], root: dict[str, Any] | None = None) -> None:
+    """Every object: all properties required, no additional properties (recursively, through $ref)."""
+    root = root or schema
+    if "$ref" in schema:
+        schema = root["$defs"][schema["$ref"].removeprefix("#/$defs/")]
     if "object" in (schema.get("type"), *(schema.get("type") or [])) and "properties" in schema:
         assert schema["additionalProperties"] is False
         assert schema["required"] == list(schema["properties"])
         for sub in schema["properties"].values():
-            _strict(sub)
+            _strict(sub, root)
     if "items" in schema:
-        _strict(schema["items"])
+        _strict(schema["items"], root)
 
 
-def test_reply_schema_is_strict_compatible_with_lengths_enums_and_nulls(music: Music) -> None:
+def test_reply_schema_names_every_row_by_its_key_and_carries_the_constraints(music: Music) -> None:
     albums = music.pack.schema.table("albums")
-    shape = RowShape.build(albums, ["album_id", "artist_id"], ["title", "album_type", "label"])
-    schema = shape.reply_schema(3)
+    shape = RowShape.build(albums, ["album_id"], ["title", "album_type", "label"])
+    labels = shape.labels([{"album_id": 4}, {"album_id": 9}, {"album_id": 4}])
+    assert labels == ["album_id=4", "album_id=9", "album_id=4 #2"]
+    schema = shape.reply_schema(labels)
     _strict(schema)
     rows = schema["properties"]["rows"]
-    assert rows["minItems"] == rows["maxItems"] == 3
-    props = rows["items"]["properties"]
-    assert props["album_id"] == {"type": "integer"}
+    assert rows["required"] == labels and rows["additionalProperties"] is False
+    assert all(sub == {"$ref": "#/$defs/row"} for sub in rows["properties"].values())
+    props = schema["$defs"]["row"]["properties"]
+    assert list(props) == ["title", "album_type", "label"], "keys are labels, never fields"
     assert props["title"] == {"type": "string", "maxLength": 200}
     assert props["album_type"]["enum"] == ["album", "single", "ep", "compilation", "live"]
     assert props["label"] == {"type": ["string", "null"], "maxLength": 100}
-    songs = RowShape.build(music.pack.schema.table("songs"), ["song_id"], ["duration_ms", "bpm", "explicit"])
+    songs = RowShape.build(music.pack.schema.table("songs"), ["song_id"], ["duration_ms", "bpm", "explicit",
+                                                                         "play_count"])
     props = songs.row_schema()["properties"]
     assert props["duration_ms"] == {"type": "integer", "minimum": 15000, "maximum": 3600000}
     assert props["bpm"] == {"type": ["integer", "null"], "minimum": 40, "maximum": 250}
     assert props["explicit"] == {"type": "boolean"}
-    short = {"song_id": 1, "duration_ms": 10, "bpm": None, "explicit": True}
-    outcomes, kinds = songs.read_reply({"rows": [short]}, [{"song_id": 1}])
+    assert props["play_count"] == {"type": "integer", "minimum": 0, "maximum": 2**63 - 1}  # BIGINT, >= 0
+    short = {"duration_ms": 10, "bpm": None, "explicit": True, "play_count": 1}
+    outcomes, kinds = songs.read_reply({"rows": {"song_id=1": short}}, ["song_id=1"])
     assert outcomes[0].values is None and kinds == {"range": 1}
 
 
@@ -166,32 +176,49 @@ NOTES = Table(
 )
 
 
-def test_reading_a_reply_matches_keys_and_names_every_failure_kind() -> None:
+def test_integer_bounds_are_in_the_schema_and_the_model_alike() -> None:
+    shape = RowShape.build(NOTES, ["note_id"], ["score"])
+    assert shape.row_schema()["properties"]["score"] == {
+        "type": ["integer", "null"], "minimum": -32768, "maximum": 32767}
+    for score, kinds in ((32767, {}), (32768, {"range": 1}), (-32769, {"range": 1})):
+        assert shape.read_reply({"rows": {"note_id=1": {"score": score}}}, ["note_id=1"])[1] == kinds
+
+
+def test_reading_a_reply_finds_rows_by_label_and_names_every_failure_kind() -> None:
     shape = RowShape.build(NOTES, ["note_id"], ["mood", "title", "body", "score"])
-    assert shape.reply_schema(1)["properties"]["rows"]["items"]["properties"]["mood"] == {
+    assert shape.reply_schema(["note_id=1"])["$defs"]["row"]["properties"]["mood"] == {
         "type": "string", "enum": ["calm", "angry"]}
     ok = {"mood": "calm", "title": "Fine", "body": None, "score": 3}
-    reply = {"rows": [
-        {"note_id": 1, **ok},
-        {"note_id": 2, **ok, "mood": "happy", "title": "x" * 11},  # allowed_values, length
-        {"note_id": 3, **ok, "score": "n/a"},  # wrong_type
-        {"note_id": 4, **ok, "title": None},  # not_null
-        {"note_id": 5, **ok, "extra": "added"},  # extra_field: dropped, the row is kept
-        {"note_id": 99, **ok},  # invented_key (answers nothing; row 6 is charged)
-        {"note_id": 7, "mood": "calm", "title": "T", "score": 1},  # missing_field
-        {"note_id": 8, **ok, "score": 70_000},  # range (SMALLINT)
-        {"note_id": 1, **ok},  # duplicate_row
-    ]}  # note 9: missing_row
-    outcomes, kinds = shape.read_reply(reply, [{"note_id": i} for i in range(1, 10)])
+    labels = shape.labels([{"note_id": i} for i in range(1, 9)])
+    reply = {"rows": {
+        "note_id=1": ok,
+        "note_id=2": {**ok, "mood": "happy", "title": "x" * 11},  # allowed_values, length
+        "note_id=3": {**ok, "score": "n/a"},  # wrong_type
+        "note_id=4": {**ok, "title": None},  # not_null
+        "note_id=5": {**ok, "extra": "added"},  # extra_field: dropped, the row is kept
+        "note_id=99": ok,  # invented_key (answers nothing)
+        "note_id=6": {"mood": "calm", "title": "T", "score": 1},  # missing_field
+        "note_id=7": {**ok, "score": 70_000},  # range (SMALLINT)
+    }}  # note 8: missing_row
+    outcomes, kinds = shape.read_reply(reply, labels)
     assert dict(kinds) == dict.fromkeys(
         ["allowed_values", "length", "wrong_type", "not_null", "extra_field", "invented_key",
-         "missing_field", "range", "duplicate_row", "missing_row"], 1)
+         "missing_field", "range", "missing_row"], 1)
     assert outcomes[0].values == ok and outcomes[4].values == ok
-    assert [i + 1 for i, o in enumerate(outcomes) if o.values is None] == [2, 3, 4, 6, 7, 8, 9]
+    assert [i + 1 for i, o in enumerate(outcomes) if o.values is None] == [2, 3, 4, 6, 7, 8]
     assert any("title" in e and "10 characters" in e for e in outcomes[1].errors)
-    assert "copy the keys exactly" in outcomes[5].errors[0]
-    bad, bad_kinds = shape.read_reply({"answer": "no rows"}, [{"note_id": 1}])
-    assert bad[0].values is None and bad_kinds["bad_shape"] == 1
+    assert "'note_id=99'" in outcomes[7].errors[0] and "label exactly" in outcomes[7].errors[0]
+    bad, bad_kinds = shape.read_reply({"rows": [ok]}, ["note_id=1"])
+    assert bad[0].values is None and bad_kinds == {"bad_shape": 1}
+
+
+def test_rows_are_labelled_by_position_without_a_key() -> None:
+    loose = Table("loose", [Column("body", "VARCHAR")])
+    shape = RowShape.build(loose, [], ["body"])
+    labels = shape.labels([{}, {}])
+    assert labels == ["row 1", "row 2"]
+    outcomes, kinds = shape.read_reply({"rows": {"row 1": {"body": "a"}, "row 2": {"body": None}}}, labels)
+    assert [o.values for o in outcomes] == [{"body": "a"}, {"body": None}] and not kinds
 
 
 # --- the enricher against the fake server -------------------------------------------------------
@@ -209,19 +236,19 @@ def test_the_prompt_carries_ddl_descriptions_upstream_names_and_fixed_keys(
         assert server.stats.requests == 0
     assert len(requests) == -(-batch.num_rows // 20)
     system, user = (m["content"] for m in requests[0].messages)
-    assert "song_id, album_id, artist_id" in system
+    assert "the label is the row's key: song_id" in system
     assert "CREATE TABLE songs (" in user and "CHECK (duration_ms BETWEEN 15000 AND 3600000)" in user
     assert "Tracks in the catalogue." in user and "Length of the track in milliseconds." in user
     assert "A music streaming app" in user
     first = batch.slice(0, 20).to_pylist()
     for row in first:
-        keys = f'"song_id":{row["song_id"]},"album_id":{row["album_id"]},"artist_id":{row["artist_id"]}'
+        keys = f'"song_id={row["song_id"]}":{{"album_id":{row["album_id"]},"artist_id":{row["artist_id"]}'
         assert keys in user
     album_ids = ",".join(str(a) for a in sorted({row["album_id"] for row in first}))
     titles = db.execute(f"SELECT title FROM albums WHERE album_id IN ({album_ids})").fetchall()
     artist = db.execute("SELECT name FROM artists WHERE artist_id = ?", [first[0]["artist_id"]]).fetchone()
     assert all(title in user for (title,) in titles) and artist[0] in user
-    assert requests[0].schema["properties"]["rows"]["maxItems"] == 20
+    assert requests[0].schema["properties"]["rows"]["required"] == [f"song_id={r['song_id']}" for r in first]
     assert requests[0].cache_key["attempt"] == 0
 
 
@@ -234,7 +261,10 @@ def test_one_enrich_call_fills_the_meaning_columns(music: Music, db: duckdb.Duck
         out = fill(db, albums, batch, 0)
         report = fill.report("albums")
         fill.close()
-        assert server.stats.requests == report["chunks"] == 5
+        # 5 chunks of 20 rows, one call each, plus a repair request for any reply the validation sends back
+        # (the fake model may repeat a title of the same artist: UNIQUE (artist_id, title))
+        assert report["chunks"] == 5
+        assert server.stats.requests == report["calls"] == 5 + report["repair_requests"]
     assert validate_batch(db, albums, out) == []
     unchanged_except(batch, out, ["title", "label"])
     changed = [a != b for a, b in zip(batch.column("title").to_pylist(), out.column("title").to_pylist(),
@@ -242,8 +272,10 @@ def test_one_enrich_call_fills_the_meaning_columns(music: Music, db: duckdb.Duck
     assert sum(changed) > 90
     labels = zip(batch.column("label").to_pylist(), out.column("label").to_pylist(), strict=True)
     assert all(new is None for old, new in labels if old is None), "offline NULLs stay NULL"
-    assert report["rows"] == report["rows_llm"] == 100 and report["rows_fallback"] == 0
-    assert report["calls"] == 5 and report["llm"]["rows"] == 100 and report["prompt_tokens_per_row"] > 0
+    assert report["rows"] == report["rows_llm"] + report["rows_repaired"] == 100
+    assert report["rows_fallback"] == 0
+    assert report["rows_repaired"] <= report["repair_requests"] * 20
+    assert report["llm"]["rows"] == 100 and report["prompt_tokens_per_row"] > 0
 
 
 FAULTS = {
@@ -251,7 +283,7 @@ FAULTS = {
     "truncated": "truncated",
     "wrong_types": "wrong_type",
     "invented_fk": "invented_key",
-    "duplicates": "duplicate_row",
+    "duplicates": None,  # a row repeated under another label: valid values, nothing to reject
     "missing_fields": "missing_field",
     "extra_fields": "extra_field",
     "rate_limit": "rate_limit",
@@ -267,8 +299,9 @@ def test_every_fault_class_ends_in_a_valid_batch_and_is_counted(
     albums = music.pack.schema.table("albums")
     batch = take(db, albums)
     # one request at a time: the server's faults follow its request sequence, so the run is repeatable
-    with FakeLLMServer(seed=5, faults={fault: 0.5}, retry_after=0.01, timeout_delay=1.0) as server:
-        settings = settings_for(server, tmp_path, concurrency=1, timeout=0.4 if fault == "timeout" else 5.0)
+    # a held reply (the timeout fault) outlasts the client's timeout; a normal one never does, loaded or not
+    with FakeLLMServer(seed=5, faults={fault: 0.5}, retry_after=0.01, timeout_delay=60) as server:
+        settings = settings_for(server, tmp_path, concurrency=1, timeout=2.0 if fault == "timeout" else 5.0)
         fill = LLMFill(music.pack.schema, music.pack.config, settings, seed=SEED)
         out = fill(db, albums, batch, 0)
         report = fill.report(albums)
@@ -281,12 +314,14 @@ def test_every_fault_class_ends_in_a_valid_batch_and_is_counted(
     kind = FAULTS[fault]
     if fault in ("rate_limit", "server_error", "timeout"):
         assert report["llm"]["retries"][kind] > 0 and report["retries"] > 0
-    else:
+    elif kind is not None:
         assert report["failures"][kind] > 0
-    if fault not in ("extra_fields", "rate_limit", "server_error", "timeout"):
+    if fault not in ("extra_fields", "duplicates", "rate_limit", "server_error", "timeout"):
         assert report["repair_requests"] > 0 and report["rows_repaired"] > 0
     if fault == "extra_fields":  # counted, dropped, the row kept
         assert report["rows_fallback"] == 0 and report["rows_llm"] >= batch.num_rows - 2
+    if fault == "duplicates":  # valid values, unless they repeat a title of the same artist (UNIQUE)
+        assert report["rows_fallback"] == 0 and report["rows_repaired"] == report["failures"].get("unique", 0)
 
 
 def test_whole_rows_mode_writes_every_free_column_and_keeps_the_keys(
@@ -380,3 +415,30 @@ def test_the_report_has_prompt_hashes_settings_without_the_key_and_totals(
     assert set(data["tables"]) == {"genres"}
     assert data["totals"]["calls"] == data["tables"]["genres"]["calls"] == chunks
     assert fill.report("users")["rows"] == 0
+
+
+@pytest.mark.parametrize("strict_keywords", [False, True], ids=["full-schema", "portable-subset"])
+def test_a_server_that_follows_the_schema_but_not_the_prompt_cannot_invent_keys(
+    strict_keywords: bool, music: Music, db: duckdb.DuckDBPyConnection, tmp_path: Path
+) -> None:
+    """Keys are fixed by construction: the rows are required properties of the reply, so a server whose
+    decoding obeys the schema while its model ignores the prompt still answers every row it was asked,
+    with the portable subset too (a server that rejects length keywords)."""
+    albums = music.pack.schema.table("albums")
+    batch = take(db, albums)
+    server_type = StrictKeywordsServer if strict_keywords else FakeLLMServer
+    with server_type(seed=4, follow_prompt=False) as server:
+        fill = LLMFill(music.pack.schema, music.pack.config, settings_for(server, tmp_path), seed=SEED)
+        out = fill(db, albums, batch, 0)
+        report = fill.report(albums)
+        fill.close()
+    assert validate_batch(db, albums, out) == []
+    unchanged_except(batch, out, ["title", "label"])
+    assert not {"invented_key", "missing_row", "bad_shape"} & set(report["failures"])
+    assert report["rows_fallback"] == 0 and report["rows_llm"] + report["rows_repaired"] == batch.num_rows
+    if strict_keywords:
+        # requests in flight when the first refusal came back are refused too, and resent once each
+        assert 1 <= server.refused <= report["chunks"] and report["llm"]["fallbacks"] == 1
+        rows = server.schemas[0]["properties"]["rows"]
+        assert len(rows["required"]) == 20 and rows["required"] == list(rows["properties"])
+        assert "maxLength" not in json.dumps(server.schemas[0])

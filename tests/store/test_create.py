@@ -10,7 +10,14 @@ import pytest
 from pipeline.errors import StoreError, TerminalError
 from pipeline.graph import plan_fill
 from pipeline.schema.model import Check, Column, Schema, Table
-from pipeline.store import connect, create_database, create_tables, quote_ident, table_ddl
+from pipeline.store import (
+    connect,
+    create_database,
+    create_tables,
+    quote_ident,
+    rewrite_table,
+    table_ddl,
+)
 from tests.store.shop import shop
 
 
@@ -146,3 +153,25 @@ def test_a_directory_is_not_a_database_path(tmp_path: Path, model):
     schema, plan = model
     with pytest.raises(StoreError, match="is a directory"):
         create_database(schema, plan, tmp_path, overwrite=True)
+
+
+def test_a_rewritten_table_keeps_its_rows_order_constraints_defaults_and_comments(db_path: Path, model):
+    schema, _ = model
+    customers = schema.table("customers")
+    with connect(db_path) as con:
+        seed_parents(con)
+        insert(con, "INSERT INTO customers (email, name) VALUES ('c@x', 'C')")
+        con.begin()
+        rewrite_table(con, customers, "SELECT id, email, name, tier, 1 FROM main.customers ORDER BY id DESC")
+        con.commit()
+        assert con.sql("SELECT id, name, referred_by FROM customers").fetchall() == [
+            (3, "C", 1), (2, "B", 1), (1, "A", 1)]
+        insert(con, "INSERT INTO customers (email, name) VALUES ('d@x', 'D')")  # the identity sequence
+        assert con.sql("SELECT id, tier FROM customers WHERE email = 'd@x'").fetchall() == [(4, "free")]
+        with pytest.raises(duckdb.ConstraintException):
+            insert(con, "INSERT INTO customers (email, name) VALUES ('a@x', 'again')")
+        comments = con.sql("SELECT comment FROM duckdb_tables() WHERE table_name = 'customers'").fetchall()
+        assert comments == [("People who buy.",)]
+        column = "SELECT comment FROM duckdb_columns() WHERE table_name = 'customers' AND column_name = ?"
+        assert con.execute(column, ["email"]).fetchall() == [("Login, unique.",)]
+        assert not con.sql("SELECT * FROM duckdb_tables() WHERE table_name = '__sf_rewrite'").fetchall()

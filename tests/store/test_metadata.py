@@ -9,9 +9,7 @@ import duckdb
 import pytest
 
 from pipeline.errors import StoreError
-from pipeline.schema.model import Check, Column, Table
 from pipeline.store import METADATA_TABLES, connect, plan_from_dict, read_model
-from pipeline.store.sql import uncovered_allowed_values
 
 
 def test_read_model_gives_back_the_schema_and_plan(db_path: Path, model):
@@ -99,22 +97,3 @@ def test_read_model_refuses_a_newer_format(db_path: Path):
         con.execute("UPDATE stateforge.model SET format_version = 99")
         with pytest.raises(StoreError, match="format is 99"):
             read_model(con)
-
-
-@pytest.mark.parametrize(
-    ("check", "covered"),
-    [
-        ("status IN ('b', 'a')", True),  # same set, another order
-        ("(\"Status\" in ('a', 'b'))", True),
-        ("status IN ('a', 'b', 'c')", False),
-        ("status NOT IN ('a', 'b')", False),
-        ("other IN ('a', 'b')", False),
-        ("status IN (other, 'b')", False),
-        ("status >", False),  # unparsable: enforce the list ourselves
-    ],
-)
-def test_allowed_values_are_covered_only_by_an_equivalent_check(check: str, covered: bool):
-    table = Table(
-        "t", [Column("status", "VARCHAR", allowed_values=["a", "b"])], checks=[Check(check, ("status",))]
-    )
-    assert (uncovered_allowed_values(table) == []) is covered

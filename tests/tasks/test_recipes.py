@@ -137,6 +137,12 @@ def test_the_context_reads_the_base_and_acts_on_its_own_episode(
             sku + "-X" in variant.instruction and variant.calls[0].arguments["items"][0]["sku"] == sku + "-X"
         )
         assert [r.expected for r in variant.references] == [1, 0]  # the swapped reference proves absence
+        other = RecipeContext(ws, shop_kit, order_one, seed=5, attempt=1)
+        try:
+            order_one(other)
+            assert other.drafts()[0] != draft  # another seed, another draft
+        finally:
+            other.close()
         gate = Gate(ws, shop_kit)
         kept = gate.check(draft)
         refused = gate.check(variant)

@@ -240,3 +240,9 @@ def test_report_is_json_and_reads_the_model_from_the_file(tmp_path: Path):
         }
     ]
     assert "1 violations" in report.summary() and "fk_orders_customer" in report.summary()
+
+
+def test_a_check_that_cannot_run_is_named(con):
+    con.execute("ALTER TABLE orders DROP COLUMN sku")
+    with pytest.raises(StoreError, match="audit of table orders, .*the query failed"):
+        audit(con)

@@ -12,7 +12,8 @@ import pytest
 from pipeline.graph import plan_fill
 from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
 from pipeline.store import create_tables
-from validation.batch import batch_schema, schema_failures, store_failures, validate_batch
+from validation.batch import schema_failures, store_failures, validate_batch
+from validation.batch_arrow import duplicate_rows
 
 
 def items_table() -> Table:
@@ -139,5 +140,17 @@ def test_validate_batch_combines_both_halves_and_skips_the_store_on_bad_dtypes(c
     assert set(rules(validate_batch(con, items_table(), wrong))) == {"dtype"}
 
 
-def test_schema_is_cached_per_table_definition():
-    assert batch_schema(items_table()) is batch_schema(items_table())
+@pytest.mark.parametrize(
+    ("columns", "expected"),
+    [
+        ({"a": pa.array([1, 2, 3], pa.int64())}, []),  # in order: no hashing
+        ({"a": pa.array([3, 1, 3, 1, 2], pa.int16())}, [2, 3]),
+        ({"a": pa.array([1, 1, 1], pa.int32()), "b": pa.array([1, 2, 1], pa.int8())}, [2]),
+        ({"a": pa.array([2**62, -(2**62), 2**62], pa.int64()), "b": pa.array([5, 5, 5], pa.int64())}, [2]),
+        ({"a": pa.array(["x", "y", "x", None, None])}, [2]),  # NULLs never clash
+        ({"a": pa.array([1, 1, None], pa.int64()), "b": pa.array(["p", "p", "p"])}, [1]),
+        ({"a": pa.array([1, None, 1], pa.int64()), "b": pa.array([None, 2, 2], pa.int64())}, []),
+    ],
+)
+def test_duplicate_rows_whatever_the_key_types(columns, expected):
+    assert duplicate_rows(pa.table(columns)).tolist() == expected

@@ -91,6 +91,13 @@ def test_coerce_types_casts_clamps_and_nulls_what_cannot_convert():
     assert (count.rule, count.count, count.failures) == ("coerce_types", 6, (0, 1))
 
 
+def test_coerce_types_rounds_and_clamps_numbers_into_an_integer_column():
+    got, count = coerce_types(batch(id=pa.array([1.6, 3e10, -5.0])), [fail("dtype", ("id",), [])], ctx())
+    assert got.column("id").to_pylist() == [2, 2_147_483_647, -5]
+    assert got.schema.field("id").type == pa.int32()
+    assert count.failures == (0,)
+
+
 def test_coerce_types_clamps_range_failures_in_place():
     got, count = coerce_types(
         batch(price=pa.array([Decimal("1.0"), Decimal("12345.6"), None], pa.decimal128(6, 1))),
@@ -131,8 +138,27 @@ def test_redraw_duplicates_takes_fresh_values_for_non_key_parts():
 
 
 def test_redraw_duplicates_redraws_foreign_key_parts():
-    got, _ = redraw_duplicates(batch(), [fail("stored", ("parent",), [0])], ctx())
-    assert got.column("parent").to_pylist() == [7, 8, 9]  # FakeKeys hands out 7 first
+    # row 0 repeats row 1's parent (8); the redraw hands out 7, a value no row had before
+    got, count = redraw_duplicates(batch(parent=pa.array([8, 8, 9], pa.int32())),
+                                   [fail("stored", ("parent",), [0])], ctx())
+    assert got.column("parent").to_pylist() == [7, 8, 9]
+    assert got.column("id").to_pylist() == [1, 2, 3]  # the other columns stay
+    assert (count.count, count.failures) == (1, (0,))
+
+
+def test_redraw_duplicates_of_a_composite_key_redraws_both_kinds_of_part():
+    # (parent, name) taken by rows 1 and 2: the parent comes from the parents, the name from fresh rows
+    taken = batch(parent=pa.array([9, 9, 9], pa.int32()), name=pa.array(["a", "a", "a"]))
+    got, count = redraw_duplicates(taken, [fail("unique", ("parent", "name"), [1, 2])], ctx())
+    assert got.column("parent").to_pylist() == [9, 7, 8]
+    assert got.column("name").to_pylist() == ["a", "new", "new"]
+    assert count.count == 2
+
+
+def test_redraw_duplicates_leaves_keys_made_of_kept_columns_to_drop_invalid():
+    before = batch(parent=pa.array([8, 8, 9], pa.int32()))
+    got, count = redraw_duplicates(before, [fail("unique", ("parent",), [0])], ctx(keep=("parent",)))
+    assert got.equals(before) and (count.count, count.failures) == (0, ())
 
 
 def test_drop_invalid_replaces_rows_and_keeps_kept_columns():

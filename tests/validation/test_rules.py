@@ -96,6 +96,21 @@ def test_a_seeded_violation_is_repaired_and_dangling_children_cleaned(con):
     assert count(con, "items WHERE order_id = 102") == 0
 
 
+def test_repaired_counts_the_rows_the_repair_changed_not_the_violations(con):
+    # one violation (customer 3 has a non-positive order) whose repair touches both of its orders
+    config = rules({
+        "name": "customers_in_good_standing",
+        "check": "SELECT DISTINCT customer_id FROM orders WHERE total <= 0",
+        "repair": ["UPDATE orders SET total = abs(total) + 1 WHERE customer_id IN "
+                   "(SELECT customer_id FROM orders WHERE total <= 0)",
+                   "CREATE TEMP TABLE audit_note AS SELECT 42 AS answer"],  # not a write to count
+    })
+    [report] = apply_rules(con, shop(), config)
+    assert (report.found, report.repaired, report.rounds) == (1, 2, 1)
+    assert con.execute("SELECT id, total FROM orders WHERE customer_id = 3 ORDER BY id").fetchall() == [
+        (102, 5), (103, 10)]
+
+
 def test_rules_are_checked_again_after_other_rules_repair(con):
     config = rules(
         {"name": "totals_positive", "check": "SELECT id FROM orders WHERE total <= 0",

@@ -27,12 +27,16 @@ from pipeline.tasks.generic.facts import (
 from pipeline.tasks.recipes import Skip, recipe
 from pipeline.tasks.wording import value_text
 from pipeline.tools.context import SchemaIndex
-from pipeline.tools.generic import MAX_LIMIT
 from pipeline.values import json_value
 
 q = quote_ident
-SCANNED = 1000
-"""The most child rows a recipe asks the solver to page through to count them."""
+SCANNED = 2000
+"""The most child rows a recipe asks the solver to page through to count them (20 pages)."""
+COUNTED = 30
+"""The most parents a recipe asks the solver to count children of one search each (when there are more
+child rows than `SCANNED`)."""
+CHANGED = 40
+"""The most parents one aggregation task updates (one call each with the generic toolkit)."""
 
 
 def _fresh_number(ctx: RecipeContext, t: TableFacts, column: str, within: tuple[str, Any] | None) -> int:
@@ -183,14 +187,14 @@ def _shown(value: Any, ctx: RecipeContext) -> str:
 
 def _aggregation_links(ctx: RecipeContext) -> list[tuple[TableFacts, TableFacts, str, str]]:
     """Parent and child tables whose children the solver can count: every child row in at most
-    `SCANNED` rows, or one count per parent for at most 100 parents."""
+    `SCANNED` rows, or one count per parent for at most `COUNTED` parents."""
     out = []
     for parent, child, fk, ref in _child_links(ctx):
         if not ("update" in parent.tools and parent.key and _parent_targets(parent)):
             continue
         children = ctx.scalar(f"SELECT count(*) FROM {child.ref}")
         parents = ctx.scalar(f"SELECT count(*) FROM {parent.ref}")
-        if children and (children <= SCANNED or parents <= MAX_LIMIT):
+        if children and (children <= SCANNED or parents <= COUNTED):
             out.append((parent, child, fk, ref))
     return out
 
@@ -308,7 +312,7 @@ def busy_parents_update(ctx: RecipeContext) -> None:
     changing = ctx.sql(
         f"SELECT k FROM ({counts}) t WHERE n {sql_op} ? AND v IS DISTINCT FROM ? ORDER BY k", [level, value]
     )
-    if not 2 <= len(changing) <= MOST:
+    if not 2 <= len(changing) <= CHANGED:
         raise Skip("threshold of the wrong size")
     shown = _shown(value, ctx)
     ctx.say(

@@ -179,10 +179,15 @@ def test_ambiguous_names_ask_which_one(ep: Episode, cast: Cast):
         "Which player do you mean?",
         nickname=cast.social.title(),
     )
+    first = ep.query("SELECT skin_id, name, hero_id FROM skins ORDER BY skin_id LIMIT 1")[0]
+    ep.connection.execute(  # names are nearly all distinct: give a skin of another hero the same name
+        "UPDATE skins SET name = ? WHERE skin_id = (SELECT min(skin_id) FROM skins WHERE hero_id <> ?)",
+        [first["name"], first["hero_id"]],
+    )
     shared = ep.query(
         "SELECT name FROM skins GROUP BY name HAVING count(DISTINCT hero_id) > 1 ORDER BY name LIMIT 1"
     )
-    assert shared, "the built catalogue has skins of one name for several heroes"
+    assert shared, "two heroes have a skin of one name"
     refused(
         ep,
         "equip_skin",

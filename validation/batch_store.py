@@ -1,0 +1,98 @@
+"""The DuckDB half of the batch checks: what a batch breaks against what is stored, in one query.
+
+    failures = store_failures(con, table, batch, batch_no=3, fks=keys.checked)
+
+The batch is registered as Arrow (with a row-number column) and every test is one set-based query
+derived from the table's constraints (`pipeline.constraints`), all run as one UNION ALL: keys already
+stored (a semi-join per unique key), foreign keys without a parent (the anti-join of
+`pipeline.store.sql.orphans_sql`) and CHECK constraints (`WHERE NOT (check)`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+
+import duckdb
+import numpy as np
+import pyarrow as pa
+
+from pipeline.constraints import table_constraints
+from pipeline.errors import BuildError
+from pipeline.schema.model import ForeignKey, Table
+from pipeline.store.sql import orphans_sql, table_ref
+from pipeline.store.sql import quote_ident as _q
+from validation.failures import Failure, failure
+
+ROW = "__sf_row"
+"""The row-ordinal column added to a batch registered in DuckDB."""
+
+_BATCH = "__sf_batch"
+
+Test = tuple[str, tuple[str, ...], str, str]
+"""(rule, columns, detail, the SQL that selects the failing rows' `ROW`)."""
+
+
+def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table, batch_no: int = 0,
+                   fks: Sequence[ForeignKey] | None = None, stored: bool = True) -> list[Failure]:
+    """Keys already stored, foreign keys without a parent (`fks`, default all) and failed CHECKs.
+
+    `stored=False` skips the stored-key checks (the table is known to be empty).
+    """
+    tests = store_tests(table, batch.column_names, fks, stored)
+    if not tests:
+        return []
+    numbered = batch.append_column(ROW, pa.array(np.arange(batch.num_rows, dtype=np.int64)))
+    con.register(_BATCH, numbered)
+    try:
+        found = _run(con, table.name, tests)
+    finally:
+        with contextlib.suppress(duckdb.Error):
+            con.unregister(_BATCH)
+    out = []
+    for i, (rule, columns, detail, _) in enumerate(tests):
+        rows = found[found[:, 0] == i, 1] if len(found) else np.zeros(0, np.int64)
+        if len(rows):
+            out.append(failure(rule, table.name, tuple(columns), np.sort(rows), batch_no, detail))
+    return out
+
+
+def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] | None = None,
+                stored: bool = True) -> list[Test]:
+    """The tests a batch with `columns` gets: stored keys (unless `stored` is false), `fks` (default
+    every foreign key), and the CHECKs whose columns it carries."""
+    tc = table_constraints(table)
+    have = {c.lower() for c in columns}
+    tests: list[Test] = []
+    ref = table_ref(table.name)
+    for key in tc.unique_keys if stored else ():
+        if all(c.lower() in have for c in key.columns):
+            on = " AND ".join(f"b.{_q(c)} = s.{_q(c)}" for c in key.columns)
+            tests.append(("stored", key.columns, f"{table.name}({', '.join(key.columns)})",
+                          f"SELECT b.{ROW} FROM {_BATCH} b SEMI JOIN {ref} s ON {on}"))
+    chosen = [r.fk for r in tc.references] if fks is None else fks
+    for fk in chosen:
+        if all(c.lower() in have for c in fk.columns):
+            sql = orphans_sql(_BATCH, fk.columns, table_ref(fk.ref_table), fk.ref_columns, f"c.{ROW}")
+            tests.append(("foreign_key", fk.columns, f"{fk.ref_table}({', '.join(fk.ref_columns)})", sql))
+    for check in tc.checks:
+        if all(c.lower() in have for c in check.columns):
+            tests.append(("check", check.columns or (check.name or "",), check.sql,
+                          f"SELECT {ROW} FROM {_BATCH} WHERE NOT ({check.sql})"))
+    return tests
+
+
+def _run(con: duckdb.DuckDBPyConnection, table_name: str, tests: list[Test]) -> np.ndarray:
+    query = " UNION ALL ".join(f"SELECT {i} AS t, * FROM ({sql})" for i, (*_, sql) in enumerate(tests))
+    try:
+        result = con.sql(query).fetchnumpy()
+    except duckdb.Error:
+        # Find the test that fails to run and name it; a valid DDL's CHECK runs on a well-typed batch.
+        for rule, columns, detail, sql in tests:
+            try:
+                con.sql(sql).fetchall()
+            except duckdb.Error as exc:
+                what = f"{rule} on {', '.join(columns)} ({detail})"
+                raise BuildError(f"table {table_name}: {what} cannot run on a batch: {exc}") from exc
+        raise
+    return np.stack([np.asarray(result["t"], np.int64), np.asarray(result[ROW], np.int64)], axis=1)
