@@ -183,7 +183,8 @@ def shift_meeting(ctx: RecipeContext) -> None:
     )
     options = list(SHIFTS)
     ctx.rng.shuffle(options)
-    for minutes, words, way in options:
+    for option in options:
+        minutes, words, way = option
         delta = dt.timedelta(minutes=minutes)
         start, end = row["start_at"] + delta, row["end_at"] + delta
         fits = start > ctx.now and start.date() == end.date() and dt.time(7, 30) <= start.time()
@@ -237,7 +238,8 @@ def shift_meeting(ctx: RecipeContext) -> None:
     )
     if rooms and way == "later" and minutes < 24 * 60:
         closes = ctx.scalar(
-            "SELECT min(closes_at) FROM building_hours WHERE weekday = ? AND building_id IN (SELECT unnest(?))",
+            "SELECT min(closes_at) FROM building_hours WHERE weekday = ? AND building_id IN (SELECT "
+            "unnest(?))",
             [row["start_at"].isoweekday(), [r["building_id"] for r in rooms]],
         )
         for hours, late_words in LATE:
@@ -291,7 +293,11 @@ def schedule_at_first_free_time(ctx: RecipeContext) -> None:
     )
     found = ctx.read(
         "find_meeting_times",
-        {"people": [me["email"], *(p["arg"] for p in people)], "date": day.isoformat(), "duration_minutes": minutes},
+        {
+            "people": [me["email"], *(p["arg"] for p in people)],
+            "date": day.isoformat(),
+            "duration_minutes": minutes,
+        },
         step="Find the times the group is free",
     )
     if not found["slots"]:
@@ -336,7 +342,8 @@ def change_meeting_settings(ctx: RecipeContext) -> None:
     invited to."""
     row = ctx.pick(
         unique_meeting_sql(f"{ACTIVE} AND {upcoming()}")
-        + " AND EXISTS (SELECT 1 FROM meeting_attendees AS i JOIN meetings AS o ON o.meeting_id = i.meeting_id "
+        + " AND EXISTS (SELECT 1 FROM meeting_attendees AS i JOIN meetings AS o ON o.meeting_id = "
+        "i.meeting_id "
         "WHERE i.employee_id = e.employee_id AND o.status = 'scheduled' AND o.start_at > ?)",
         [ctx.now, ctx.now],
         what="organizer of an upcoming meeting",
@@ -350,7 +357,8 @@ def change_meeting_settings(ctx: RecipeContext) -> None:
     if not meeting["waiting_room_enabled"]:
         choices.append("waiting")
     if meeting["is_online"] and ctx.scalar(
-        "SELECT count(*) FROM room_bookings WHERE meeting_id = ? AND status = 'confirmed'", [row["meeting_id"]]
+        "SELECT count(*) FROM room_bookings WHERE meeting_id = ? AND status = 'confirmed'",
+        [row["meeting_id"]],
     ):
         choices.append("in_person")
     picked = ctx.rng.sample(choices, k=min(len(choices), ctx.choice([1, 2])))
@@ -397,12 +405,16 @@ def change_meeting_settings(ctx: RecipeContext) -> None:
     boss = colleague(ctx, other["employee_id"], record=False)
     variant = {**values, "title": other["title"], "when": other["start_at"], "boss": boss["text"]}
     theirs = render(
-        "For the {title:q} that {boss} organises on {when}, please " + " and ".join(asks) + ".", variant, ctx.style
+        "For the {title:q} that {boss} organises on {when}, please " + " and ".join(asks) + ".",
+        variant,
+        ctx.style,
     )
     ctx.infeasible(
         "forbidden",
         instruction=f"{opening} {theirs}",
-        calls=[Call("update_meeting", {"meeting": other["meeting_id"], "organizer": row["email"], **changes})],
+        calls=[
+            Call("update_meeting", {"meeting": other["meeting_id"], "organizer": row["email"], **changes})
+        ],
         because=f"only the organizer, {boss['name']}, can change that meeting",
         proof=(
             f"meeting {other['title']!r} of {boss['email']} at {other['start_at']}",
@@ -420,7 +432,8 @@ def follow_up_with_accepted(ctx: RecipeContext) -> None:
     meeting of theirs (read with get_meeting, then scheduled)."""
     row = ctx.pick(
         unique_meeting_sql(f"{ACTIVE} AND m.status <> 'cancelled' AND m.start_at > ? AND m.start_at < ?")
-        + " AND (SELECT count(*) FROM meeting_attendees AS a JOIN employees AS p ON p.employee_id = a.employee_id "
+        + " AND (SELECT count(*) FROM meeting_attendees AS a JOIN employees AS p ON p.employee_id = "
+        "a.employee_id "
         "WHERE a.meeting_id = m.meeting_id AND a.response = 'accepted' AND p.is_active) >= 2 "
         "AND (SELECT count(*) FROM meeting_attendees AS a WHERE a.meeting_id = m.meeting_id "
         "AND a.response <> 'accepted') >= 1",
@@ -499,13 +512,14 @@ def delete_cancelled_before(ctx: RecipeContext) -> None:
         f"""
         WITH c AS (
             SELECT m.organizer_id, CAST(m.start_at AS DATE) AS day,
-                   count(*) + sum((SELECT count(*) FROM meeting_attendees AS a WHERE a.meeting_id = m.meeting_id))
+                   count(*) + sum((SELECT count(*) FROM meeting_attendees AS a WHERE a.meeting_id =
+                   m.meeting_id))
                    + sum((SELECT count(*) FROM room_bookings AS b WHERE b.meeting_id = m.meeting_id))
                    + sum((SELECT count(*) FROM meeting_notes AS t WHERE t.meeting_id = m.meeting_id)) AS rows
             FROM meetings AS m WHERE m.status = 'cancelled' GROUP BY ALL),
         d AS (SELECT *, sum(rows) OVER (PARTITION BY organizer_id ORDER BY day) AS through,
                      min(day) OVER (PARTITION BY organizer_id) AS first_day FROM c)
-        SELECT {PERSON}, d.day, d.first_day, {'d.through' if inclusive else 'd.through - d.rows'} AS n
+        SELECT {PERSON}, d.day, d.first_day, {"d.through" if inclusive else "d.through - d.rows"} AS n
         FROM d JOIN employees AS e ON e.employee_id = d.organizer_id
         WHERE {ACTIVE} AND d.day > d.first_day
         """,
@@ -527,7 +541,8 @@ def delete_cancelled_before(ctx: RecipeContext) -> None:
         ctx.say(
             [
                 "Please delete for good all my cancelled meetings that were scheduled before {day}.",
-                "Clean up my calendar: remove every cancelled meeting of mine from before {day} (keep the ones "
+                "Clean up my calendar: remove every cancelled meeting of mine from before {day} (keep the "
+                "ones "
                 "on {day} itself).",
                 "Permanently delete my cancelled meetings dated earlier than {day}.",
             ],
@@ -540,7 +555,8 @@ def delete_cancelled_before(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "no cancelled meeting of theirs before the cutoff is left; the later ones stay",
-        "SELECT count(*) FILTER (WHERE start_at < ?) AS before, count(*) FILTER (WHERE start_at >= ?) AS after "
+        "SELECT count(*) FILTER (WHERE start_at < ?) AS before, count(*) FILTER (WHERE start_at >= ?) AS "
+        "after "
         "FROM meetings WHERE organizer_id = ? AND status = 'cancelled'",
         [cutoff, cutoff, row["employee_id"]],
     )

@@ -98,7 +98,13 @@ def colleague(ctx: RecipeContext, employee_id: int, *, record: bool = True) -> d
         if record:
             ctx.unique(f"colleague {row['email']}", "employees", email=row["email"])
         text = f"{row['name']} ({row['email']})"
-    return {"employee_id": employee_id, "name": row["name"], "email": row["email"], "text": text, "arg": row["email"]}
+    return {
+        "employee_id": employee_id,
+        "name": row["name"],
+        "email": row["email"],
+        "text": text,
+        "arg": row["email"],
+    }
 
 
 def unknown_name(ctx: RecipeContext, like: str) -> str:
@@ -172,7 +178,9 @@ def find_meeting_read(ctx: RecipeContext, meeting: Mapping[str, Any], organizer:
 # --- rooms --------------------------------------------------------------------------------------------
 
 
-def room_free(ctx: RecipeContext, room_id: int, start: dt.datetime, end: dt.datetime, exclude: int | None = None) -> bool:
+def room_free(
+    ctx: RecipeContext, room_id: int, start: dt.datetime, end: dt.datetime, exclude: int | None = None
+) -> bool:
     """Whether the room has no confirmed booking overlapping `start`-`end` (other than meeting `exclude`'s)
     and its building is open then (the checks of book_room, reschedule_meeting and series)."""
     row = ctx.one(
@@ -191,7 +199,8 @@ def room_free(ctx: RecipeContext, room_id: int, start: dt.datetime, end: dt.date
 def headcount(ctx: RecipeContext, meeting_id: int, organizer_id: int) -> int:
     """People a room must seat: the organizer and every invitee who has not declined (as the tools count)."""
     invited = ctx.scalar(
-        "SELECT count(*) FROM meeting_attendees WHERE meeting_id = ? AND response <> 'declined' AND employee_id <> ?",
+        "SELECT count(*) FROM meeting_attendees WHERE meeting_id = ? AND response <> 'declined' AND "
+        "employee_id <> ?",
         [meeting_id, organizer_id],
     )
     return 1 + int(invited or 0)
@@ -217,7 +226,9 @@ def sized(
         low, high = pool.pop(i)
         odds.pop(i)
         try:
-            return ctx.pick(f"SELECT * FROM ({sql}) AS sized WHERE n BETWEEN {low} AND {high}", params, what=what)
+            return ctx.pick(
+                f"SELECT * FROM ({sql}) AS sized WHERE n BETWEEN {low} AND {high}", params, what=what
+            )
         except Skip:
             continue
     raise Skip(f"no {what}")

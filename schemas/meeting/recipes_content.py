@@ -45,10 +45,11 @@ def delete_recordings_before(ctx: RecipeContext) -> None:
         ctx,
         f"""
         WITH mine AS ({MANAGED}),
-        d AS (SELECT employee_id, name, email, CAST(created_at AS DATE) AS day, count(*) AS k FROM mine GROUP BY ALL),
+        d AS (SELECT employee_id, name, email, CAST(created_at AS DATE) AS day, count(*) AS k FROM mine
+        GROUP BY ALL),
         c AS (SELECT *, sum(k) OVER (PARTITION BY employee_id ORDER BY day) AS through,
                      min(day) OVER (PARTITION BY employee_id) AS first_day FROM d)
-        SELECT employee_id, name, email, day, {'through' if inclusive else 'through - k'} AS n FROM c
+        SELECT employee_id, name, email, day, {"through" if inclusive else "through - k"} AS n FROM c
         WHERE day > first_day AND day <= ?
         """,
         [limit],
@@ -60,8 +61,8 @@ def delete_recordings_before(ctx: RecipeContext) -> None:
     phrase = "on or before {day}" if inclusive else "before {day}"
     ctx.say(
         [
-            "Please delete all the recordings I manage (of meetings I organised or recordings I started) made "
-            + phrase + ".",
+            "Please delete all the recordings I manage (of meetings I organised or recordings I started) "
+            "made " + phrase + ".",
             "Free up my cloud storage: every recording of mine made " + phrase + " can go.",
         ],
         day=day,
@@ -73,7 +74,8 @@ def delete_recordings_before(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "none of their recordings before the cutoff is left; later ones stay",
-        f"SELECT count(*) FILTER (WHERE created_at < ?) AS before, count(*) FILTER (WHERE created_at >= ?) AS after "
+        "SELECT count(*) FILTER (WHERE created_at < ?) AS before, count(*) FILTER (WHERE created_at >= ?) "
+        "AS after "
         f"FROM ({MANAGED}) AS x WHERE employee_id = ?",
         [cutoff, cutoff, row["employee_id"]],
     )
@@ -83,7 +85,9 @@ def delete_recordings_before(ctx: RecipeContext) -> None:
         [row["employee_id"], ctx.now - dt.timedelta(days=RETENTION_DAYS)],
     )
     if young:
-        swap = {day: ctx.today} if not inclusive else {day: ctx.today, cutoff: ctx.today + dt.timedelta(days=1)}
+        swap = (
+            {day: ctx.today} if not inclusive else {day: ctx.today, cutoff: ctx.today + dt.timedelta(days=1)}
+        )
         ctx.infeasible(
             "forbidden",
             swap=swap,
@@ -123,8 +127,12 @@ def keep_transcribed_recordings(ctx: RecipeContext) -> None:
     )
     first = ctx.choice([d["day"] for d in days[: max(1, len(days) // 3)]])
     last = ctx.choice([d["day"] for d in days if d["day"] >= first][-max(1, len(days) // 3) :])
-    search: dict = {"person": row["email"], "transcript_status": "ready", "from_date": first.isoformat(),
-                    "to_date": last.isoformat()}
+    search: dict = {
+        "person": row["email"],
+        "transcript_status": "ready",
+        "from_date": first.isoformat(),
+        "to_date": last.isoformat(),
+    }
     values: dict = {"first": first, "last": last, "words": words}
     fmt = ""
     if ctx.rng.random() < 0.3:
@@ -133,13 +141,15 @@ def keep_transcribed_recordings(ctx: RecipeContext) -> None:
     ids = [
         r["recording_id"]
         for r in ctx.sql(
-            f"SELECT recording_id FROM ({MANAGED}) AS x WHERE employee_id = ? AND transcript_status = 'ready' AND "
+            f"SELECT recording_id FROM ({MANAGED}) AS x WHERE employee_id = ? AND transcript_status = "
+            "'ready' AND "
             "created_at >= ? AND created_at < ? AND (? IS NULL OR format = 'mp4') ORDER BY recording_id",
             [row["employee_id"], first, last + dt.timedelta(days=1), search.get("format")],
         )
     ]
     changing = ctx.scalar(
-        "SELECT count(*) FROM recordings WHERE recording_id IN (SELECT unnest(?)) AND retention_until IS DISTINCT FROM ?",
+        "SELECT count(*) FROM recordings WHERE recording_id IN (SELECT unnest(?)) AND retention_until IS "
+        "DISTINCT FROM ?",
         [ids, until],
     )
     if not changing:
@@ -147,9 +157,13 @@ def keep_transcribed_recordings(ctx: RecipeContext) -> None:
     introduce(ctx, row)
     ctx.say(
         [
-            "Please keep every" + fmt + " recording I manage that has a ready transcript and was made between "
+            "Please keep every"
+            + fmt
+            + " recording I manage that has a ready transcript and was made between "
             "{first} and {last} (both days included) {words}.",
-            "All my" + fmt + " recordings from {first} through {last} whose transcript is ready should be kept "
+            "All my"
+            + fmt
+            + " recordings from {first} through {last} whose transcript is ready should be kept "
             "{words}; please set that.",
         ],
         **values,
@@ -158,10 +172,16 @@ def keep_transcribed_recordings(ctx: RecipeContext) -> None:
         ctx.derived(None, "'indefinitely' means no retention date")
     pages = max(1, -(-len(ids) // PAGE))
     for page in range(pages):
-        ctx.read("list_recordings", {**search, "limit": PAGE, "offset": page * PAGE}, step="List the recordings")
+        ctx.read(
+            "list_recordings", {**search, "limit": PAGE, "offset": page * PAGE}, step="List the recordings"
+        )
     ctx.call(
         "set_recording_retention",
-        {"person": row["email"], "recording_ids": ids, "retention_until": until.isoformat() if until else None},
+        {
+            "person": row["email"],
+            "recording_ids": ids,
+            "retention_until": until.isoformat() if until else None,
+        },
         step=f"Keep the {len(ids)} recordings {words}",
     )
     ctx.goal(
@@ -182,7 +202,8 @@ def delete_largest_recordings(ctx: RecipeContext) -> None:
     k = ctx.choice([2, 3, 3, 5, 10])
     limit = _old_enough(ctx)
     person = ctx.pick(
-        f"SELECT employee_id, name, email, count(*) AS n FROM ({MANAGED}) AS x WHERE created_at < ? GROUP BY ALL "
+        f"SELECT employee_id, name, email, count(*) AS n FROM ({MANAGED}) AS x WHERE created_at < ? GROUP "
+        "BY ALL "
         "HAVING count(*) > ?",
         [limit, k],
         what=f"person with {k + 1}+ old recordings",
@@ -195,7 +216,8 @@ def delete_largest_recordings(ctx: RecipeContext) -> None:
     day = ctx.choice([d["day"] for d in days[k:]] or [limit]) + dt.timedelta(days=1)
     day = min(day, limit)
     top = ctx.sql(
-        f"SELECT recording_id, round(size_bytes / 1e6, 1) AS mb FROM ({MANAGED}) AS x WHERE employee_id = ? AND "
+        f"SELECT recording_id, round(size_bytes / 1e6, 1) AS mb FROM ({MANAGED}) AS x WHERE employee_id = ? "
+        "AND "
         "created_at < ? ORDER BY mb DESC, recording_id LIMIT ?",
         [person["employee_id"], day, k + 1],
     )
@@ -212,8 +234,13 @@ def delete_largest_recordings(ctx: RecipeContext) -> None:
     )
     ctx.read(
         "list_recordings",
-        {"person": person["email"], "to_date": (day - dt.timedelta(days=1)).isoformat(), "sort_by": "size",
-         "descending": True, "limit": k},
+        {
+            "person": person["email"],
+            "to_date": (day - dt.timedelta(days=1)).isoformat(),
+            "sort_by": "size",
+            "descending": True,
+            "limit": k,
+        },
         step=f"List their {k} largest recordings before {day}",
     )
     ids = [t["recording_id"] for t in top[:k]]
@@ -271,17 +298,25 @@ def note_on_meeting(ctx: RecipeContext) -> None:
     where = "my {title:q} on {when}" if mine else "{owner}'s {title:q} on {when}"
     template = ctx.choice(
         [
-            "Please add a note to " + where + ", {vis}: \"{body}\"",
-            "Write this note on " + where + " ({vis}): \"{body}\"",
+            "Please add a note to " + where + ', {vis}: "{body}"',
+            "Write this note on " + where + ' ({vis}): "{body}"',
         ]
     )
-    values = {"title": row["title"], "when": row["start_at"], "vis": VISIBILITY[visibility], "body": body,
-              "owner": owner["text"] if owner else ""}
+    values = {
+        "title": row["title"],
+        "when": row["start_at"],
+        "vis": VISIBILITY[visibility],
+        "body": body,
+        "owner": owner["text"] if owner else "",
+    }
     ctx.say(template, **values)
     ctx.read(
         "search_meetings",
-        {"attendee" if not mine else "organizer": me["email"], "on_date": row["start_at"].date().isoformat(),
-         "text": row["title"]},
+        {
+            "attendee" if not mine else "organizer": me["email"],
+            "on_date": row["start_at"].date().isoformat(),
+            "text": row["title"],
+        },
         step="Find the meeting",
     )
     ctx.call(
@@ -313,8 +348,17 @@ def note_on_meeting(ctx: RecipeContext) -> None:
     ctx.infeasible(
         "forbidden",
         instruction=f"{opening} {text}",
-        calls=[Call("add_meeting_note", {"meeting": pick["meeting_id"], "author": me["email"], "body": body,
-                                         "visibility": visibility})],
+        calls=[
+            Call(
+                "add_meeting_note",
+                {
+                    "meeting": pick["meeting_id"],
+                    "author": me["email"],
+                    "body": body,
+                    "visibility": visibility,
+                },
+            )
+        ],
         because="only the meeting's organizer and invitees write notes on it",
         proof=(
             f"meeting {pick['title']!r} of {pick['email']} at {pick['start_at']}",

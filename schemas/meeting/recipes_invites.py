@@ -65,14 +65,19 @@ def invite_org_unit(ctx: RecipeContext) -> None:
         ctx.skip("no unit to invite")
     unit, subunits, new = ctx.choice(options)
     optional = ctx.rng.random() < 0.25
-    ctx.refer(f"org unit {unit['name']}", "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)", [unit["name"]])
+    ctx.refer(
+        f"org unit {unit['name']}",
+        "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
+        [unit["name"]],
+    )
     refer_meeting(ctx, row, row)
     introduce(ctx, row)
     opening = ctx.instruction
     if subunits:
         template = ctx.choice(
             [
-                "Please invite everyone in {unit}, including all the teams under it, to my {title:q} on {when}",
+                "Please invite everyone in {unit}, including all the teams under it, to my {title:q} on "
+                "{when}",
                 "Invite the whole {unit} organisation (every sub-team too) to my {title:q} on {when}",
             ]
         )
@@ -94,7 +99,9 @@ def invite_org_unit(ctx: RecipeContext) -> None:
         arguments["include_subunits"] = True
     if optional:
         arguments["optional"] = True
-    ctx.call("invite_attendees", arguments, step=f"Invite the {new} members of {unit['name']} not yet invited")
+    ctx.call(
+        "invite_attendees", arguments, step=f"Invite the {new} members of {unit['name']} not yet invited"
+    )
     ctx.goal(
         "exactly the unit's members are added to the invitees",
         "SELECT list(employee_id ORDER BY employee_id) AS invitees, count(*) FILTER (WHERE is_optional) AS "
@@ -119,7 +126,10 @@ def invite_org_unit(ctx: RecipeContext) -> None:
                     {**arguments, "org_unit": big["name"], "include_subunits": True},
                 )
             ],
-            because=f"{big['name']} has {big['below']} people to add; a meeting has at most {MAX_INVITEES} invitees",
+            because=(
+                f"{big['name']} has {big['below']} people to add; "
+                f"a meeting has at most {MAX_INVITEES} invitees"
+            ),
             proof=(
                 f"org unit {big['name']}",
                 "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
@@ -136,7 +146,8 @@ def invite_direct_reports(ctx: RecipeContext) -> None:
     row = ctx.pick(
         unique_meeting_sql(f"{ACTIVE} AND {upcoming()}")
         + " AND (SELECT count(*) FROM employees AS r WHERE r.manager_id = e.employee_id AND r.is_active "
-        "AND r.employee_id NOT IN (SELECT employee_id FROM meeting_attendees WHERE meeting_id = m.meeting_id)) >= 2",
+        "AND r.employee_id NOT IN (SELECT employee_id FROM meeting_attendees WHERE meeting_id = "
+        "m.meeting_id)) >= 2",
         [ctx.now],
         what="manager's upcoming meeting",
     )
@@ -168,7 +179,8 @@ def invite_direct_reports(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "every direct report is invited",
-        "SELECT list(employee_id ORDER BY employee_id) AS invitees FROM meeting_attendees WHERE meeting_id = ?",
+        "SELECT list(employee_id ORDER BY employee_id) AS invitees FROM meeting_attendees WHERE meeting_id "
+        "= ?",
         [row["meeting_id"]],
     )
 
@@ -197,8 +209,10 @@ def remove_declined(ctx: RecipeContext) -> None:
     if only_optional:
         template = ctx.choice(
             [
-                "Remove the optional invitees who declined from my {title:q} on {when}; keep the required ones.",
-                "On my {title:q} ({when}), drop the optional attendees who said no. Required people stay, even "
+                "Remove the optional invitees who declined from my {title:q} on {when}; keep the required "
+                "ones.",
+                "On my {title:q} ({when}), drop the optional attendees who said no. Required people stay, "
+                "even "
                 "if they declined.",
             ]
         )
@@ -218,13 +232,15 @@ def remove_declined(ctx: RecipeContext) -> None:
     result = ctx.call("remove_attendees", arguments, step="Remove the invitees who declined")
     ctx.goal(
         "the invitees left are the expected ones",
-        "SELECT list(employee_id ORDER BY employee_id) AS invitees FROM meeting_attendees WHERE meeting_id = ?",
+        "SELECT list(employee_id ORDER BY employee_id) AS invitees FROM meeting_attendees WHERE meeting_id "
+        "= ?",
         [row["meeting_id"]],
     )
     scaled_difficulty(ctx, len(result["removed"]), medium=3)
     past = ctx.scalar(
         "SELECT count(*) FROM meetings AS m WHERE m.organizer_id = ? AND m.status = 'ended' AND EXISTS "
-        "(SELECT 1 FROM meeting_attendees AS a WHERE a.meeting_id = m.meeting_id AND a.response = 'declined')",
+        "(SELECT 1 FROM meeting_attendees AS a WHERE a.meeting_id = m.meeting_id AND a.response = "
+        "'declined')",
         [row["employee_id"]],
     )
     if not past:
@@ -236,9 +252,10 @@ def remove_declined(ctx: RecipeContext) -> None:
         [row["employee_id"]],
         what="past meeting",
     )
+    text = render(template, {"title": old["title"], "when": old["start_at"]}, ctx.style)
     ctx.infeasible(
         "forbidden",
-        instruction=f"{opening} {render(template, {'title': old['title'], 'when': old['start_at']}, ctx.style)}",
+        instruction=f"{opening} {text}",
         calls=[Call("remove_attendees", {**arguments, "meeting": old["meeting_id"]})],
         because="that meeting has already taken place; only upcoming meetings can change",
         proof=(
@@ -277,7 +294,9 @@ def answer_invitations(ctx: RecipeContext) -> None:
     )
     response = ctx.choice(["declined", "declined", "tentative"])
     only_pending = ctx.rng.random() < 0.6
-    pool = [i for i in invites if i["response"] != response and (i["response"] == "pending" or not only_pending)]
+    pool = [
+        i for i in invites if i["response"] != response and (i["response"] == "pending" or not only_pending)
+    ]
     if not pool:
         ctx.skip("nothing to answer")
     arguments: dict = {"person": row["email"], "response": response}
@@ -294,7 +313,8 @@ def answer_invitations(ctx: RecipeContext) -> None:
         values.update(boss=boss["text"], first=first, last=last)
         ask = ctx.choice(
             [
-                "Please {answer} every invitation from {boss} for meetings between {first} and {last}, both days "
+                "Please {answer} every invitation from {boss} for meetings between {first} and {last}, both "
+                "days "
                 "included",
                 "{Answer} all of {boss}'s invitations for meetings from {first} through {last}",
             ]
@@ -310,7 +330,8 @@ def answer_invitations(ctx: RecipeContext) -> None:
             chosen = [i for i in that_day if i["start_at"].time() >= cut]
             ask = ctx.choice(
                 [
-                    "I'm busy from {time} on {day}: please {answer} my invitations to meetings that day starting "
+                    "I'm busy from {time} on {day}: please {answer} my invitations to meetings that day "
+                    "starting "
                     "at {time} or later",
                     "{Answer} every invitation I have for {day} that starts at or after {time}",
                 ]
@@ -329,7 +350,9 @@ def answer_invitations(ctx: RecipeContext) -> None:
     introduce(ctx, row)
     ctx.say(ask, **values)
     ctx.derived(response, f"'{ANSWER_WORDS[response][0]}' means response {response}")
-    result = ctx.call("respond_to_invitations", arguments, step=f"Answer {len(chosen)} invitations: {response}")
+    result = ctx.call(
+        "respond_to_invitations", arguments, step=f"Answer {len(chosen)} invitations: {response}"
+    )
     ctx.goal(
         "the invitations have the new answer",
         "SELECT list(meeting_id ORDER BY meeting_id) FILTER (WHERE response = ?) AS answered "
@@ -354,7 +377,8 @@ def accept_invitation(ctx: RecipeContext) -> None:
     that clashes with a meeting they have already accepted (nobody accepts two overlapping meetings)."""
     row = ctx.pick(
         unique_meeting_sql(upcoming())
-        + " AND EXISTS (SELECT 1 FROM meeting_attendees AS a JOIN employees AS p ON p.employee_id = a.employee_id "
+        + " AND EXISTS (SELECT 1 FROM meeting_attendees AS a JOIN employees AS p ON p.employee_id = "
+        "a.employee_id "
         "WHERE a.meeting_id = m.meeting_id AND a.response IN ('pending', 'tentative') AND p.is_active)",
         [ctx.now],
         what="meeting with an open invitation",
@@ -362,10 +386,12 @@ def accept_invitation(ctx: RecipeContext) -> None:
     guest = ctx.pick(
         f"SELECT {PERSON} FROM meeting_attendees AS a JOIN employees AS e ON e.employee_id = a.employee_id "
         f"WHERE a.meeting_id = ? AND a.response IN ('pending', 'tentative') AND {ACTIVE} "
-        "AND NOT EXISTS (SELECT 1 FROM meeting_attendees AS b JOIN meetings AS o ON o.meeting_id = b.meeting_id "
+        "AND NOT EXISTS (SELECT 1 FROM meeting_attendees AS b JOIN meetings AS o ON o.meeting_id = "
+        "b.meeting_id "
         "WHERE b.employee_id = a.employee_id AND b.response = 'accepted' AND o.status <> 'cancelled' "
         "AND o.start_at < ? AND ? < o.end_at) "
-        "AND NOT EXISTS (SELECT 1 FROM out_of_office AS w WHERE w.employee_id = a.employee_id AND w.starts_at < ? "
+        "AND NOT EXISTS (SELECT 1 FROM out_of_office AS w WHERE w.employee_id = a.employee_id AND "
+        "w.starts_at < ? "
         "AND ? < w.ends_at)",
         [row["meeting_id"], row["end_at"], row["start_at"], row["end_at"], row["start_at"]],
         what="invitee free then",
@@ -402,7 +428,8 @@ def accept_invitation(ctx: RecipeContext) -> None:
         unique_meeting_sql(upcoming())
         + " AND m.meeting_id IN (SELECT a.meeting_id FROM meeting_attendees AS a WHERE a.employee_id = ? "
         "AND a.response IN ('pending', 'tentative')) AND EXISTS (SELECT 1 FROM meeting_attendees AS b "
-        "JOIN meetings AS o ON o.meeting_id = b.meeting_id WHERE b.employee_id = ? AND b.response = 'accepted' "
+        "JOIN meetings AS o ON o.meeting_id = b.meeting_id WHERE b.employee_id = ? AND b.response = "
+        "'accepted' "
         "AND o.status <> 'cancelled' AND o.start_at < m.end_at AND m.start_at < o.end_at "
         "AND o.meeting_id <> m.meeting_id) ORDER BY m.start_at, m.meeting_id LIMIT 1",
         [ctx.now, guest["employee_id"], guest["employee_id"]],
@@ -411,7 +438,9 @@ def accept_invitation(ctx: RecipeContext) -> None:
         return
     other = clash[0]
     their = colleague(ctx, other["employee_id"], record=False)
-    text = render(template, {"boss": their["text"], "title": other["title"], "when": other["start_at"]}, ctx.style)
+    text = render(
+        template, {"boss": their["text"], "title": other["title"], "when": other["start_at"]}, ctx.style
+    )
     ctx.infeasible(
         "forbidden",
         instruction=f"{opening} {text}",

@@ -45,7 +45,8 @@ def out_of_office_with_manager(ctx: RecipeContext) -> None:
     manager as delegate: get_person shows the manager, set_out_of_office declines what the period covers.
     Variants: a period longer than a year, or a delegate who has left the company."""
     me = ctx.pick(
-        f"SELECT {PERSON}, e.manager_id FROM employees AS e JOIN employees AS b ON b.employee_id = e.manager_id "
+        f"SELECT {PERSON}, e.manager_id FROM employees AS e JOIN employees AS b ON b.employee_id = "
+        "e.manager_id "
         f"WHERE {ACTIVE} AND b.is_active",
         what="employee with an active manager",
     )
@@ -66,14 +67,16 @@ def out_of_office_with_manager(ctx: RecipeContext) -> None:
     opening = ctx.instruction
     template = ctx.choice(
         [
-            "{away} from {start} until {end}. Please set my out-of-office for that time and make my manager my "
+            "{away} from {start} until {end}. Please set my out-of-office for that time and make my manager "
+            "my "
             "delegate.",
-            "{away} between {start} and {end}: put in an out-of-office period with my manager as the delegate.",
+            "{away} between {start} and {end}: put in an out-of-office period with my manager as the "
+            "delegate.",
         ]
     )
     values = {"away": ctx.choice(AWAY[reason]), "start": start, "end": end}
     if reply:
-        template += " The automatic reply should say: \"{reply}\""
+        template += ' The automatic reply should say: "{reply}"'
         values["reply"] = reply
     ctx.say(template, **values)
     ctx.read("get_person", {"person": me["email"]}, step="Look up their manager")
@@ -89,23 +92,30 @@ def out_of_office_with_manager(ctx: RecipeContext) -> None:
     }
     if reply:
         arguments["auto_reply"] = reply
-    result = ctx.call("set_out_of_office", arguments, step="Set the out-of-office period with the manager as delegate")
+    result = ctx.call(
+        "set_out_of_office", arguments, step="Set the out-of-office period with the manager as delegate"
+    )
     ctx.goal(
         "the period is set with the manager as delegate",
-        "SELECT starts_at, ends_at, reason, delegate_id, auto_reply_message FROM out_of_office WHERE employee_id = ? "
+        "SELECT starts_at, ends_at, reason, delegate_id, auto_reply_message FROM out_of_office WHERE "
+        "employee_id = ? "
         "AND starts_at = ?",
         [me["employee_id"], start],
     )
-    scaled_difficulty(ctx, 1 + int(result["invitations_declined"]) + int(result["desk_bookings_cancelled"]), hard=8)
+    scaled_difficulty(
+        ctx, 1 + int(result["invitations_declined"]) + int(result["desk_bookings_cancelled"]), hard=8
+    )
     gone = ctx.sql(
-        "SELECT e.employee_id FROM employees AS e WHERE NOT e.is_active AND (SELECT count(*) FROM employees AS o "
+        "SELECT e.employee_id FROM employees AS e WHERE NOT e.is_active AND (SELECT count(*) FROM employees "
+        "AS o "
         "WHERE lower(o.first_name || ' ' || o.last_name) = lower(e.first_name || ' ' || e.last_name)) = 1 "
         "ORDER BY e.employee_id LIMIT 20"
     )
     if gone and ctx.rng.random() < 0.5:
         former = colleague(ctx, ctx.choice(gone)["employee_id"], record=False)
         text = render(
-            "{away} from {start} until {end}. Please set my out-of-office for that time with {who} as my delegate.",
+            "{away} from {start} until {end}. Please set my out-of-office for that time with {who} as my "
+            "delegate.",
             {**values, "who": former["text"]},
             ctx.style,
         )
@@ -141,7 +151,8 @@ def offboard_unit_head(ctx: RecipeContext) -> None:
         what="unit head",
     )
     members = ctx.sql(
-        "SELECT employee_id, email, hired_on FROM employees WHERE org_unit_id = ? AND is_active AND employee_id <> ? "
+        "SELECT employee_id, email, hired_on FROM employees WHERE org_unit_id = ? AND is_active AND "
+        "employee_id <> ? "
         "ORDER BY hired_on, employee_id LIMIT 2",
         [head["org_unit_id"], head["employee_id"]],
     )
@@ -152,13 +163,19 @@ def offboard_unit_head(ctx: RecipeContext) -> None:
     if day <= head["hired_on"]:
         ctx.skip("hired too recently")
     person = colleague(ctx, head["employee_id"])
-    ctx.refer(f"org unit {head['unit']}", "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)", [head["unit"]])
+    ctx.refer(
+        f"org unit {head['unit']}",
+        "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
+        [head["unit"]],
+    )
     _hr_speaker(ctx)
     ctx.say(
         [
-            "{who} has left the company; their last day was {day}. They headed {unit}: please record that they "
+            "{who} has left the company; their last day was {day}. They headed {unit}: please record that "
+            "they "
             "left and make the longest-serving member of {unit} its new head.",
-            "Please offboard {who} (last working day: {day}). {unit} needs a new head: the member of {unit} who "
+            "Please offboard {who} (last working day: {day}). {unit} needs a new head: the member of {unit} "
+            "who "
             "has been with the company longest.",
         ],
         who=person["text"],
@@ -178,7 +195,8 @@ def offboard_unit_head(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "they have left and the unit has its new head",
-        "SELECT e.left_on, e.is_active, u.head_employee_id FROM employees AS e JOIN org_units AS u ON u.org_unit_id "
+        "SELECT e.left_on, e.is_active, u.head_employee_id FROM employees AS e JOIN org_units AS u ON "
+        "u.org_unit_id "
         "= e.org_unit_id WHERE e.employee_id = ?",
         [head["employee_id"]],
     )
@@ -196,12 +214,14 @@ def shorten_working_days(ctx: RecipeContext) -> None:
     """An employee ends each working day an hour (or half an hour) earlier than now, keeping the starts and
     the remote days, and may drop one weekday: the new ends are worked out from get_person."""
     me = ctx.pick(
-        f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND (SELECT count(*) FROM working_hours AS w WHERE "
+        f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND (SELECT count(*) FROM working_hours AS w "
+        "WHERE "
         "w.employee_id = e.employee_id AND w.ends_at >= w.starts_at + INTERVAL 3 HOUR) = 5",
         what="employee with five working days",
     )
     hours = ctx.sql(
-        "SELECT weekday, starts_at, ends_at, is_remote FROM working_hours WHERE employee_id = ? ORDER BY weekday",
+        "SELECT weekday, starts_at, ends_at, is_remote FROM working_hours WHERE employee_id = ? ORDER BY "
+        "weekday",
         [me["employee_id"]],
     )
     minutes, words = ctx.choice([(60, "one hour"), (30, "half an hour")])
@@ -211,15 +231,22 @@ def shorten_working_days(ctx: RecipeContext) -> None:
         if h["weekday"] == off:
             continue
         end = (dt.datetime.combine(dt.date(2000, 1, 3), h["ends_at"]) - dt.timedelta(minutes=minutes)).time()
-        days.append({"weekday": h["weekday"], "starts_at": h["starts_at"].isoformat(), "ends_at": end.isoformat(),
-                     "is_remote": h["is_remote"]})
+        days.append(
+            {
+                "weekday": h["weekday"],
+                "starts_at": h["starts_at"].isoformat(),
+                "ends_at": end.isoformat(),
+                "is_remote": h["is_remote"],
+            }
+        )
     introduce(ctx, me)
     extra = " I'm also no longer working on {off}s." if off else ""
     ctx.say(
         [
             "From now on I want to finish {words} earlier every working day; keep my start times as they are."
             + extra,
-            "Please end each of my working days {words} earlier than they end now (same start times)." + extra,
+            "Please end each of my working days {words} earlier than they end now (same start times)."
+            + extra,
         ],
         words=words,
         off=WEEKDAY_NAMES[off - 1] if off else "",
@@ -235,7 +262,8 @@ def shorten_working_days(ctx: RecipeContext) -> None:
     ctx.call("set_working_hours", arguments, step="Set the shorter days")
     ctx.goal(
         "the working hours end earlier",
-        "SELECT list(weekday ORDER BY weekday) AS days, list(ends_at ORDER BY weekday) AS ends FROM working_hours "
+        "SELECT list(weekday ORDER BY weekday) AS days, list(ends_at ORDER BY weekday) AS ends FROM "
+        "working_hours "
         "WHERE employee_id = ?",
         [me["employee_id"]],
     )
@@ -252,37 +280,55 @@ def move_team_building(ctx: RecipeContext) -> None:
         FROM org_units AS u JOIN employees AS e ON e.org_unit_id = u.org_unit_id AND e.is_active
         CROSS JOIN buildings AS b
         WHERE (SELECT count(*) FROM org_units AS o WHERE lower(o.name) = lower(u.name)) = 1
-        GROUP BY ALL HAVING count(*) FILTER (WHERE e.home_building_id IS DISTINCT FROM b.building_id) BETWEEN 3 AND 120
+        GROUP BY ALL HAVING count(*) FILTER (WHERE e.home_building_id IS DISTINCT FROM b.building_id)
+        BETWEEN 3 AND 120
         """,
         what="unit to move",
     )
     movers = ctx.sql(
-        "SELECT email FROM employees WHERE org_unit_id = ? AND is_active AND home_building_id IS DISTINCT FROM ? "
+        "SELECT email FROM employees WHERE org_unit_id = ? AND is_active AND home_building_id IS DISTINCT "
+        "FROM ? "
         "ORDER BY employee_id",
         [row["org_unit_id"], row["building_id"]],
     )
-    total = ctx.scalar("SELECT count(*) FROM employees WHERE org_unit_id = ? AND is_active", [row["org_unit_id"]])
+    total = ctx.scalar(
+        "SELECT count(*) FROM employees WHERE org_unit_id = ? AND is_active", [row["org_unit_id"]]
+    )
     speaker = ctx.sql(
         f"SELECT {PERSON} FROM org_units AS u JOIN employees AS e ON e.employee_id = u.head_employee_id "
         f"WHERE u.org_unit_id = ? AND {ACTIVE}",
         [row["org_unit_id"]],
     )
-    ctx.refer(f"org unit {row['unit']}", "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)", [row["unit"]])
-    ctx.refer(f"building {row['building']}", "SELECT count(*) FROM buildings WHERE lower(name) = lower(?)", [row["building"]])
+    ctx.refer(
+        f"org unit {row['unit']}",
+        "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
+        [row["unit"]],
+    )
+    ctx.refer(
+        f"building {row['building']}",
+        "SELECT count(*) FROM buildings WHERE lower(name) = lower(?)",
+        [row["building"]],
+    )
     if speaker:
         introduce(ctx, speaker[0])
     ctx.say(
         [
-            "The whole {unit} unit has moved to {building}. Please make {building} the home building of every "
+            "The whole {unit} unit has moved to {building}. Please make {building} the home building of "
+            "every "
             "active member of {unit} (only that unit, not the ones below it).",
-            "Everyone in {unit} now works from {building}: update each current member's home building (members of "
+            "Everyone in {unit} now works from {building}: update each current member's home building "
+            "(members of "
             "{unit} itself, not of its sub-units).",
         ],
         unit=row["unit"],
         building=row["building"],
     )
     for offset in range(0, int(total), 50):
-        ctx.read("search_people", {"org_unit": row["unit"], "limit": 50, "offset": offset}, step="List the unit's members")
+        ctx.read(
+            "search_people",
+            {"org_unit": row["unit"], "limit": 50, "offset": offset},
+            step="List the unit's members",
+        )
     for person in movers:
         ctx.call("update_profile", {"person": person["email"], "home_building": row["building"]})
     ctx.goal(
@@ -295,5 +341,7 @@ def move_team_building(ctx: RecipeContext) -> None:
     for suffix in (" Europe", " Americas", " 2", " Team", " North"):
         other = row["unit"] + suffix
         if not ctx.scalar("SELECT count(*) FROM org_units WHERE lower(name) = lower(?)", [other]):
-            ctx.infeasible("missing", swap={row["unit"]: other}, because=f"there is no org unit called {other}")
+            ctx.infeasible(
+                "missing", swap={row["unit"]: other}, because=f"there is no org unit called {other}"
+            )
             break

@@ -60,7 +60,8 @@ def book_smallest_room(ctx: RecipeContext) -> None:
     book_room. Variants: a named room that is too small, or one whose building is closed by then."""
     row = ctx.pick(
         unique_meeting_sql(f"{ACTIVE} AND {upcoming()} AND e.home_building_id IS NOT NULL")
-        + " AND NOT EXISTS (SELECT 1 FROM room_bookings AS b WHERE b.meeting_id = m.meeting_id AND b.status = "
+        + " AND NOT EXISTS (SELECT 1 FROM room_bookings AS b WHERE b.meeting_id = m.meeting_id AND b.status "
+        "= "
         "'confirmed')",
         [ctx.now],
         what="upcoming meeting without a room",
@@ -80,7 +81,8 @@ def book_smallest_room(ctx: RecipeContext) -> None:
     }
     values: dict = {"title": row["title"], "when": row["start_at"], "building": building["name"]}
     kit = ctx.sql(
-        "SELECT DISTINCT q.name FROM room_equipment AS x JOIN equipment AS q ON q.equipment_id = x.equipment_id "
+        "SELECT DISTINCT q.name FROM room_equipment AS x JOIN equipment AS q ON q.equipment_id = "
+        "x.equipment_id "
         "JOIN rooms AS r ON r.room_id = x.room_id WHERE r.building_id = ? AND r.capacity >= ? ORDER BY 1",
         [building["building_id"], seats],
     )
@@ -95,11 +97,17 @@ def book_smallest_room(ctx: RecipeContext) -> None:
     ctx.say(
         ctx.choice(
             [
-                "Please book a room in {building} for my {title:q} on {when}: the smallest one" + need + " that is "
-                "free then and seats me and everyone who hasn't declined (of equally small rooms, the first by "
+                "Please book a room in {building} for my {title:q} on {when}: the smallest one"
+                + need
+                + " that is "
+                "free then and seats me and everyone who hasn't declined (of equally small rooms, the first "
+                "by "
                 "name).",
-                "My {title:q} ({when}) needs a room in {building}. Take the smallest free room" + need + " with "
-                "enough seats for me and all invitees who haven't declined (the first by name if several are as "
+                "My {title:q} ({when}) needs a room in {building}. Take the smallest free room"
+                + need
+                + " with "
+                "enough seats for me and all invitees who haven't declined (the first by name if several "
+                "are as "
                 "small), and book it.",
             ]
         ),
@@ -114,7 +122,12 @@ def book_smallest_room(ctx: RecipeContext) -> None:
     ctx.derived(seats, "the organizer and the invitees who have not declined")
     ctx.call(
         "book_room",
-        {"meeting": row["meeting_id"], "organizer": row["email"], "room": rooms[0]["name"], "building": building["name"]},
+        {
+            "meeting": row["meeting_id"],
+            "organizer": row["email"],
+            "room": rooms[0]["name"],
+            "building": building["name"],
+        },
         step=f"Book {rooms[0]['name']} ({rooms[0]['capacity']} seats)",
     )
     ctx.goal(
@@ -124,17 +137,22 @@ def book_smallest_room(ctx: RecipeContext) -> None:
         [row["meeting_id"]],
     )
     late = ctx.sql(
-        "SELECT r.name, b.name AS building, h.closes_at FROM rooms AS r JOIN buildings AS b ON b.building_id = "
+        "SELECT r.name, b.name AS building, h.closes_at FROM rooms AS r JOIN buildings AS b ON "
+        "b.building_id = "
         "r.building_id LEFT JOIN building_hours AS h ON h.building_id = r.building_id AND h.weekday = ? "
         "WHERE r.is_bookable AND NOT r.requires_approval AND r.capacity >= ? "
         "AND (h.building_id IS NULL OR h.closes_at < ? OR h.opens_at > ?) "
-        "AND (SELECT count(*) FROM rooms AS o WHERE lower(o.name) = lower(r.name)) = 1 ORDER BY r.room_id LIMIT 5",
+        "AND (SELECT count(*) FROM rooms AS o WHERE lower(o.name) = lower(r.name)) = 1 ORDER BY r.room_id "
+        "LIMIT 5",
         [row["start_at"].isoweekday(), seats, row["end_at"].time(), row["start_at"].time()],
     )
     small = ctx.sql(
-        "SELECT r.name, b.name AS building, r.capacity FROM rooms AS r JOIN buildings AS b ON b.building_id = "
-        "r.building_id WHERE r.building_id = ? AND r.is_bookable AND NOT r.requires_approval AND r.capacity < ? "
-        "AND (SELECT count(*) FROM rooms AS o WHERE lower(o.name) = lower(r.name)) = 1 ORDER BY r.room_id LIMIT 5",
+        "SELECT r.name, b.name AS building, r.capacity FROM rooms AS r JOIN buildings AS b ON b.building_id "
+        "= "
+        "r.building_id WHERE r.building_id = ? AND r.is_bookable AND NOT r.requires_approval AND r.capacity "
+        "< ? "
+        "AND (SELECT count(*) FROM rooms AS o WHERE lower(o.name) = lower(r.name)) = 1 ORDER BY r.room_id "
+        "LIMIT 5",
         [building["building_id"], seats],
     )
     if late or small:
@@ -155,8 +173,12 @@ def book_smallest_room(ctx: RecipeContext) -> None:
             calls=[
                 Call(
                     "book_room",
-                    {"meeting": row["meeting_id"], "organizer": row["email"], "room": pick["name"],
-                     "building": pick["building"]},
+                    {
+                        "meeting": row["meeting_id"],
+                        "organizer": row["email"],
+                        "room": pick["name"],
+                        "building": pick["building"],
+                    },
                 )
             ],
             because=because,
@@ -178,7 +200,8 @@ def rooms_out_of_service(ctx: RecipeContext) -> None:
         """
         SELECT r.building_id, b.name AS building, r.room_type, r.floor_number,
                count(*) AS rooms,
-               sum((SELECT count(*) FROM room_bookings AS k WHERE k.room_id = r.room_id AND k.status = 'confirmed'
+               sum((SELECT count(*) FROM room_bookings AS k WHERE k.room_id = r.room_id AND k.status =
+               'confirmed'
                     AND k.start_at > ?)) AS bookings
         FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id
         WHERE r.is_bookable GROUP BY ALL HAVING count(*) BETWEEN 1 AND 12
@@ -187,9 +210,13 @@ def rooms_out_of_service(ctx: RecipeContext) -> None:
         what="rooms of a kind on a floor",
     )
     whole = ctx.rng.random() < 0.3
-    where = "r.building_id = ? AND r.room_type = ? AND r.is_bookable" + ("" if whole else " AND r.floor_number = ?")
+    where = "r.building_id = ? AND r.room_type = ? AND r.is_bookable" + (
+        "" if whole else " AND r.floor_number = ?"
+    )
     params = [row["building_id"], row["room_type"]] + ([] if whole else [row["floor_number"]])
-    rooms = ctx.sql(f"SELECT r.room_id, r.name FROM rooms AS r WHERE {where} ORDER BY r.name, r.room_id", params)
+    rooms = ctx.sql(
+        f"SELECT r.room_id, r.name FROM rooms AS r WHERE {where} ORDER BY r.name, r.room_id", params
+    )
     if not rooms or len(rooms) > 15:
         ctx.skip("too many rooms")
     kind = ROOM_TYPES[row["room_type"]]
@@ -206,14 +233,20 @@ def rooms_out_of_service(ctx: RecipeContext) -> None:
     else:
         ctx.say(
             [
-                "Please take every {kind} on floor {floor} of {building} out of service; cancel whatever is booked "
+                "Please take every {kind} on floor {floor} of {building} out of service; cancel whatever is "
+                "booked "
                 "in them.",
                 "The {kind}s on level {floor} of {building} are closing for renovation: mark each one as not "
                 "bookable.",
             ],
             **values,
         )
-    search = {"building": row["building"], "room_type": row["room_type"], "include_unbookable": True, "limit": 50}
+    search = {
+        "building": row["building"],
+        "room_type": row["room_type"],
+        "include_unbookable": True,
+        "limit": 50,
+    }
     if not whole:
         search["floor"] = row["floor_number"]
     ctx.read("find_rooms", search, step="List the rooms of that kind")
@@ -240,7 +273,8 @@ def install_missing_equipment(ctx: RecipeContext) -> None:
     building) that lacks it: the rooms come from find_rooms, one update_room_equipment each."""
     row = ctx.pick(
         """
-        SELECT r.building_id, b.name AS building, r.room_type, r.floor_number, q.equipment_id, q.name AS equipment,
+        SELECT r.building_id, b.name AS building, r.room_type, r.floor_number, q.equipment_id, q.name AS
+        equipment,
                count(*) FILTER (WHERE x.room_id IS NULL) AS lacking, count(*) AS rooms
         FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id CROSS JOIN equipment AS q
         LEFT JOIN room_equipment AS x ON x.room_id = r.room_id AND x.equipment_id = q.equipment_id
@@ -251,18 +285,27 @@ def install_missing_equipment(ctx: RecipeContext) -> None:
         what="rooms lacking equipment",
     )
     rooms = ctx.sql(
-        "SELECT r.room_id, r.name FROM rooms AS r WHERE r.building_id = ? AND r.room_type = ? AND r.floor_number = ? "
-        "AND NOT EXISTS (SELECT 1 FROM room_equipment AS x WHERE x.room_id = r.room_id AND x.equipment_id = ?) "
+        "SELECT r.room_id, r.name FROM rooms AS r WHERE r.building_id = ? AND r.room_type = ? AND "
+        "r.floor_number = ? "
+        "AND NOT EXISTS (SELECT 1 FROM room_equipment AS x WHERE x.room_id = r.room_id AND x.equipment_id = "
+        "?) "
         "ORDER BY r.name, r.room_id",
         [row["building_id"], row["room_type"], row["floor_number"], row["equipment_id"]],
     )
-    ctx.refer(f"equipment {row['equipment']}", "SELECT count(*) FROM equipment WHERE lower(name) = lower(?)", [row["equipment"]])
+    ctx.refer(
+        f"equipment {row['equipment']}",
+        "SELECT count(*) FROM equipment WHERE lower(name) = lower(?)",
+        [row["equipment"]],
+    )
     _facilities_speaker(ctx)
     ctx.say(
         [
-            "Every {kind} on floor {floor} of {building} should have " + article(row["equipment"]) + " {equipment}. "
+            "Every {kind} on floor {floor} of {building} should have "
+            + article(row["equipment"])
+            + " {equipment}. "
             "Please install one {equipment} in each of them that doesn't have one yet.",
-            "Please add one {equipment} to each {kind} on level {floor} in {building} that is missing it; leave the "
+            "Please add one {equipment} to each {kind} on level {floor} in {building} that is missing it; "
+            "leave the "
             "rooms that already have one alone.",
         ],
         kind=ROOM_TYPES[row["room_type"]],
@@ -272,19 +315,30 @@ def install_missing_equipment(ctx: RecipeContext) -> None:
     )
     ctx.read(
         "find_rooms",
-        {"building": row["building"], "floor": row["floor_number"], "room_type": row["room_type"],
-         "include_unbookable": True, "limit": 50},
+        {
+            "building": row["building"],
+            "floor": row["floor_number"],
+            "room_type": row["room_type"],
+            "include_unbookable": True,
+            "limit": 50,
+        },
         step="List the rooms and their equipment",
     )
     for room in rooms:
         ctx.call(
             "update_room_equipment",
-            {"room": room["name"], "building": row["building"], "install": [{"name": row["equipment"], "quantity": 1}]},
+            {
+                "room": room["name"],
+                "building": row["building"],
+                "install": [{"name": row["equipment"], "quantity": 1}],
+            },
         )
     ctx.goal(
         "every room of the kind on the floor has the equipment",
-        "SELECT count(*) AS lacking FROM rooms AS r WHERE r.building_id = ? AND r.room_type = ? AND r.floor_number = ? "
-        "AND NOT EXISTS (SELECT 1 FROM room_equipment AS x WHERE x.room_id = r.room_id AND x.equipment_id = ?)",
+        "SELECT count(*) AS lacking FROM rooms AS r WHERE r.building_id = ? AND r.room_type = ? AND "
+        "r.floor_number = ? "
+        "AND NOT EXISTS (SELECT 1 FROM room_equipment AS x WHERE x.room_id = r.room_id AND x.equipment_id = "
+        "?)",
         [row["building_id"], row["room_type"], row["floor_number"], row["equipment_id"]],
     )
     scaled_difficulty(ctx, len(rooms), medium=3, hard=8)
@@ -303,15 +357,20 @@ def book_desk_for_days(ctx: RecipeContext) -> None:
         ctx.skip("no working day in the range")
     desk = ctx.pick(
         "SELECT d.desk_id, d.code, d.building_id, b.name AS building FROM desks AS d JOIN buildings AS b ON "
-        "b.building_id = d.building_id WHERE d.desk_type <> 'assigned' AND NOT EXISTS (SELECT 1 FROM desk_bookings AS k "
-        "WHERE k.desk_id = d.desk_id AND k.booking_date BETWEEN ? AND ? AND k.status IN ('booked', 'checked_in')) "
-        "AND (SELECT count(*) FROM building_hours AS h WHERE h.building_id = d.building_id AND h.weekday <= 5) = 5",
+        "b.building_id = d.building_id WHERE d.desk_type <> 'assigned' AND NOT EXISTS (SELECT 1 FROM "
+        "desk_bookings AS k "
+        "WHERE k.desk_id = d.desk_id AND k.booking_date BETWEEN ? AND ? AND k.status IN ('booked', "
+        "'checked_in')) "
+        "AND (SELECT count(*) FROM building_hours AS h WHERE h.building_id = d.building_id AND h.weekday <= "
+        "5) = 5",
         [first, last],
         what="desk free on those days",
     )
     me = ctx.pick(
-        f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND e.home_building_id = ? AND NOT EXISTS (SELECT 1 FROM "
-        "desk_bookings AS k WHERE k.employee_id = e.employee_id AND k.booking_date BETWEEN ? AND ? AND k.status IN "
+        f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND e.home_building_id = ? AND NOT EXISTS "
+        "(SELECT 1 FROM "
+        "desk_bookings AS k WHERE k.employee_id = e.employee_id AND k.booking_date BETWEEN ? AND ? AND "
+        "k.status IN "
         "('booked', 'checked_in'))",
         [desk["building_id"], first, last],
         what="employee without a desk on those days",
@@ -335,7 +394,8 @@ def book_desk_for_days(ctx: RecipeContext) -> None:
         ctx.call("book_desk", {"person": me["email"], "date": day.isoformat(), "desk": desk["code"]})
     ctx.goal(
         "the desk is booked for them on each of those days",
-        "SELECT list(booking_date ORDER BY booking_date) AS days FROM desk_bookings WHERE employee_id = ? AND "
+        "SELECT list(booking_date ORDER BY booking_date) AS days FROM desk_bookings WHERE employee_id = ? "
+        "AND "
         "desk_id = ? AND status = 'booked' AND booking_date BETWEEN ? AND ?",
         [me["employee_id"], desk["desk_id"], first, last],
     )
@@ -349,7 +409,9 @@ def book_desk_for_days(ctx: RecipeContext) -> None:
             day += dt.timedelta(days=1)
         kind, because = "forbidden", f"desks can be booked at most {DESK_DAYS_AHEAD} days ahead"
     text = render(
-        ctx.choice(["Please book desk {desk} for me on {day}.", "I need desk {desk} on {day}; book it for me."]),
+        ctx.choice(
+            ["Please book desk {desk} for me on {day}.", "I need desk {desk} on {day}; book it for me."]
+        ),
         {"desk": desk["code"], "day": day},
         ctx.style,
     )

@@ -8,7 +8,6 @@ import datetime as dt
 from pipeline.tasks import RecipeContext, recipe
 from schemas.meeting.recipes_common import (
     ACTIVE,
-    LAST_DAY,
     PERSON,
     at,
     colleague,
@@ -67,9 +66,11 @@ def end_series(ctx: RecipeContext) -> None:
     if inclusive:
         ctx.say(
             [
-                "My recurring {title:q} (series {id}) is ending: please cancel every occurrence from {day} on, "
+                "My recurring {title:q} (series {id}) is ending: please cancel every occurrence from {day} "
+                "on, "
                 "that day included.",
-                "Please end my series {title:q} (series {id}) starting {day}: the occurrence on {day} and all "
+                "Please end my series {title:q} (series {id}) starting {day}: the occurrence on {day} and "
+                "all "
                 "later ones should be cancelled.",
             ],
             **values,
@@ -77,9 +78,11 @@ def end_series(ctx: RecipeContext) -> None:
     else:
         ctx.say(
             [
-                "My recurring {title:q} (series {id}) is ending: please cancel every occurrence after {day}; the "
+                "My recurring {title:q} (series {id}) is ending: please cancel every occurrence after "
+                "{day}; the "
                 "one on {day} still happens.",
-                "Please end my series {title:q} (series {id}) after {day}: keep the occurrence on {day}, cancel "
+                "Please end my series {title:q} (series {id}) after {day}: keep the occurrence on {day}, "
+                "cancel "
                 "all later ones.",
             ],
             **values,
@@ -114,10 +117,13 @@ def end_series(ctx: RecipeContext) -> None:
 def add_to_series(ctx: RecipeContext) -> None:
     """A series' organizer invites one or two colleagues to every upcoming occurrence (optionally as optional
     attendees); occurrences they are already invited to keep their answer."""
-    row = sized(ctx, _SERIES, [ctx.now], what="series with upcoming occurrences", bands=((2, 12), (13, 60), (61, 300)))
+    row = sized(
+        ctx, _SERIES, [ctx.now], what="series with upcoming occurrences", bands=((2, 12), (13, 60), (61, 300))
+    )
     k = ctx.choice([1, 2, 2])
     picked = ctx.sample(
-        f"SELECT e.employee_id FROM employees AS e WHERE {ACTIVE} AND e.employee_id <> ? AND e.org_unit_id = ?",
+        f"SELECT e.employee_id FROM employees AS e WHERE {ACTIVE} AND e.employee_id <> ? AND e.org_unit_id "
+        "= ?",
         [row["employee_id"], row["org_unit_id"]],
         k=k,
         what="colleague",
@@ -129,7 +135,8 @@ def add_to_series(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "Please add {people} to every upcoming occurrence of my recurring {title:q} (series {id}){opt}.",
-            "{people} should join my series {title:q} (series {id}) from now on: invite them to all the upcoming "
+            "{people} should join my series {title:q} (series {id}) from now on: invite them to all the "
+            "upcoming "
             "occurrences{opt}.",
         ],
         people=[p["text"] for p in people],
@@ -137,16 +144,26 @@ def add_to_series(ctx: RecipeContext) -> None:
         id=row["series_id"],
         opt=" as optional attendees" if optional else "",
     )
-    arguments: dict = {"series_id": row["series_id"], "organizer": row["email"], "add": [p["arg"] for p in people]}
+    arguments: dict = {
+        "series_id": row["series_id"],
+        "organizer": row["email"],
+        "add": [p["arg"] for p in people],
+    }
     if optional:
         arguments["optional"] = True
         ctx.derived(True, "'optional attendees' means is_optional = true")
-    ctx.read("get_series", {"series_id": row["series_id"]}, step="Look up the series and its upcoming occurrences")
-    result = ctx.call("update_series_attendees", arguments, step=f"Invite {len(people)} people to every upcoming occurrence")
+    ctx.read(
+        "get_series", {"series_id": row["series_id"]}, step="Look up the series and its upcoming occurrences"
+    )
+    result = ctx.call(
+        "update_series_attendees", arguments, step=f"Invite {len(people)} people to every upcoming occurrence"
+    )
     ctx.goal(
         "they are invited to every upcoming occurrence",
-        "SELECT count(*) AS invitations FROM meeting_attendees AS a JOIN meetings AS m ON m.meeting_id = a.meeting_id "
-        "WHERE m.series_id = ? AND m.status = 'scheduled' AND m.start_at > ? AND a.employee_id IN (SELECT unnest(?))",
+        "SELECT count(*) AS invitations FROM meeting_attendees AS a JOIN meetings AS m ON m.meeting_id = "
+        "a.meeting_id "
+        "WHERE m.series_id = ? AND m.status = 'scheduled' AND m.start_at > ? AND a.employee_id IN (SELECT "
+        "unnest(?))",
         [row["series_id"], ctx.now, [p["employee_id"] for p in people]],
     )
     if not result["invitations_added"]:
@@ -162,7 +179,14 @@ def add_to_series(ctx: RecipeContext) -> None:
         )
 
 
-SERIES_TITLES = ("Team Standup", "Weekly Sync", "Office Hours", "Sprint Planning", "Leadership Sync", "Pipeline Review")
+SERIES_TITLES = (
+    "Team Standup",
+    "Weekly Sync",
+    "Office Hours",
+    "Sprint Planning",
+    "Leadership Sync",
+    "Pipeline Review",
+)
 FREQUENCIES = {
     "daily": ("every weekday", "each weekday (Monday to Friday)"),
     "weekly": ("every week", "once a week"),
@@ -184,14 +208,19 @@ def create_series(ctx: RecipeContext) -> None:
     first = next_monday(ctx.today) + dt.timedelta(days=ctx.rng.randint(0, 18))
     while first.weekday() >= 5:
         first += dt.timedelta(days=1)
-    count = {"daily": ctx.rng.randint(5, 45), "weekly": ctx.rng.randint(4, 12), "biweekly": ctx.rng.randint(3, 6)}
+    count = {
+        "daily": ctx.rng.randint(5, 45),
+        "weekly": ctx.rng.randint(4, 12),
+        "biweekly": ctx.rng.randint(3, 6),
+    }
     days = occurrence_dates(frequency, first, None, count[frequency])
     last = days[-1]
     start_time = dt.time(ctx.rng.randint(8, 16), ctx.choice([0, 30]))
     minutes = ctx.choice([15, 30, 45, 60])
     k = ctx.choice([1, 2, 3, 4])
     picked = ctx.sample(
-        f"SELECT e.employee_id FROM employees AS e WHERE {ACTIVE} AND e.employee_id <> ? AND e.org_unit_id = ?",
+        f"SELECT e.employee_id FROM employees AS e WHERE {ACTIVE} AND e.employee_id <> ? AND e.org_unit_id "
+        "= ?",
         [me["employee_id"], me["org_unit_id"]],
         k=k,
         what="colleague",
@@ -253,7 +282,8 @@ def create_series(ctx: RecipeContext) -> None:
     )
     ctx.goal(
         "the series exists with every occurrence, invitee and room booking",
-        "SELECT s.starts_on, s.ends_on, count(DISTINCT m.meeting_id) AS occurrences, count(DISTINCT (a.meeting_id, "
+        "SELECT s.starts_on, s.ends_on, count(DISTINCT m.meeting_id) AS occurrences, count(DISTINCT "
+        "(a.meeting_id, "
         "a.employee_id)) AS invitations, count(DISTINCT b.booking_id) AS bookings FROM meeting_series AS s "
         "JOIN meetings AS m ON m.series_id = s.series_id LEFT JOIN meeting_attendees AS a ON a.meeting_id = "
         "m.meeting_id LEFT JOIN room_bookings AS b ON b.meeting_id = m.meeting_id "
@@ -263,16 +293,25 @@ def create_series(ctx: RecipeContext) -> None:
     scaled_difficulty(ctx, 1 + len(days) * (2 + len(people)), hard=60)
     variants = []
     small = ctx.sql(
-        "SELECT r.name, b.name AS building FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id "
-        "WHERE r.is_bookable AND NOT r.requires_approval AND r.capacity < ? AND (SELECT count(*) FROM rooms AS o "
+        "SELECT r.name, b.name AS building FROM rooms AS r JOIN buildings AS b ON b.building_id = "
+        "r.building_id "
+        "WHERE r.is_bookable AND NOT r.requires_approval AND r.capacity < ? AND (SELECT count(*) FROM rooms "
+        "AS o "
         "WHERE lower(o.name) = lower(r.name)) = 1 ORDER BY r.room_id LIMIT 3",
         [1 + len(people)],
     )
     if small:
         tiny = ctx.choice(small)
-        variants.append(("capacity", {room["name"]: tiny["name"], room["building"]: tiny["building"]},
-                         f"{tiny['name']} seats fewer than the {1 + len(people)} people of the meeting"))
-    opens = ctx.scalar("SELECT min(opens_at) FROM building_hours WHERE building_id = ?", [me["home_building_id"]])
+        variants.append(
+            (
+                "capacity",
+                {room["name"]: tiny["name"], room["building"]: tiny["building"]},
+                f"{tiny['name']} seats fewer than the {1 + len(people)} people of the meeting",
+            )
+        )
+    opens = ctx.scalar(
+        "SELECT min(opens_at) FROM building_hours WHERE building_id = ?", [me["home_building_id"]]
+    )
     if opens is not None and opens > dt.time(6, 30):
         variants.append(("hours", {start_time: dt.time(6, 30)}, f"{room['building']} opens at {opens:%H:%M}"))
     if frequency == "daily":
