@@ -343,8 +343,7 @@ def change_meeting_settings(ctx: RecipeContext) -> None:
     row = ctx.pick(
         unique_meeting_sql(f"{ACTIVE} AND {upcoming()}")
         + " AND EXISTS (SELECT 1 FROM meeting_attendees AS i JOIN meetings AS o ON o.meeting_id = "
-        "i.meeting_id "
-        "WHERE i.employee_id = e.employee_id AND o.status = 'scheduled' AND o.start_at > ?)",
+        "i.meeting_id WHERE i.employee_id = e.employee_id AND o.status = 'scheduled' AND o.start_at > ?)",
         [ctx.now, ctx.now],
         what="organizer of an upcoming meeting",
     )
@@ -433,8 +432,7 @@ def follow_up_with_accepted(ctx: RecipeContext) -> None:
     row = ctx.pick(
         unique_meeting_sql(f"{ACTIVE} AND m.status <> 'cancelled' AND m.start_at > ? AND m.start_at < ?")
         + " AND (SELECT count(*) FROM meeting_attendees AS a JOIN employees AS p ON p.employee_id = "
-        "a.employee_id "
-        "WHERE a.meeting_id = m.meeting_id AND a.response = 'accepted' AND p.is_active) >= 2 "
+        "a.employee_id WHERE a.meeting_id = m.meeting_id AND a.response = 'accepted' AND p.is_active) >= 2 "
         "AND (SELECT count(*) FROM meeting_attendees AS a WHERE a.meeting_id = m.meeting_id "
         "AND a.response <> 'accepted') >= 1",
         [ctx.now - dt.timedelta(days=45), ctx.now + dt.timedelta(days=20)],
@@ -542,8 +540,7 @@ def delete_cancelled_before(ctx: RecipeContext) -> None:
             [
                 "Please delete for good all my cancelled meetings that were scheduled before {day}.",
                 "Clean up my calendar: remove every cancelled meeting of mine from before {day} (keep the "
-                "ones "
-                "on {day} itself).",
+                "ones on {day} itself).",
                 "Permanently delete my cancelled meetings dated earlier than {day}.",
             ],
             day=day,
@@ -556,8 +553,7 @@ def delete_cancelled_before(ctx: RecipeContext) -> None:
     ctx.goal(
         "no cancelled meeting of theirs before the cutoff is left; the later ones stay",
         "SELECT count(*) FILTER (WHERE start_at < ?) AS before, count(*) FILTER (WHERE start_at >= ?) AS "
-        "after "
-        "FROM meetings WHERE organizer_id = ? AND status = 'cancelled'",
+        "after FROM meetings WHERE organizer_id = ? AND status = 'cancelled'",
         [cutoff, cutoff, row["employee_id"]],
     )
     scaled_difficulty(ctx, int(row["n"]), hard=50)

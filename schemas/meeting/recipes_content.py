@@ -75,8 +75,7 @@ def delete_recordings_before(ctx: RecipeContext) -> None:
     ctx.goal(
         "none of their recordings before the cutoff is left; later ones stay",
         "SELECT count(*) FILTER (WHERE created_at < ?) AS before, count(*) FILTER (WHERE created_at >= ?) "
-        "AS after "
-        f"FROM ({MANAGED}) AS x WHERE employee_id = ?",
+        f"AS after FROM ({MANAGED}) AS x WHERE employee_id = ?",
         [cutoff, cutoff, row["employee_id"]],
     )
     scaled_difficulty(ctx, int(row["n"]), hard=40)
@@ -203,8 +202,7 @@ def delete_largest_recordings(ctx: RecipeContext) -> None:
     limit = _old_enough(ctx)
     person = ctx.pick(
         f"SELECT employee_id, name, email, count(*) AS n FROM ({MANAGED}) AS x WHERE created_at < ? GROUP "
-        "BY ALL "
-        "HAVING count(*) > ?",
+        "BY ALL HAVING count(*) > ?",
         [limit, k],
         what=f"person with {k + 1}+ old recordings",
     )
@@ -217,8 +215,7 @@ def delete_largest_recordings(ctx: RecipeContext) -> None:
     day = min(day, limit)
     top = ctx.sql(
         f"SELECT recording_id, round(size_bytes / 1e6, 1) AS mb FROM ({MANAGED}) AS x WHERE employee_id = ? "
-        "AND "
-        "created_at < ? ORDER BY mb DESC, recording_id LIMIT ?",
+        "AND created_at < ? ORDER BY mb DESC, recording_id LIMIT ?",
         [person["employee_id"], day, k + 1],
     )
     if len(top) <= k or top[k - 1]["mb"] == top[k]["mb"]:

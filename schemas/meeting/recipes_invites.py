@@ -212,8 +212,7 @@ def remove_declined(ctx: RecipeContext) -> None:
                 "Remove the optional invitees who declined from my {title:q} on {when}; keep the required "
                 "ones.",
                 "On my {title:q} ({when}), drop the optional attendees who said no. Required people stay, "
-                "even "
-                "if they declined.",
+                "even if they declined.",
             ]
         )
     else:
@@ -314,8 +313,7 @@ def answer_invitations(ctx: RecipeContext) -> None:
         ask = ctx.choice(
             [
                 "Please {answer} every invitation from {boss} for meetings between {first} and {last}, both "
-                "days "
-                "included",
+                "days included",
                 "{Answer} all of {boss}'s invitations for meetings from {first} through {last}",
             ]
         )
@@ -331,8 +329,7 @@ def answer_invitations(ctx: RecipeContext) -> None:
             ask = ctx.choice(
                 [
                     "I'm busy from {time} on {day}: please {answer} my invitations to meetings that day "
-                    "starting "
-                    "at {time} or later",
+                    "starting at {time} or later",
                     "{Answer} every invitation I have for {day} that starts at or after {time}",
                 ]
             )
@@ -391,8 +388,7 @@ def accept_invitation(ctx: RecipeContext) -> None:
         "WHERE b.employee_id = a.employee_id AND b.response = 'accepted' AND o.status <> 'cancelled' "
         "AND o.start_at < ? AND ? < o.end_at) "
         "AND NOT EXISTS (SELECT 1 FROM out_of_office AS w WHERE w.employee_id = a.employee_id AND "
-        "w.starts_at < ? "
-        "AND ? < w.ends_at)",
+        "w.starts_at < ? AND ? < w.ends_at)",
         [row["meeting_id"], row["end_at"], row["start_at"], row["end_at"], row["start_at"]],
         what="invitee free then",
     )
@@ -429,8 +425,7 @@ def accept_invitation(ctx: RecipeContext) -> None:
         + " AND m.meeting_id IN (SELECT a.meeting_id FROM meeting_attendees AS a WHERE a.employee_id = ? "
         "AND a.response IN ('pending', 'tentative')) AND EXISTS (SELECT 1 FROM meeting_attendees AS b "
         "JOIN meetings AS o ON o.meeting_id = b.meeting_id WHERE b.employee_id = ? AND b.response = "
-        "'accepted' "
-        "AND o.status <> 'cancelled' AND o.start_at < m.end_at AND m.start_at < o.end_at "
+        "'accepted' AND o.status <> 'cancelled' AND o.start_at < m.end_at AND m.start_at < o.end_at "
         "AND o.meeting_id <> m.meeting_id) ORDER BY m.start_at, m.meeting_id LIMIT 1",
         [ctx.now, guest["employee_id"], guest["employee_id"]],
     )

@@ -46,8 +46,7 @@ def out_of_office_with_manager(ctx: RecipeContext) -> None:
     Variants: a period longer than a year, or a delegate who has left the company."""
     me = ctx.pick(
         f"SELECT {PERSON}, e.manager_id FROM employees AS e JOIN employees AS b ON b.employee_id = "
-        "e.manager_id "
-        f"WHERE {ACTIVE} AND b.is_active",
+        f"e.manager_id WHERE {ACTIVE} AND b.is_active",
         what="employee with an active manager",
     )
     first = ctx.choice(workdays(ctx.today + dt.timedelta(days=2), LAST_DAY - dt.timedelta(days=14)))
@@ -68,8 +67,7 @@ def out_of_office_with_manager(ctx: RecipeContext) -> None:
     template = ctx.choice(
         [
             "{away} from {start} until {end}. Please set my out-of-office for that time and make my manager "
-            "my "
-            "delegate.",
+            "my delegate.",
             "{away} between {start} and {end}: put in an out-of-office period with my manager as the "
             "delegate.",
         ]
@@ -98,8 +96,7 @@ def out_of_office_with_manager(ctx: RecipeContext) -> None:
     ctx.goal(
         "the period is set with the manager as delegate",
         "SELECT starts_at, ends_at, reason, delegate_id, auto_reply_message FROM out_of_office WHERE "
-        "employee_id = ? "
-        "AND starts_at = ?",
+        "employee_id = ? AND starts_at = ?",
         [me["employee_id"], start],
     )
     scaled_difficulty(
@@ -172,11 +169,9 @@ def offboard_unit_head(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "{who} has left the company; their last day was {day}. They headed {unit}: please record that "
-            "they "
-            "left and make the longest-serving member of {unit} its new head.",
+            "they left and make the longest-serving member of {unit} its new head.",
             "Please offboard {who} (last working day: {day}). {unit} needs a new head: the member of {unit} "
-            "who "
-            "has been with the company longest.",
+            "who has been with the company longest.",
         ],
         who=person["text"],
         day=day,
@@ -196,8 +191,7 @@ def offboard_unit_head(ctx: RecipeContext) -> None:
     ctx.goal(
         "they have left and the unit has its new head",
         "SELECT e.left_on, e.is_active, u.head_employee_id FROM employees AS e JOIN org_units AS u ON "
-        "u.org_unit_id "
-        "= e.org_unit_id WHERE e.employee_id = ?",
+        "u.org_unit_id = e.org_unit_id WHERE e.employee_id = ?",
         [head["employee_id"]],
     )
     touched = sum(v for k, v in result.items() if isinstance(v, int))
@@ -215,8 +209,7 @@ def shorten_working_days(ctx: RecipeContext) -> None:
     the remote days, and may drop one weekday: the new ends are worked out from get_person."""
     me = ctx.pick(
         f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND (SELECT count(*) FROM working_hours AS w "
-        "WHERE "
-        "w.employee_id = e.employee_id AND w.ends_at >= w.starts_at + INTERVAL 3 HOUR) = 5",
+        "WHERE w.employee_id = e.employee_id AND w.ends_at >= w.starts_at + INTERVAL 3 HOUR) = 5",
         what="employee with five working days",
     )
     hours = ctx.sql(
@@ -263,8 +256,7 @@ def shorten_working_days(ctx: RecipeContext) -> None:
     ctx.goal(
         "the working hours end earlier",
         "SELECT list(weekday ORDER BY weekday) AS days, list(ends_at ORDER BY weekday) AS ends FROM "
-        "working_hours "
-        "WHERE employee_id = ?",
+        "working_hours WHERE employee_id = ?",
         [me["employee_id"]],
     )
 
@@ -287,8 +279,7 @@ def move_team_building(ctx: RecipeContext) -> None:
     )
     movers = ctx.sql(
         "SELECT email FROM employees WHERE org_unit_id = ? AND is_active AND home_building_id IS DISTINCT "
-        "FROM ? "
-        "ORDER BY employee_id",
+        "FROM ? ORDER BY employee_id",
         [row["org_unit_id"], row["building_id"]],
     )
     total = ctx.scalar(
@@ -314,11 +305,9 @@ def move_team_building(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "The whole {unit} unit has moved to {building}. Please make {building} the home building of "
-            "every "
-            "active member of {unit} (only that unit, not the ones below it).",
+            "every active member of {unit} (only that unit, not the ones below it).",
             "Everyone in {unit} now works from {building}: update each current member's home building "
-            "(members of "
-            "{unit} itself, not of its sub-units).",
+            "(members of {unit} itself, not of its sub-units).",
         ],
         unit=row["unit"],
         building=row["building"],

@@ -61,8 +61,7 @@ def book_smallest_room(ctx: RecipeContext) -> None:
     row = ctx.pick(
         unique_meeting_sql(f"{ACTIVE} AND {upcoming()} AND e.home_building_id IS NOT NULL")
         + " AND NOT EXISTS (SELECT 1 FROM room_bookings AS b WHERE b.meeting_id = m.meeting_id AND b.status "
-        "= "
-        "'confirmed')",
+        "= 'confirmed')",
         [ctx.now],
         what="upcoming meeting without a room",
     )
@@ -101,14 +100,12 @@ def book_smallest_room(ctx: RecipeContext) -> None:
                 + need
                 + " that is "
                 "free then and seats me and everyone who hasn't declined (of equally small rooms, the first "
-                "by "
-                "name).",
+                "by name).",
                 "My {title:q} ({when}) needs a room in {building}. Take the smallest free room"
                 + need
                 + " with "
                 "enough seats for me and all invitees who haven't declined (the first by name if several "
-                "are as "
-                "small), and book it.",
+                "are as small), and book it.",
             ]
         ),
         **values,
@@ -234,8 +231,7 @@ def rooms_out_of_service(ctx: RecipeContext) -> None:
         ctx.say(
             [
                 "Please take every {kind} on floor {floor} of {building} out of service; cancel whatever is "
-                "booked "
-                "in them.",
+                "booked in them.",
                 "The {kind}s on level {floor} of {building} are closing for renovation: mark each one as not "
                 "bookable.",
             ],
@@ -288,8 +284,7 @@ def install_missing_equipment(ctx: RecipeContext) -> None:
         "SELECT r.room_id, r.name FROM rooms AS r WHERE r.building_id = ? AND r.room_type = ? AND "
         "r.floor_number = ? "
         "AND NOT EXISTS (SELECT 1 FROM room_equipment AS x WHERE x.room_id = r.room_id AND x.equipment_id = "
-        "?) "
-        "ORDER BY r.name, r.room_id",
+        "?) ORDER BY r.name, r.room_id",
         [row["building_id"], row["room_type"], row["floor_number"], row["equipment_id"]],
     )
     ctx.refer(
@@ -305,8 +300,7 @@ def install_missing_equipment(ctx: RecipeContext) -> None:
             + " {equipment}. "
             "Please install one {equipment} in each of them that doesn't have one yet.",
             "Please add one {equipment} to each {kind} on level {floor} in {building} that is missing it; "
-            "leave the "
-            "rooms that already have one alone.",
+            "leave the rooms that already have one alone.",
         ],
         kind=ROOM_TYPES[row["room_type"]],
         floor=row["floor_number"],
@@ -370,8 +364,7 @@ def book_desk_for_days(ctx: RecipeContext) -> None:
         f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND e.home_building_id = ? AND NOT EXISTS "
         "(SELECT 1 FROM "
         "desk_bookings AS k WHERE k.employee_id = e.employee_id AND k.booking_date BETWEEN ? AND ? AND "
-        "k.status IN "
-        "('booked', 'checked_in'))",
+        "k.status IN ('booked', 'checked_in'))",
         [desk["building_id"], first, last],
         what="employee without a desk on those days",
     )
@@ -395,8 +388,7 @@ def book_desk_for_days(ctx: RecipeContext) -> None:
     ctx.goal(
         "the desk is booked for them on each of those days",
         "SELECT list(booking_date ORDER BY booking_date) AS days FROM desk_bookings WHERE employee_id = ? "
-        "AND "
-        "desk_id = ? AND status = 'booked' AND booking_date BETWEEN ? AND ?",
+        "AND desk_id = ? AND status = 'booked' AND booking_date BETWEEN ? AND ?",
         [me["employee_id"], desk["desk_id"], first, last],
     )
     scaled_difficulty(ctx, len(days), hard=8)

@@ -67,11 +67,9 @@ def end_series(ctx: RecipeContext) -> None:
         ctx.say(
             [
                 "My recurring {title:q} (series {id}) is ending: please cancel every occurrence from {day} "
-                "on, "
-                "that day included.",
+                "on, that day included.",
                 "Please end my series {title:q} (series {id}) starting {day}: the occurrence on {day} and "
-                "all "
-                "later ones should be cancelled.",
+                "all later ones should be cancelled.",
             ],
             **values,
         )
@@ -79,11 +77,9 @@ def end_series(ctx: RecipeContext) -> None:
         ctx.say(
             [
                 "My recurring {title:q} (series {id}) is ending: please cancel every occurrence after "
-                "{day}; the "
-                "one on {day} still happens.",
+                "{day}; the one on {day} still happens.",
                 "Please end my series {title:q} (series {id}) after {day}: keep the occurrence on {day}, "
-                "cancel "
-                "all later ones.",
+                "cancel all later ones.",
             ],
             **values,
         )
@@ -136,8 +132,7 @@ def add_to_series(ctx: RecipeContext) -> None:
         [
             "Please add {people} to every upcoming occurrence of my recurring {title:q} (series {id}){opt}.",
             "{people} should join my series {title:q} (series {id}) from now on: invite them to all the "
-            "upcoming "
-            "occurrences{opt}.",
+            "upcoming occurrences{opt}.",
         ],
         people=[p["text"] for p in people],
         title=row["title"],
@@ -296,8 +291,7 @@ def create_series(ctx: RecipeContext) -> None:
         "SELECT r.name, b.name AS building FROM rooms AS r JOIN buildings AS b ON b.building_id = "
         "r.building_id "
         "WHERE r.is_bookable AND NOT r.requires_approval AND r.capacity < ? AND (SELECT count(*) FROM rooms "
-        "AS o "
-        "WHERE lower(o.name) = lower(r.name)) = 1 ORDER BY r.room_id LIMIT 3",
+        "AS o WHERE lower(o.name) = lower(r.name)) = 1 ORDER BY r.room_id LIMIT 3",
         [1 + len(people)],
     )
     if small:
