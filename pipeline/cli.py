@@ -563,6 +563,23 @@ def compare_runs_cmd(
         render_comparison(stdout, result)
 
 
+@app.command("eval-report")
+def eval_report_cmd(
+    run: Annotated[
+        str, typer.Argument(metavar="RUN", help="A run id (under artifacts/*/runs) or a run folder.")
+    ],
+) -> None:
+    """Write (again) the self-contained report.html of an evaluation run into its folder: scores with
+    intervals, pass rates per capability, difficulty and plan length, cost against score, the commonest
+    failures, infrastructure errors apart, and every episode's trajectory one click from its task."""
+    from pipeline.evaluate.compare import default_runs_dirs
+    from pipeline.evaluate.htmlreport import write_run_report
+    from pipeline.evaluate.rundir import find_run
+
+    path = write_run_report(find_run(run, default_runs_dirs()))
+    stdout.print(f"wrote {path} ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
+
+
 @app.command("serve")
 def serve_cmd(
     packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,

@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -190,8 +191,24 @@ def summarize_run(run: EvalRun) -> None:
     seconds = time.perf_counter() - run.started
     run.summary = summarize(run.folder.spec, run.folder.records(), seconds=seconds, episodes_run=run.done)
     run.summary["folder"] = str(run.folder.path)
+    run.summary["report"] = _write_report(run.folder, run.summary)
     run.folder.write_summary(run.summary)
     release(run)
+
+
+def _write_report(folder: RunFolder, summary: dict[str, Any]) -> str | None:
+    """Write report.html; a report that cannot be drawn is logged, never the end of a finished run (its
+    summary and episodes are written whatever happens: `stateforge eval-report` makes the report again)."""
+    from pipeline.evaluate.htmlreport import write_run_report  # matplotlib: imported when a run ends
+
+    try:
+        return str(write_run_report(folder, summary))
+    except Exception:  # noqa: BLE001 - see the docstring
+        logging.getLogger(__name__).exception(
+            "run %s: report.html could not be written; make it with `stateforge eval-report %s`",
+            folder.run_id, folder.path,
+        )
+        return None
 
 
 def release(run: EvalRun) -> None:
