@@ -81,6 +81,15 @@ class EvalRun:
     """The tools the tasks were made with (default: the pack's tools.py, else the generic toolkit)."""
     on_record: Callable[[EpisodeRecord, int, int], None] | None = None
     """Called with each record, the episodes done so far in this session and the session's total."""
+    shard: str | None = None
+    """One shard of a run on a work pool (`pipeline.evaluate.shards`): its episodes go to
+    shards/<shard>/episodes.jsonl of the run (`resume`), and only `pairs` are run."""
+    pairs: list[tuple[str, int]] | None = None
+    """The (task id, trial) pairs of the shard."""
+    notes: dict[str, Any] = field(default_factory=dict)
+    """Added to the summary as they are (a run on a work pool: `pool`, `shards`)."""
+    problems: list[str] = field(default_factory=list)
+    """What went wrong outside the episodes (a shard that failed): each one makes the harness fail."""
 
     name: str = ""
     db_path: Path | None = None
@@ -162,8 +171,17 @@ def prepare(run: EvalRun) -> None:
         workdir=Path(run.workdir) if run.workdir else None,
         instructions=functools.cache(partial(_instructions, info.config, info.now, info.name)),
     )
+    if run.shard is not None:
+        run.folder = run.folder.shard(run.shard)
+    elif resumed is not None:
+        from pipeline.evaluate.shards import merge_shards  # (shards runs these stages: imported here)
+
+        merge_shards(run.folder)  # what shards on a work pool left behind counts as done
     finished = {r.key for r in run.folder.records() if r.outcome != "infra_error"}
     run.pending = [(t, trial) for trial in range(spec.k) for t in run.tasks if (t.id, trial) not in finished]
+    if run.pairs is not None:
+        wanted = set(map(tuple, run.pairs))
+        run.pending = [(t, trial) for t, trial in run.pending if (t.id, trial) in wanted]
     run.total = len(run.pending)
     run.started = time.perf_counter()
 
@@ -190,6 +208,11 @@ def summarize_run(run: EvalRun) -> None:
     assert run.folder is not None
     seconds = time.perf_counter() - run.started
     run.summary = summarize(run.folder.spec, run.folder.records(), seconds=seconds, episodes_run=run.done)
+    run.summary.update(run.notes)
+    if run.problems:
+        health = run.summary["harness"]
+        health["ok"] = False
+        health["why"] = "; ".join([*([health["why"]] if health["why"] else []), *run.problems])
     run.summary["folder"] = str(run.folder.path)
     run.summary["report"] = _write_report(run.folder, run.summary)
     run.folder.write_summary(run.summary)
@@ -251,8 +274,16 @@ def direct(stage: Stage, label: str, work: Callable[[], None]) -> None:
 
 def run_evaluation(run: EvalRun, runner: Runner = direct) -> dict[str, Any]:
     """Run every stage of `STAGES` on `run` through `runner`; return the summary."""
+    run_stages(run, STAGES, runner)
+    assert run.summary is not None
+    return run.summary
+
+
+def run_stages(run: EvalRun, stages: tuple[Stage, ...], runner: Runner = direct) -> None:
+    """Run `stages` in order on `run` through `runner` (a repeated stage until nothing is pending), then
+    release what the run holds, whatever happened."""
     try:
-        for stage in STAGES:
+        for stage in stages:
             if stage.repeat:
                 batches = 0
                 while not run.finished:
@@ -262,8 +293,6 @@ def run_evaluation(run: EvalRun, runner: Runner = direct) -> dict[str, Any]:
                 runner(stage, stage.name, partial(stage.run, run))
     finally:
         release(run)
-    assert run.summary is not None
-    return run.summary
 
 
 def evaluate(target: str | Path, **options: Any) -> dict[str, Any]:
