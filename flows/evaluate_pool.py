@@ -168,7 +168,7 @@ def _wait(run: EvalRun, folder: Path, submitted: list[tuple[str, Any, int]], tot
                     states[name] = state.type.value
             if run.on_record is not None:
                 done = sum(_lines(folder / SHARDS_DIR / name / EPISODES_FILE) for name, _i, _n in submitted)
-                run.on_record(None, done, total)  # type: ignore[arg-type]
+                run.on_record(None, done, total)
             if all(_final(s) for s in states.values()):
                 return states
             if deadline is not None and time.monotonic() > deadline:

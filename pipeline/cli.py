@@ -491,9 +491,23 @@ def evaluate_cmd(
         Path | None, typer.Option(help="Where run folders go (default: artifacts/<d>/runs).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    pool: Annotated[
+        str | None,
+        typer.Option(help="Run the episodes as shards on this Prefect process work pool (created if missing; "
+                     "workers: `prefect worker start --pool NAME --type process`). Needs PREFECT_API_URL."),
+    ] = None,
+    shards: Annotated[
+        int | None, typer.Option(help="With --pool: shards to split the episodes into (default: the workers "
+                                 "online, at least 2).")
+    ] = None,
+    pool_timeout: Annotated[
+        float | None, typer.Option(help="With --pool: stop waiting for the shards after this many seconds.")
+    ] = None,
 ) -> None:
     """Evaluate a solver on a domain's tasks: every (task, trial) on a fresh episode, graded by its database
-    diff and the task's verifiers; episodes.jsonl, summary.json and run.json under artifacts/<d>/runs/<id>/.
+    diff and the task's verifiers; episodes.jsonl, summary.json, run.json and report.html under
+    artifacts/<d>/runs/<id>/. With --pool, the episodes run as shards on the workers of a Prefect work pool
+    (on several machines: docs/evaluate.md, "Scale-out") and merge into the same run.
 
     Exits 0 when the harness worked (whatever the score), 1 when more than --max-infra-share of the episodes
     (or every one) were infrastructure errors, 2 on bad input (no database or tasks, tasks made on other
@@ -501,10 +515,12 @@ def evaluate_cmd(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from pipeline.evaluate import Limits, evaluate
+    from pipeline.evaluate import EvalRun, Limits, run_evaluation
     from pipeline.evaluate.report import render_summary
     from pipeline.values import dumps
 
+    if not pool and (shards is not None or pool_timeout is not None):
+        raise StateforgeError("--shards and --pool-timeout go with --pool NAME (a Prefect work pool).")
     options = {}
     for item in option or []:
         key, sep, value = item.partition("=")
@@ -525,17 +541,25 @@ def evaluate_cmd(
 
         def advance(record: object, done: int, total: int) -> None:
             nonlocal passed, graded
-            outcome = getattr(record, "outcome", "")
-            graded += outcome != "infra_error"
-            passed += outcome == "pass"
+            if record is not None:  # None: shards on a work pool report episodes done, not each record
+                outcome = getattr(record, "outcome", "")
+                graded += outcome != "infra_error"
+                passed += outcome == "pass"
             progress.update(bar, completed=done, total=total, score=f"{passed}/{graded} passed")
 
-        summary = evaluate(
+        run = EvalRun(
             domain,
             solver=solver, model=model, k=k, db=db, tasks_file=tasks_file, task_filter=tasks, limit=limit,
             concurrency=concurrency, resume=resume, base_url=base_url, options=options, limits=limits,
             retries=retries, max_infra_share=max_infra_share, seed=seed, out=out, on_record=advance,
         )
+        if pool:
+            from flows.evaluate_pool import evaluate_on_pool
+
+            summary = evaluate_on_pool(run, pool, shards, timeout=pool_timeout,
+                                       say=lambda text: err.print(text, highlight=False))
+        else:
+            summary = run_evaluation(run)
     if as_json:
         print(dumps(summary, indent=2))
     else:

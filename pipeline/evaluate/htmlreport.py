@@ -231,7 +231,15 @@ def _run_section(summary: dict[str, Any], folder: RunFolder) -> Section:
             ["created", spec.created_at], ["Stateforge", spec.stateforge_version],
             ["median ms per episode", parts or "-"],
             ["stop reasons", ", ".join(f"{k or '-'} {v}" for k, v in stops) or "-"]]
-    return Section("run", "The run", data_table(["", ""], rows, align="nl", sortable=False),
+    body = data_table(["", ""], rows, align="nl", sortable=False)
+    if summary.get("shards"):
+        shards = [[s["shard"], s["state"], s.get("worker") or "-", s.get("host") or "-", s["pairs"],
+                   s.get("episodes_run") if s.get("episodes_run") is not None else "-", s["flow_run"]]
+                  for s in summary["shards"]]
+        body = join([body, tag("h3", f"Shards on the work pool {summary.get('pool', '')}"),
+                     data_table(["shard", "state", "worker", "host", "episodes", "run there", "flow run"],
+                                shards, align="nlllrrn")])
+    return Section("run", "The run", body,
                    subtitle="what was asked (run.json) and how it went (summary.json), beside this file")
 
 

@@ -89,6 +89,12 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
             f"[yellow]{summary['episodes']} of {summary['episodes_expected']} episodes recorded: resume with "
             f"--resume {summary['run_id']}[/]"
         )
+    for shard in summary.get("shards", []):
+        console.print(
+            f"shard {shard['shard']}: {shard['state']}, {shard['episodes_run'] or 0} of {shard['pairs']} "
+            f"episodes run by {shard['worker'] or '?'} on {shard['host'] or '?'}",
+            style="dim", highlight=False,
+        )
     console.print(f"run {summary['run_id']} -> {summary.get('folder', '')}")
     if not health["ok"]:
         console.print(f"[bold red]the harness did not work: {health['why']}[/]")

@@ -79,8 +79,9 @@ class EvalRun:
     """A solver made by the caller (tests, notebooks) instead of `solver` by name."""
     toolkit: Toolkit | None = None
     """The tools the tasks were made with (default: the pack's tools.py, else the generic toolkit)."""
-    on_record: Callable[[EpisodeRecord, int, int], None] | None = None
-    """Called with each record, the episodes done so far in this session and the session's total."""
+    on_record: Callable[[EpisodeRecord | None, int, int], None] | None = None
+    """Called with each record, the episodes done so far in this session and the session's total (a run on
+    a work pool calls it with None and the episodes its shards have written so far)."""
     shard: str | None = None
     """One shard of a run on a work pool (`pipeline.evaluate.shards`): its episodes go to
     shards/<shard>/episodes.jsonl of the run (`resume`), and only `pairs` are run."""
