@@ -131,7 +131,7 @@ def evaluate_on_pool(
         if submitted:
             say(f"run {folder.run_id}: {len(pending)} episodes in {len(submitted)} shards on work pool "
                 f"{pool!r} ({len(online)} workers online)")
-        states = _wait(run, folder.path, submitted, len(pending), timeout)
+        states, messages = _wait(run, folder.path, submitted, len(pending), timeout)
         run.done = merge_shards(folder)
         by_shard = {w["shard"]: w for w in workers(folder)}
         run.notes["shards"] = [
@@ -143,9 +143,10 @@ def evaluate_on_pool(
         run.notes["pool"] = pool
         for name, flow_run_id, _n in submitted:
             if states[name] != "COMPLETED":
+                why = f" ({messages[name]})" if messages.get(name) else ""
                 run.problems.append(
-                    f"shard {name} (flow run {flow_run_id}) ended {states[name]}: its finished episodes are "
-                    f"kept; run the rest with --resume {folder.run_id} --pool {pool}"
+                    f"shard {name} (flow run {flow_run_id}) ended {states[name]}{why}: its finished episodes "
+                    f"are kept; run the rest with --resume {folder.run_id} --pool {pool}"
                 )
         summarize_run(run)
     finally:
@@ -155,10 +156,12 @@ def evaluate_on_pool(
 
 
 def _wait(run: EvalRun, folder: Path, submitted: list[tuple[str, Any, int]], total: int,
-          timeout: float | None) -> dict[str, str]:
-    """Poll the shards' flow runs until each is in a final state (or `timeout` passes); their state names.
-    Progress (`run.on_record`) counts the episodes the shards have written so far."""
+          timeout: float | None) -> tuple[dict[str, str], dict[str, str]]:
+    """Poll the shards' flow runs until each is in a final state (or `timeout` passes); their state names
+    and messages (a failed shard's: the worker's error). Progress (`run.on_record`) counts the episodes the
+    shards have written so far."""
     states = {name: "SCHEDULED" for name, _id, _n in submitted}
+    messages: dict[str, str] = {}
     deadline = None if timeout is None else time.monotonic() + timeout
     with get_client(sync_client=True) as client:
         while True:
@@ -166,13 +169,15 @@ def _wait(run: EvalRun, folder: Path, submitted: list[tuple[str, Any, int]], tot
                 state = client.read_flow_run(flow_run_id).state
                 if state is not None:
                     states[name] = state.type.value
+                    messages[name] = state.message or ""
             if run.on_record is not None:
                 done = sum(_lines(folder / SHARDS_DIR / name / EPISODES_FILE) for name, _i, _n in submitted)
                 run.on_record(None, done, total)
             if all(_final(s) for s in states.values()):
-                return states
+                return states, messages
             if deadline is not None and time.monotonic() > deadline:
-                return {n: s if _final(s) else f"still {s} after {timeout:.0f} s" for n, s in states.items()}
+                late = {n: s if _final(s) else f"still {s} after {timeout:.0f} s" for n, s in states.items()}
+                return late, messages
             time.sleep(POLL_SECONDS)
 
 

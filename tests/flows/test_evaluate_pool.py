@@ -91,3 +91,12 @@ def test_shards_on_two_workers_merge_into_the_run_a_local_run_gives(
     assert order == [r.key for r in RunFolder.open(Path(local["folder"])).records()]
     assert Path(pooled["report"]).is_file() and pooled["pool"] == POOL
     assert any("2 shards on work pool" in s for s in said), said
+
+
+def test_a_shard_on_a_worker_that_cannot_see_the_run_fails_saying_so(prefect_server, tmp_path: Path) -> None:
+    from flows.evaluate_pool import evaluate_shard
+
+    state = evaluate_shard(run_dir=str(tmp_path / "elsewhere"), shard="s1", pairs=[["t", 0]],
+                           return_state=True)
+    assert state.is_failed()
+    assert "WorkerSetupError" in str(state.message) and "same absolute path" in str(state.message)
