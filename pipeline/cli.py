@@ -573,6 +573,11 @@ def compare_runs_cmd(
     a: Annotated[str, typer.Argument(metavar="A", help="A run id (under artifacts/*/runs) or a run folder.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The run to compare with A.")],
     as_json: JsonOpt = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the paired view as a self-contained HTML page to this file "
+                     "(it links into each run's report.html)."),
+    ] = None,
 ) -> None:
     """Compare run B with run A on the tasks both graded: each one's Avg@k, B - A with a paired bootstrap
     interval, the tasks each did better on and an exact sign test, overall and per capability."""
@@ -581,6 +586,11 @@ def compare_runs_cmd(
     from pipeline.values import dumps
 
     result = compare_runs(a, b)
+    if html is not None:
+        from pipeline.evaluate.comparehtml import write_comparison
+
+        written = write_comparison(a, b, html)
+        err.print(f"wrote {written}", highlight=False)
     if as_json:
         print(dumps(result, indent=2))
     else:

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.evaluate import Assignment, BaseSolver, EpisodeHandle, SolverOutcome, evaluate
+from pipeline.evaluate.comparehtml import write_comparison
 from pipeline.evaluate.htmlreport import REPORT_FILE, write_run_report
 from pipeline.evaluate.rundir import RunFolder
 from pipeline.evaluate.taskrows import failure_groups, failure_label, task_rows
@@ -106,6 +107,27 @@ def test_eval_report_makes_the_same_file_again(mixed_run: dict) -> None:
     assert missing.returncode == 2 and "no run" in missing.stderr
 
 
+@pytest.fixture(scope="module")
+def comparison(mixed_run: dict, pack_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The paired view of a noop run (A) against the mixed run (B), written beside neither."""
+    noop = evaluate(pack_db, solver="noop", out=Path(mixed_run["folder"]).parent)
+    out = tmp_path_factory.mktemp("compare") / "noop-vs-mixed.html"
+    return write_comparison(noop["folder"], mixed_run["folder"], out)
+
+
+def test_the_paired_view_links_into_each_runs_report(comparison: Path, mixed_run: dict) -> None:
+    html = comparison.read_text()
+    assert 'data-plot="p-paired"' in html and 'data-plot="p-difference"' in html
+    links = re.findall(r'href="([^"#]+)#(ep-[^"]+)"', html)
+    assert links and {Path(f).name for f, _a in links} == {REPORT_FILE}
+    for file, anchor in links:  # every link lands on an episode of that run's report
+        target = (comparison.parent / file).resolve()
+        assert f'id="{anchor}"' in target.read_text(), (file, anchor)
+    assert {(comparison.parent / f).resolve().parent.name for f, _a in links} == {
+        Path(mixed_run["folder"]).name, next(p.name for p in Path(mixed_run["folder"]).parent.iterdir()
+                                             if "-noop-" in p.name)}
+
+
 @pytest.mark.slow
 def test_the_report_in_a_browser_draws_every_plot_and_opens_trajectories(mixed_run: dict,
                                                                          tmp_path: Path) -> None:
@@ -132,4 +154,13 @@ def test_the_report_in_a_browser_draws_every_plot_and_opens_trajectories(mixed_r
         assert distinct_colours(shot) > 20
         page.evaluate("document.getElementById('plots').scrollIntoView()")
         assert distinct_colours(page.screenshot(tmp_path / "plots.png")) > 50
+        assert page.problems() == []
+
+
+@pytest.mark.slow
+def test_the_paired_view_in_a_browser(comparison: Path, tmp_path: Path) -> None:
+    with Chromium.launch(tmp_path / "profile") as browser:
+        page = browser.open(comparison)
+        drawn = page.evaluate(PLOTS_JS)
+        assert len(drawn) == 2 and not undrawn(drawn), drawn
         assert page.problems() == []

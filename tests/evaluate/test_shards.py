@@ -15,7 +15,6 @@ from pipeline.evaluate import EvalRun, evaluate
 from pipeline.evaluate.rundir import RUN_FILE, SHARDS_DIR, RunFolder
 from pipeline.evaluate.runner import prepare, release
 from pipeline.evaluate.shards import WorkerSetupError, merge_shards, run_pairs, run_shard, split, workers
-from pipeline.tasks import Task
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 KEPT = ("episodes", "passed", "failed", "infra_errors", "avg_at_k", "pass_at_k", "pass_hat_k", "groups",
@@ -42,7 +41,7 @@ def test_split_deals_pairs_round_robin() -> None:
         split(pairs, 0)
 
 
-def test_shards_merge_into_the_run_a_local_run_gives(pack_db: Path, tasks: list[Task], tmp_path: Path) -> None:
+def test_shards_merge_into_the_run_a_local_run_gives(pack_db: Path, tmp_path: Path) -> None:
     local = evaluate(pack_db, solver="noop", k=2, out=tmp_path / "local")
     folder = new_run(pack_db, tmp_path / "pool", solver="noop", k=2)
     spec = RunFolder.open(folder).spec
