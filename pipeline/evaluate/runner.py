@@ -87,6 +87,8 @@ class EvalRun:
     shards/<shard>/episodes.jsonl of the run (`resume`), and only `pairs` are run."""
     pairs: list[tuple[str, int]] | None = None
     """The (task id, trial) pairs of the shard."""
+    report: bool = True
+    """Write report.html at the end (benchmarks of the episodes alone turn it off)."""
     notes: dict[str, Any] = field(default_factory=dict)
     """Added to the summary as they are (a run on a work pool: `pool`, `shards`)."""
     problems: list[str] = field(default_factory=list)
@@ -215,7 +217,7 @@ def summarize_run(run: EvalRun) -> None:
         health["ok"] = False
         health["why"] = "; ".join([*([health["why"]] if health["why"] else []), *run.problems])
     run.summary["folder"] = str(run.folder.path)
-    run.summary["report"] = _write_report(run.folder, run.summary)
+    run.summary["report"] = _write_report(run.folder, run.summary) if run.report else None
     run.folder.write_summary(run.summary)
     release(run)
 
