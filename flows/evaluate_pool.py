@@ -101,14 +101,14 @@ def evaluate_on_pool(
     after `timeout` seconds makes the harness fail (summary `harness.why`); its finished episodes are kept,
     and `--resume RUN_ID --pool P` runs the rest."""
     say = say or (lambda text: print(text, file=sys.stderr))
-    prepare(run)
-    assert run.folder is not None and run.context is not None
-    ctx, run.context = run.context, None  # episodes run on the workers: free the solver and the grader
     try:
-        close_solver(ctx.solver)
-    finally:
-        ctx.grader.close()
-    try:
+        prepare(run)
+        assert run.folder is not None and run.context is not None
+        ctx, run.context = run.context, None  # episodes run on the workers: free the solver and the grader
+        try:
+            close_solver(ctx.solver)
+        finally:
+            ctx.grader.close()
         folder = run.folder
         pending = [(t.id, trial) for t, trial in run.pending]  # prepare merged what earlier shards left
         ensure_pool(pool)

@@ -126,13 +126,15 @@ def prepare(run: EvalRun) -> None:
             f"no database at {run.db_path}: build it first (`stateforge build-domain {run.target}`) or pass "
             "the built file with --db."
         )
-    tasks_path = Path(run.tasks_file) if run.tasks_file else run.db_path.parent / TASKS_FILE
+    # Absolute paths in run.json: a resumed run, and the workers of a pool, may start from another folder.
+    run.db_path = run.db_path.resolve()
+    tasks_path = (Path(run.tasks_file) if run.tasks_file else run.db_path.parent / TASKS_FILE).resolve()
     all_tasks = read_tasks(tasks_path)
     with Workspace(run.db_path, workdir=run.workdir) as ws:
         info = ws.info
         fingerprint = ws.fingerprint()
     _check_tasks(all_tasks, tasks_path, run.db_path, info.name, fingerprint)
-    runs_dir = Path(run.out) if run.out else artifacts_dir() / info.name / RUNS
+    runs_dir = (Path(run.out) if run.out else artifacts_dir() / info.name / RUNS).resolve()
     resumed = RunFolder.open(find_run(run.resume, [runs_dir])) if run.resume else None
     if resumed is not None:
         spec = _resumed_spec(run, resumed.spec, tasks_path, fingerprint)

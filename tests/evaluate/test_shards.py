@@ -5,6 +5,7 @@ worker that cannot see the run's files says where and what to do."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -87,3 +88,18 @@ def test_a_worker_that_cannot_see_the_files_says_where_and_what_to_do(pack_db: P
     shutil.copy(pack_db, moved)
     assert run_shard(folder, "s", pairs[:1])["episodes_run"] == 1
     assert (folder / SHARDS_DIR / "s" / "episodes.jsonl").is_file()
+
+
+def test_run_json_holds_absolute_paths_so_workers_start_anywhere(
+    pack_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    here = tmp_path / "here"
+    here.mkdir()
+    monkeypatch.chdir(here)
+    folder = new_run(Path(os.path.relpath(pack_db, here)), Path("runs"), solver="noop")
+    spec = RunFolder.open(folder).spec
+    assert folder.is_absolute() and Path(spec.db).is_absolute() and Path(spec.tasks_file).is_absolute()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # a worker's own working directory
+    assert run_shard(folder, "s", run_pairs(spec)[:1])["episodes_run"] == 1
