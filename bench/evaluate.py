@@ -133,8 +133,9 @@ def run_rounds(args: argparse.Namespace, db: Path, tasks_file: Path, kit: Toolki
         harness_wall: list[float] = []
 
         def harness() -> dict[str, Any]:
+            # report=False: the episodes' CPU alone (report.html's cost: bench/eval_report.py)
             summary = evaluate(db, solver="oracle", k=args.k, concurrency=args.concurrency, toolkit=kit,
-                               tasks_file=tasks_file, out=runs, workdir=work)
+                               tasks_file=tasks_file, out=runs, workdir=work, report=False)
             assert summary["passed"] == len(pairs), summary["failures"]
             harness_wall.append(summary["timing"]["session_seconds"])
             return summary
