@@ -236,7 +236,8 @@ class Sandbox:
             self.warm_quietly()
         result.seconds = round(time.perf_counter() - started_at, 4)
         if not done:
-            result.killed, result.error = self._why(code_, err, killed.is_set(), started, seconds, result.error)
+            why = self._why(code_, err, killed.is_set(), started, seconds, result.error)
+            result.killed, result.error = why
         return result
 
     def _why(
@@ -248,7 +249,8 @@ class Sandbox:
             return "timeout", f"the code ran longer than {seconds:g} s and was stopped"
         if code == -signal.SIGXCPU or code == -signal.SIGKILL:
             return "cpu", f"the code used more than {self.limits.cpu_seconds} s of CPU and was stopped"
-        return f"exit {code}", error or f"the code's process ended abruptly (exit {code}) {err.strip()[-300:]}"
+        tail = err.strip()[-300:]
+        return f"exit {code}", error or f"the code's process ended abruptly (exit {code}) {tail}"
 
     def warm_quietly(self) -> None:
         """Start the next spare; a failure now shows at the next run instead."""
