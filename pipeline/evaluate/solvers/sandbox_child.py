@@ -1,5 +1,6 @@
-"""The child side of the exec_code sandbox: run as `python -I -S sandbox_child.py`, never imported by the
-harness (it uses the standard library alone; `sandbox.py` is the parent side and says what it guarantees).
+"""The child side of the exec_code sandbox: run as `python -I -S sandbox_child.py`, the harness imports it
+only for its constants (it uses the standard library alone; `sandbox.py` is the parent side and says what
+it guarantees).
 
 Protocol, one JSON object a line, on the child's stdin and stdout (the only files it has):
 
@@ -51,8 +52,7 @@ FILENAME = "<exec_code>"
 MAX_OUTPUT = 20_000
 MAX_RESULT = 5_000
 
-_in = sys.stdin.buffer
-_out = sys.stdout.buffer
+_in = _out = None  # the real stdin and stdout, set by main() before the code can replace sys.stdout
 
 
 def _send(message):
@@ -238,6 +238,8 @@ def run(request):
 
 
 def main():
+    global _in, _out
+    _in, _out = sys.stdin.buffer, sys.stdout.buffer
     for module in ALLOWED_MODULES:
         __import__(module)
     _send({"ready": True})
