@@ -479,6 +479,13 @@ def evaluate_cmd(
     option: Annotated[
         list[str] | None, typer.Option(help="KEY=VALUE for the solver (repeatable).")
     ] = None,
+    agent_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--agent-cmd", help="The mcp solver's agent command; {url} becomes the episode's MCP URL "
+            "(same as --option cmd=...)."
+        ),
+    ] = None,
     max_tool_calls: Annotated[int, typer.Option(help="Tool calls per episode.")] = 200,
     max_turns: Annotated[int, typer.Option(help="Model turns per episode (LLM solvers).")] = 30,
     timeout: Annotated[float, typer.Option(help="Wall seconds per episode.")] = 600.0,
@@ -511,6 +518,8 @@ def evaluate_cmd(
         if not sep or not key.strip():
             raise StateforgeError(f"--option {item!r}: give KEY=VALUE.")
         options[key.strip()] = value
+    if agent_cmd is not None:
+        options["cmd"] = agent_cmd
     try:
         limits = Limits(max_tool_calls=max_tool_calls, max_turns=max_turns, wall_seconds=timeout)
     except ValueError as exc:
