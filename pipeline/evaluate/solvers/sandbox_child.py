@@ -86,14 +86,15 @@ class Stopped(BaseException):
 def _view(name, modules):
     """The public face of an allowed module: no underscore names, no modules that are not allowed."""
     real = modules[name]
-    view = types.ModuleType(name)
+    # Not the module's own name: `from json import decoder` falls back to sys.modules["<name>.decoder"].
+    view = types.ModuleType(f"exec_code view of {name}")
     for key in dir(real):
         if key.startswith("_"):
             continue
         value = getattr(real, key)
         if isinstance(value, types.ModuleType):
             full = f"{name}.{key}"
-            if full not in modules:
+            if full not in ALLOWED_MODULES:
                 continue
             value = _view(full, modules)
         setattr(view, key, value)
