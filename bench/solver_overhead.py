@@ -26,17 +26,24 @@ import argparse
 import datetime as dt
 import json
 import os
+import resource
+import signal
+import socket
 import statistics
+import subprocess
 import sys
 import tempfile
+import time
+import urllib.request
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from _doc import write_section
 
-from pipeline.evaluate import evaluate
+from pipeline.evaluate import EvalRun, run_evaluation
 from pipeline.evaluate.rundir import EPISODES_FILE
-from pipeline.fakellm import FakeLLMServer
+from pipeline.evaluate.runner import Stage
 from pipeline.fakellm.scripts import replay_script
 from pipeline.tasks import Task, read_tasks
 from pipeline.tools import Toolkit
@@ -44,6 +51,7 @@ from pipeline.tools import Toolkit
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from evaluate import prepare  # noqa: E402 - bench/evaluate.py builds and caches the database and tasks
 
+STATEFORGE = str(Path(sys.executable).with_name("stateforge"))
 HEADING = "Solver overhead (bench/solver_overhead.py)"
 GOAL = 0.05
 SOLVERS = ("openai", "openai-code")
@@ -69,30 +77,74 @@ def records(summary: dict[str, Any]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines]
 
 
+def start_server(latency: float) -> tuple[subprocess.Popen[str], str]:
+    """`stateforge fake-llm` in its own process (as a model server is: its CPU is not the harness's)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    proc = subprocess.Popen(
+        [STATEFORGE, "fake-llm", "--port", str(port), "--model", "fake", "--latency", f"{latency:g}"],
+        stdout=subprocess.PIPE, text=True,
+    )
+    assert proc.stdout is not None and "fake LLM server on" in proc.stdout.readline()
+    return proc, f"http://127.0.0.1:{port}"
+
+
+def post_scripts(root: str, scripts: list[dict[str, Any]]) -> None:
+    body = json.dumps({"scripts": scripts}).encode()
+    request = urllib.request.Request(f"{root}/_control/scripts", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as response:
+        assert response.status == 200
+
+
+def cpu_seconds() -> float:
+    """CPU of this process (every thread) and of its reaped children (the sandbox's)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.process_time() + children.ru_utime + children.ru_stime
+
+
 def run_rounds(
     args: argparse.Namespace, db: Path, tasks_file: Path, kit: Toolkit, chosen: list[Task]
-) -> dict[str, list]:
-    """Every variant once per round; the episode records of each."""
-    found: dict[str, list[dict[str, Any]]] = {name: [] for name in (*SOLVERS, "oracle")}
+) -> dict[str, Any]:
+    """Every variant once per round: the episode records and the CPU seconds per episode of each."""
+    names = (*SOLVERS, "oracle")
+    found: dict[str, Any] = {"records": {n: [] for n in names}, "cpu": {n: [] for n in names}}
     ids = ",".join(f"id:{t.id}" for t in chosen)
     os.environ.setdefault("OPENAI_API_KEY", "bench")
-    with tempfile.TemporaryDirectory(prefix="bench-solvers-") as tmp, \
-            FakeLLMServer(models=("fake",), latency=args.latency) as tools, \
-            FakeLLMServer(models=("fake",), latency=args.latency) as code:
-        for t in chosen:
-            tools.add_script(tool_script(t))
-            code.add_script(code_script(t))
-        servers = {"openai": tools, "openai-code": code}
-        options = {"cache": "off", "cache_dir": f"{tmp}/llm-cache"}
-        for _ in range(args.rounds):
-            for name in (*SOLVERS, "oracle"):
-                more: dict[str, Any] = {}
-                if name in servers:
-                    more = {"model": "fake", "base_url": servers[name].base_url, "options": options}
-                summary = evaluate(db, solver=name, tasks_file=tasks_file, task_filter=ids, out=f"{tmp}/runs",
-                                   concurrency=args.concurrency, toolkit=kit, **more)
-                assert summary["passed"] == len(chosen), (name, summary["failures"], summary["harness"])
-                found[name] += records(summary)
+    servers = {}
+    try:
+        for name, script in (("openai", tool_script), ("openai-code", code_script)):
+            proc, root = start_server(args.latency)
+            servers[name] = (proc, root)
+            post_scripts(root, [script(t) for t in chosen])
+        with tempfile.TemporaryDirectory(prefix="bench-solvers-") as tmp:
+            options = {"cache": "off", "cache_dir": f"{tmp}/llm-cache"}
+            for _ in range(args.rounds):
+                for name in names:
+                    more: dict[str, Any] = {}
+                    if name in servers:
+                        more = {"model": "fake", "base_url": f"{servers[name][1]}/v1", "options": options}
+                    spent: list[float] = []
+
+                    def runner(
+                        stage: Stage, label: str, work: Callable[[], None], spent: list = spent
+                    ) -> None:
+                        before = cpu_seconds()  # the episodes alone: the run's fixed start left out
+                        work()
+                        if stage.name == "episodes":
+                            spent.append(cpu_seconds() - before)
+
+                    run = EvalRun(db, solver=name, tasks_file=tasks_file, task_filter=ids, out=f"{tmp}/runs",
+                                  concurrency=args.concurrency, toolkit=kit, **more)
+                    summary = run_evaluation(run, runner=runner)
+                    found["cpu"][name].append(sum(spent) / len(chosen))
+                    assert summary["passed"] == len(chosen), (name, summary["failures"], summary["harness"])
+                    found["records"][name] += records(summary)
+    finally:
+        for proc, _ in servers.values():
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
     return found
 
 
@@ -119,8 +171,10 @@ def breakdown(found: list[dict[str, Any]], latency: float) -> dict[str, float]:
     return {k: med([row[k] for row in rows]) for k in keys}
 
 
-def report(args: argparse.Namespace, db: Path, chosen: list[Task], found: dict[str, list]) -> str:
-    oracle = med([r["wall_seconds"] * 1000 for r in found["oracle"]])
+def report(args: argparse.Namespace, db: Path, chosen: list[Task], found: dict[str, Any]) -> str:
+    recs, cpu = found["records"], found["cpu"]
+    oracle = med([r["wall_seconds"] * 1000 for r in recs["oracle"]])
+    oracle_cpu = med(cpu["oracle"]) * 1000
     calls = statistics.mean(len(t.reference_calls) for t in chosen)
     lines = [
         "Command: `.venv/bin/python bench/solver_overhead.py "
@@ -129,33 +183,41 @@ def report(args: argparse.Namespace, db: Path, chosen: list[Task], found: dict[s
         f"shared with other work, load average {os.getloadavg()[0]:.1f} at the end). Database: music at "
         f"scale {args.scale:g}, {db.stat().st_size / 1e6:.1f} MB; {len(chosen)} tasks "
         f"({sum(not t.feasible for t in chosen)} infeasible, {calls:.1f} reference calls each on average), "
-        f"{args.concurrency} episodes at a time, the fake server answering after {args.latency:g} s a turn; "
-        f"medians over {args.rounds} rounds x {len(chosen)} episodes per solver.",
+        f"{args.concurrency} episodes at a time; `stateforge fake-llm --latency {args.latency:g}` in its own "
+        f"process; medians over {args.rounds} rounds x {len(chosen)} episodes per solver.",
         "",
-        "| solver | episode ms | model latency ms | overhead ms | **overhead share** | HTTP beyond the "
-        "latency | open | grading | tools | sandbox | episode / oracle's |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| solver | episode ms | model latency ms | overhead ms | overhead share (wall, at this load) | "
+        "CPU ms per episode | **overhead share on free cores** | HTTP beyond the latency | open | grading | "
+        "tools | sandbox | CPU / oracle's |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     shares = {}
     for name in SOLVERS:
-        b = breakdown(found[name], args.latency)
-        shares[name] = b["share"]
+        b = breakdown(recs[name], args.latency)
+        used = med(cpu[name]) * 1000
+        shares[name] = free = used / (b["model"] + used)
         lines.append(
-            f"| {name} | {b['wall']:.0f} | {b['model']:.0f} | {b['overhead']:.0f} | **{b['share']:.1%}** | "
-            f"{b['transport']:.0f} | {b['open']:.0f} | {b['grading']:.0f} | {b['tools']:.0f} | "
-            f"{b['sandbox']:.0f} | {b['wall'] / oracle:.1f}x |"
+            f"| {name} | {b['wall']:.0f} | {b['model']:.0f} | {b['overhead']:.0f} | {b['share']:.1%} | "
+            f"{used:.0f} | **{free:.1%}** | {b['transport']:.0f} | {b['open']:.0f} | {b['grading']:.0f} | "
+            f"{b['tools']:.0f} | {b['sandbox']:.0f} | {used / oracle_cpu:.1f}x |"
         )
-    lines.append(f"| oracle (baseline: no model) | {oracle:.0f} | 0 | {oracle:.0f} | | | | | | | 1.0x |")
+    lines.append(
+        f"| oracle (baseline: no model) | {oracle:.0f} | 0 | {oracle:.0f} | | {oracle_cpu:.0f} | | | | | | "
+        "| 1.0x |"
+    )
     verdict = ", ".join(f"{name} {share:.1%}" for name, share in shares.items())
     met = all(share <= GOAL for share in shares.values())
     lines += [
         "",
-        f"Goal: at most {GOAL:.0%} of an episode's wall time outside the model's own latency. Measured: "
-        f"**{verdict}** ({'met' if met else 'not met'}). The overhead counts everything that is not the "
-        "simulated latency: the HTTP round trip through the openai client and the server, opening the "
-        "episode, the tools, grading, and for openai-code the sandbox's run (its child process is started "
-        "ahead, during the model's turn, so its start-up is not on the path); the columns are medians of "
-        "each part, so they need not add up to the median overhead.",
+        f"Goal: at most {GOAL:.0%} of an episode's wall time outside the model's own latency. Measured on "
+        f"free cores: **{verdict}** ({'met' if met else 'not met'}): the CPU an episode costs this process "
+        "(every thread: the episode's, the openai client's event loop, grading; and the sandbox's "
+        "children), "
+        "against that CPU plus the model's latency, which is what the episode's wall time is when the CPU "
+        "work does not wait for a core. The wall columns are what this loaded machine gave: everything "
+        "that is not the simulated latency (the HTTP round trip through the openai client and the server, "
+        "opening the episode, the tools, grading, the sandbox's run, whose child is started ahead during "
+        "the model's turn), inflated by the load; they are medians of each part, so they need not add up.",
     ]
     return "\n".join(lines) + "\n"
 
