@@ -57,6 +57,11 @@ def test_tools_are_functions_returning_json_or_raising_tool_error(guarded: Sandb
         "ToolError: no user has id 0",
     ]
     assert "sandbox_child" not in failed.text() and failed.text().startswith("error:")
+    dates = (
+        "import datetime\nfrom collections.abc import Mapping\n"
+        "datetime.datetime.strptime('2024-01-02', '%Y-%m-%d').year"
+    )
+    assert run(guarded, dates).result == "2024"  # strptime's lazy import is loaded before the limits
 
 
 @pytest.mark.parametrize(
@@ -75,6 +80,7 @@ def test_tools_are_functions_returning_json_or_raising_tool_error(guarded: Sandb
         ("import random\nrandom._os", "attribute '_os' is not allowed"),
         ("import typing\ntyping.sys", "has no attribute 'sys'"),
         ("from json import decoder", "cannot import name 'decoder'"),
+        ("import _strptime", "import of '_strptime' is not allowed"),
         ("eval('1')", "name 'eval' is not defined"),
         ("exec('import os')", "name 'exec' is not defined"),
         ("vars(get_user)", "name 'vars' is not defined"),

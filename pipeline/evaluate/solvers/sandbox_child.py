@@ -11,9 +11,10 @@ Protocol, one JSON object a line, on the child's stdin and stdout (the only file
     parent -> child    {"ok": true, "value": v} | {"ok": false, "error": why} | {"stop": why}
     child  -> parent   {"done": true, "stdout", "result", "error"}        the run's output
 
-Order matters: the allowed modules are imported while files can still be opened; then the limits go on
-(no new file descriptors, no processes, no file writes, bounded CPU time and memory), root drops to
-`nobody`, and only then is the code compiled, checked and run.
+Order matters: the child starts with the protocol's modules only (started ahead, it waits for the
+request); then memory and CPU are bounded, the allowed modules the code imports are loaded while files can
+still be opened, the other limits go on (no new file descriptors, no processes, no file writes), root
+drops to `nobody`, and only then is the code compiled, checked and run.
 """
 
 import ast
@@ -101,8 +102,15 @@ def _view(name, modules):
     return view
 
 
+LAZY_IMPORTS = ("_strptime",)
+"""Modules the allowed ones import on first use (`datetime.strptime`), from C, through the code's
+`__import__`: given as they are (the code itself cannot name them: its imports are checked first)."""
+
+
 def _importer(views):
     def guarded_import(name, globals=None, locals=None, fromlist=(), level=0):
+        if name in LAZY_IMPORTS and name in sys.modules and not level:
+            return sys.modules[name]
         if level or name not in views:
             raise ImportError(
                 f"import of {name!r} is not allowed in exec_code; allowed: {', '.join(ALLOWED_MODULES)}"
@@ -144,16 +152,13 @@ def check(tree):
     return None
 
 
-def _limit(cpu_seconds, memory_mb):
-    """No new descriptors, processes or file writes; bounded CPU and memory; then drop root."""
+def _limit():
+    """No new descriptors, processes or file writes; then drop root (CPU and memory are bounded already)."""
     os.closerange(3, 1 << 16)  # nothing but stdin, stdout and stderr stays open ...
     resource.setrlimit(resource.RLIMIT_NOFILE, (3, 3))  # ... and no descriptor can be added
     resource.setrlimit(resource.RLIMIT_NPROC, (0, 0))
     resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
-    memory = memory_mb * 1024 * 1024
-    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
     if os.getuid() == 0:
         os.setgroups([])
         os.setgid(65534)
@@ -198,9 +203,7 @@ def run(request):
     for name, params in request["tools"]:
         namespace[name] = _tool(name, params, stopped)
     if guards:
-        views = {}
-        for module in ALLOWED_MODULES:
-            views[module] = _view(module, sys.modules)
+        views = {m: _view(m, sys.modules) for m in ALLOWED_MODULES if m in sys.modules}
         safe = {k: getattr(builtins, k) for k in SAFE_BUILTINS}
         safe.update(__import__=_importer(views), getattr=_guarded_getattr, hasattr=_guarded_hasattr)
         namespace["__builtins__"] = safe
@@ -238,14 +241,37 @@ def run(request):
     return {"done": True, "stdout": output, "result": result, "error": error, "stopped": bool(stopped)}
 
 
+def needed(code):
+    """The allowed modules the code imports (and what they import lazily), to load before the limits."""
+    try:
+        tree = ast.parse(code, FILENAME)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module)
+            found.update(f"{node.module}.{a.name}" for a in node.names)
+    wanted = [m for m in ALLOWED_MODULES if m in found]
+    if "datetime" in found or "time" in found:
+        wanted.append("_strptime")  # strptime imports it on first use, when no file can be opened
+    return wanted
+
+
 def main():
     global _in, _out
     _in, _out = sys.stdin.buffer, sys.stdout.buffer
-    for module in ALLOWED_MODULES:
-        __import__(module)
     _send({"ready": True})
     request = _receive()
-    _limit(int(request["cpu_seconds"]), int(request["memory_mb"]))
+    memory = int(request["memory_mb"]) * 1024 * 1024
+    resource.setrlimit(resource.RLIMIT_AS, (memory, memory))  # before the code is even parsed
+    cpu = int(request["cpu_seconds"])
+    resource.setrlimit(resource.RLIMIT_CPU, (cpu, cpu + 1))
+    for module in needed(request["code"]):
+        __import__(module)
+    _limit()
     _send({"started": True})
     _send(run(request))
 
