@@ -152,17 +152,22 @@ def test_a_server_that_stays_down_is_an_infrastructure_error_not_a_fail(
 def test_malformed_calls_the_model_never_fixes_fail_the_tasks(
     pack_db: Path, tmp_path: Path, chosen: list[Task], tool_server: FakeLLMServer
 ) -> None:
-    tool_server.set_faults({"malformed": 1.0})
+    tool_server.reset()
+    tool_server.set_faults({"malformed": 0.4, "truncated": 0.3, "unknown_tool": 0.3})
     try:
         summary = run(pack_db, tmp_path, chosen, tool_server)
     finally:
         tool_server.set_faults(None)
+    assert set(tool_server.stats.faults) == {"malformed", "truncated", "unknown_tool"}
     assert (summary["failed"], summary["infra_errors"]) == (4, 0)
     assert summary["harness"]["ok"]
     for record in records(summary):
-        assert record["tool_calls"] == [] and record["solver_details"]["malformed_calls"] >= 1
+        assert all(c["error_kind"] == "unknown_tool" for c in record["tool_calls"])  # none was made
+        details = record["solver_details"]
         answers = [m["content"] for m in record["messages"] if m["role"] == "tool"]
-        assert answers and all(a.startswith("error: the call was not made") for a in answers)
+        broken = [a for a in answers if a.startswith("error: the call was not made")]
+        assert len(broken) == details["malformed_calls"] and len(answers) == details["tool_calls_asked"]
+        assert len(broken) + len(record["tool_calls"]) == len(answers)
 
 
 def test_turn_and_token_limits_end_the_episode_as_the_agents_failure(
@@ -174,6 +179,19 @@ def test_turn_and_token_limits_end_the_episode_as_the_agents_failure(
     tokens = run(pack_db, tmp_path, longer, tool_server, options={"max_tokens": "10"})
     assert (tokens["failed"], tokens["stop_reasons"]) == (1, {"max_tokens": 1})
     assert records(tokens)[0]["turns"] == 1
+
+
+def test_a_budget_spent_inside_the_code_stops_the_run_and_the_episode(
+    pack_db: Path, tmp_path: Path, chosen: list[Task], code_server: FakeLLMServer
+) -> None:
+    longer = [t for t in chosen if len(t.reference_calls) >= 2][:1]
+    one_call = Limits(max_tool_calls=1)
+    summary = run(pack_db, tmp_path, longer, code_server, solver="openai-code", limits=one_call)
+    assert (summary["failed"], summary["infra_errors"], summary["stop_reasons"]) == (
+        1, 0, {"max_tool_calls": 1}
+    )
+    record = records(summary)[0]
+    assert len(record["tool_calls"]) == 1 and record["turns"] == 1
 
 
 def test_options_are_checked_before_anything_runs(api_key: None) -> None:

@@ -99,3 +99,15 @@ def test_an_agent_that_cannot_be_found_is_bad_input(
     with pytest.raises(TerminalError, match="needs the agent's command"):
         evaluate(pack_db, solver="mcp", out=tmp_path)
     assert not list(tmp_path.iterdir())  # nothing written
+
+
+def test_an_agent_that_cannot_be_started_is_an_infrastructure_error(
+    pack_db: Path, tmp_path: Path, chosen: list[Task]
+) -> None:
+    agent = tmp_path / "agent"
+    agent.write_text("#!/nonexistent/interpreter\n")  # on PATH and executable, but exec fails
+    agent.chmod(0o755)
+    summary = evaluate(pack_db, solver="mcp", out=tmp_path / "runs", options={"cmd": f"{agent} {{url}}"},
+                       retries=0, task_filter=f"id:{chosen[0].id}")
+    assert (summary["failed"], summary["infra_errors"]) == (0, 1) and not summary["harness"]["ok"]
+    assert "the agent could not be started" in records(summary)[0]["reasons"][0]
