@@ -129,7 +129,8 @@ def test_transport_faults_are_retried_and_the_run_still_passes(
     assert set(tool_server.stats.faults) == {"rate_limit", "server_error", "timeout"}
     assert (summary["passed"], summary["infra_errors"]) == (4, 0)
     found = records(summary)
-    assert sum(r["solver_details"]["llm_retries"] for r in found) == sum(tool_server.stats.faults.values())
+    retried = sum(r["solver_details"]["retried_requests"] for r in found)
+    assert retried == sum(tool_server.stats.faults.values())
     assert sum(r["llm_calls"] for r in found) > sum(r["turns"] for r in found)
 
 

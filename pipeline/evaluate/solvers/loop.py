@@ -139,7 +139,7 @@ def converse(
     details: dict[str, Any] = {
         "model_seconds": round(tally.model_seconds, 4),
         "cached_turns": tally.cached_turns,
-        "llm_retries": tally.retries,
+        "retried_requests": tally.retries,
         "malformed_calls": tally.malformed,
         "truncated_replies": tally.truncated,
         "tool_calls_asked": called,
