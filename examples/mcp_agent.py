@@ -58,7 +58,14 @@ async def run(url: str, instruction: str, model: str, max_turns: int) -> str:
             reply = await llm.chat.completions.create(model=model, messages=messages, tools=tools)
             message = reply.choices[0].message
             calls = message.tool_calls or []
-            messages.append(message.model_dump(exclude_none=True))
+            turn: dict[str, Any] = {"role": "assistant", "content": message.content}
+            if calls:
+                turn["tool_calls"] = [
+                    {"id": c.id, "type": "function",
+                     "function": {"name": c.function.name, "arguments": c.function.arguments}}
+                    for c in calls
+                ]
+            messages.append(turn)
             if not calls:
                 return message.content or ""
             for call in calls:
