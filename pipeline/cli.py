@@ -479,8 +479,18 @@ def evaluate_cmd(
     option: Annotated[
         list[str] | None, typer.Option(help="KEY=VALUE for the solver (repeatable).")
     ] = None,
+    agent_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--agent-cmd", help="The mcp solver's agent command; {url} becomes the episode's MCP URL "
+            "(same as --option cmd=...)."
+        ),
+    ] = None,
     max_tool_calls: Annotated[int, typer.Option(help="Tool calls per episode.")] = 200,
     max_turns: Annotated[int, typer.Option(help="Model turns per episode (LLM solvers).")] = 30,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Prompt + completion tokens per episode (LLM solvers; default: none).")
+    ] = None,
     timeout: Annotated[float, typer.Option(help="Wall seconds per episode.")] = 600.0,
     retries: Annotated[int, typer.Option(help="Reruns of an episode after an infrastructure error.")] = 2,
     max_infra_share: Annotated[
@@ -527,8 +537,12 @@ def evaluate_cmd(
         if not sep or not key.strip():
             raise StateforgeError(f"--option {item!r}: give KEY=VALUE.")
         options[key.strip()] = value
+    if agent_cmd is not None:
+        options["cmd"] = agent_cmd
     try:
-        limits = Limits(max_tool_calls=max_tool_calls, max_turns=max_turns, wall_seconds=timeout)
+        limits = Limits(
+            max_tool_calls=max_tool_calls, max_turns=max_turns, wall_seconds=timeout, max_tokens=max_tokens
+        )
     except ValueError as exc:
         raise StateforgeError(f"limits: {str(exc).splitlines()[-1]}") from None
     columns = (
