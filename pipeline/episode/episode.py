@@ -31,6 +31,7 @@ from pipeline.episode.domain_info import DomainInfo, file_key, read_domain_info
 from pipeline.episode.results import ToolResult
 from pipeline.episode.rules import RuleCheck
 from pipeline.episode.storage import dispose, open_locked, remove_database
+from pipeline.episode.template import forget, template_for
 from pipeline.errors import StoreError
 from pipeline.schema.model import Schema
 from pipeline.tools.context import KeyAllocator
@@ -64,8 +65,10 @@ class Episode:
         toolkit: Toolkit,
         keep: bool,
         persist: bool,
+        source: Path | None = None,
     ) -> None:
         self._base = base
+        self._source = source or base
         self._path = path
         self._con: duckdb.DuckDBPyConnection | None = con
         self._info = info
@@ -93,6 +96,10 @@ class Episode:
         `pack` names a pack folder outside `schemas/`). `workdir`: where the copy goes (default: the
         system temp folder). `keep`: leave the copy on disk at close. `persist`: no copy, calls write to
         `db_path` itself (one persisting episode per file in this process).
+
+        Without `keep` or `persist` the copy is made from the base's template (`template.py`: the base
+        without its audit views, which ATTACH would otherwise rebuild every time), kept in
+        `<workdir>/.templates/` and made on the first episode of each base content.
         """
         base = Path(db_path).resolve()
         if not base.is_file():
@@ -108,14 +115,15 @@ class Episode:
                         "close that one first (one writer at a time)."
                     )
                 _PERSISTED.add(base)
-            path = base
+            path = folder = base
         else:
             folder = Path(workdir) if workdir else default_workdir()
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"{base.stem}-{uuid.uuid4().hex[:12]}.duckdb"
         try:
             key = None if persist else file_key(base)  # a persisting episode's file changes under it
-            con = open_locked(path, copy_from=None if persist else base)
+            source = None if persist else base if keep else template_for(base, folder)
+            con = _open_copy(base, folder, path, source)
             try:
                 info = read_domain_info(con, str(base), file_key=key)
                 kit = toolkit or toolkit_for(info.schema, info.name, pack_dir=Path(pack) if pack else None)
@@ -130,7 +138,9 @@ class Episode:
                 with _PERSIST_LOCK:
                     _PERSISTED.discard(base)
             raise
-        return cls(base=base, path=path, con=con, info=info, toolkit=kit, keep=keep, persist=persist)
+        return cls(
+            base=base, path=path, con=con, info=info, toolkit=kit, keep=keep, persist=persist, source=source
+        )
 
     # --- what it is -------------------------------------------------------------------------------
 
@@ -279,7 +289,7 @@ class Episode:
             self._connection().close()
             self._con = None
             remove_database(self._path)
-            self._con = open_locked(self._path, copy_from=self._base)
+            self._con = _open_copy(self._base, self._path.parent, self._path, self._source)
             self._allocator = KeyAllocator()
             self._log = []
 
@@ -321,6 +331,20 @@ class Episode:
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{len(self._log)} calls"
         return f"Episode({self._base.name} -> {self._path.name}, {state})"
+
+
+def _open_copy(base: Path, folder: Path, path: Path, source: Path | None) -> duckdb.DuckDBPyConnection:
+    """`open_locked` on a copy of `source` at `path` (on `path` itself when `source` is None). A template
+    that another process replaced between finding and copying it is made again, once."""
+    if source is None or source == base:
+        return open_locked(path, copy_from=source)
+    try:
+        return open_locked(path, copy_from=source)
+    except StoreError as exc:
+        if not isinstance(exc.__cause__, FileNotFoundError) or source.exists():
+            raise
+    forget(base, folder)
+    return open_locked(path, copy_from=template_for(base, folder))
 
 
 def _check_declaration(tool: Any, env: Env) -> None:
