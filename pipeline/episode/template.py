@@ -30,6 +30,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipeline.episode.pool import POOL
 from pipeline.errors import StoreError
 from pipeline.store.sql import METADATA_SCHEMA, quote_ident
 from validation.views import VIEWS
@@ -124,6 +125,7 @@ def _remove_stale(folder: Path, stem: str, keep: Path) -> None:
     reading it; one about to open it makes the new template)."""
     for item in folder.glob(f"{stem}*.duckdb"):
         if item != keep:
+            POOL.drop_source(str(item) + "|", keep="")
             with contextlib.suppress(OSError):
                 item.unlink()
 
