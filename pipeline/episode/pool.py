@@ -91,6 +91,14 @@ class CopyPool:
         self._drop(path)
         return False
 
+    def holds(self, path: Path) -> bool:
+        """Whether `path` is an idle copy in the pool, clean (what a closed episode's copy is, if it was
+        not deleted)."""
+        with self._lock:
+            idle = any(path in paths for paths in self._idle.values())
+            stamp = self._stamps.get(path)
+        return idle and stamp is not None and _clean(path, stamp)
+
     def forget(self, path: Path) -> None:
         """Stop tracking `path` (an episode kept it, or deleted it)."""
         with self._lock:
