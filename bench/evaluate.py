@@ -16,7 +16,7 @@ machine's load hits every variant alike), runs every (task, trial) pair at --con
 
 Reports episodes per second (wall, at the machine's load), CPU ms per episode (every thread of the process,
 background work included) and the throughput that CPU cost allows on the machine's cores when they are
-free; then the median ms of each part of a harness episode. Writes the section "## Evaluate
+free; then the median ms of each part of a harness episode. Writes the section "## Evaluation harness
 (bench/evaluate.py)" of docs/BENCHMARKS.md unless --no-write.
 """
 
@@ -49,7 +49,7 @@ from pipeline.tasks.workspace import Workspace
 from pipeline.tools import Toolkit, generic_toolkit
 from pipeline.tools.loader import toolkit_for
 
-HEADING = "Evaluate (bench/evaluate.py)"
+HEADING = "Evaluation harness (bench/evaluate.py)"
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 50.0
 

@@ -99,6 +99,11 @@ class CopyPool:
             stamp = self._stamps.get(path)
         return idle and stamp is not None and _clean(path, stamp)
 
+    def holds_any(self) -> bool:
+        """Whether any idle copy waits in the pool."""
+        with self._lock:
+            return any(self._idle.values())
+
     def forget(self, path: Path) -> None:
         """Stop tracking `path` (an episode kept it, or deleted it)."""
         with self._lock:
