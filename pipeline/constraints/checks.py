@@ -12,13 +12,25 @@ shapes becomes a fact about one column:
     col IS NOT NULL                 -> never NULL
     a > b, a >= b, a >= b + k       -> a is generated after b (with a least gap k)
     c IS NULL OR <one of the above> -> the fact (generated values may always satisfy it)
+    f(col) IN (...), f(col) = x     -> values v with f(v) = v, for f in UPPER, LOWER, TRIM, LTRIM, RTRIM
+    UPPER(col) = col (LOWER, TRIM)  -> values generated in that case (trimmed)
+    length(f(col)), CHAR_LENGTH, LEN -> length bounds (trimmed values for TRIM)
+    ABS(col) <= x                   -> bounds -x .. x
+    EXTRACT(YEAR FROM col) >= y, YEAR(col), date_part('year', col) -> date bounds
+    ROUND(col, n) = col             -> at most n decimals
+    col LIKE / ILIKE 'p%'           -> values shaped into the pattern
+    regexp_matches(col, '^...$'), col ~ '^...$', SIMILAR TO -> a code pattern, where the expression is
+                                       simple (literals, [A-Z], [0-9], \\d, {n})
+    bounds that read no column (`now() + INTERVAL 1 DAY`, pinned to the build's clock) are folded first.
 
 A CHECK with any other conjunct is "unhandled": its derivable facts are still used, and the engine's
-validation checks the rest.
+validation checks the rest. A CHECK whose facts leave a column no value (`UPPER(kind) IN ('a')`) is
+`impossible`: the generator names it instead of making rows that fail.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from typing import Any
@@ -26,7 +38,9 @@ from typing import Any
 import sqlglot
 from sqlglot import exp
 
-from pipeline.schema.model import Check, Table
+from pipeline.constraints import shapes
+from pipeline.errors import SchemaError
+from pipeline.schema.model import Check, Schema, Table
 
 
 @dataclass(frozen=True)
@@ -51,6 +65,16 @@ class ColumnFacts:
     max_len: int | None = None
     after: list[After] = field(default_factory=list)
     not_null: bool = False
+    case: str | None = None
+    """"upper" or "lower": values must equal their upper (lower) case."""
+    trimmed: bool = False
+    """Values must have no leading or trailing spaces."""
+    like: list[str] = field(default_factory=list)
+    """LIKE patterns every value must match (values are shaped into them)."""
+    pattern: str | None = None
+    """A code pattern (`?` letter, `#` digit, other characters literal) that only makes valid values."""
+    decimals: int | None = None
+    """At most this many digits after the point."""
 
     def raise_lo(self, value: Any, strict: bool) -> None:
         if self.lo is None or _greater(value, self.lo) or (value == self.lo and strict):
@@ -66,6 +90,8 @@ class CheckFacts:
     columns: dict[str, ColumnFacts] = field(default_factory=dict)
     """Lower-cased column name -> facts."""
     unhandled: list[Check] = field(default_factory=list)
+    impossible: list[tuple[Check, str, str]] = field(default_factory=list)
+    """(CHECK, column, why no value of the column can pass it)."""
 
     def get(self, column: str) -> ColumnFacts | None:
         return self.columns.get(column.lower())
@@ -83,10 +109,29 @@ def derive_checks(table: Table) -> CheckFacts:
         except sqlglot.errors.ParseError:
             result.unhandled.append(check)
             continue
+        before = len(result.impossible)
         handled = [_derive(part, result) for part in _conjuncts(tree)]
+        result.impossible[before:] = [(check, col, why) for _, col, why in result.impossible[before:]]
         if not all(handled):
             result.unhandled.append(check)
     return result
+
+
+def require_satisfiable(schema: Schema) -> None:
+    """Raise a SchemaError naming the first CHECK whose facts leave a NOT NULL column no value at all
+    (`UPPER(kind) IN ('a', 'b')`): no row of its table could ever be stored. A nullable column with such
+    a CHECK is filled with NULL (`pipeline.fill.columns`)."""
+    for table in schema.tables:
+        for check, col, why in derive_checks(table).impossible:
+            column = table.column(col) if table.has_column(col) else None
+            in_key = col in {k.lower() for k in table.primary_key}
+            if column is not None and (in_key or not column.nullable):
+                raise SchemaError(
+                    f"CHECK {check.name + ' ' if check.name else ''}({check.sql}) can never hold: {why}, so "
+                    f"no row of {table.name} can be stored",
+                    file=schema.source, line=table.line, table=table.name, column=column.name,
+                    hint="Fix the CHECK's list (or drop the CHECK).",
+                )
 
 
 def unhandled_checks(table: Table) -> list[Check]:
@@ -128,11 +173,40 @@ def _derive(node: exp.Expression, out: CheckFacts) -> bool:
     if isinstance(node, exp.Not) and _is_null_test(node.this):
         out.facts(_column(node.this.this)).not_null = True  # type: ignore[arg-type]
         return True
-    if isinstance(node, exp.In) and _column(node.this) and not node.args.get("query"):
+    if isinstance(node, exp.In) and not node.args.get("query"):
         values = [_literal(v) for v in node.expressions]
         if any(v is _NOT_LITERAL for v in values):
             return False
-        out.facts(_column(node.this)).values = values  # type: ignore[arg-type]
+        if _column(node.this):
+            out.facts(_column(node.this)).values = values  # type: ignore[arg-type]
+            return True
+        return _applied_in(node.this, values, out)
+    if isinstance(node, exp.EQ):
+        for this, other in ((node.this, node.expression), (node.expression, node.this)):
+            found = shapes.applied(this)
+            if found is not None and _literal(other) is not _NOT_LITERAL:
+                return _applied_in(this, [_literal(other)], out)
+            if (found or _round(this)) and _column(other) == (found or _round(this))[1]:  # type: ignore[index]
+                return _idempotent(found or _round(this), out)  # type: ignore[arg-type]
+    if isinstance(node, (exp.Like, exp.ILike)) and _column(node.this) and not node.args.get("negate"):
+        text = _literal(node.expression)
+        if not isinstance(text, str):
+            return False
+        like, code = shapes.like_shape(text)
+        facts = out.facts(_column(node.this))  # type: ignore[arg-type]
+        facts.like += [like] if like else []
+        facts.pattern = code or facts.pattern
+        return True
+    if isinstance(node, (exp.RegexpLike, exp.RegexpFullMatch, exp.SimilarTo)) and _column(node.this):
+        text = _literal(node.expression)
+        anchored = not isinstance(node, exp.RegexpLike)
+        plain = isinstance(text, str) and not re.search(r"[\[\]{}()|*+?\\^$]", text)
+        if isinstance(node, exp.SimilarTo) and plain:  # only % and _: a LIKE pattern
+            return _derive(exp.Like(this=node.this, expression=node.expression), out)
+        code = shapes.regex_code(text, anchored=anchored) if isinstance(text, str) else None
+        if code is None:
+            return False
+        out.facts(_column(node.this)).pattern = code  # type: ignore[arg-type]
         return True
     if isinstance(node, exp.Between):
         return _compare(exp.GTE, node.this, node.args["low"], out) and _compare(
@@ -152,19 +226,29 @@ def _derive(node: exp.Expression, out: CheckFacts) -> bool:
 
 def _compare(op: type, left: exp.Expression, right: exp.Expression, out: CheckFacts) -> bool:
     left, right = _unparen(left), _unparen(right)
-    if _column(right) or isinstance(right, exp.Length) or isinstance(right, exp.Add):
-        if not (_column(left) or isinstance(left, exp.Length)):
-            op, left, right = _FLIP[op], right, left
-    if isinstance(left, exp.Length) and _column(left.this):
-        value = _literal(right)
-        return isinstance(value, int) and _length(op, _column(left.this), value, out)  # type: ignore[arg-type]
-    col = _column(left)
-    if not col:
+    if shapes.subject(left) is None and (shapes.subject(right) is not None or isinstance(right, exp.Add)):
+        op, left, right = _FLIP[op], right, left
+    measured = shapes.subject(left)
+    if measured is None:
         return False
+    what, col = measured
+    if what == "length":
+        value = _literal(right)
+        if shapes.trims(left):
+            out.facts(col).trimmed = True
+        return isinstance(value, int) and not isinstance(value, bool) and _length(op, col, value, out)
+    if what in ("abs", "year"):
+        value = _literal(right)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return False
+        return (_abs if what == "abs" else _year)(op, col, value, out)
     other, gap = _column_plus(right)
     if other:
         return _relate(op, col, other, gap, out)
     value = _literal(right)
+    if value is _NOT_LITERAL:
+        value = shapes.constant(right)
+        value = _NOT_LITERAL if value is shapes.NOT_CONSTANT else value
     if value is _NOT_LITERAL or value is None:
         return False
     facts = out.facts(col)
@@ -190,6 +274,71 @@ def _relate(op: type, col: str, other: str, gap: float, out: CheckFacts) -> bool
     return True
 
 
+def _applied_in(node: exp.Expression, values: list[Any], out: CheckFacts) -> bool:
+    """`f(col) IN (values)`: the values v with f(v) = v; none of them -> the CHECK is impossible."""
+    found = shapes.applied(node)
+    if found is None:
+        return False
+    function, col = found
+    kept = [v for v in values if shapes.fixed_point(function, v)]
+    facts = out.facts(col)
+    if facts.values is not None:
+        kept = [v for v in kept if v in facts.values]
+    if not kept:
+        listed = ", ".join(repr(v) for v in values)
+        out.impossible.append((Check(""), col, f"no value v has {function.upper()}(v) among ({listed})"))
+    facts.values = kept
+    return True
+
+
+def _round(node: exp.Expression) -> tuple[str, str] | None:
+    node = _unparen(node)
+    if isinstance(node, exp.Round) and _column(node.this):
+        places = _literal(node.args.get("decimals")) if node.args.get("decimals") is not None else 0
+        if isinstance(places, int) and not isinstance(places, bool):
+            return f"round{places}", _column(node.this)  # type: ignore[return-value]
+    return None
+
+
+def _idempotent(found: tuple[str, str], out: CheckFacts) -> bool:
+    """`f(col) = col`: values in upper / lower case, trimmed, or rounded to n decimals."""
+    function, col = found
+    facts = out.facts(col)
+    if function in ("upper", "lower"):
+        facts.case = function
+    elif function.startswith("round"):
+        places = int(function[5:])
+        facts.decimals = places if facts.decimals is None else min(facts.decimals, places)
+    else:
+        facts.trimmed = True
+    return True
+
+
+def _abs(op: type, col: str, value: float, out: CheckFacts) -> bool:
+    """`ABS(col) op value`: an interval around 0 (`>=`: the positive side only)."""
+    facts = out.facts(col)
+    if op in (exp.LT, exp.LTE, exp.EQ):
+        facts.lower_hi(value, op is exp.LT)
+        if op is not exp.EQ:
+            facts.raise_lo(-value, op is exp.LT)
+    if op in (exp.GT, exp.GTE, exp.EQ):
+        facts.raise_lo(value, op is exp.GT)
+    return True
+
+
+def _year(op: type, col: str, value: float, out: CheckFacts) -> bool:
+    """`EXTRACT(YEAR FROM col) op y`: the first or last day of the years allowed."""
+    year = int(value)
+    if year != value or not 1 <= year <= 9998:
+        return False
+    facts = out.facts(col)
+    if op in (exp.GT, exp.GTE, exp.EQ):
+        facts.raise_lo(date(year + (op is exp.GT), 1, 1), False)
+    if op in (exp.LT, exp.LTE, exp.EQ):
+        facts.lower_hi(date(year - (op is exp.LT), 12, 31), False)
+    return True
+
+
 def _length(op: type, col: str, value: int, out: CheckFacts) -> bool:
     facts = out.facts(col)
     if op in (exp.LT, exp.LTE, exp.EQ):
@@ -202,8 +351,7 @@ def _length(op: type, col: str, value: int, out: CheckFacts) -> bool:
 
 
 def _column(node: exp.Expression | None) -> str | None:
-    node = _unparen(node) if node is not None else None
-    return node.name.lower() if isinstance(node, exp.Column) else None
+    return shapes.column_of(node)
 
 
 def _column_plus(node: exp.Expression) -> tuple[str | None, float]:

@@ -47,6 +47,9 @@ def plan_columns(table: Table, config: DomainConfig, exclude: Collection[str] = 
     specs = {
         c.name.lower(): choose(c, table, config, facts) for c in table.columns if c.name.lower() not in skip
     }
+    for _check, name, _why in facts.impossible:  # NOT NULL ones stop the plan (`require_satisfiable`)
+        if name in specs and specs[name].strategy != "expr":
+            specs[name].strategy, specs[name].values, specs[name].null_rate = "values", [None], 1.0
     _link_after(specs, table, config, facts)
     _link_names(specs)
     order = _order(specs, table)
@@ -65,6 +68,8 @@ def choose(column: Column, table: Table, config: DomainConfig, facts: CheckFacts
     allowed = column.allowed_values or found.values
     if strategy is None and allowed:
         strategy, reason = "values", ("values" if column.allowed_values else "check")
+    if strategy is None and found.pattern and kind_of(column) == "str":
+        strategy, reason = "code", "check"  # a LIKE / regular expression that fixes every character
     if strategy is None:
         strategy, reason = inference.strategy, inference.reason
     inferred: dict[str, Any] = inference.params if inference.strategy == strategy else {}
@@ -76,7 +81,10 @@ def choose(column: Column, table: Table, config: DomainConfig, facts: CheckFacts
     if reason in ("values", "check") and spec.values and frequencies is not None:
         spec.weights = weights_for(spec.values, frequencies)  # the DDL's codes, weighted by real use
     spec.pool = spec.pool or inferred.get("pool")
-    spec.pattern = spec.pattern or inferred.get("pattern")
+    spec.pattern = spec.pattern or (found.pattern if reason == "check" else None) or inferred.get("pattern")
+    spec.like, spec.case, spec.trimmed = list(found.like), found.case, found.trimmed
+    if found.decimals is not None and spec.kind in ("decimal", "float"):
+        spec.decimals = found.decimals if spec.decimals is None else min(spec.decimals, found.decimals)
     spec.unit = hint.unit or inferred.get("unit", "s")
     if hint.distribution is None and "distribution" in inferred:
         spec.distribution = inferred["distribution"]

@@ -29,6 +29,7 @@ from pipeline.errors import SchemaError
 from pipeline.fill.columns import choose, plan_columns
 from pipeline.fill.convert import to_arrow
 from pipeline.fill.pools import stable_hash
+from pipeline.fill.shaping import shape
 from pipeline.fill.spec import ColumnSpec, Ctx
 from pipeline.fill.strategies import SELF_UNIQUE, STRATEGIES, unique_numbers
 from pipeline.fill.strategies_time import after
@@ -117,8 +118,7 @@ def _finish(raw: Any, spec: ColumnSpec, mask: np.ndarray, table: Table) -> pa.Ar
             column=spec.name,
         )
     array = raw if spec.kind == "list" else to_arrow(raw, spec.arrow_type, max_len=spec.max_len)
-    if spec.min_len and pa.types.is_string(array.type):
-        array = pc.utf8_rpad(array, width=spec.min_len, padding="x")
+    array = shape(array, spec)
     if mask.any():
         array = pc.if_else(pa.array(~mask), array, pa.scalar(None, array.type))
     return array
