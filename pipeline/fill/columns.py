@@ -25,11 +25,12 @@ _KIND_WORDS = ("type", "kind", "category")
 
 
 def is_key(column: Column, table: Table) -> bool:
-    """Identity columns and single-column integer primary keys: numbered `start+1 ..` by the generator."""
+    """Identity columns and single-column integer (or DECIMAL / NUMBER) primary keys: numbered `start+1 ..`
+    by the generator (whole numbers, which any integer column referencing them can hold)."""
     if column.identity or (column.default or "").lower().startswith("nextval("):
         return True
     single_pk = len(table.primary_key) == 1 and table.primary_key[0].lower() == column.name.lower()
-    return single_pk and kind_of(column) == "int"
+    return single_pk and kind_of(column) in ("int", "decimal")
 
 
 def is_single_unique(column: Column, table: Table) -> bool:

@@ -14,7 +14,9 @@ table's ranking is seeded by its name, so the same parents are popular for every
 close a cycle are not drawn from stored rows: nullable ones stay NULL for the second pass
 (`pipeline.fill.deferred`), NOT NULL ones draw from the keys the later table will be written with
 (`planned_keys`), computed by its generator before any row exists. A foreign key that shares columns with
-one drawn before it picks, per row, a parent that agrees on them. The numpy draws are in `sampling`.
+one drawn before it picks, per row, a parent that agrees on them. A key whose columns are narrower than
+the parent's key draws only among the parents it can hold (`key_types`). The numpy draws are in
+`sampling`.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ from pipeline.fill.key_kinds import (
     per_parent_fk,
     unbroken_fks,
 )
+from pipeline.fill.key_types import holdable_parents
 from pipeline.fill.sampling import (
     DEFAULT_SKEW,
     Order,
@@ -258,6 +261,8 @@ class TableKeys:
                                                 batch_size=bs))
             else:
                 parent = load_keys(con, ref.name, fk.ref_columns)
+            if not own:
+                parent = holdable_parents(parent, fk, t, parent=ref.name)
             nullable = all(t.column(c).nullable for c in fk.columns) and not pk & set(_lower(fk.columns))
             if not own and parent.num_rows == 0 and not nullable:
                 raise BuildError(
