@@ -39,6 +39,7 @@ from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
 from pipeline.fill.deferred_unique import UniqueKeys, keep_unique
 from pipeline.fill.key_kinds import is_unique_fk, key_skew, null_rate, parent_cdf
+from pipeline.fill.key_types import holdable_parents
 from pipeline.fill.keys import load_keys
 from pipeline.fill.sampling import (
     cycle_cuts,
@@ -172,6 +173,7 @@ def _compute_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Fo
         parents = [rows.column("__sf_ref_" + r).combine_chunks() for r in fk.ref_columns]
     else:
         stored = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        stored = holdable_parents(stored, fk, table, parent=fk.ref_table)
         parents = [stored.column(r).combine_chunks() for r in fk.ref_columns]
     codes, parent_codes = group_codes([key[c] for c in fk.columns], parents)
     ix = lookup(codes, parent_codes)
@@ -231,6 +233,7 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
         redraw = partial(earlier_in_group, codes, rng, chain=False, roots=roots)
     else:
         parents = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        parents = holdable_parents(parents, fk, table, parent=fk.ref_table)
         cdf = parent_cdf(config, table.name, fk, parents.num_rows, seed)
         if shared:
             theirs = [parents.column(r).combine_chunks() for _, r in shared]

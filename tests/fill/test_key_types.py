@@ -95,3 +95,14 @@ def test_no_key_that_fits_is_a_sentence_naming_the_foreign_key(tmp_path: Path):
 ])
 def test_holdable(values, column, expected):
     assert holdable(values, column).tolist() == expected
+
+
+def test_narrow_deferred_keys_of_a_cycle_draw_keys_they_can_hold(tmp_path: Path):
+    db = build(tmp_path, "cycle", """
+        CREATE TABLE units (id numeric PRIMARY KEY, parent_id numeric(3) REFERENCES units(id),
+          head_id numeric(1));
+        CREATE TABLE people (id numeric PRIMARY KEY, unit_id numeric(4) NOT NULL REFERENCES units(id));
+        ALTER TABLE units ADD FOREIGN KEY (head_id) REFERENCES people(id);""", "postgres", rows=40)
+    with duckdb.connect(str(db), read_only=True) as con:
+        heads = con.sql("SELECT count(head_id), max(head_id) FROM units").fetchall()[0]
+    assert heads[0] > 0 and heads[1] <= 9
