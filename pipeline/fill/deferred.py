@@ -36,7 +36,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.domain.config import ColumnHint, DomainConfig
-from pipeline.errors import DomainError
+from pipeline.errors import DomainError, guard
 from pipeline.fill.deferred_unique import UniqueKeys, keep_unique
 from pipeline.fill.key_kinds import is_unique_fk, key_skew, null_rate, parent_cdf
 from pipeline.fill.key_types import holdable_parents
@@ -82,16 +82,18 @@ def fill_deferred(
         for d in plan.deferred:
             table, fk = schema.table(d.table), d.fk
             label = f"{table.name}({', '.join(fk.columns)}) -> {fk.ref_table}({', '.join(fk.ref_columns)})"
-            if any(_setting(config, table, c) is not None for c, _ in _split(table, fk)[1]):
-                given, dangling, cut, clashed = _compute_key(con, schema, config, table, fk, seed)
-                out[label] = given
-                out[f"{label}: no parent, set NULL"] = dangling
-                if fk.ref_table.lower() == table.name.lower():
-                    out[f"{label}: cycles cut"] = cut
-            else:
-                out[label], clashed = _draw_key(con, schema, config, table, fk, seed)
-            if clashed:
-                out[f"{label}: UNIQUE kept, set NULL"] = clashed
+            with guard("filling a deferred foreign key (second pass)", table=table.name,
+                       column=", ".join(fk.columns), passthrough=(duckdb.Error,)):
+                if any(_setting(config, table, c) is not None for c, _ in _split(table, fk)[1]):
+                    given, dangling, cut, clashed = _compute_key(con, schema, config, table, fk, seed)
+                    out[label] = given
+                    out[f"{label}: no parent, set NULL"] = dangling
+                    if fk.ref_table.lower() == table.name.lower():
+                        out[f"{label}: cycles cut"] = cut
+                else:
+                    out[label], clashed = _draw_key(con, schema, config, table, fk, seed)
+                if clashed:
+                    out[f"{label}: UNIQUE kept, set NULL"] = clashed
         # Rows promised to a NOT NULL cycle but dropped as invalid leave children pointing nowhere.
         if plan.unbroken:
             cleaned = clean_orphans(con, schema, [d.table for d in plan.unbroken])
