@@ -32,7 +32,9 @@ def test_an_internal_error_while_filling_names_the_table_and_the_file(tmp_path: 
     assert not (tmp_path / "out" / "shop.duckdb").exists(), "nothing is published"
 
 
-DDL = "CREATE TABLE a (id int PRIMARY KEY);\nCREATE TABLE b (id int PRIMARY KEY, a int REFERENCES a, price decimal);"
+DDL = "CREATE TABLE a (id int PRIMARY KEY);\n" \
+      "CREATE TABLE b (id int PRIMARY KEY, a int REFERENCES a, price real);"
+
 
 
 def test_an_internal_error_while_generating_a_column_names_the_file_table_and_column(tmp_path: Path,
