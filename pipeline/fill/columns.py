@@ -71,6 +71,9 @@ def choose(column: Column, table: Table, config: DomainConfig, facts: CheckFacts
         strategy, reason = "values", ("values" if column.allowed_values else "check")
     if strategy is None and found.pattern and kind_of(column) == "str":
         strategy, reason = "code", "check"  # a LIKE / regular expression that fixes every character
+    if strategy is None and kind_of(column) == "str":
+        strategy = _like_strategy(found.like)  # `LIKE '%_@_%'` asks for e-mail addresses, say
+        reason = "check" if strategy else reason
     if strategy is None:
         strategy, reason = inference.strategy, inference.reason
     inferred: dict[str, Any] = inference.params if inference.strategy == strategy else {}
@@ -110,6 +113,18 @@ def choose(column: Column, table: Table, config: DomainConfig, facts: CheckFacts
     spec.max_len = min(lengths) if lengths else None
     spec.min_len = found.min_len
     return spec
+
+
+_LIKE_STRATEGIES = (("@", "email"), ("http", "url"), ("www.", "url"))
+
+
+def _like_strategy(patterns: list[str]) -> str | None:
+    """The strategy whose values a LIKE pattern describes (an e-mail address, a URL), if any."""
+    for pattern in patterns:
+        for mark, strategy in _LIKE_STRATEGIES:
+            if mark in pattern.lower():
+                return strategy
+    return None
 
 
 def _from_hint(hint: ColumnHint) -> str | None:

@@ -37,6 +37,7 @@ def test_checks_over_expressions_build_clean_and_hold(tmp_path: Path):
     assert report["totals"]["violations"] == 0
     with duckdb.connect(str(tmp_path / "shapes.duckdb"), read_only=True) as con:
         rows = con.sql("SELECT kind, code, sku, name, qty, lname, tag, score, day FROM kinds").fetchall()
+        mails = [r[0] for r in con.sql("SELECT mail FROM kinds WHERE mail IS NOT NULL").fetchall()]
     assert len(rows) == 30
     for kind, code, sku, name, qty, lname, tag, score, day in rows:
         assert kind in ("A", "B", "C") and code.startswith("AB-") and len(code) <= 20
@@ -46,6 +47,7 @@ def test_checks_over_expressions_build_clean_and_hold(tmp_path: Path):
         assert tag is None or len(tag) == 4
         assert score is None or abs(score) <= 10
         assert day is None or day.year >= 2020
+    assert mails and all(re.fullmatch(r"[^@ ]+@[^@ ]+\.[a-z]+", m) for m in mails)  # e-mails, not text + "@"
 
 
 def test_a_check_no_value_can_pass_is_named_with_its_file_and_line(tmp_path: Path):
