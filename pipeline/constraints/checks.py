@@ -117,11 +117,16 @@ def derive_checks(table: Table) -> CheckFacts:
     return result
 
 
+_APPLIED = re.compile(r"\b(upper|lower|l?trim|rtrim)\s*\(", re.IGNORECASE)
+
+
 def require_satisfiable(schema: Schema) -> None:
     """Raise a SchemaError naming the first CHECK whose facts leave a NOT NULL column no value at all
     (`UPPER(kind) IN ('a', 'b')`): no row of its table could ever be stored. A nullable column with such
     a CHECK is filled with NULL (`pipeline.fill.columns`)."""
     for table in schema.tables:
+        if not any(_APPLIED.search(c.sql) for c in table.checks):  # only `f(col) IN` can be impossible here
+            continue
         for check, col, why in derive_checks(table).impossible:
             column = table.column(col) if table.has_column(col) else None
             in_key = col in {k.lower() for k in table.primary_key}
