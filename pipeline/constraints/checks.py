@@ -23,6 +23,8 @@ shapes becomes a fact about one column:
                                        simple (literals, [A-Z], [0-9], \\d, {n})
     bounds that read no column (`now() + INTERVAL 1 DAY`, pinned to the build's clock) are folded first.
 
+The shapes over functions are read by `pipeline.constraints.functions`, from trees read by `shapes`.
+
 A CHECK with any other conjunct is "unhandled": its derivable facts are still used, and the engine's
 validation checks the rest. A CHECK whose facts leave a column no value (`UPPER(kind) IN ('a')`) is
 `impossible`: the generator names it instead of making rows that fail.
@@ -32,13 +34,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
-from pipeline.constraints import shapes
+from pipeline.constraints import functions, shapes
+from pipeline.constraints.shapes import NOT_LITERAL as _NOT_LITERAL
+from pipeline.constraints.shapes import literal as _literal
 from pipeline.errors import SchemaError
 from pipeline.schema.model import Check, Schema, Table
 
@@ -92,6 +95,8 @@ class CheckFacts:
     unhandled: list[Check] = field(default_factory=list)
     impossible: list[tuple[Check, str, str]] = field(default_factory=list)
     """(CHECK, column, why no value of the column can pass it)."""
+    current: Check | None = field(default=None, repr=False)
+    """The CHECK being derived (what `impossible` names)."""
 
     def get(self, column: str) -> ColumnFacts | None:
         return self.columns.get(column.lower())
@@ -109,9 +114,8 @@ def derive_checks(table: Table) -> CheckFacts:
         except sqlglot.errors.ParseError:
             result.unhandled.append(check)
             continue
-        before = len(result.impossible)
+        result.current = check
         handled = [_derive(part, result) for part in _conjuncts(tree)]
-        result.impossible[before:] = [(check, col, why) for _, col, why in result.impossible[before:]]
         if not all(handled):
             result.unhandled.append(check)
     return result
@@ -185,34 +189,10 @@ def _derive(node: exp.Expression, out: CheckFacts) -> bool:
         if _column(node.this):
             out.facts(_column(node.this)).values = values  # type: ignore[arg-type]
             return True
-        return _applied_in(node.this, values, out)
-    if isinstance(node, exp.EQ):
-        for this, other in ((node.this, node.expression), (node.expression, node.this)):
-            found = shapes.applied(this)
-            if found is not None and _literal(other) is not _NOT_LITERAL:
-                return _applied_in(this, [_literal(other)], out)
-            if (found or _round(this)) and _column(other) == (found or _round(this))[1]:  # type: ignore[index]
-                return _idempotent(found or _round(this), out)  # type: ignore[arg-type]
-    if isinstance(node, (exp.Like, exp.ILike)) and _column(node.this) and not node.args.get("negate"):
-        text = _literal(node.expression)
-        if not isinstance(text, str):
-            return False
-        like, code = shapes.like_shape(text)
-        facts = out.facts(_column(node.this))  # type: ignore[arg-type]
-        facts.like += [like] if like else []
-        facts.pattern = code or facts.pattern
-        return True
-    if isinstance(node, (exp.RegexpLike, exp.RegexpFullMatch, exp.SimilarTo)) and _column(node.this):
-        text = _literal(node.expression)
-        anchored = not isinstance(node, exp.RegexpLike)
-        plain = isinstance(text, str) and not re.search(r"[\[\]{}()|*+?\\^$]", text)
-        if isinstance(node, exp.SimilarTo) and plain:  # only % and _: a LIKE pattern
-            return _derive(exp.Like(this=node.this, expression=node.expression), out)
-        code = shapes.regex_code(text, anchored=anchored) if isinstance(text, str) else None
-        if code is None:
-            return False
-        out.facts(_column(node.this)).pattern = code  # type: ignore[arg-type]
-        return True
+        return functions.applied_in(node.this, values, out)
+    found = functions.derive(node, out)
+    if found is not None:
+        return found
     if isinstance(node, exp.Between):
         return _compare(exp.GTE, node.this, node.args["low"], out) and _compare(
             exp.LTE, node.this, node.args["high"], out
@@ -246,7 +226,7 @@ def _compare(op: type, left: exp.Expression, right: exp.Expression, out: CheckFa
         value = _literal(right)
         if not isinstance(value, int | float) or isinstance(value, bool):
             return False
-        return (_abs if what == "abs" else _year)(op, col, value, out)
+        return (functions.absolute if what == "abs" else functions.year)(op, col, value, out)
     other, gap = _column_plus(right)
     if other:
         return _relate(op, col, other, gap, out)
@@ -279,71 +259,6 @@ def _relate(op: type, col: str, other: str, gap: float, out: CheckFacts) -> bool
     return True
 
 
-def _applied_in(node: exp.Expression, values: list[Any], out: CheckFacts) -> bool:
-    """`f(col) IN (values)`: the values v with f(v) = v; none of them -> the CHECK is impossible."""
-    found = shapes.applied(node)
-    if found is None:
-        return False
-    function, col = found
-    kept = [v for v in values if shapes.fixed_point(function, v)]
-    facts = out.facts(col)
-    if facts.values is not None:
-        kept = [v for v in kept if v in facts.values]
-    if not kept:
-        listed = ", ".join(repr(v) for v in values)
-        out.impossible.append((Check(""), col, f"no value v has {function.upper()}(v) among ({listed})"))
-    facts.values = kept
-    return True
-
-
-def _round(node: exp.Expression) -> tuple[str, str] | None:
-    node = _unparen(node)
-    if isinstance(node, exp.Round) and _column(node.this):
-        places = _literal(node.args.get("decimals")) if node.args.get("decimals") is not None else 0
-        if isinstance(places, int) and not isinstance(places, bool):
-            return f"round{places}", _column(node.this)  # type: ignore[return-value]
-    return None
-
-
-def _idempotent(found: tuple[str, str], out: CheckFacts) -> bool:
-    """`f(col) = col`: values in upper / lower case, trimmed, or rounded to n decimals."""
-    function, col = found
-    facts = out.facts(col)
-    if function in ("upper", "lower"):
-        facts.case = function
-    elif function.startswith("round"):
-        places = int(function[5:])
-        facts.decimals = places if facts.decimals is None else min(facts.decimals, places)
-    else:
-        facts.trimmed = True
-    return True
-
-
-def _abs(op: type, col: str, value: float, out: CheckFacts) -> bool:
-    """`ABS(col) op value`: an interval around 0 (`>=`: the positive side only)."""
-    facts = out.facts(col)
-    if op in (exp.LT, exp.LTE, exp.EQ):
-        facts.lower_hi(value, op is exp.LT)
-        if op is not exp.EQ:
-            facts.raise_lo(-value, op is exp.LT)
-    if op in (exp.GT, exp.GTE, exp.EQ):
-        facts.raise_lo(value, op is exp.GT)
-    return True
-
-
-def _year(op: type, col: str, value: float, out: CheckFacts) -> bool:
-    """`EXTRACT(YEAR FROM col) op y`: the first or last day of the years allowed."""
-    year = int(value)
-    if year != value or not 1 <= year <= 9998:
-        return False
-    facts = out.facts(col)
-    if op in (exp.GT, exp.GTE, exp.EQ):
-        facts.raise_lo(date(year + (op is exp.GT), 1, 1), False)
-    if op in (exp.LT, exp.LTE, exp.EQ):
-        facts.lower_hi(date(year - (op is exp.LT), 12, 31), False)
-    return True
-
-
 def _length(op: type, col: str, value: int, out: CheckFacts) -> bool:
     facts = out.facts(col)
     if op in (exp.LT, exp.LTE, exp.EQ):
@@ -373,41 +288,6 @@ def _column_plus(node: exp.Expression) -> tuple[str | None, float]:
 def _is_null_test(node: exp.Expression) -> bool:
     node = _unparen(node)
     return isinstance(node, exp.Is) and isinstance(node.expression, exp.Null) and bool(_column(node.this))
-
-
-_NOT_LITERAL = object()
-
-
-def _literal(node: exp.Expression) -> Any:
-    """The Python value of a literal (numbers, strings, booleans, NULL, typed date/time strings)."""
-    node = _unparen(node)
-    if isinstance(node, exp.Neg):
-        value = _literal(node.this)
-        return -value if isinstance(value, int | float) and not isinstance(value, bool) else _NOT_LITERAL
-    if isinstance(node, exp.Null):
-        return None
-    if isinstance(node, exp.Boolean):
-        return bool(node.this)
-    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string:
-        return _iso(node.this.this)
-    if isinstance(node, exp.Literal):
-        if node.is_string:
-            return node.this
-        text = str(node.this)
-        try:
-            return int(text)
-        except ValueError:
-            return float(text)
-    return _NOT_LITERAL
-
-
-def _iso(text: str) -> Any:
-    for parse in (date.fromisoformat, datetime.fromisoformat):
-        try:
-            return parse(text)
-        except ValueError:
-            continue
-    return text
 
 
 def _greater(a: Any, b: Any) -> bool:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 import threading
+from datetime import date, datetime
 from decimal import Decimal
 from functools import lru_cache
 from typing import Any
@@ -175,3 +176,44 @@ def _fold(sql: str) -> Any:
     if row is None:
         return NOT_CONSTANT
     return float(row[0]) if isinstance(row[0], Decimal) else row[0]
+
+
+def unwrap_parens(node: exp.Expression) -> exp.Expression:
+    while isinstance(node, exp.Paren):
+        node = node.this
+    return node
+
+
+NOT_LITERAL = object()
+
+
+def literal(node: exp.Expression) -> Any:
+    """The Python value of a literal (numbers, strings, booleans, NULL, typed date/time strings)."""
+    node = unwrap_parens(node)
+    if isinstance(node, exp.Neg):
+        value = literal(node.this)
+        return -value if isinstance(value, int | float) and not isinstance(value, bool) else NOT_LITERAL
+    if isinstance(node, exp.Null):
+        return None
+    if isinstance(node, exp.Boolean):
+        return bool(node.this)
+    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string:
+        return iso(node.this.this)
+    if isinstance(node, exp.Literal):
+        if node.is_string:
+            return node.this
+        text = str(node.this)
+        try:
+            return int(text)
+        except ValueError:
+            return float(text)
+    return NOT_LITERAL
+
+
+def iso(text: str) -> Any:
+    for parse in (date.fromisoformat, datetime.fromisoformat):
+        try:
+            return parse(text)
+        except ValueError:
+            continue
+    return text
