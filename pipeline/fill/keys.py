@@ -258,9 +258,9 @@ class TableKeys:
 
     def _add(self, con, schema, config, fk, later, pp_fk, in_link, planned, seed, bs, skew) -> None:
         """Load (or plan) the parents of one foreign key and set its draw probabilities and NULL rate."""
-        keys, t = self, self.table
+        t = self.table
         pk = set(_lower(t.primary_key))
-        keys.fks.append(fk)
+        self.fks.append(fk)
         own = fk.ref_table.lower() == t.name.lower()
         ref = schema.table(fk.ref_table)
         if own:
@@ -280,11 +280,11 @@ class TableKeys:
                 f"no rows. Give {ref.name} rows (domain.yaml tables.{ref.name}.rows) or make the key "
                 "nullable."
             )
-        keys.parents.append(parent)
-        keys.cdfs.append(parent_cdf(config, t.name, fk, parent.num_rows, seed, skew))
-        keys.skews.append(key_skew(config, t.name, fk))
+        self.parents.append(parent)
+        self.cdfs.append(parent_cdf(config, t.name, fk, parent.num_rows, seed, skew))
+        self.skews.append(key_skew(config, t.name, fk))
         plain = nullable and fk is not pp_fk and not any(fk is x for x in in_link)
-        keys.null_rates.append(null_rate(config, t.name, fk.columns[0]) if plain else 0.0)
+        self.null_rates.append(null_rate(config, t.name, fk.columns[0]) if plain else 0.0)
 
     def _draw(self, rng, pp, pp_fk, in_link, config, seed, bs) -> None:
         t, n = self.table, self.rows
