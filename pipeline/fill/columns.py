@@ -15,7 +15,7 @@ from pipeline.fill.infer import infer, kind_of, paired_start
 from pipeline.fill.spec import ColumnSpec, new_spec, resolve_bounds, resolve_gaps
 from pipeline.fill.topics import topic_of
 from pipeline.schema.model import Column, Table
-from pipeline.types import text_length
+from pipeline.types import decimal_params, text_length
 
 _NAME_STRATEGIES = {"first_name": "first", "last_name": "last", "full_name": "full"}
 _NEEDS_NAMES = ("email", "username", "full_name")
@@ -30,7 +30,10 @@ def is_key(column: Column, table: Table) -> bool:
     if column.identity or (column.default or "").lower().startswith("nextval("):
         return True
     single_pk = len(table.primary_key) == 1 and table.primary_key[0].lower() == column.name.lower()
-    return single_pk and kind_of(column) in ("int", "decimal")
+    if not single_pk or kind_of(column) not in ("int", "decimal"):
+        return False
+    precision, scale = decimal_params(column.type) if kind_of(column) == "decimal" else (0, 0)
+    return scale == 0 or precision - scale >= 9  # not a DECIMAL(5,2) key: 999 whole numbers, 99,999 values
 
 
 def is_single_unique(column: Column, table: Table) -> bool:
