@@ -23,7 +23,7 @@ from typing import Any
 
 import duckdb
 
-from pipeline.errors import StoreError
+from pipeline.errors import StoreError, guard
 from pipeline.schema.model import Schema, qualified
 from pipeline.store.metadata import read_model
 from pipeline.store.sql import METADATA_SCHEMA
@@ -139,18 +139,19 @@ def offence_counts(con: duckdb.DuckDBPyConnection, queries: Sequence[CheckQuery]
     by_table: dict[str, list[int]] = {}
     for i, q in enumerate(queries):
         by_table.setdefault(q.table, []).append(i)
-    for positions in by_table.values():
-        union = " UNION ALL ".join(
-            f"SELECT {i} AS i, count(*) AS n FROM ({queries[i].offenders}) AS o" for i in positions
-        )
-        try:
-            found = dict(con.sql(union).fetchall())
-        except duckdb.Error:
+    for table, positions in by_table.items():
+        with guard("auditing the table", table=table, passthrough=(duckdb.Error,)):
+            union = " UNION ALL ".join(
+                f"SELECT {i} AS i, count(*) AS n FROM ({queries[i].offenders}) AS o" for i in positions
+            )
+            try:
+                found = dict(con.sql(union).fetchall())
+            except duckdb.Error:
+                for i in positions:
+                    run_check(con, queries[i], 0)  # raises StoreError naming the check
+                raise
             for i in positions:
-                run_check(con, queries[i], 0)  # raises StoreError naming the check
-            raise
-        for i in positions:
-            counts[i] = int(found[i])
+                counts[i] = int(found[i])
     return counts
 
 

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pipeline.constraints import Coverage, table_constraints
+from pipeline.errors import guard
 from pipeline.schema.model import Schema, Table
 from pipeline.store.sql import (
     column_list,
@@ -216,7 +217,13 @@ CHECKS: tuple[CheckBuilder, ...] = (
 def build_checks(schema: Schema, tables: Sequence[str] | None = None) -> list[CheckQuery]:
     """Every check of `tables` (default: all), table by table in DDL order, kinds in `KINDS` order."""
     selected = schema.tables if tables is None else [schema.table(t) for t in tables]
-    return [q for table in selected for build in CHECKS for q in build(schema, table)]
+    queries: list[CheckQuery] = []
+    for table in selected:
+        for build in CHECKS:
+            stage = f"writing the audit's {build.__name__.removesuffix('_checks')} checks"
+            with guard(stage, table=table.name):
+                queries += build(schema, table)
+    return queries
 
 
 def row_count_sql(tables: Sequence[str]) -> str:

@@ -121,6 +121,7 @@ class _BatchWriter:
         self.next_fresh = fresh_from
         self.keep = _kept_columns(schema, plan, config, table)
         self.order = [c.name for c in table.columns]
+        self.source = schema.source
 
     def finish(self, batch: pa.Table) -> pa.Table:
         """Sequences and expressions, then the DDL's column order."""
@@ -144,7 +145,8 @@ class _BatchWriter:
         batch = self.finish(raw)
         if self.enrich is not None:
             batch = self.enrich(self.con, self.table, batch, b)
-        ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep)
+        ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep,
+                            self.source)
         outcome = repair_batch(
             batch,
             lambda x: validate_batch(self.con, self.table, x, batch_no=b, fks=self.keys.checked,
