@@ -14,7 +14,9 @@ of a build never depend on the cache. `STATEFORGE_POOL_CACHE=off` turns it off.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
+import importlib.metadata
 import json
 import os
 import sys
@@ -23,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 import pyarrow as pa
-from faker import VERSION as FAKER_VERSION
 
 from pipeline.resources import artifacts_dir
 
@@ -41,7 +42,7 @@ class PoolCache:
 
     def path(self, key: dict[str, Any]) -> Path:
         """The file of the pool with this key."""
-        text = json.dumps({**key, "faker": FAKER_VERSION, "python": sys.version_info[:2], "format": FORMAT},
+        text = json.dumps({**key, "faker": faker_version(), "python": sys.version_info[:2], "format": FORMAT},
                           sort_keys=True, default=str)
         digest = hashlib.blake2b(text.encode(), digest_size=16).hexdigest()
         return self.root / digest[:2] / f"{digest}.arrow"
@@ -69,6 +70,13 @@ class PoolCache:
             finally:
                 with contextlib.suppress(OSError):
                     os.unlink(tmp)
+
+
+@functools.cache
+def faker_version() -> str:
+    """The installed Faker's version, read from its metadata (importing Faker costs more than a warm
+    build's every pool)."""
+    return importlib.metadata.version("Faker")
 
 
 def pool_cache() -> PoolCache | None:

@@ -12,15 +12,17 @@ import functools
 import hashlib
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-from faker import Faker
 
 from pipeline.errors import DomainError
 from pipeline.fill.pool_cache import pool_cache
 from pipeline.schema.model import suggest
+
+if TYPE_CHECKING:
+    from faker import Faker
 
 LOCALE = "en_US"
 DEFAULT_POOL = 2000
@@ -35,6 +37,8 @@ def stable_hash(*parts: Any) -> int:
 
 @functools.lru_cache(maxsize=8)
 def _faker(locale: str) -> Faker:
+    from faker import Faker  # imported on the first pool not in the cache: a warm build never needs it
+
     return Faker(locale)
 
 
