@@ -183,7 +183,7 @@ def main() -> None:
         "Decision: the build keeps the Arrow checks (`validation.batch_arrow`) as its batch validator, and "
         "the pandera schema stays a tested export derived from the same description "
         f"(`validation.batch_pandera.batch_schema`). The cost above is {within} the +15% the issue "
-        "allowed, and would come on top of a build that is not yet within 2.5x of the insert floor; but "
+        "allowed, but would come on top of a build held to 2.5x the insert floor; and "
         "above all pandera's pyarrow backend cannot do the validator's job alone: its failure cases carry "
         "no row positions (`index` is empty for checks, and for NULLs it "
         "counts the failures, not the rows), while the repairs need the offending rows; it counts NULL "
