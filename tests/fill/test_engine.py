@@ -365,3 +365,30 @@ def test_an_enrich_hook_rewrites_batches_before_validation(tmp_path):
     fill_table(con, schema, plan, config, "regions", seed=1, rows=3, enrich=enrich)
     assert seen == [("regions", 0, 3)]
     assert con.execute("SELECT name FROM regions ORDER BY name").fetchall()[0] == ("region 0 of batch 0",)
+
+
+def test_batches_skip_only_the_foreign_keys_their_draw_guarantees(filled):
+    """A key drawn from another table's stored rows is not looked up again per batch; a self-reference,
+    a VARCHAR(n) key (a repair may truncate it), a key an `expr` hint computes and every key under an
+    enrich hook still are."""
+    from pipeline.fill.engine import checked_fks
+    from pipeline.fill.keys import TableKeys
+
+    con, schema, plan, config, rows, *_ = filled
+    skipped = kept_kinds = 0
+    for table in schema.tables:
+        keys = TableKeys.build(con, schema, plan, config, table.name, seed=5, rows=50, planned=rows)
+        kept = checked_fks(table, config, keys, enriched=False)
+        assert checked_fks(table, config, keys, enriched=True) == keys.checked
+        for fk in keys.checked:
+            own = fk.ref_table.lower() == table.name.lower()
+            must = own or any(table.column(c).length for c in fk.columns)
+            assert (fk in kept) == must, (table.name, fk)
+            skipped += not must
+            kept_kinds += must
+    assert skipped and kept_kinds
+    keys = TableKeys.build(con, schema, plan, config, "memberships", seed=5, rows=50, planned=rows)
+    fk = next(fk for fk in keys.checked if fk not in checked_fks(schema.table("memberships"), config, keys,
+                                                                 enriched=False))
+    hinted = game_config(columns={f"memberships.{fk.columns[0]}": {"expr": fk.columns[0]}})
+    assert fk in checked_fks(schema.table("memberships"), hinted, keys, enriched=False)
