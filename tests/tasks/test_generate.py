@@ -77,6 +77,17 @@ def test_a_bare_ddl_yields_thirty_tasks_that_pass_the_gate(
             assert again.task.model_dump(exclude=same) == task.model_dump(exclude=same)
 
 
+def test_generic_recipes_reading_other_tables_work_in_a_namespace(ns_db: Path, tmp_path: Path):
+    """The recipes whose SQL reaches a second table (the rows a delete would orphan, the children counted per
+    parent) name it with its namespace: on a DDL whose tables all live in `shop`, none of them errs."""
+    names = {"delete_named", "bulk_delete_filter", "top_parent_update", "busy_parents_update"}
+    recipes = [r for r in GENERIC_RECIPES if r.name in names]
+    report = run_generation(GenerationRun(ns_db, n=6, seed=4, out=tmp_path, recipes=recipes))
+    assert report["errors"] == [], report["errors"][:2]
+    kept = {t.provenance.recipe for t in read_tasks(tmp_path / "tasks.jsonl")}
+    assert {"top_parent_update", "busy_parents_update"} <= kept, report["recipes"]
+
+
 def test_the_same_seed_gives_the_same_bytes(pg_db: Path, tmp_path: Path):
     first = run_generation(GenerationRun(pg_db, n=4, seed=3, out=tmp_path / "a"))
     second = run_generation(GenerationRun(pg_db, n=4, seed=3, out=tmp_path / "b"))
