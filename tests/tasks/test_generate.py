@@ -108,3 +108,27 @@ def test_a_failed_run_leaves_the_previous_file(pg_db: Path, tmp_path: Path):
         run_generation(GenerationRun(pg_db, n=3, seed=2, out=tmp_path), runner=explode)
     assert (tmp_path / "tasks.jsonl").read_bytes() == before
     assert not list(tmp_path.glob(".tasks.jsonl.*"))
+
+
+def test_a_bulk_update_can_move_rows_from_one_state_to_another(ns_db: Path, tmp_path: Path):
+    """`bulk_update_filter` also moves every row in one state (a fixed set of values or a boolean) that meets
+    a second condition to another state, so a table with one state column and one other column to filter on
+    still yields bulk updates; the search filters on the state the update leaves."""
+    recipes = [r for r in GENERIC_RECIPES if r.name == "bulk_update_filter"]
+    report = run_generation(GenerationRun(ns_db, n=8, seed=2, out=tmp_path, recipes=recipes))
+    assert report["errors"] == [] and report["kept"] >= 4, report["recipes"]
+    moved = []
+    for task in read_tasks(tmp_path / "tasks.jsonl"):
+        searched = {
+            f["column"]: f["value"]
+            for call in task.reference_calls
+            if call.tool.startswith("search_")
+            for f in call.arguments.get("filters", [])
+            if f["op"] == "eq"
+        }
+        updates = [c.arguments for c in task.reference_calls if c.tool.startswith("update_")]
+        if updates and any(k in searched and v != searched[k] for k, v in updates[0].items()):
+            moved.append(task)
+    assert moved, "no state change among the kept tasks"
+    for task in moved[:1]:
+        replays_to_its_diff(ns_db, task, tmp_path)
