@@ -38,6 +38,7 @@ from _doc import write_section
 from _task_audit import Audit, audit_tasks
 
 from pipeline.build import build_domain
+from pipeline.evaluate import evaluate
 from pipeline.tasks import CAPABILITIES, generate_tasks, read_tasks
 
 TARGETS = (
@@ -53,8 +54,9 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, math.ceil(q * len(ordered)) - 1))]
 
 
-def one_seed(db: Path, n: int, seed: int, work: Path) -> dict[str, Any]:
-    """Generate `n` tasks on `db` with `seed`, time it, and audit the kept set."""
+def one_seed(db: Path, n: int, seed: int, work: Path, k: int = 0) -> dict[str, Any]:
+    """Generate `n` tasks on `db` with `seed`, time it, audit the kept set and (with `k`) score the oracle
+    and the noop solver on it."""
     out = work / f"seed-{seed}"
     wall, cpu = time.perf_counter(), time.process_time()
     report = generate_tasks(db, n=n, seed=seed, out=out)
@@ -62,7 +64,9 @@ def one_seed(db: Path, n: int, seed: int, work: Path) -> dict[str, Any]:
     tasks = read_tasks(out / "tasks.jsonl")
     audit = audit_tasks(db, tasks, work)
     rows = [sum(t.diff.summary.values()) for t in tasks if t.feasible]
+    scored = scores(db, out / "tasks.jsonl", k, work) if k else {}
     return {
+        "scores": scored,
         "seed": seed,
         "report": report,
         "tasks": tasks,
@@ -71,6 +75,17 @@ def one_seed(db: Path, n: int, seed: int, work: Path) -> dict[str, Any]:
         "rows": rows,
         "audit": audit,
     }
+
+
+def scores(db: Path, tasks_file: Path, k: int, work: Path) -> dict[str, dict[str, Any]]:
+    """The oracle's and the noop solver's summaries on the tasks of `tasks_file` (`k` trials each), run by
+    the evaluation harness as `stateforge evaluate` does."""
+    out = {}
+    for solver in ("oracle", "noop"):
+        out[solver] = evaluate(
+            db, solver=solver, k=k, tasks_file=tasks_file, out=work / "runs", concurrency=2, seed=0
+        )
+    return out
 
 
 def shares(tasks: list[Any]) -> str:
@@ -84,6 +99,18 @@ def rows_figures(rows: list[int]) -> str:
     if not rows:
         return "-"
     return f"{statistics.mean(rows):.1f} / {statistics.median(rows):g} / {pct(rows, 0.95):g} / {max(rows)}"
+
+
+def evaluated(run: dict[str, Any]) -> str:
+    """The oracle's and noop's scores on a seed's set, and the infeasible share noop should score."""
+    parts = []
+    for solver, summary in run["scores"].items():
+        parts.append(
+            f"`{solver}` Avg@{summary['k']} **{summary['avg_at_k']:.1%}** ({summary['passed']} of "
+            f"{summary['episodes']} episodes passed, {summary['infra_errors']} infrastructure errors)"
+        )
+    share = run["report"]["infeasible"] / max(1, run["report"]["kept"])
+    return "; ".join(parts) + f"; the infeasible share is {share:.1%} (what noop should score)"
 
 
 def checks(audit: Audit) -> str:
@@ -143,6 +170,9 @@ def section(pack: str, where: str, n: int, db: Path, runs: list[dict[str, Any]],
         f"{r['diversity']['near_duplicate_pairs']} near-duplicate instruction pairs; instruction words: "
         f"median {r['instruction_words']['median']:g}, max {r['instruction_words']['max']}"
     )
+    for run in runs:
+        if run["scores"]:
+            lines.append(f"- seed {run['seed']}, the evaluation harness: " + evaluated(run))
     replay_ms = first["audit"].replay_ms
     lines += [
         "",
@@ -211,6 +241,9 @@ def main() -> None:
     parser.add_argument("--seeds", default="0", help="comma-separated seeds, e.g. 0,7")
     parser.add_argument("--db", type=Path, help="a built database of the pack (default: build one)")
     parser.add_argument("--fixtures", action="store_true", help="every parser fixture DDL, no pack")
+    parser.add_argument(
+        "--evaluate", type=int, default=0, metavar="K", help="score oracle and noop with K trials per task"
+    )
     parser.add_argument("--rows", type=int, default=40, help="rows per root table of a fixture build")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")
     args = parser.parse_args()
@@ -233,10 +266,11 @@ def main() -> None:
             if db is None:
                 build_domain(args.pack, scale=args.scale, out=work / "db")
                 db = work / "db" / f"{args.pack}.duckdb"
-            runs = [one_seed(db, n, seed, work) for seed in seeds]
+            runs = [one_seed(db, n, seed, work, args.evaluate) for seed in seeds]
             argv = f"--pack {args.pack} --scale {args.scale:g} --n {n} --seeds {args.seeds}"
             if args.db is not None:
                 argv = f"--pack {args.pack} --db {args.db} --n {n} --seeds {args.seeds}"
+            argv += f" --evaluate {args.evaluate}" if args.evaluate else ""
             where = f"built at scale {args.scale:g}" if args.db is None else f"the build {args.db}"
             heading = f"Task generation: {args.pack} (bench/task_generation.py)"
             body = section(args.pack, where, n, db, runs, argv)
