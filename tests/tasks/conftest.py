@@ -79,6 +79,12 @@ def duck_db(fixtures_root: Path) -> Path:
 
 
 @pytest.fixture(scope="session")
+def ns_db(fixtures_root: Path) -> Path:
+    """tests/fixtures/ddl/pg_partitioned.sql (every table in the `shop` namespace) built with --rows 40."""
+    return built("pg_partitioned", lambda: _ddl_db(fixtures_root, "pg_partitioned"))
+
+
+@pytest.fixture(scope="session")
 def shop_db(fixtures_root: Path) -> Path:
     return build_shop(fixtures_root)
 

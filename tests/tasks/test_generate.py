@@ -97,3 +97,34 @@ def test_a_failed_run_leaves_the_previous_file(pg_db: Path, tmp_path: Path):
         run_generation(GenerationRun(pg_db, n=3, seed=2, out=tmp_path), runner=explode)
     assert (tmp_path / "tasks.jsonl").read_bytes() == before
     assert not list(tmp_path.glob(".tasks.jsonl.*"))
+
+
+def moves_rows_between_states(task) -> bool:
+    """Whether the task's first update sets a column its searches filtered on to another value."""
+    searched = {
+        f["column"]: f["value"]
+        for call in task.reference_calls
+        if call.tool.startswith("search_")
+        for f in call.arguments.get("filters", [])
+        if f["op"] == "eq"
+    }
+    updates = [c.arguments for c in task.reference_calls if c.tool.startswith("update_")]
+    return bool(updates) and any(k in searched and v != searched[k] for k, v in updates[0].items())
+
+
+def test_generic_recipes_on_a_namespaced_ddl(ns_db: Path, tmp_path: Path):
+    """On a DDL whose tables all live in the `shop` namespace: the recipes whose SQL reaches a second table
+    (the rows a delete would orphan, the children counted per parent) name it with its namespace and never
+    err; and `bulk_update_filter` also moves every row in one state that meets a second condition to another
+    state (the search filters on the state the update leaves)."""
+    names = {"delete_named", "bulk_delete_filter", "top_parent_update", "busy_parents_update"}
+    recipes = [r for r in GENERIC_RECIPES if r.name in names | {"bulk_update_filter"}]
+    report = run_generation(GenerationRun(ns_db, n=12, seed=2, out=tmp_path, recipes=recipes))
+    assert report["errors"] == [], report["errors"][:2]
+    tasks = read_tasks(tmp_path / "tasks.jsonl")
+    assert {"top_parent_update", "busy_parents_update", "bulk_update_filter"} <= {
+        t.provenance.recipe for t in tasks
+    }, report["recipes"]
+    moved = [t for t in tasks if t.provenance.recipe == "bulk_update_filter" and moves_rows_between_states(t)]
+    assert moved, "no state change among the kept tasks"
+    replays_to_its_diff(ns_db, moved[0], tmp_path)

@@ -21,11 +21,13 @@ from pipeline.tasks.generic.facts import (
 )
 from pipeline.tasks.generic.filters import (
     Condition,
+    changes_state,
     equality,
     few_valued,
     filterable,
     phrase,
     sql_of,
+    state_change,
     threshold,
     threshold_columns,
     two_conditions,
@@ -96,19 +98,25 @@ def _target_value(ctx: RecipeContext, t: TableFacts, column: Any) -> Any:
     difficulty="hard",
 )
 def bulk_update_filter(ctx: RecipeContext) -> None:
-    """Set a value on every row matching two conditions (one of them a threshold on a number or a date)."""
+    """Set a value on every row matching two conditions (one of them a threshold on a number or a date), or
+    move every row in one state that meets another condition to another state ("every 'quoted' order
+    signed before May 3 becomes 'lost'")."""
     options = [
-        (t, c)
+        (t, c, transition)
         for t in tables_with(ctx, "search", "update")
         if t.key
         for c in _targets(t, set())
-        if filterable(ctx, t, {c.name.lower()})
+        for transition in (False, True)
+        if (changes_state(ctx, t, c) if transition else filterable(ctx, t, {c.name.lower()}))
     ]
     if not options:
         raise Skip("no table with a column to set and two to filter on")
-    t, column = ctx.choice(options)
-    conds = _conditions(ctx, t, exclude={column.name.lower()})
-    value = _target_value(ctx, t, column)
+    t, column, transition = ctx.choice(options)
+    if transition:
+        conds, value = state_change(ctx, t, column, most=MOST)
+    else:
+        conds = _conditions(ctx, t, exclude={column.name.lower()})
+        value = _target_value(ctx, t, column)
     where, params = sql_of(conds)
     changing = ctx.scalar(
         f"SELECT count(*) FROM {t.ref} WHERE {where} AND {q(column.name)} IS DISTINCT FROM ?",

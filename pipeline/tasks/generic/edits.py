@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from pipeline.store.sql import quote_ident
+from pipeline.store.sql import quote_ident, table_ref
 from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.generic.facts import (
     TableFacts,
@@ -269,7 +269,7 @@ def refusing(ctx: RecipeContext, t: TableFacts) -> list[str]:
             match = " AND ".join(
                 f"c.{q(c)} = r.{q(r)}" for c, r in zip(fk.columns, fk.ref_columns, strict=True)
             )
-            out.append(f"EXISTS (SELECT 1 FROM main.{q(child.name)} c WHERE {match})")
+            out.append(f"EXISTS (SELECT 1 FROM {table_ref(child)} c WHERE {match})")
     return out
 
 

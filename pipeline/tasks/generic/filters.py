@@ -5,6 +5,7 @@ counts with, the generic search filter the solver sends, and the words a user sa
     bound = threshold(ctx, t)                    # created_at before 2025-03-01 (an existing value's date)
     where, params = sql_of([cond, bound])
     ctx.say("... every {one} {cond}", cond=phrase(...))
+    conds, new = state_change(ctx, t, column, most=200)   # stage = 'quoted' and signed_on < ..., 'lost'
 """
 
 from __future__ import annotations
@@ -169,3 +170,53 @@ def threshold(ctx: RecipeContext, t: TableFacts, *, exclude: set[str] = frozense
     if isinstance(value, float):
         value = round(value, 2)
     return Condition(column, ctx.choice(["ge", "gt", "le", "lt"]), value, temporal=base == "DATE")
+
+
+def changes_state(ctx: RecipeContext, t: TableFacts, column: Any) -> bool:
+    """Whether `column` holds a state (a fixed set of values or a boolean, 2 to 12 of them in use) that a
+    request can move rows out of, with another column to narrow the rows down."""
+    if not (column.allowed_values or kind(column) == "bool"):
+        return False
+    if column.name not in few_valued(ctx, t):
+        return False
+    others = {c.lower() for c in few_valued(ctx, t) + threshold_columns(t)} - {column.name.lower()}
+    return bool(others)
+
+
+def state_change(ctx: RecipeContext, t: TableFacts, column: Any, *, most: int) -> tuple[list[Condition], Any]:
+    """A state change: rows whose `column` is one value (held by 2+ rows) and that meet one condition on
+    another column (2 to `most` of them) move to another value of the column. The conditions and the new
+    value; the draft exercises precise boundary judgment only when the other condition is a threshold."""
+    name = column.name
+    for _ in range(8):
+        current = ctx.pick(
+            f"SELECT {q(name)} AS v FROM {t.ref} WHERE {q(name)} IS NOT NULL GROUP BY 1 HAVING count(*) >= 2",
+            what=f"repeated {name}",
+        )["v"]
+        exclude = {name.lower()}
+        kinds = [
+            make
+            for make, ok in (
+                (threshold, [c for c in threshold_columns(t) if c.lower() not in exclude]),
+                (equality, [c for c in few_valued(ctx, t) if c.lower() not in exclude]),
+            )
+            if ok
+        ]
+        try:
+            other = ctx.choice(kinds)(ctx, t, exclude=exclude)
+        except Skip:
+            continue
+        conds = [Condition(name, "eq", current), other]
+        where, params = sql_of(conds)
+        if 2 <= ctx.scalar(f"SELECT count(*) FROM {t.ref} WHERE {where}", params) <= most:
+            break
+    else:
+        raise Skip("no state change of the right size")
+    if other.op == "eq" and "precise_boundary_judgment" in ctx.capabilities:
+        ctx.capabilities.remove("precise_boundary_judgment")
+    if kind(column) == "bool":
+        return conds, not current
+    choices = sorted({v for v in column.allowed_values if v is not None and v != current}, key=str)
+    if not choices:
+        raise Skip("no other state")
+    return conds, ctx.choice(choices)

@@ -223,7 +223,7 @@ def count_children(
 
 def _per_parent_sql(child: TableFacts, fk: str) -> str:
     return (
-        f"SELECT {q(fk)} AS k, count(*) AS n FROM main.{q(child.table.name)} "
+        f"SELECT {q(fk)} AS k, count(*) AS n FROM {child.ref} "
         f"WHERE {q(fk)} IS NOT NULL GROUP BY 1"
     )
 
