@@ -63,7 +63,8 @@ lint: $(STAMP)
 clean:
 	rm -rf artifacts/*/ .pytest_cache .hypothesis
 
-## A local Prefect server (port 4200) and one build-domain deployment per pack; Ctrl-C stops serving.
+## A local Prefect server (port 4200) and the build-domain and generate-tasks deployments of every pack;
+## Ctrl-C stops serving.
 PREFECT_PORT ?= 4200
 serve: $(STAMP)
 	PREFECT_API_URL= $(BIN)/prefect server start --background --host 127.0.0.1 --port $(PREFECT_PORT) --no-ui

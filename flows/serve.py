@@ -1,7 +1,9 @@
-"""Serve one `build-domain` deployment per domain pack from this process.
+"""Serve the deployments of every domain pack from this process: `build-domain/<pack>` and
+`generate-tasks/<pack>`.
 
 `make serve` starts a local Prefect server and runs this; then
-`prefect deployment run build-domain/music --watch` builds the music pack.
+`prefect deployment run build-domain/music --watch` builds the music pack and
+`prefect deployment run generate-tasks/music --watch` makes its tasks.
 """
 
 from __future__ import annotations
@@ -9,22 +11,33 @@ from __future__ import annotations
 from prefect import serve
 
 from flows.build_domain import build_domain
+from flows.generate_tasks import generate_tasks
 from pipeline.domain import list_domains
 
 
 def deployments(packs: list[str] | None = None) -> list:
-    """A `build-domain/<pack>` deployment for each pack (all packs under schemas/ by default)."""
-    return [
-        build_domain.to_deployment(
-            name=pack,
-            parameters={"domain": pack},
-            description=f"Build the {pack} domain pack offline into artifacts/{pack}/.",
-            tags=["stateforge", pack],
+    """A `build-domain/<pack>` and a `generate-tasks/<pack>` deployment for each pack (all by default)."""
+    out = []
+    for pack in packs or list_domains():
+        out.append(
+            build_domain.to_deployment(
+                name=pack,
+                parameters={"domain": pack},
+                description=f"Build the {pack} domain pack offline into artifacts/{pack}/.",
+                tags=["stateforge", pack],
+            )
         )
-        for pack in (packs or list_domains())
-    ]
+        out.append(
+            generate_tasks.to_deployment(
+                name=pack,
+                parameters={"domain": pack},
+                description=f"Generate the {pack} tasks on artifacts/{pack}/{pack}.duckdb (build it first).",
+                tags=["stateforge", pack],
+            )
+        )
+    return out
 
 
 def serve_deployments(packs: list[str] | None = None, *, limit: int | None = 1) -> None:
-    """Block, serving the deployments (one build at a time by default: builds are CPU-bound)."""
+    """Block, serving the deployments (one run at a time by default: builds and generation are CPU-bound)."""
     serve(*deployments(packs), limit=limit)

@@ -23,8 +23,9 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     tools                            business tools: the framework, the generic toolkit, pack loading
     episode                          a private copy of a database where tools run, one transaction a call
     mcp                              the MCP server: tools over stdio or streamable HTTP, an episode a session
+    tasks                            task generation: the task model, recipes, the gate, the runner, reports
     render                           terminal rendering of reports
-    flows                            Prefect flows over `build` (the top-level `flows` package)
+    flows                            Prefect flows over `build` and `tasks` (the top-level `flows` package)
     cli                              the `stateforge` command
 
 `validation` and `flows` are top-level packages beside `pipeline`; they take their place in the list.
@@ -53,6 +54,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("tools",),
     ("episode",),
     ("mcp",),
+    ("tasks",),
     ("render",),
     ("flows",),
     ("cli",),

@@ -341,11 +341,82 @@ def mcp_cmd(
     )
 
 
+@app.command("generate-tasks")
+def generate_tasks_cmd(
+    target: Annotated[
+        str,
+        typer.Argument(metavar="DOMAIN_OR_DDL", help="A pack name or folder, a DDL file, or a database."),
+    ],
+    db: Annotated[
+        Path | None, typer.Option("--db", help="The built database (default: artifacts/<d>/<d>.duckdb).")
+    ] = None,
+    n: Annotated[int, typer.Option("--n", help="Tasks to keep (that pass the gate).")] = 150,
+    seed: Annotated[int, typer.Option(help="Seed of every choice: the same seed, the same tasks.")] = 0,
+    backend: Annotated[
+        str, typer.Option(help="offline (recipes, the default) or a registered generator such as openai.")
+    ] = "offline",
+    out: Annotated[
+        Path | None, typer.Option(help="Folder for tasks.jsonl and its report (default: the database's).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Generate tasks on a built database: recipes act through the solver's tools, the gate replays and checks
+    every draft, and the kept tasks go to tasks.jsonl with generation_report.json beside it.
+
+    Exits 0 when N tasks passed the gate, 1 when fewer did (the file is still written and the report says
+    why), 2 on bad input (no such pack or database, a broken recipes.py, an unknown backend).
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pipeline.tasks import generate_tasks
+    from pipeline.tasks.report import render_report
+    from pipeline.values import dumps
+
+    columns = (
+        TextColumn("tasks kept"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[tried]}"),
+        TimeElapsedColumn(),
+    )
+    with Progress(*columns, console=err, disable=as_json, transient=True) as progress:
+        bar = progress.add_task("tasks", total=n, tried="")
+
+        def advance(attempt: object, kept: int) -> None:
+            progress.update(bar, completed=kept, tried=f"{getattr(attempt, 'number', 0)} attempts")
+
+        report = generate_tasks(target, n=n, seed=seed, backend=backend, out=out, db=db, on_attempt=advance)
+    if as_json:
+        print(dumps(report, indent=2))
+    else:
+        render_report(stdout, report)
+    if not report["target_met"]:
+        raise NotCleanError(report["why"])
+
+
+@app.command("tasks")
+def tasks_cmd(
+    tasks_file: Annotated[Path, typer.Argument(metavar="FILE", help="A tasks.jsonl file.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Check every line of a tasks file against the task format and sum it up (capabilities, difficulty,
+    feasible / infeasible, changed rows). Exits 0 when every line is a valid task, 1 when one is not."""
+    from pipeline.tasks.summary import render_summary, summarize_tasks
+    from pipeline.values import dumps
+
+    summary = summarize_tasks(tasks_file)
+    if as_json:
+        print(dumps(summary, indent=2))
+    else:
+        render_summary(stdout, summary)
+    if summary["invalid"]:
+        first = summary["problems"][0]
+        raise NotCleanError(f"{tasks_file}: {summary['invalid']} invalid lines; the first: {first}")
+
+
 @app.command("serve")
 def serve_cmd(
     packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,
 ) -> None:
-    """Serve a `build-domain/<pack>` Prefect deployment per pack (needs PREFECT_API_URL; see `make serve`)."""
+    """Serve the `build-domain/<pack>` and `generate-tasks/<pack>` Prefect deployments of each pack (needs
+    PREFECT_API_URL; see `make serve`)."""
     from flows.serve import serve_deployments
 
     serve_deployments(packs or None)

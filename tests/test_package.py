@@ -46,7 +46,8 @@ def test_the_wheel_installs_outside_the_checkout_and_builds_a_pack(tmp_path: Pat
     shipped = set(zipfile.ZipFile(wheel).namelist())
     for pack in ("music", "game", "meeting"):
         assert {f"schemas/{pack}/schema.sql", f"schemas/{pack}/domain.yaml"} <= shipped
-    assert {"prompts/fill_rows.md", "prompts/repair_rows.md", "pipeline/cli.py"} <= shipped
+    assert {"prompts/fill_rows.md", "prompts/repair_rows.md", "pipeline/cli.py",
+            "pipeline/tasks/task.schema.json"} <= shipped
 
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", "--without-pip", venv)

@@ -252,6 +252,11 @@ class DomainConfig(_Model):
     rules: list[Rule] = Field(default_factory=list)
     policies: list[DomainPolicy] = Field(default_factory=list)
     """What the product allows (stated to agents, enforced by the pack's tools)."""
+    grading: dict[str, Any] = Field(default_factory=dict)
+    """How graders compare values: `"table.column"` or `"*.column"` -> a comparison rule (`exact`,
+    `normalized`, `ignore`, `any_non_null`, `{rule: numeric, abs: 0.01}`, `{rule: time, seconds: 120}`),
+    the default policy of every task of the domain. Kept as plain data here: it is validated against
+    `pipeline.diff.ColumnRule` by `pipeline.tasks.grading` (the diff sits above the domain layer)."""
 
     _source: Path | None = PrivateAttr(default=None)
 

@@ -1,0 +1,59 @@
+"""The `generate-tasks` flow: the stages of `pipeline.tasks.STAGES`, each one a Prefect task.
+
+    prepare -> generate-1, generate-2, ... (rounds of attempts until enough tasks pass the gate)
+            -> write (tasks.jsonl) -> report (generation_report.json)
+
+The stages, their order and their work live in `pipeline.tasks.runner`; this flow only says how to run one
+(as a task named after it), so the CLI and the flow write byte-identical task files and equal reports. The
+report is also a markdown artifact; a run that kept fewer tasks than asked fails after writing them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from prefect import flow, get_run_logger, task
+from prefect.artifacts import create_markdown_artifact
+from prefect.cache_policies import NO_CACHE
+
+from pipeline.errors import NotCleanError
+from pipeline.tasks.report import report_markdown
+from pipeline.tasks.runner import GenerationRun, Stage, run_generation
+
+
+# Results stay in memory: the flow's products are tasks.jsonl and its report, not Prefect results.
+@task(cache_policy=NO_CACHE, persist_result=False)
+def _stage(work: Callable[[], None]) -> None:
+    work()
+
+
+def as_task(stage: Stage, label: str, work: Callable[[], None]) -> None:
+    """Run one step of the generation as a Prefect task: the stage's name, the step's label as the run's."""
+    _stage.with_options(name=stage.name, task_run_name=lambda: label)(work)
+
+
+@flow(name="generate-tasks", log_prints=True)
+def generate_tasks(
+    domain: str = "music",
+    db: str | None = None,
+    n: int = 150,
+    seed: int = 0,
+    backend: str = "offline",
+    out: str | None = None,
+) -> dict[str, Any]:
+    """Generate tasks on a built domain (default: artifacts/<domain>/<domain>.duckdb) that pass the gate;
+    write tasks.jsonl and generation_report.json beside it (or into `out`)."""
+    run = GenerationRun(domain, db=db, n=n, seed=seed, backend=backend, out=out)
+    report = run_generation(run, runner=as_task)
+    create_markdown_artifact(
+        report_markdown(report),
+        key=f"tasks-{report['domain']}".lower().replace("_", "-"),
+        description=f"Task generation report of {report['domain']}",
+    )
+    get_run_logger().info(
+        "%s of %s tasks kept (%s infeasible) -> %s", report["kept"], n, report["infeasible"], run.path
+    )
+    if not report["target_met"]:
+        raise NotCleanError(report["why"])
+    return report

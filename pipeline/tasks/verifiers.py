@@ -1,0 +1,184 @@
+"""The verifiers of a task: SQL with expected rows, of four kinds (EnterpriseOps-Gym's).
+
+    goal          the asked change is there (the recipe's goals; for an infeasible task: nothing changed)
+    integrity     keys, NOT NULL, CHECK, lengths and foreign keys of the changed tables and their children
+                  (`validation.checks`), and every domain rule reading a changed table
+    policy        every domain policy with a `check` that reads a changed table
+    side_effect   the tables the task does not change keep their rows (a row count and a checksum of the
+                  row hashes per table), and the changed ones have the row counts the expected diff implies
+
+Every verifier is one self-contained SELECT (parameters inlined as literals, tables as `main."name"`),
+so a grader runs it on an episode's end state as is, and compares the rows it returns with `expected`
+as a multiset of canonical JSON rows (`rows_match`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Iterable, Sequence
+from decimal import Decimal
+from typing import Any
+
+import sqlglot
+from sqlglot.tokens import TokenType
+
+from pipeline.diff import Diff
+from pipeline.domain import DomainConfig
+from pipeline.episode import compile_rules
+from pipeline.schema.model import Schema
+from pipeline.store.sql import quote_literal, table_ref
+from pipeline.tasks.draft import Goal
+from pipeline.tasks.model import Verifier
+from pipeline.tasks.workspace import Workspace, checksums_sql
+from pipeline.values import dumps, json_value
+from validation.checks import build_checks
+
+
+def literal(value: Any) -> str:
+    """A value as a typed DuckDB literal: DATE '...', TIMESTAMP '...', 12.50, 'text', NULL, [1, 2]."""
+    if isinstance(value, dt.datetime):
+        kind = "TIMESTAMPTZ" if value.tzinfo is not None else "TIMESTAMP"
+        return f"{kind} {quote_literal(value.isoformat(sep=' '))}"
+    if isinstance(value, dt.date):
+        return f"DATE {quote_literal(value.isoformat())}"
+    if isinstance(value, dt.time):
+        return f"TIME {quote_literal(value.isoformat())}"
+    if isinstance(value, Decimal | uuid.UUID):
+        return quote_literal(str(value)) if isinstance(value, uuid.UUID) else str(value)
+    if isinstance(value, list | tuple):
+        return "[" + ", ".join(literal(v) for v in value) + "]"
+    if isinstance(value, float) and value != value:
+        return "'NaN'::DOUBLE"
+    return quote_literal(value)
+
+
+def inline(sql: str, params: Sequence[Any] | None) -> str:
+    """`sql` with its `?` placeholders replaced by the literals of `params`, in order (string literals and
+    comments that contain a `?` are left alone)."""
+    params = list(params or [])
+    tokens = [t for t in sqlglot.tokenize(sql, read="duckdb") if t.token_type == TokenType.PLACEHOLDER]
+    marks = [t for t in tokens if t.text == "?"]
+    if len(marks) != len(params):
+        raise ValueError(
+            f"the SQL has {len(marks)} ? placeholders but {len(params)} parameters were given:\n{sql}"
+        )
+    out = sql
+    for token, value in reversed(list(zip(marks, params, strict=True))):
+        out = out[: token.start] + literal(value) + out[token.end + 1 :]
+    return out
+
+
+def rows_match(actual: list[dict[str, Any]], expected: list[dict[str, Any]]) -> bool:
+    """Whether two row lists hold the same canonical rows, in any order."""
+    return sorted(dumps(json_value(r)) for r in actual) == sorted(dumps(json_value(r)) for r in expected)
+
+
+def goal_verifiers(goals: Iterable[Goal]) -> list[tuple[Verifier | None, Goal, str]]:
+    """(verifier or None while its expected rows are unknown, goal, inlined SQL) per goal."""
+    out = []
+    for goal in goals:
+        sql = inline(goal.sql, goal.params)
+        made = (
+            None
+            if goal.expected is None
+            else Verifier(kind="goal", name=goal.name, sql=sql, expected=goal.expected)
+        )
+        out.append((made, goal, sql))
+    return out
+
+
+def unchanged(ws: Workspace, tables: list[str], *, kind: str, name: str) -> Verifier:
+    """`tables` keep their rows: each one's row count and checksum as on the base (`checksums_sql`)."""
+    base = ws.checksums()
+    return Verifier(
+        kind=kind,  # type: ignore[arg-type]
+        name=name,
+        sql=checksums_sql(tables),
+        expected=[base[t] for t in sorted(tables)],
+    )
+
+
+def nothing_changed(ws: Workspace) -> Verifier:
+    """The goal of an infeasible task: every table keeps its rows."""
+    return unchanged(ws, [t.name for t in ws.schema.tables], kind="goal", name="nothing changed")
+
+
+def side_effect_verifiers(ws: Workspace, diff: Diff) -> list[Verifier]:
+    """Untouched tables keep their rows; changed tables have the row counts the diff implies."""
+    touched = {name.lower() for name in diff.tables}
+    untouched = [t.name for t in ws.schema.tables if t.name.lower() not in touched]
+    out = []
+    if untouched:
+        out.append(unchanged(ws, untouched, kind="side_effect", name="untouched tables keep their rows"))
+    counts = []
+    for name in sorted(diff.tables):
+        change = diff.tables[name]
+        counts.append({"rows": ws.count(name) + len(change.inserted) - len(change.deleted), "table": name})
+    parts = [
+        f'SELECT {quote_literal(c["table"])} AS "table", count(*) AS "rows" FROM {table_ref(c["table"])}'
+        for c in counts
+    ]
+    out.append(
+        Verifier(
+            kind="side_effect",
+            name="row counts of the changed tables",
+            sql="SELECT * FROM (" + " UNION ALL ".join(parts) + ') AS c ORDER BY "table"',
+            expected=counts,
+        )
+    )
+    return out
+
+
+def integrity_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[Verifier]:
+    """Constraints of the changed tables and of the tables referencing them; the rules reading them."""
+    touched = {name.lower() for name in diff.tables}
+    related = [
+        t.name
+        for t in schema.tables
+        if t.name.lower() in touched or any(fk.ref_table.lower() in touched for fk in t.foreign_keys)
+    ]
+    out = []
+    for name in related:
+        checks = build_checks(schema, [name])
+        if not checks:
+            continue
+        parts = [
+            f"SELECT {quote_literal(q.constraint)} AS violated, "
+            f"(SELECT count(*) FROM ({q.offenders}) AS o) AS n"
+            for q in checks
+        ]
+        out.append(
+            Verifier(
+                kind="integrity",
+                name=f"keys and constraints of {name}",
+                sql="SELECT violated, n FROM ("
+                + " UNION ALL ".join(parts)
+                + ") AS c WHERE n > 0 ORDER BY violated",
+                expected=[],
+            )
+        )
+    for rule in compile_rules(config.rules, schema):
+        if rule.tables is None or rule.tables & touched:
+            out.append(_count_verifier("integrity", f"rule {rule.name}", rule.sql))
+    return out
+
+
+def policy_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[Verifier]:
+    """The domain's policies with a `check` that reads a changed table: no offending row."""
+    touched = {name.lower() for name in diff.tables}
+    checked = [p for p in config.policies if p.check]
+    return [
+        _count_verifier("policy", f"policy {p.name}", p.sql)
+        for p in compile_rules(checked, schema)
+        if p.tables is None or p.tables & touched
+    ]
+
+
+def _count_verifier(kind: str, name: str, sql: str) -> Verifier:
+    return Verifier(
+        kind=kind,  # type: ignore[arg-type]
+        name=name,
+        sql=f"SELECT count(*) AS violations FROM ({sql}) AS broken",
+        expected=[{"violations": 0}],
+    )
