@@ -68,7 +68,8 @@ def gate_vs_replay(db: Path, tasks: list, runs: int) -> dict[str, float]:
                 started = time.perf_counter()
                 result = Gate(ws, toolkit, defaults=defaults).check(draft_of(task))
                 gated.append(time.perf_counter() - started)
-                assert result.task is not None and result.task.id == task.id, result.rejection
+                assert result.task is not None, result.rejection
+                assert result.task.expected_diff == task.expected_diff
     return {"replay": statistics.median(base), "gate": statistics.median(gated)}
 
 

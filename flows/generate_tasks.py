@@ -18,6 +18,7 @@ from prefect.artifacts import create_markdown_artifact
 from prefect.cache_policies import NO_CACHE
 
 from pipeline.errors import NotCleanError
+from pipeline.tasks.llm.options import generator_backend
 from pipeline.tasks.report import report_markdown
 from pipeline.tasks.runner import GenerationRun, Stage, run_generation
 
@@ -39,12 +40,27 @@ def generate_tasks(
     db: str | None = None,
     n: int = 150,
     seed: int = 0,
-    backend: str = "offline",
+    backend: str | None = None,
     out: str | None = None,
+    model: str | None = None,
+    base_url: str | None = None,
+    no_cache: bool = False,
+    max_turns: int | None = None,
+    max_tool_calls: int | None = None,
+    max_tokens: int | None = None,
 ) -> dict[str, Any]:
     """Generate tasks on a built domain (default: artifacts/<domain>/<domain>.duckdb) that pass the gate;
-    write tasks.jsonl and generation_report.json beside it (or into `out`)."""
-    run = GenerationRun(domain, db=db, n=n, seed=seed, backend=backend, out=out)
+    write tasks.jsonl and generation_report.json beside it (or into `out`).
+
+    Offline recipes unless an LLM is configured (`backend="openai"` and `model`, or OPENAI_BASE_URL and
+    STATEFORGE_LLM_MODEL in the environment): then an LLM agent proposes the tasks, within the limits
+    (`max_turns`, `max_tool_calls`, `max_tokens` per task's conversation).
+    """
+    chosen, options = generator_backend(
+        backend, model=model, base_url=base_url, no_cache=no_cache, max_turns=max_turns,
+        max_tool_calls=max_tool_calls, max_tokens=max_tokens,
+    )
+    run = GenerationRun(domain, db=db, n=n, seed=seed, backend=chosen, out=out, generator_options=options)
     report = run_generation(run, runner=as_task)
     create_markdown_artifact(
         report_markdown(report),

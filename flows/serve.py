@@ -1,9 +1,10 @@
-"""Serve the deployments of every domain pack from this process: `build-domain/<pack>` and
-`generate-tasks/<pack>`.
+"""Serve the deployments of every domain pack from this process: `build-domain/<pack>`,
+`generate-tasks/<pack>` and `evaluate/<pack>`.
 
 `make serve` starts a local Prefect server and runs this; then
-`prefect deployment run build-domain/music --watch` builds the music pack and
-`prefect deployment run generate-tasks/music --watch` makes its tasks.
+`prefect deployment run build-domain/music --watch` builds the music pack,
+`prefect deployment run generate-tasks/music --watch` makes its tasks and
+`prefect deployment run evaluate/music -p solver=oracle -p k=3 --watch` evaluates a solver on them.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from __future__ import annotations
 from prefect import serve
 
 from flows.build_domain import build_domain
+from flows.evaluate import evaluate
 from flows.generate_tasks import generate_tasks
 from pipeline.domain import list_domains
 
 
 def deployments(packs: list[str] | None = None) -> list:
-    """A `build-domain/<pack>` and a `generate-tasks/<pack>` deployment for each pack (all by default)."""
+    """The `build-domain/<pack>`, `generate-tasks/<pack>` and `evaluate/<pack>` deployments of each pack
+    (all packs by default)."""
     out = []
     for pack in packs or list_domains():
         out.append(
@@ -35,9 +38,19 @@ def deployments(packs: list[str] | None = None) -> list:
                 tags=["stateforge", pack],
             )
         )
+        out.append(
+            evaluate.to_deployment(
+                name=pack,
+                parameters={"domain": pack},
+                description=f"Evaluate a solver (-p solver=NAME) on the {pack} tasks; the run goes to "
+                f"artifacts/{pack}/runs/.",
+                tags=["stateforge", pack],
+            )
+        )
     return out
 
 
 def serve_deployments(packs: list[str] | None = None, *, limit: int | None = 1) -> None:
-    """Block, serving the deployments (one run at a time by default: builds and generation are CPU-bound)."""
+    """Block, serving the deployments (one run at a time by default: builds, generation and evaluation are
+    CPU-bound)."""
     serve(*deployments(packs), limit=limit)

@@ -24,8 +24,9 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     episode                          a private copy of a database where tools run, one transaction a call
     mcp                              the MCP server: tools over stdio or streamable HTTP, an episode a session
     tasks                            task generation: the task model, recipes, the gate, the runner, reports
+    evaluate                         solvers on episodes, graded by diff: the harness, metrics, runs
     render                           terminal rendering of reports
-    flows                            Prefect flows over `build` and `tasks` (the top-level `flows` package)
+    flows                            Prefect flows over build, tasks and evaluate (the top-level `flows`)
     cli                              the `stateforge` command
 
 `validation` and `flows` are top-level packages beside `pipeline`; they take their place in the list.
@@ -55,6 +56,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("episode",),
     ("mcp",),
     ("tasks",),
+    ("evaluate",),
     ("render",),
     ("flows",),
     ("cli",),

@@ -353,24 +353,54 @@ def generate_tasks_cmd(
     n: Annotated[int, typer.Option("--n", help="Tasks to keep (that pass the gate).")] = 150,
     seed: Annotated[int, typer.Option(help="Seed of every choice: the same seed, the same tasks.")] = 0,
     backend: Annotated[
-        str, typer.Option(help="offline (recipes, the default) or a registered generator such as openai.")
-    ] = "offline",
+        str | None,
+        typer.Option(
+            help="offline (recipes) or openai (an LLM agent on any OpenAI-compatible server). Default: "
+            "openai when a model or base URL is given (or set: STATEFORGE_LLM_MODEL, OPENAI_BASE_URL), "
+            "else offline."
+        ),
+    ] = None,
     out: Annotated[
         Path | None, typer.Option(help="Folder for tasks.jsonl and its report (default: the database's).")
     ] = None,
+    model: Annotated[str | None, typer.Option(help="The model, with --backend openai.")] = None,
+    base_url: Annotated[
+        str | None,
+        typer.Option(help="Server URL, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL)."),
+    ] = None,
+    no_cache: Annotated[
+        bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")
+    ] = False,
+    max_turns: Annotated[
+        int | None, typer.Option(help="LLM turns per generated task's conversation (default 24).")
+    ] = None,
+    max_tool_calls: Annotated[
+        int | None, typer.Option(help="Tool calls per conversation (default 48).")
+    ] = None,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Prompt + completion tokens per conversation (default 400000).")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Generate tasks on a built database: recipes act through the solver's tools, the gate replays and checks
-    every draft, and the kept tasks go to tasks.jsonl with generation_report.json beside it.
+    """Generate tasks on a built database: recipes (or an LLM agent, --backend openai) act through the
+    solver's tools, the gate replays and checks every draft, and the kept tasks go to tasks.jsonl with
+    generation_report.json beside it.
 
     Exits 0 when N tasks passed the gate, 1 when fewer did (the file is still written and the report says
-    why), 2 on bad input (no such pack or database, a broken recipes.py, an unknown backend).
+    why), 2 on bad input (no such pack or database, a broken recipes.py, an unknown backend, an LLM
+    server that cannot be reached or does not serve the model).
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from pipeline.tasks import generate_tasks
+    from pipeline.tasks.llm.options import generator_backend
     from pipeline.tasks.report import render_report
     from pipeline.values import dumps
+
+    chosen, options = generator_backend(
+        backend, model=model, base_url=base_url, no_cache=no_cache, max_turns=max_turns,
+        max_tool_calls=max_tool_calls, max_tokens=max_tokens,
+    )
 
     columns = (
         TextColumn("tasks kept"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[tried]}"),
@@ -382,7 +412,10 @@ def generate_tasks_cmd(
         def advance(attempt: object, kept: int) -> None:
             progress.update(bar, completed=kept, tried=f"{getattr(attempt, 'number', 0)} attempts")
 
-        report = generate_tasks(target, n=n, seed=seed, backend=backend, out=out, db=db, on_attempt=advance)
+        report = generate_tasks(
+            target, n=n, seed=seed, backend=chosen, out=out, db=db, on_attempt=advance,
+            generator_options=options,
+        )
     if as_json:
         print(dumps(report, indent=2))
     else:
@@ -411,12 +444,131 @@ def tasks_cmd(
         raise NotCleanError(f"{tasks_file}: {summary['invalid']} invalid lines; the first: {first}")
 
 
+@app.command("evaluate")
+def evaluate_cmd(
+    domain: Annotated[
+        str, typer.Argument(metavar="DOMAIN", help="A pack name or folder, a DDL file, or a built database.")
+    ],
+    solver: Annotated[
+        str | None,
+        typer.Option(help="oracle, noop, another registered solver, or a factory as module:attribute."),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="The model, for solvers that call one.")] = None,
+    k: Annotated[int | None, typer.Option("-k", help="Trials per task (default 1).")] = None,
+    db: Annotated[
+        Path | None, typer.Option("--db", help="The built database (default: artifacts/<d>/<d>.duckdb).")
+    ] = None,
+    tasks_file: Annotated[
+        Path | None, typer.Option("--tasks-file", help="The tasks (default: tasks.jsonl by the database).")
+    ] = None,
+    tasks: Annotated[
+        str | None,
+        typer.Option(
+            "--tasks", help="Select tasks: capabilities, easy/medium/hard, feasible/infeasible, id prefixes "
+            "(comma-separated; one kind: any of them, several kinds: all)."
+        ),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="At most N tasks (after --tasks).")] = None,
+    concurrency: Annotated[int, typer.Option(help="Episodes at once (threads).")] = 4,
+    resume: Annotated[
+        str | None, typer.Option(help="Continue run RUN_ID: its finished episodes are skipped.")
+    ] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="An OpenAI-compatible server, for solvers that call one.")
+    ] = None,
+    option: Annotated[
+        list[str] | None, typer.Option(help="KEY=VALUE for the solver (repeatable).")
+    ] = None,
+    max_tool_calls: Annotated[int, typer.Option(help="Tool calls per episode.")] = 200,
+    max_turns: Annotated[int, typer.Option(help="Model turns per episode (LLM solvers).")] = 30,
+    timeout: Annotated[float, typer.Option(help="Wall seconds per episode.")] = 600.0,
+    retries: Annotated[int, typer.Option(help="Reruns of an episode after an infrastructure error.")] = 2,
+    max_infra_share: Annotated[
+        float, typer.Option(help="Exit 1 when more than this share of episodes are infrastructure errors.")
+    ] = 0.1,
+    seed: Annotated[int, typer.Option(help="The run's seed (solvers derive theirs from it).")] = 0,
+    out: Annotated[
+        Path | None, typer.Option(help="Where run folders go (default: artifacts/<d>/runs).")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Evaluate a solver on a domain's tasks: every (task, trial) on a fresh episode, graded by its database
+    diff and the task's verifiers; episodes.jsonl, summary.json and run.json under artifacts/<d>/runs/<id>/.
+
+    Exits 0 when the harness worked (whatever the score), 1 when more than --max-infra-share of the episodes
+    (or every one) were infrastructure errors, 2 on bad input (no database or tasks, tasks made on other
+    data, an unknown solver, a filter that selects nothing).
+    """
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from pipeline.evaluate import Limits, evaluate
+    from pipeline.evaluate.report import render_summary
+    from pipeline.values import dumps
+
+    options = {}
+    for item in option or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise StateforgeError(f"--option {item!r}: give KEY=VALUE.")
+        options[key.strip()] = value
+    try:
+        limits = Limits(max_tool_calls=max_tool_calls, max_turns=max_turns, wall_seconds=timeout)
+    except ValueError as exc:
+        raise StateforgeError(f"limits: {str(exc).splitlines()[-1]}") from None
+    columns = (
+        TextColumn("episodes"), BarColumn(), MofNCompleteColumn(), TextColumn("{task.fields[score]}"),
+        TimeElapsedColumn(),
+    )
+    passed = graded = 0
+    with Progress(*columns, console=err, disable=as_json, transient=True) as progress:
+        bar = progress.add_task("episodes", total=None, score="")
+
+        def advance(record: object, done: int, total: int) -> None:
+            nonlocal passed, graded
+            outcome = getattr(record, "outcome", "")
+            graded += outcome != "infra_error"
+            passed += outcome == "pass"
+            progress.update(bar, completed=done, total=total, score=f"{passed}/{graded} passed")
+
+        summary = evaluate(
+            domain,
+            solver=solver, model=model, k=k, db=db, tasks_file=tasks_file, task_filter=tasks, limit=limit,
+            concurrency=concurrency, resume=resume, base_url=base_url, options=options, limits=limits,
+            retries=retries, max_infra_share=max_infra_share, seed=seed, out=out, on_record=advance,
+        )
+    if as_json:
+        print(dumps(summary, indent=2))
+    else:
+        render_summary(stdout, summary)
+    if not summary["harness"]["ok"]:
+        raise NotCleanError(f"run {summary['run_id']}: {summary['harness']['why']}")
+
+
+@app.command("compare-runs")
+def compare_runs_cmd(
+    a: Annotated[str, typer.Argument(metavar="A", help="A run id (under artifacts/*/runs) or a run folder.")],
+    b: Annotated[str, typer.Argument(metavar="B", help="The run to compare with A.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Compare run B with run A on the tasks both graded: each one's Avg@k, B - A with a paired bootstrap
+    interval, the tasks each did better on and an exact sign test, overall and per capability."""
+    from pipeline.evaluate import compare_runs
+    from pipeline.evaluate.report import render_comparison
+    from pipeline.values import dumps
+
+    result = compare_runs(a, b)
+    if as_json:
+        print(dumps(result, indent=2))
+    else:
+        render_comparison(stdout, result)
+
+
 @app.command("serve")
 def serve_cmd(
     packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,
 ) -> None:
-    """Serve the `build-domain/<pack>` and `generate-tasks/<pack>` Prefect deployments of each pack (needs
-    PREFECT_API_URL; see `make serve`)."""
+    """Serve the `build-domain/<pack>`, `generate-tasks/<pack>` and `evaluate/<pack>` Prefect deployments of
+    each pack (needs PREFECT_API_URL; see `make serve`)."""
     from flows.serve import serve_deployments
 
     serve_deployments(packs or None)

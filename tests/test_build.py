@@ -151,3 +151,50 @@ def test_bad_sizes_are_refused_before_anything_is_written(tmp_path: Path):
     with pytest.raises(BuildError, match="rows"):
         build_domain("music", rows=0, out=tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+VERSIONS_DDL = """
+CREATE TABLE items (id INTEGER PRIMARY KEY, name VARCHAR(40) NOT NULL);
+CREATE TABLE item_versions (
+    id INTEGER PRIMARY KEY,
+    item_id INTEGER NOT NULL REFERENCES items (id),
+    version_no INTEGER NOT NULL,
+    previous_version_id INTEGER REFERENCES item_versions (id),
+    UNIQUE (item_id, previous_version_id)
+);
+"""
+
+KILLED_AFTER_SECOND_PASS = textwrap.dedent(
+    """
+    import os, signal, sys
+    from pipeline.build import build_domain, stages
+
+    def audit_partial(build):  # the second pass is committed: killed before the audit and the publish
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    stages.audit_partial = audit_partial
+    build_domain(sys.argv[1], rows=30, seed=4, out=sys.argv[2])
+    """
+)
+
+
+def test_a_deferred_self_reference_inside_a_unique_key_builds_and_resumes(tmp_path: Path):
+    """Issue 8, item 7: the second pass keeps UNIQUE (item_id, previous_version_id); a build killed after
+    it resumes, running it again over the filled rows, to the result of a build never interrupted."""
+    ddl = tmp_path / "versions.sql"
+    ddl.write_text(VERSIONS_DDL)
+    fresh = build_domain(str(ddl), rows=30, seed=4, out=tmp_path / "fresh")
+    assert fresh["totals"]["violations"] == 0
+    with duckdb.connect(str(tmp_path / "fresh" / "versions.duckdb"), read_only=True) as con:
+        filled = con.sql("SELECT count(previous_version_id) FROM item_versions").fetchall()[0][0]
+    assert filled > 0
+
+    out = tmp_path / "out"
+    killed = subprocess.run([sys.executable, "-c", KILLED_AFTER_SECOND_PASS, str(ddl), str(out)],
+                            capture_output=True)
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    with duckdb.connect(str(out / ".versions.duckdb.partial"), read_only=True) as con:
+        assert con.sql("SELECT count(previous_version_id) FROM item_versions").fetchall()[0][0] == filled
+    resumed = build_domain(str(ddl), rows=30, seed=4, out=out, resume=True)
+    assert resumed["totals"]["violations"] == 0 and len(resumed["resumed_tables"]) == 2
+    assert hashes(out / "versions.duckdb") == hashes(tmp_path / "fresh" / "versions.duckdb")

@@ -24,8 +24,9 @@ from typing import Any
 import duckdb
 
 from pipeline.errors import StoreError
-from pipeline.schema.model import Schema
+from pipeline.schema.model import Schema, qualified
 from pipeline.store.metadata import read_model
+from pipeline.store.sql import METADATA_SCHEMA
 from validation.checks import CheckQuery, build_checks, row_count_sql
 
 __all__ = ["AuditReport", "Violation", "audit", "row_counts", "run_check"]
@@ -161,10 +162,10 @@ def row_counts(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> dict[st
 
 def _missing_tables(con: duckdb.DuckDBPyConnection, tables: Sequence[str]) -> list[str]:
     present = {
-        name.lower()
-        for (name,) in con.sql(
-            "SELECT table_name FROM duckdb_tables() "
-            "WHERE database_name = current_database() AND schema_name = 'main'"
+        qualified(namespace, name).lower()
+        for namespace, name in con.sql(
+            "SELECT schema_name, table_name FROM duckdb_tables() "
+            f"WHERE database_name = current_database() AND schema_name <> '{METADATA_SCHEMA}'"
         ).fetchall()
     }
     return [t for t in tables if t.lower() not in present]

@@ -1,7 +1,8 @@
 """What to diff: the user tables both catalogs have, with the same columns, and the key of each.
 
 Tables are every base table outside the `stateforge` metadata schema (views are not data). A table in
-DuckDB's `main` schema is named by its name alone, one in another schema as `schema.table`. A table on one
+DuckDB's `main` schema is named by its name alone, one in another schema as `schema.table`: the model's
+table identity (`pipeline.schema.model.qualified`). A table on one
 side only, or with other columns or types, is an error that names it: rows of different shapes have no
 meaningful diff.
 """
@@ -15,8 +16,8 @@ import duckdb
 from pipeline.diff.catalog import Catalog, Column, TableName, catalog_keys, read_catalogs, stored_model
 from pipeline.diff.keys import table_key
 from pipeline.diff.model import DiffError
-from pipeline.schema.model import Schema, suggest
-from pipeline.store.sql import DATA_SCHEMA, quote_ident
+from pipeline.schema.model import Schema, qualified, suggest
+from pipeline.store.sql import quote_ident
 
 
 @dataclass(frozen=True)
@@ -31,8 +32,8 @@ class TableSpec:
 
     @property
     def label(self) -> str:
-        """The table's name in a diff: `songs`, or `audit.events` outside `main`."""
-        return self.name if self.schema == DATA_SCHEMA else f"{self.schema}.{self.name}"
+        """The table's name in a diff: `songs`, or `audit.events` outside `main` (the model's identity)."""
+        return qualified(self.schema, self.name)
 
     def ref(self, catalog: str) -> str:
         """`"catalog"."schema"."table"`."""
@@ -50,7 +51,7 @@ class TableSpec:
 
 
 def _label(table: TableName) -> str:
-    return table[1] if table[0] == DATA_SCHEMA else f"{table[0]}.{table[1]}"
+    return qualified(*table)
 
 
 def _mismatch(label: str, base: list[Column], after: list[Column], base_name: str, after_name: str) -> str:
@@ -88,9 +89,9 @@ def _check_same(old: dict, new: dict, base_name: str, after_name: str) -> None:
 
 def _model_key(model: Schema | None, table: TableName, columns: list[Column]) -> tuple[str, ...] | None:
     """The key the model gives, in the catalog's spelling; None when the model does not know the table."""
-    if model is None or table[0] != DATA_SCHEMA or not model.has_table(table[1]):
+    if model is None or not model.has_table(_label(table)):
         return None
-    key = table_key(model.table(table[1]))
+    key = table_key(model.table(_label(table)))
     names = {c.name.lower(): c.name for c in columns}
     if key is None or not all(k.lower() in names for k in key):
         return None

@@ -5,8 +5,10 @@ except the `created` field. `response_format` `json_schema` gets a document that
 (`rows.synthesize`), echoing the fixed fields of the rows the prompt asks to complete, or, with
 `follow_prompt=False`, from the schema alone (as a server whose constrained decoding obeys the schema
 but whose model ignores the prompt); `json_object` gets a JSON object (`{"rows": ...}` when the prompt
-has or asks for rows), no format gets a few sentences. `max_tokens` / `max_completion_tokens` cut the
-content (finish_reason "length"). Tokens are counted as ceil(characters / 4).
+has or asks for rows), no format gets a few sentences; a request with `tools` is answered by
+`toolcalls.py` (tool calls in the wire format, then a final message). `max_tokens` /
+`max_completion_tokens` cut the content (finish_reason "length"). Tokens are counted as
+ceil(characters / 4) (the tools offered and earlier tool calls count as prompt text).
 """
 
 from __future__ import annotations
@@ -59,11 +61,13 @@ class ApiError(Exception):
 
 @dataclass(frozen=True)
 class Answer:
-    """The assistant's content, why it stopped, and the fault applied to it ("" for none)."""
+    """The assistant's content (or tool calls), why it stopped, and the fault applied to it ("" for none)."""
 
     content: str
     finish_reason: str = "stop"
     fault: str = ""
+    tool_calls: tuple[dict[str, str], ...] = ()
+    """Tool calls as `{"id", "name", "arguments"}` (arguments a string); the content is then null."""
 
 
 def parse_body(body: bytes) -> dict[str, Any]:
@@ -155,8 +159,19 @@ def _compose(
 def completion_body(request: dict[str, Any], model: str, digest: str, result: Answer) -> dict[str, Any]:
     """The `chat.completion` object for `result`, with deterministic usage."""
     prompt_tokens = sum(count_tokens(message_text(m.get("content"))) + 4 for m in request["messages"])
+    calls = [m["tool_calls"] for m in request["messages"] if m.get("tool_calls")]
+    prompt_tokens += sum(count_tokens(json.dumps(c)) for c in calls)
+    if request.get("tools"):
+        prompt_tokens += count_tokens(json.dumps(request["tools"], sort_keys=True))
+    message: dict[str, Any] = {"role": "assistant", "content": result.content, "refusal": None}
     completion_tokens = count_tokens(result.content)
-    message = {"role": "assistant", "content": result.content, "refusal": None}
+    if result.tool_calls:
+        message["content"] = None
+        message["tool_calls"] = [
+            {"id": c["id"], "type": "function", "function": {"name": c["name"], "arguments": c["arguments"]}}
+            for c in result.tool_calls
+        ]
+        completion_tokens = sum(count_tokens(c["name"] + c["arguments"]) + 3 for c in result.tool_calls)
     return {
         "id": f"chatcmpl-{digest[:24]}",
         "object": "chat.completion",

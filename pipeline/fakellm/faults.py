@@ -8,8 +8,10 @@ fault fires per request: every-Nth rules first, then one uniform draw against th
 HTTP faults replace the answer (`rate_limit` 429 with Retry-After, `server_error` 500, `unavailable` 503,
 `timeout`: an answer held back longer than a client waits). Content faults change a well-formed answer
 (`wrong_types`, `invented_fk`, `duplicates`, `missing_fields`, `extra_fields`); text faults break its
-bytes (`malformed` JSON, `truncated` with finish_reason "length"). A content or text fault that does not
-apply to an answer (no rows to change, plain text that cannot be malformed) leaves it intact.
+bytes (`malformed` JSON, `truncated` with finish_reason "length"). In tool-calling mode (`toolcalls.py`)
+these act on one call's arguments, and `unknown_tool` renames a call to a tool that was not offered. A
+fault that does not apply to an answer (no rows to change, plain text that cannot be malformed, a final
+message with no call to rename) leaves it intact and is not counted.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ from typing import Any
 HTTP_FAULTS = ("rate_limit", "server_error", "unavailable", "timeout")
 CONTENT_FAULTS = ("wrong_types", "invented_fk", "duplicates", "missing_fields", "extra_fields")
 TEXT_FAULTS = ("malformed", "truncated")
-FAULTS = HTTP_FAULTS + CONTENT_FAULTS + TEXT_FAULTS
+TOOL_FAULTS = ("unknown_tool",)
+FAULTS = HTTP_FAULTS + CONTENT_FAULTS + TEXT_FAULTS + TOOL_FAULTS
 
 FaultSpec = float | str
 FaultConfig = Mapping[str, FaultSpec] | Iterable[str] | None

@@ -80,6 +80,9 @@ class _Handler(BaseHTTPRequestHandler):
     def do_POST(self) -> None:
         self._dispatch()
 
+    def do_DELETE(self) -> None:
+        self._dispatch()
+
     def _dispatch(self) -> None:
         app = cast(FakeHTTPServer, self.server).app
         length = self.headers.get("Content-Length", "0")

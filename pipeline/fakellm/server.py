@@ -3,10 +3,13 @@
 Endpoints (OpenAI wire format; errors as `{"error": {"message", "type", "param", "code"}}`):
 
 - `GET /v1/models`, `GET /v1/models/{id}`: the configured model names.
-- `POST /v1/chat/completions`, non-streaming (what it answers: `chat`). `stream: true` gets a 400:
-  SSE is not implemented. `n`, tools and sampling parameters are ignored.
+- `POST /v1/chat/completions`, non-streaming (what it answers: `chat`; with `tools`: `toolcalls`, tool
+  calls from a script or the rule-based agent). `stream: true` gets a 400: SSE is not implemented. `n`
+  and sampling parameters are ignored.
 - `GET /_control/stats`, `GET|POST /_control/faults`, `POST /_control/reset`: counters and run-time fault
-  switches for tests. Control requests need no API key, are never faulted and are not counted.
+  switches for tests. `GET|POST /_control/scripts`, `DELETE /_control/scripts[/KEY]`: list, add and
+  drop the scripts of tool-calling conversations (`scripts`). Control requests need no API key, are
+  never faulted and are not counted.
 
 Determinism: the content, id and usage of an answer are a function of the seed and the request body,
 byte for byte. Faults and jitter are a function of the seed and the request's sequence number (1, 2, ...
@@ -38,6 +41,8 @@ from pipeline.fakellm.chat import (
 )
 from pipeline.fakellm.faults import FaultConfig, FaultSpec, choose_fault, parse_faults
 from pipeline.fakellm.httpd import FakeHTTPServer
+from pipeline.fakellm.scripts import ScriptBook, parse_script
+from pipeline.fakellm.toolcalls import tool_answer
 
 log = logging.getLogger(__name__)
 
@@ -53,6 +58,10 @@ class FakeStats:
     """Faults actually injected, by name (one that did not apply to an answer is not counted)."""
     prompt_tokens: int = 0
     completion_tokens: int = 0
+    tool_calls: int = 0
+    """Tool calls sent in answers (tool-calling mode)."""
+    drivers: dict[str, int] = field(default_factory=dict)
+    """Tool-calling turns answered, by who chose them: `agent`, `script:<key>`, `none`."""
     in_flight: int = 0
     max_in_flight: int = 0
     """The most requests served at the same time: proof that concurrent requests overlapped."""
@@ -101,6 +110,8 @@ class FakeLLMServer:
         self._closing = threading.Event()
         self._serving = threading.Event()
         self._thread: threading.Thread | None = None
+        self.scripts = ScriptBook()
+        """The scripts of tool-calling conversations (`add_script`, `/_control/scripts`)."""
         self._httpd = FakeHTTPServer((host, port), self.handle)
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -168,6 +179,10 @@ class FakeLLMServer:
         with self._lock:
             self._rules = rules
 
+    def add_script(self, script: Mapping[str, Any]) -> None:
+        """Register a tool-calling script (`{"key", "match"?, "turns"}`; see `scripts`); ValueError if bad."""
+        self.scripts.add(parse_script(dict(script)))
+
     @property
     def stats(self) -> FakeStats:
         """A snapshot of the counters."""
@@ -219,12 +234,20 @@ class FakeLLMServer:
         fault = choose_fault(self._rules, self.seed, seq)
         self._delay_or_refuse(fault, seq)
         digest = request_digest(request, self.seed)
-        result = answer(request, random.Random(digest), fault, self.default_rows,
-                        follow_prompt=self.follow_prompt)
+        driver = None
+        if request.get("tools"):
+            rng = random.Random(digest)
+            result, driver = tool_answer(request, rng, fault, self.scripts, self.seed, digest)
+        else:
+            result = answer(request, random.Random(digest), fault, self.default_rows,
+                            follow_prompt=self.follow_prompt)
         body = completion_body(request, model, digest, result)
         with self._lock:
             self._stats.prompt_tokens += body["usage"]["prompt_tokens"]
             self._stats.completion_tokens += body["usage"]["completion_tokens"]
+            self._stats.tool_calls += len(result.tool_calls)
+            if driver is not None:
+                self._stats.drivers[driver] = self._stats.drivers.get(driver, 0) + 1
         if result.fault:
             self._injected(result.fault)
         headers = (("x-fake-request", str(seq)),) + (
@@ -263,6 +286,18 @@ class FakeLLMServer:
         if method == "POST" and path == "/_control/reset":
             self.reset()
             return Reply(200, self.stats.to_dict())
+        if path == "/_control/scripts" and method in ("GET", "POST"):
+            if method == "POST":
+                data = parse_body(body)
+                try:
+                    for script in data["scripts"] if set(data) == {"scripts"} else [data]:
+                        self.add_script(script)
+                except (ValueError, TypeError) as error:
+                    raise ApiError(400, str(error), param="scripts") from error
+            return Reply(200, {"scripts": self.scripts.listing()})
+        if method == "DELETE" and (path == "/_control/scripts" or path.startswith("/_control/scripts/")):
+            key = path.removeprefix("/_control/scripts").lstrip("/") or None
+            return Reply(200, {"removed": self.scripts.remove(key), "scripts": self.scripts.listing()})
         raise ApiError(404, f"Unknown control URL: {method} {path}.", code="unknown_url")
 
     # -- counters -----------------------------------------------------------------------------------

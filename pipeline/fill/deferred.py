@@ -14,6 +14,11 @@ either
 - drawn: a self-reference points at an earlier row (ordered by the referenced key), the first rows being
   roots; another key picks parents with popularity (the parent table's ranking, the key's skew).
 
+Every UNIQUE constraint that holds a deferred key's columns keeps holding (`deferred_unique.py`): rows
+whose new values would repeat another row's on such a key are redrawn, then set NULL (counted). All the
+deferred keys' columns are reset before any is filled, so a rerun (`--resume`) starts from the first
+pass's state.
+
 Then rows left dangling (rows a NOT NULL cycle was promised but that failed validation) are cleaned by
 foreign-key semantics.
 """
@@ -22,6 +27,8 @@ from __future__ import annotations
 
 import contextlib
 import math
+from collections.abc import Callable
+from functools import partial
 
 import duckdb
 import numpy as np
@@ -30,6 +37,7 @@ import pyarrow.compute as pc
 
 from pipeline.domain.config import ColumnHint, DomainConfig
 from pipeline.errors import DomainError
+from pipeline.fill.deferred_unique import UniqueKeys, keep_unique
 from pipeline.fill.key_kinds import is_unique_fk, key_skew, null_rate, parent_cdf
 from pipeline.fill.keys import load_keys
 from pipeline.fill.sampling import (
@@ -62,25 +70,27 @@ def fill_deferred(
     """Give the foreign keys left NULL by the first pass their values (see the module docstring).
 
     Returns the rows given a value per `table(columns) -> parent(columns)`; for keys computed from hints
-    also the rows set NULL per `... : no parent, set NULL` and the loops cut per `... : cycles cut`; and
+    also the rows set NULL per `... : no parent, set NULL` and the loops cut per `... : cycles cut`; the
+    rows set NULL to keep a UNIQUE constraint per `... : UNIQUE kept, set NULL` (when there are any); and
     the rows cleaned per `orphans: delete table(columns)`.
     """
     out: dict[str, int] = {}
     con.begin()
     try:
+        _reset_all(con, schema, plan)
         for d in plan.deferred:
             table, fk = schema.table(d.table), d.fk
             label = f"{table.name}({', '.join(fk.columns)}) -> {fk.ref_table}({', '.join(fk.ref_columns)})"
-            shared, free = _split(table, fk)
-            _reset(con, table, free)
-            if any(_setting(config, table, c) is not None for c, _ in free):
-                given, dangling, cut = _compute_key(con, schema, config, table, fk, seed)
+            if any(_setting(config, table, c) is not None for c, _ in _split(table, fk)[1]):
+                given, dangling, cut, clashed = _compute_key(con, schema, config, table, fk, seed)
                 out[label] = given
                 out[f"{label}: no parent, set NULL"] = dangling
                 if fk.ref_table.lower() == table.name.lower():
                     out[f"{label}: cycles cut"] = cut
             else:
-                out[label] = _draw_key(con, schema, config, table, fk, seed)
+                out[label], clashed = _draw_key(con, schema, config, table, fk, seed)
+            if clashed:
+                out[f"{label}: UNIQUE kept, set NULL"] = clashed
         # Rows promised to a NOT NULL cycle but dropped as invalid leave children pointing nowhere.
         if plan.unbroken:
             cleaned = clean_orphans(con, schema, [d.table for d in plan.unbroken])
@@ -105,11 +115,18 @@ def _setting(config: DomainConfig, table: Table, column: str) -> ColumnHint | No
     return hint if hint is not None and hint.sets_value() else None
 
 
-def _reset(con: duckdb.DuckDBPyConnection, table: Table, free: Pairs) -> None:
-    ref = table_ref(table.name)
-    filled = " OR ".join(f"{_q(c)} IS NOT NULL" for c, _ in free)
-    if con.execute(f"SELECT count(*) FROM {ref} WHERE {filled}").fetchall()[0][0]:  # first pass or a rerun
-        con.execute(f"UPDATE {ref} SET {', '.join(f'{_q(c)} = NULL' for c, _ in free)}").fetchall()
+def _reset_all(con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan) -> None:
+    """Set every deferred key's own columns NULL, table by table (a no-op after a first pass)."""
+    columns: dict[str, list[str]] = {}
+    for d in plan.deferred:
+        table = schema.table(d.table)
+        free = columns.setdefault(table.name, [])
+        free += [c for c, _ in _split(table, d.fk)[1] if c not in free]
+    for name, free in columns.items():
+        ref = table_ref(name)
+        filled = " OR ".join(f"{_q(c)} IS NOT NULL" for c in free)
+        if con.execute(f"SELECT count(*) FROM {ref} WHERE {filled}").fetchall()[0][0]:  # a rerun
+            con.execute(f"UPDATE {ref} SET {', '.join(f'{_q(c)} = NULL' for c in free)}").fetchall()
 
 
 def _ids(table: Table) -> list[str]:
@@ -121,15 +138,18 @@ def _ident(name: str) -> str:
 
 
 def _compute_key(con, schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey, seed: int
-                 ) -> tuple[int, int, int]:
-    """Set the key from its columns' hints; (rows given a value, rows without a parent, loops cut)."""
+                 ) -> tuple[int, int, int, int]:
+    """Set the key from its columns' hints; (rows given a value, rows without a parent, loops cut, rows
+    set NULL because their values would repeat another row's on a UNIQUE key)."""
     shared, free = _split(table, fk)
     ids, own = _ids(table), fk.ref_table.lower() == table.name.lower()
+    unique = UniqueKeys(table, [c for c, _ in free])
     select = [f"{_ident(i)} AS {_q('__sf_id_' + i)}" for i in ids]
     select += [f"{_q(c)} AS {_q('__sf_key_' + c)}" for c, _ in shared]
     select += [f"CAST(({h.expr}) AS {table.column(c).type}) AS {_q('__sf_key_' + c)}"
                for c, _ in free if (h := _setting(config, table, c)) is not None and h.expr is not None]
     select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
+    select += unique.select()
     order = ", ".join(_ident(i) for i in ids)
     try:
         rows = con.sql(f"SELECT {', '.join(select)} FROM {table_ref(table.name)} ORDER BY {order}"
@@ -158,8 +178,10 @@ def _compute_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Fo
     dangling = int(((codes >= 0) & (ix < 0)).sum())
     cut = cycle_cuts(ix) if own else np.zeros(n, dtype=bool)
     chosen = (ix >= 0) & ~cut
+    clashed = unique.clashes(rows, key, chosen) if unique else np.zeros(n, dtype=bool)
+    chosen &= ~clashed
     _update(con, table, ids, rows, chosen, {c: key[c] for c, _ in free})
-    return int(chosen.sum()), dangling, int(cut.sum())
+    return int(chosen.sum()), dangling, int(cut.sum()), int(clashed.sum())
 
 
 def _listed(hint: ColumnHint, table: Table, column: str, n: int, rng: np.random.Generator, nulls: float
@@ -180,44 +202,60 @@ def _listed(hint: ColumnHint, table: Table, column: str, n: int, rng: np.random.
     return values if not nulls else pc.if_else(keep, values, pa.scalar(None, typ))
 
 
-def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey, seed: int) -> int:
-    """Draw the key like the first pass would; returns the rows given a value."""
+def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey, seed: int
+              ) -> tuple[int, int]:
+    """Draw the key like the first pass would; returns the rows given a value, and the rows set NULL
+    because every draw for them repeated another row's values on a UNIQUE key."""
     shared, free = _split(table, fk)
     ids, own = _ids(table), fk.ref_table.lower() == table.name.lower()
+    unique = UniqueKeys(table, [c for c, _ in free])
     order = [r for _, r in zip(fk.columns, fk.ref_columns, strict=True)] + ids if own else ids
     select = [f"{_ident(i)} AS {_q('__sf_id_' + i)}" for i in ids]
     select += [f"{_q(c)} AS {_q('__sf_shared_' + c)}" for c, _ in shared]
     select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
+    select += unique.select()
     ordering = ", ".join(_ident(o) + " NULLS LAST" for o in order)
     child = con.sql(f"SELECT {', '.join(select)} FROM {table_ref(table.name)} ORDER BY {ordering}"
                     ).to_arrow_table()
     n = child.num_rows
     if not n:
-        return 0
+        return 0, 0
     rng = rng_for(seed, table.name, "deferred:" + ",".join(fk.columns))
     mine = [child.column("__sf_shared_" + c).combine_chunks() for c, _ in shared]
+    redraw: Callable[[], np.ndarray] | None = None  # a fresh draw for every row, for rows that clash
     if own:
         parents = pa.table({r: child.column("__sf_ref_" + r) for r in fk.ref_columns})
         codes = group_codes(mine, mine)[0] if shared else np.zeros(n, dtype=np.int64)
         roots = max(1, math.ceil(n * ROOT_SHARE))
         ix = earlier_in_group(codes, rng, chain=is_unique_fk(table, fk), roots=roots)
+        redraw = partial(earlier_in_group, codes, rng, chain=False, roots=roots)
     else:
         parents = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
         cdf = parent_cdf(config, table.name, fk, parents.num_rows, seed)
         if shared:
             theirs = [parents.column(r).combine_chunks() for _, r in shared]
             weights = np.diff(cdf, prepend=0.0) if key_skew(config, table.name, fk) is not None else None
-            ix = match_draw(*group_codes(mine, theirs), rng, weights)
+            redraw = partial(match_draw, *group_codes(mine, theirs), rng, weights)
+            ix = redraw()
         elif is_unique_fk(table, fk):
             ix = np.r_[rng.permutation(parents.num_rows), np.full(max(n - parents.num_rows, 0), -1)][:n]
+        elif parents.num_rows:
+            redraw = partial(draw, cdf, n, rng)
+            ix = redraw()
         else:
-            ix = draw(cdf, n, rng) if parents.num_rows else np.full(n, -1)
+            ix = np.full(n, -1)
     ix = np.where(rng.random(n) < null_rate(config, table.name, fk.columns[0]), -1, ix).astype(np.int64)
+
+    def values_at(at: np.ndarray) -> dict[str, pa.Array]:
+        taken = pa.array(np.where(at >= 0, at, 0))
+        return {c: parents.column(r).take(taken) for c, r in free}
+
+    ix, clashed = keep_unique(unique, child, ix, values_at, redraw)
     chosen = ix >= 0
     if chosen.any():
         values = parents.take(pa.array(ix[chosen]))
         _update(con, table, ids, child, chosen, {c: values.column(r) for c, r in free}, rows_taken=True)
-    return int(chosen.sum())
+    return int(chosen.sum()), clashed
 
 
 def _update(con, table: Table, ids: list[str], rows: pa.Table, chosen: np.ndarray,

@@ -5,8 +5,10 @@ Key recipe (`cache_key`): the sha256 of the canonical JSON (sorted keys, no spac
 `{"v": CACHE_FORMAT, "model", "messages", "name", "schema", "mode", "temperature", "seed", "max_tokens",
 "extra"}`, where `mode` is the *configured* response-format mode (`auto` stays `auto`, whatever the
 server turned out to support) and `extra` is the caller's `cache_key` dict (a prompt hash, a batch id, a
-repair attempt). The base URL and the API key are not in the key: the same model behind another URL
-(a laptop, a CI runner) reuses the replies.
+repair attempt). A tool-calling turn (`tools_key`) has `mode` "tools" and, as its `schema`, the tools
+offered and the tool choice; its entry keeps the calls (`tool_calls`) beside the content. The base URL
+and the API key are not in the key: the same model behind another URL (a laptop, a CI runner) reuses the
+replies.
 
 Entry: `<cache_dir>/<key[:2]>/<key>.json`, a `CachedReply`, written atomically (a temporary file in the
 same folder, then `os.replace`), so a reader never sees half a file and concurrent writers of the same
@@ -93,6 +95,29 @@ def request_key(
     )
 
 
+def tools_key(
+    settings: LLMSettings,
+    model: str,
+    messages: list[dict[str, Any]],
+    name: str,
+    tools: list[dict[str, Any]],
+    tool_choice: str | dict[str, Any],
+    extra: dict[str, Any] | None,
+) -> str:
+    """`cache_key` of a tool-calling turn made with `settings` (mode "tools"; the tools as the schema)."""
+    return cache_key(
+        model=model,
+        messages=messages,
+        name=name,
+        schema={"tools": tools, "tool_choice": tool_choice},
+        mode="tools",
+        temperature=settings.temperature,
+        seed=settings.seed,
+        max_tokens=settings.max_tokens,
+        extra=extra,
+    )
+
+
 class CachedReply(BaseModel):
     """One cache entry: what the server answered to one request."""
 
@@ -105,11 +130,13 @@ class CachedReply(BaseModel):
     model: str
     """The model that answered."""
     mode: str
-    """The response format actually used: `json_schema` or `json_object`."""
+    """The response format actually used: `json_schema` or `json_object`; `tools` for a tool-calling turn."""
     content: str
     """The assistant's message content, exactly as received."""
     finish_reason: str | None
     """Why generation stopped (`stop`, `length`, ...)."""
+    tool_calls: list[dict[str, str]] | None = None
+    """A tool-calling turn's calls, `{"id", "name", "arguments"}` each (arguments as the raw string)."""
     prompt_tokens: int = 0
     """Prompt tokens the server reported for the original call."""
     completion_tokens: int = 0

@@ -1,9 +1,12 @@
-"""The LLM client: JSON replies from any OpenAI-compatible server, cached, retried, bounded and counted.
+"""The LLM client: JSON replies and tool-calling turns from any OpenAI-compatible server, cached,
+retried, bounded and counted.
 
 `LLMClient(settings).complete_json(messages, schema, name=...)` sends one chat completion asking for
 JSON (Structured Outputs, or json_object mode with the schema described in the prompt) and returns an
-`LLMReply`. A malformed or truncated reply is data (`data=None`, `error` naming the position) for the
-caller's repair loop, never an exception. Transport trouble is retried here (policy: `retry.py`), then
+`LLMReply`; `complete_tools(messages, tools, name=...)` sends one turn of a function-calling
+conversation and returns a `ToolReply` (tool calls or a final message, `tooluse.py`). A malformed or
+truncated reply is data (`data=None`, `error` naming the position; unparsable tool arguments likewise)
+for the caller's repair loop, never an exception. Transport trouble is retried here (policy: `retry.py`), then
 raised as `TransientError`; a refusal by the server (bad request, auth) is a `TerminalError`.
 
 Concurrency: an `asyncio.Semaphore(settings.concurrency)` per event loop bounds requests in flight;
@@ -19,7 +22,7 @@ import logging
 import random
 import threading
 import time
-from collections.abc import Coroutine, Iterable, Mapping
+from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -27,7 +30,8 @@ import openai
 
 from pipeline.errors import StateforgeError, TerminalError, TransientError
 from pipeline.llm.accounting import LLMStats
-from pipeline.llm.cache import CachedReply, ResponseCache, request_key
+from pipeline.llm.cache import CachedReply, ResponseCache, request_key, tools_key
+from pipeline.llm.loop import LoopThread
 from pipeline.llm.reply import LLMReply, LLMRequest, Usage, chat_request, parse_json_reply, schema_name
 from pipeline.llm.retry import (
     describe_error,
@@ -38,8 +42,9 @@ from pipeline.llm.retry import (
     server_message,
 )
 from pipeline.llm.settings import LLMSettings
+from pipeline.llm.tooluse import TOOLS_MODE, ToolReply, tool_calls, tools_request, wire_calls
 
-__all__ = ["LLMClient", "LLMReply", "LLMRequest", "Usage"]
+__all__ = ["LLMClient", "LLMReply", "LLMRequest", "ToolReply", "Usage"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -79,7 +84,7 @@ class LLMClient:
         self._portable = False  # set once a server rejects length/range keywords in the schema
         self._states: dict[asyncio.AbstractEventLoop, _LoopState] = {}
         self._lock = threading.Lock()
-        self._runner: _LoopThread | None = None
+        self._runner: LoopThread | None = None
 
     @property
     def mode(self) -> str:
@@ -104,16 +109,67 @@ class LLMClient:
         """
         started = time.perf_counter()
         name = schema_name(name)
-        s = self.settings
-        key = request_key(s, self.model, messages, name, schema, cache_key)
-        if not s.use_cache:
-            return await self._fresh(messages, schema, name, key, started)
+        key = request_key(self.settings, self.model, messages, name, schema, cache_key)
+
+        def build() -> tuple[dict[str, Any], str]:
+            sent_schema = portable_schema(schema) if self._portable else schema
+            mode = self.mode
+            return chat_request(self.settings, self.model, messages, sent_schema, name, mode), mode
+
+        entry, cached, attempts = await self._complete(key, build, json_reply=True)
+        data, error = parse_json_reply(entry.content, entry.finish_reason)
+        if error is not None:
+            self.stats.record("malformed")
+        usage = Usage(entry.prompt_tokens, entry.completion_tokens)
+        found = (entry.finish_reason, usage, cached, attempts, time.perf_counter() - started)
+        return LLMReply(entry.content, data, error, *found, entry.mode, entry.key)
+
+    async def complete_tools(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        name: str,
+        tool_choice: str | dict[str, Any] = "auto",
+        cache_key: dict[str, Any] | None = None,
+    ) -> ToolReply:
+        """One assistant turn of a tool-calling conversation: tool calls, or a final message.
+
+        `tools` are OpenAI function tools (`Toolkit.openai_tools()` entries); `name` labels the
+        conversation in the cache key; `cache_key` as for `complete_json`. The same cache, retries,
+        concurrency bound and accounting as `complete_json`: a rerun of the same conversation makes no
+        call. Arguments that are not a JSON object come back as data (`ToolCall.error`, counted as
+        `malformed`), for the caller to answer the model with. Raises as `complete_json` does.
+        """
+        started = time.perf_counter()
+        key = tools_key(self.settings, self.model, messages, name, tools, tool_choice, cache_key)
+
+        def build() -> tuple[dict[str, Any], str]:
+            return tools_request(self.settings, self.model, messages, tools, tool_choice), TOOLS_MODE
+
+        entry, cached, attempts = await self._complete(key, build, json_reply=False)
+        calls = tool_calls(entry.tool_calls)
+        if any(call.error is not None for call in calls):
+            self.stats.record("malformed")
+        usage = Usage(entry.prompt_tokens, entry.completion_tokens)
+        seconds = time.perf_counter() - started
+        content = entry.content if entry.content or not calls else None
+        return ToolReply(content, calls, entry.finish_reason, usage, cached, attempts, seconds, entry.key)
+
+    async def _complete(
+        self, key: str, build: Callable[[], tuple[dict[str, Any], str]], *, json_reply: bool
+    ) -> tuple[CachedReply, bool, int]:
+        """(entry, cached, attempts) for the request `build` makes: from the cache, from an identical
+        request in flight, or from the server (then cached)."""
+        if not self.settings.use_cache:
+            entry, attempts = await self._fresh(key, build, json_reply)
+            return entry, False, attempts
         state = self._state()
         while True:
             entry = self.cache.get(key)
             if entry is not None:
                 self.stats.record_cache_hit(entry.prompt_tokens, entry.completion_tokens)
-                return self._reply(entry, cached=True, attempts=0, started=started)
+                return entry, True, 0
             leader = state.inflight.get(key)
             if leader is None:
                 break
@@ -124,9 +180,9 @@ class LLMClient:
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         state.inflight[key] = future
         try:
-            reply = await self._fresh(messages, schema, name, key, started)
+            entry, attempts = await self._fresh(key, build, json_reply)
             future.set_result(None)
-            return reply
+            return entry, False, attempts
         except Exception as error:
             future.set_exception(error)
             future.exception()  # retrieved: followers may or may not look at it
@@ -137,18 +193,20 @@ class LLMClient:
             state.inflight.pop(key, None)
 
     async def _fresh(
-        self, messages: list[dict[str, Any]], schema: dict[str, Any], name: str, key: str, started: float
-    ) -> LLMReply:
-        """Call the server (no cache read), cache the completed reply and return it."""
-        completion, attempts, mode = await self._send(messages, schema, name)
+        self, key: str, build: Callable[[], tuple[dict[str, Any], str]], json_reply: bool
+    ) -> tuple[CachedReply, int]:
+        """Call the server (no cache read), cache the completed reply: (entry, requests sent)."""
+        completion, attempts, mode = await self._send(build, json_reply)
         choice = completion.choices[0] if completion.choices else None
         usage = completion.usage
+        calls = wire_calls(choice.message) if choice is not None and not json_reply else []
         entry = CachedReply(
             key=key,
             model=self.model,
             mode=mode,
             content=(choice.message.content if choice else None) or "",
             finish_reason=choice.finish_reason if choice else None,
+            tool_calls=calls or None,
             prompt_tokens=usage.prompt_tokens if usage else 0,
             completion_tokens=usage.completion_tokens if usage else 0,
         )
@@ -156,18 +214,21 @@ class LLMClient:
             self.cache.put(entry)
         except OSError as error:
             log.warning("LLM cache: cannot write %s (%s); the reply is used but not kept", key, error)
-        return self._reply(entry, cached=False, attempts=attempts, started=started)
+        return entry, attempts
 
     async def _send(
-        self, messages: list[dict[str, Any]], schema: dict[str, Any], name: str
+        self, build: Callable[[], tuple[dict[str, Any], str]], json_reply: bool
     ) -> tuple[Any, int, str]:
-        """POST the request until it succeeds: (completion, requests sent, mode used)."""
+        """POST the request `build` makes until it succeeds: (completion, requests sent, mode used).
+
+        `build` is asked again before every attempt, so a fallback (json_object, the portable schema)
+        decided after a refusal applies to the next attempt.
+        """
         s, state = self.settings, self._state()
         attempts = retries = 0
         while True:
-            mode, portable = self.mode, self._portable
-            sent_schema = portable_schema(schema) if portable else schema
-            request = chat_request(s, self.model, messages, sent_schema, name, mode)
+            portable = self._portable  # what `build` sends: a refusal of it falls back even if another
+            request, mode = build()  # request in flight has already switched
             attempts += 1
             async with state.semaphore:
                 sent = time.perf_counter()
@@ -181,11 +242,7 @@ class LLMClient:
                     tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)
                     self.stats.record_call(time.perf_counter() - sent, self.model, self._price, *tokens)
                     return completion, attempts, mode
-            if mode == "json_schema" and s.response_format == "auto" and refuses_json_schema(failure):
-                self._fall_back("json_object", failure)
-                continue
-            if mode == "json_schema" and not portable and refuses_schema_keywords(failure):
-                self._fall_back("portable", failure)
+            if json_reply and self._fall_back(mode, portable, failure):
                 continue
             where = f"{self.model} at {self.base_url}"
             try:
@@ -203,28 +260,27 @@ class LLMClient:
             retries += 1
             await asyncio.sleep(delay)
 
-    def _fall_back(self, to: str, failure: openai.APIError) -> None:
-        """Send every later request as `json_object`, or with the `portable` subset of the schema: once per
-        client (requests in flight when the first refusal came back are refused too, and resent)."""
-        if (self._json_object if to == "json_object" else self._portable):
-            return
-        what = "refuses json_schema" if to == "json_object" else "rejects schema keywords"
-        then = "using json_object" if to == "json_object" else "sending the portable subset"
-        log.info("%s at %s %s (%s); %s", self.model, self.base_url, what, server_message(failure), then)
-        if to == "json_object":
-            self._json_object = True
-        else:
-            self._portable = True
-        self.stats.record("fallbacks")
-
-    def _reply(self, entry: CachedReply, *, cached: bool, attempts: int, started: float) -> LLMReply:
-        data, error = parse_json_reply(entry.content, entry.finish_reason)
-        if error is not None:
-            self.stats.record("malformed")
-        usage = Usage(entry.prompt_tokens, entry.completion_tokens)
-        seconds = time.perf_counter() - started
-        found = (entry.finish_reason, usage, cached, attempts, seconds, entry.mode, entry.key)
-        return LLMReply(entry.content, data, error, *found)
+    def _fall_back(self, mode: str, portable: bool, failure: openai.APIError) -> bool:
+        """Switch to json_object, or to the portable schema, when `failure` is a refusal of either: True
+        when the request should go again at once. Logged and counted once per client (requests in flight
+        when the first refusal came back are refused too, and resent)."""
+        if mode != "json_schema":
+            return False
+        if self.settings.response_format == "auto" and refuses_json_schema(failure):
+            if not self._json_object:
+                log.info("%s at %s refuses json_schema (%s); using json_object",
+                         self.model, self.base_url, server_message(failure))
+                self._json_object = True
+                self.stats.record("fallbacks")
+            return True
+        if not portable and refuses_schema_keywords(failure):
+            if not self._portable:
+                log.info("%s at %s rejects schema keywords (%s); sending the portable subset",
+                         self.model, self.base_url, server_message(failure))
+                self._portable = True
+                self.stats.record("fallbacks")
+            return True
+        return False
 
     def _state(self) -> _LoopState:
         """This event loop's HTTP client and semaphore (made on first use; closed loops are dropped)."""
@@ -250,7 +306,7 @@ class LLMClient:
         """Run `coro` on the client's event-loop thread and wait for its result (for sync callers)."""
         with self._lock:
             if self._runner is None:
-                self._runner = _LoopThread()
+                self._runner = LoopThread()
             runner = self._runner
         return runner.run(coro)
 
@@ -304,23 +360,3 @@ class LLMClient:
         await self.aclose()
         if self._runner is not None:
             await asyncio.to_thread(self.close)
-
-
-class _LoopThread:
-    """An event loop running forever in a daemon thread, for sync callers."""
-
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
-        self.thread = threading.Thread(target=self.loop.run_forever, name="stateforge-llm-loop", daemon=True)
-        self.thread.start()
-
-    def run(self, coro: Coroutine[Any, Any, T]) -> T:
-        if threading.current_thread() is self.thread:
-            coro.close()
-            raise RuntimeError("LLMClient.run called from the client's own loop: await the coroutine instead")
-        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
-
-    def stop(self) -> None:
-        self.loop.call_soon_threadsafe(self.loop.stop)
-        self.thread.join(timeout=10)
-        self.loop.close()

@@ -11,11 +11,11 @@ import re
 from sqlglot import exp
 
 from pipeline.errors import SchemaError
-from pipeline.schema.classify import relation_name
+from pipeline.schema.classify import relation_ref
 from pipeline.schema.columns import add_column, apply_column_constraints, new_column
 from pipeline.schema.constraints import apply_constraint
 from pipeline.schema.context import Context
-from pipeline.schema.exprs import default_sql, table_name
+from pipeline.schema.exprs import default_sql, name_ref
 from pipeline.schema.model import Table
 from pipeline.schema.objects import parse_noting
 from pipeline.schema.partitions import attach, is_attach
@@ -42,7 +42,7 @@ def read_alter_table(ctx: Context, stmt: Statement) -> str | None:
     """Apply an ALTER TABLE; return "alter_table" when nothing in it concerns keys or columns."""
     if is_attach(stmt.text):
         return attach(ctx, stmt)
-    ctx.table = relation_name(stmt.text)
+    ctx.table = _altered(ctx, stmt) or None
     if (match := _DEFAULT_FOR.search(stmt.text)) is not None:
         return _default_for(ctx, stmt, match)
     try:
@@ -59,7 +59,7 @@ def read_alter_table(ctx: Context, stmt: Statement) -> str | None:
         return _read_command(ctx, stmt)
     if not isinstance(alter, exp.Alter):
         return "alter_table"
-    name = table_name(alter.this)
+    name = ctx.resolve(name_ref(alter.this))
     table = _table(ctx, name, exists=bool(alter.args.get("exists")), node=alter.this)
     if table is None:
         return "partition" if name.lower() in ctx.partitions else "alter_table"
@@ -77,15 +77,14 @@ def _read_command(ctx: Context, stmt: Statement) -> str | None:
     """The ALTER TABLE forms sqlglot does not parse but that change a column."""
     match = _ADD_IDENTITY.search(stmt.text) or _MODIFY_NULL.search(stmt.text)
     if match is None:
-        name = relation_name(stmt.text) or ""
-        if _ADD.search(stmt.text) and not ctx.elsewhere(name):
+        if _ADD.search(stmt.text) and not ctx.elsewhere(_altered(ctx, stmt)):
             ctx.note(
                 f"ALTER TABLE not read, so the keys or columns it adds are lost: {stmt.text[:100]!r} "
                 "(sqlglot reads it as an opaque command)",
                 table=ctx.table,
             )
         return "alter_table"
-    table = _table(ctx, relation_name(stmt.text) or "", exists=False)
+    table = _table(ctx, _altered(ctx, stmt), exists=False)
     if table is None:
         return "alter_table"
     column = table.column(ctx.find_columns(table, [match.group("column").strip('"`')], "ALTER TABLE")[0])
@@ -94,6 +93,12 @@ def _read_command(ctx: Context, stmt: Statement) -> str | None:
     else:
         column.nullable = not match.group("not")
     return None
+
+
+def _altered(ctx: Context, stmt: Statement) -> str:
+    """The identity of the table an ALTER TABLE that sqlglot did not parse names (from its text)."""
+    ref = relation_ref(stmt.text)
+    return ctx.resolve(ref) if ref is not None else ""
 
 
 def _table(ctx: Context, name: str, *, exists: bool, node: exp.Expr | None = None) -> Table | None:
@@ -107,7 +112,7 @@ def _table(ctx: Context, name: str, *, exists: bool, node: exp.Expr | None = Non
 
 def _default_for(ctx: Context, stmt: Statement, match: re.Match[str]) -> str | None:
     """SQL Server's `ALTER TABLE t ADD CONSTRAINT df DEFAULT (expr) FOR col`: the column's default."""
-    table = _table(ctx, relation_name(stmt.text) or "", exists=False)
+    table = _table(ctx, _altered(ctx, stmt), exists=False)
     if table is None:
         return "alter_table"
     column = table.column(ctx.find_columns(table, [match["column"].strip('[]"')], "DEFAULT ... FOR")[0])

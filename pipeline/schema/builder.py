@@ -16,17 +16,19 @@ from pipeline.errors import InternalError, SchemaError, StateforgeError
 from pipeline.schema import objects
 from pipeline.schema.alter import read_alter_table
 from pipeline.schema.batches import schema_elements
-from pipeline.schema.classify import READ_KINDS, classify, relation_name
+from pipeline.schema.classify import READ_KINDS, classify, relation_name, relation_ref
 from pipeline.schema.columns import apply_column_constraints, new_column
 from pipeline.schema.constraints import apply_constraint, resolve_foreign_keys
 from pipeline.schema.context import Context
 from pipeline.schema.enforce import enforce
-from pipeline.schema.exprs import table_name
+from pipeline.schema.exprs import name_ref, table_name
 from pipeline.schema.model import Column, Schema, Table
 from pipeline.schema.partitions import is_partition_of, note_partitions, partition_of
 from pipeline.schema.split import Statement
 
 _COLUMN_ITEMS = (exp.ColumnDef, exp.Identifier)
+_SETTINGS = frozenset({"set", "use", "session", "select"})
+"""Kinds that may move the session's namespace (see namespaces.py); they stay counted as skipped."""
 
 
 class Builder:
@@ -64,8 +66,10 @@ class Builder:
         ctx.table, ctx.column = relation_name(stmt.text) if stmt.kind is None else None, None
         kind = stmt.kind or classify(stmt.text, ctx.dialect)
         try:
-            if kind in ("view", "materialized_view") and (name := relation_name(stmt.text)):
-                ctx.other_relations.add(name.lower())
+            if kind in ("view", "materialized_view") and (ref := relation_ref(stmt.text)):
+                ctx.other_relations.add(ctx.relation_name(ref).lower())
+            if kind in _SETTINGS and ctx.ns.read_setting(stmt.text):
+                pass  # SET search_path, USE, ALTER SESSION: read, and still counted as skipped
             if kind in READ_KINDS or kind in self._readers:
                 kind = self._readers[kind](stmt) or ""
         except StateforgeError:
@@ -115,7 +119,7 @@ class Builder:
                 table=relation_name(stmt.text),
                 hint="Simplify the statement, or pass the dialect the file is written in.",
             )
-        name = table_name(create.this)
+        name = ctx.created_name(name_ref(create.this))
         ctx.table = name
         if ctx.dialect == "sqlite" and name.lower().startswith("sqlite_"):
             return "sqlite_internal"  # sqlite_sequence and friends: sqlite's bookkeeping, not data
@@ -138,9 +142,9 @@ class Builder:
                 column, later = new_column(ctx, table, item)
                 table.columns.append(column)
                 written_on.append((column, later))
-        for parent_name in parsed.inherits:
+        for parent_ref in parsed.inherits:
             # PostgreSQL inheritance: the parents' columns come first, unless the child redefines them.
-            parent = ctx.find_table(parent_name, "INHERITS")
+            parent = ctx.find_table(ctx.resolve(parent_ref), "INHERITS")
             table.columns[:0] = _copies(parent, table)
             table.checks.extend(replace(check) for check in parent.checks)
         # Keys and checks come after every column exists: a CHECK may read a column defined below it.
@@ -149,7 +153,8 @@ class Builder:
         ctx.column = None
         for item in items:
             if isinstance(item, exp.LikeProperty):  # CREATE TABLE t (LIKE other)
-                table.columns += _copies(ctx.find_table(table_name(item.this), "LIKE", item), table)
+                source = ctx.find_table(ctx.resolve(name_ref(item.this)), "LIKE", item)
+                table.columns += _copies(source, table)
             elif not isinstance(item, _COLUMN_ITEMS) and not apply_constraint(ctx, table, item):
                 ctx.note(f"table element ignored: {item.sql(ctx.dialect)[:100]!r}", table=name)
         if ctx.dialect == "sqlite" and not parsed.without_rowid and len(table.primary_key) == 1:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from pipeline.schema.namespaces import Ref, ref_of_text
+
 READ_KINDS = frozenset({"table", "alter_table", "unique_index", "index", "comment", "type", "domain", "drop"})
 
 _CREATE_PREFIX = re.compile(
@@ -48,7 +50,6 @@ _FIRST_WORD = re.compile(r"\w+")
 _ALTER = re.compile(r"ALTER\s+(?P<what>\w+)", re.IGNORECASE)
 _OWNER_TO = re.compile(r"\bOWNER\s+TO\b", re.IGNORECASE)
 _PART = r"(?:\"[^\"]+\"|`[^`]+`|\[[^\]]+\]|[\w$#]+)"
-_NAME_PART = re.compile(_PART)
 _DROP_TABLE = re.compile(r"DROP\s+(?:TEMPORARY\s+)?TABLE\s+(?:IF\s+EXISTS\s+)?(?P<names>.+)", re.I | re.S)
 _DROP_OPTIONS = frozenset({"CASCADE", "RESTRICT", "PURGE", "CONSTRAINTS"})
 _RELATION_NAME = re.compile(
@@ -81,18 +82,22 @@ def classify(text: str, dialect: str) -> str:
     return _VERB_KINDS.get(verb, verb.lower())
 
 
-def dropped_tables(text: str) -> list[str]:
-    """The bare names a `DROP TABLE [IF EXISTS] a, s.b [CASCADE]` drops; [] for any other DROP."""
+def dropped_tables(text: str) -> list[Ref]:
+    """The names a `DROP TABLE [IF EXISTS] a, s.b [CASCADE]` drops, as written; [] for any other DROP."""
     match = _DROP_TABLE.match(text)
     if match is None:
         return []
     names = re.findall(rf"(?:{_PART}\s*\.\s*)*{_PART}", match.group("names"))
-    return [_NAME_PART.findall(name)[-1].strip('"`[]') for name in names if name.upper() not in _DROP_OPTIONS]
+    return [ref_of_text(name) for name in names if name.upper() not in _DROP_OPTIONS]
 
 
 def relation_name(text: str) -> str | None:
     """The bare name after VIEW / TABLE in `text` (quotes removed, schema dropped), for messages."""
+    ref = relation_ref(text)
+    return ref.name if ref is not None else None
+
+
+def relation_ref(text: str) -> Ref | None:
+    """The name after VIEW / TABLE in `text`, as written (namespace and name, quotes removed)."""
     match = _RELATION_NAME.search(text[:400])
-    if match is None:
-        return None
-    return _NAME_PART.findall(match.group("name"))[-1].strip('"`[]')
+    return ref_of_text(match.group("name")) if match is not None else None

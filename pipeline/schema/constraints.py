@@ -9,7 +9,7 @@ from sqlglot import exp
 from pipeline.errors import SchemaError
 from pipeline.schema.clock import pin, reads_clock
 from pipeline.schema.context import Context, OpenKey, add_check
-from pipeline.schema.exprs import column_names, fk_actions, in_values, normalize_check, table_name
+from pipeline.schema.exprs import column_names, fk_actions, in_values, name_ref, normalize_check
 from pipeline.schema.model import Check, Column, ForeignKey, Table, suggest
 from pipeline.schema.translate import to_duckdb
 
@@ -91,16 +91,17 @@ def add_foreign_key(
     target = reference.this
     ref_columns = column_names(target.expressions) if isinstance(target, exp.Schema) else []
     on_delete, on_update = fk_actions(node)
+    ref = name_ref(target)
     fk = ForeignKey(
         columns=columns,
-        ref_table=table_name(target),
+        ref_table=str(ref),
         ref_columns=tuple(c for c in ref_columns if c),
         on_delete=on_delete,
         on_update=on_update,
         name=name,
     )
     table.foreign_keys.append(fk)
-    ctx.open_keys.append(OpenKey(table, fk, ctx.at(node), ctx.source))
+    ctx.open_keys.append(OpenKey(table, fk, ctx.at(node), ctx.source, ref, tuple(ctx.ns.path)))
 
 
 def add_check_expr(
@@ -134,12 +135,15 @@ def add_check_expr(
 def resolve_foreign_keys(ctx: Context) -> None:
     """Point every foreign key at its table and columns as defined; SchemaError for one that cannot be.
 
-    A reference to a partition points at the table it was folded into. A reference to a table the DDL
+    A bare name is looked up along the search path of the statement that wrote it (namespaces.py). A
+    reference to a partition points at the table it was folded into. A reference to a table the DDL
     does not define is an error, unless `ctx.drop_missing_references`: then the key is dropped, with a note.
     """
     for key in ctx.open_keys:
         fk = key.fk
         ctx.line, ctx.source, ctx.table, ctx.column = key.line, key.file, key.table.name, fk.columns[0]
+        if key.ref is not None:
+            fk.ref_table = ctx.resolve(key.ref, key.path)
         parent = ctx.tables.get(fk.ref_table.lower()) or ctx.partitions.get(fk.ref_table.lower())
         if parent is None:
             if ctx.drop_missing_references:

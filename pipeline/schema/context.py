@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from sqlglot import exp
 
 from pipeline.errors import SchemaError
-from pipeline.schema.model import Check, Column, ForeignKey, Note, Schema, Table, suggest
+from pipeline.schema.model import Check, Column, ForeignKey, Note, Schema, Table, qualified, suggest
+from pipeline.schema.namespaces import Namespaces, Ref, ReservedNamespace
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -27,6 +32,10 @@ class OpenKey:
     fk: ForeignKey
     line: int
     file: str | None = None
+    ref: Ref | None = None
+    """The referenced table as written (`fk.ref_table` is its text until resolved)."""
+    path: tuple[str, ...] = ()
+    """The search path where the key was written: a bare name is looked up along it."""
 
 
 @dataclass
@@ -58,6 +67,36 @@ class Context:
     as SQL only for the few that DuckDB refuses."""
     untyped: set[tuple[str, str]] = field(default_factory=set)
     """(table, column) of generated columns written without a type: DuckDB's type is taken."""
+    ns: Namespaces = field(init=False)
+    """The namespaces: the default one, the current one, the search path (see namespaces.py)."""
+
+    def __post_init__(self) -> None:
+        self.ns = Namespaces(self.dialect)
+
+    # --- table names --------------------------------------------------------------------------------
+
+    def created_name(self, ref: Ref) -> str:
+        """The identity (`Table.name`) of the table a CREATE TABLE names `ref`."""
+        return self._guard_reserved(lambda: self.ns.created(ref))
+
+    def relation_name(self, ref: Ref) -> str:
+        """The identity of a view or partition that a statement creates as `ref` (no default is claimed)."""
+        return self._guard_reserved(lambda: qualified(self.ns.duckdb_namespace(ref.namespace), ref.name))
+
+    def resolve(self, ref: Ref, path: tuple[str, ...] | None = None) -> str:
+        """The identity `ref` stands for: the first candidate along the search path that is a table, a
+        partition or a view so far, else the first candidate (for the error that names it)."""
+        found = self._guard_reserved(lambda: self.ns.candidates(ref, path))
+        for name in found:
+            if name.lower() in self.tables or self.elsewhere(name):
+                return name
+        return found[0]
+
+    def _guard_reserved(self, make: Callable[[], T]) -> T:
+        try:
+            return make()
+        except ReservedNamespace as err:
+            raise self.error(err.message, table=self.table, hint=err.hint) from None
 
     def written(
         self, table: Table, kind: str, key: str, node: exp.Expr, at: exp.Expr | None = None

@@ -8,6 +8,7 @@ from typing import Any
 from sqlglot import exp
 
 from pipeline.schema.model import FK_ACTIONS
+from pipeline.schema.namespaces import Ref
 from pipeline.schema.translate import to_duckdb
 
 _ACTION = re.compile(r"ON\s+(DELETE|UPDATE)\s+(NO\s+ACTION|RESTRICT|CASCADE|SET\s+NULL|SET\s+DEFAULT)", re.I)
@@ -23,6 +24,15 @@ def table_name(node: exp.Expr) -> str:
     if isinstance(node, exp.Schema):
         node = node.this
     return node.name
+
+
+def name_ref(node: exp.Expr) -> Ref:
+    """A table reference as written, namespace and name: `sales.orders` -> Ref("sales", "orders"); a
+    catalog (`db.dbo.t`) is dropped."""
+    if isinstance(node, exp.Schema):
+        node = node.this
+    namespace = node.args.get("db") if isinstance(node, exp.Table) else None
+    return Ref(namespace.name if isinstance(namespace, exp.Expr) and namespace.name else None, node.name)
 
 
 def column_names(nodes: list[exp.Expr]) -> list[str | None]:

@@ -4,6 +4,11 @@ Plain dataclasses. Names keep the DDL's spelling; every lookup is case-insensiti
 Types are DuckDB type strings (`VARCHAR(120)`, `DECIMAL(10,2)`, `BIGINT`, `TIMESTAMP`, ...).
 Every expression (a default, a CHECK, a generated column) is DuckDB SQL that DuckDB accepted at parse time;
 one it refused is kept in `Table.unenforced`, as written, and left out of the database.
+
+Namespaces: a table lives in a DuckDB schema (its `namespace`). Its identity, `Table.name`, the key used
+everywhere (plans, sizes, reports, diffs, tool names), is its bare name in the default namespace `main`
+(PostgreSQL's `public`, T-SQL's `dbo`, ...) and `namespace.name` in any other (`qualified`); `split_name`
+inverts it. SQL reaches a table through `pipeline.store.sql.table_ref`, which quotes both parts.
 """
 
 from __future__ import annotations
@@ -21,6 +26,30 @@ FK_ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
 DEFAULT_CLOCK = datetime(2026, 6, 30, 23, 59, 59)
 """What now() means in a time-relative CHECK until a build pins it: the last second of the default time
 window (`TimeWindow.end` in pipeline/fill/config.py). `load_domain` pins every schema to its pack's window."""
+
+
+DEFAULT_NAMESPACE = "main"
+"""The DuckDB schema of tables in the DDL's default namespace; their identity is their bare name."""
+
+
+def qualified(namespace: str, local: str) -> str:
+    """A table's identity: `local` in the default namespace, else `namespace.local`.
+
+    A bare name with a dot in it is qualified even in `main` (`main.a.b`), so that `split_name` reads every
+    identity back unambiguously: the namespace is what comes before the first dot.
+    """
+    if namespace.lower() == DEFAULT_NAMESPACE and "." not in local:
+        return local
+    return f"{namespace}.{local}"
+
+
+def split_name(name: str) -> tuple[str, str]:
+    """(namespace, local name) of a table identity: `orders` -> (main, orders), `sales.orders` -> (sales,
+    orders), `main.a.b` -> (main, a.b)."""
+    namespace, dot, local = name.partition(".")
+    if not dot:
+        return DEFAULT_NAMESPACE, name
+    return (DEFAULT_NAMESPACE if namespace.lower() == DEFAULT_NAMESPACE else namespace), local
 
 
 def _norm(name: str) -> str:
@@ -176,6 +205,16 @@ class Table:
     unenforced: list[Unenforced] = field(default_factory=list)
     """Defaults, CHECKs and generated columns that DuckDB cannot run, as written (see `Unenforced`)."""
 
+    @property
+    def namespace(self) -> str:
+        """The DuckDB schema the table lives in: `main`, or the namespace its DDL gives it (`sales`)."""
+        return split_name(self.name)[0]
+
+    @property
+    def local_name(self) -> str:
+        """The table's name inside its namespace: `orders` for both `orders` and `sales.orders`."""
+        return split_name(self.name)[1]
+
     def column(self, name: str) -> Column:
         """The column called `name` (case-insensitive); KeyError with a suggestion otherwise."""
         key = _norm(name)
@@ -246,6 +285,24 @@ class Schema:
     @property
     def table_names(self) -> list[str]:
         return [t.name for t in self.tables]
+
+    @property
+    def namespaces(self) -> list[str]:
+        """The DuckDB schemas the tables live in besides `main`, in the order they first appear."""
+        seen: dict[str, str] = {}
+        for t in self.tables:
+            if t.namespace != DEFAULT_NAMESPACE:
+                seen.setdefault(t.namespace.lower(), t.namespace)
+        return list(seen.values())
+
+    def display_name(self, name: str) -> str:
+        """`name` as messages show it: qualified (`main.orders`) when another namespace has a table of the
+        same local name, so that the reader cannot take one for the other; the identity otherwise."""
+        namespace, local = split_name(name)
+        if namespace == DEFAULT_NAMESPACE and "." not in local:
+            if any(t.local_name.lower() == local.lower() and t.namespace != namespace for t in self.tables):
+                return f"{namespace}.{local}"
+        return name
 
     def pin_clock(self, when: datetime) -> None:
         """Make now() in every time-relative CHECK stand for `when` (the end of a build's time window)."""

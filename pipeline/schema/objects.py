@@ -16,8 +16,9 @@ from pipeline.schema.classify import classify, dropped_tables
 from pipeline.schema.columns import user_type
 from pipeline.schema.constraints import add_unique
 from pipeline.schema.context import Context, UserType
-from pipeline.schema.exprs import column_names, table_name
+from pipeline.schema.exprs import column_names, name_ref, table_name
 from pipeline.schema.model import Column
+from pipeline.schema.namespaces import Ref
 from pipeline.schema.split import Statement
 from pipeline.schema.syntax import Parsed, parse
 from pipeline.schema.types import map_type
@@ -46,8 +47,8 @@ def _lost(ctx: Context, stmt: Statement, what: str, err: SchemaError, lost: str)
 
 def drop(ctx: Context, stmt: Statement) -> str:
     """DROP TABLE of a table defined above (old mysqldump's placeholder tables for views) removes it."""
-    for name in dropped_tables(stmt.text):
-        table = ctx.tables.pop(name.lower(), None)
+    for ref in dropped_tables(stmt.text):
+        table = ctx.tables.pop(ctx.resolve(ref).lower(), None)
         if table is not None:
             ctx.schema.tables.remove(table)
             ctx.open_keys = [key for key in ctx.open_keys if key.table is not table]
@@ -71,7 +72,7 @@ def create_index(ctx: Context, stmt: Statement) -> str | None:
                 f"{stmt.text[:100]!r} (sqlglot reads it as an opaque command)"
             )
         return "index"
-    name = table_name(index.args["table"])
+    name = ctx.resolve(name_ref(index.args["table"]))
     if not ctx.has_table(name) and ctx.elsewhere(name):
         return "index"
     table = ctx.find_table(name, "CREATE INDEX", index.args["table"])
@@ -108,11 +109,12 @@ def comment(ctx: Context, stmt: Statement) -> str | None:
         return "comment"
     target, text = node.this, node.args.get("expression")
     description = text.name if isinstance(text, exp.Literal) else None
-    name = (
-        target.args["table"].name
-        if isinstance(target, exp.Column) and target.args.get("table")
-        else target.name
-    )
+    if isinstance(target, exp.Column) and target.args.get("table"):  # COMMENT ON COLUMN [s.]t.c
+        namespace = target.args.get("db")
+        ref = Ref(namespace.name if namespace is not None else None, target.args["table"].name)
+    else:
+        ref = name_ref(target)
+    name = ctx.resolve(ref)
     if not ctx.has_table(name) and ctx.elsewhere(name):
         return "comment"
     table = ctx.find_table(name, "COMMENT ON", target)
@@ -135,7 +137,7 @@ def extended_property(ctx: Context, stmt: Statement) -> str | None:
     levels = {found.get(f"level{i}type", "").upper(): found.get(f"level{i}name") for i in range(3)}
     if found.get("name", "").lower() != "ms_description" or not levels.get("TABLE"):
         return "extended_property"
-    name = levels["TABLE"] or ""
+    name = ctx.resolve(Ref(levels.get("SCHEMA"), levels["TABLE"] or ""))
     if not ctx.has_table(name) and ctx.elsewhere(name):
         return "extended_property"
     table = ctx.find_table(name, "sp_addextendedproperty")

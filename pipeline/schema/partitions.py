@@ -15,10 +15,10 @@ import re
 
 from pipeline.schema.context import Context
 from pipeline.schema.model import Table
+from pipeline.schema.namespaces import ref_of_text
 from pipeline.schema.split import Statement
 
 _NAME = r"(?:\"[^\"]+\"|`[^`]+`|\[[^\]]+\]|[\w$#]+)(?:\s*\.\s*(?:\"[^\"]+\"|`[^`]+`|\[[^\]]+\]|[\w$#]+))*"
-_PART = re.compile(r"\"[^\"]+\"|`[^`]+`|\[[^\]]+\]|[\w$#]+")
 _PARTITION_OF = re.compile(
     rf"CREATE\s+(?:(?:UNLOGGED|TEMP|TEMPORARY|GLOBAL|LOCAL)\s+)*TABLE\s+(?:IF\s+NOT\s+EXISTS\s+)?"
     rf"(?P<name>{_NAME})\s+PARTITION\s+OF\s+(?P<parent>{_NAME})",
@@ -29,12 +29,6 @@ _ATTACH = re.compile(
     rf"(?P<name>{_NAME})",
     re.IGNORECASE,
 )
-
-
-def bare(name: str) -> str:
-    """The last part of a possibly qualified, possibly quoted name."""
-    parts = _PART.findall(name)
-    return parts[-1].strip('"`[]') if parts else name
 
 
 def is_partition_of(text: str) -> bool:
@@ -48,7 +42,8 @@ def is_attach(text: str) -> bool:
 
 
 def root(ctx: Context, name: str) -> Table | None:
-    """The table `name` stands for: itself, or the parent it was folded into (through sub-partitions)."""
+    """The table the identity `name` stands for: itself, or the parent it was folded into (through
+    sub-partitions)."""
     key = name.lower()
     return ctx.tables.get(key) or ctx.partitions.get(key)
 
@@ -57,7 +52,8 @@ def partition_of(ctx: Context, stmt: Statement) -> str:
     """CREATE TABLE p PARTITION OF parent ...: p is folded into parent (which must be defined above)."""
     match = _PARTITION_OF.match(stmt.text)
     assert match is not None
-    name, parent_name = bare(match["name"]), bare(match["parent"])
+    name = ctx.relation_name(ref_of_text(match["name"]))
+    parent_name = ctx.resolve(ref_of_text(match["parent"]))
     parent = root(ctx, parent_name) or ctx.find_table(parent_name, "PARTITION OF")
     _fold(ctx, parent, name)
     if stmt.text[match.end() :].lstrip().startswith("("):
@@ -74,7 +70,8 @@ def attach(ctx: Context, stmt: Statement) -> str:
     assert match is not None
     if match["verb"].upper() == "DETACH":
         return "partition"
-    name, parent_name = bare(match["name"]), bare(match["parent"])
+    name = ctx.resolve(ref_of_text(match["name"]))
+    parent_name = ctx.resolve(ref_of_text(match["parent"]))
     parent = root(ctx, parent_name) or ctx.find_table(parent_name, "ATTACH PARTITION")
     table = ctx.tables.get(name.lower())
     if table is not None and table is not parent:

@@ -26,6 +26,7 @@ from sqlglot.tokens import Token, TokenType
 
 from pipeline.errors import SchemaError
 from pipeline.schema.classify import relation_name
+from pipeline.schema.namespaces import Ref
 from pipeline.schema.quirks import patch_tokens
 from pipeline.schema.split import Statement
 
@@ -41,8 +42,8 @@ class Parsed:
     """sqlite `WITHOUT ROWID`: an INTEGER PRIMARY KEY is then not an alias of the rowid."""
     partial: bool = False
     """CREATE INDEX ... WHERE: a partial index."""
-    inherits: list[str] = field(default_factory=list)
-    """PostgreSQL `INHERITS (parent, ...)`: bare names of the parents."""
+    inherits: list[Ref] = field(default_factory=list)
+    """PostgreSQL `INHERITS (parent, ...)`: the parents, as written."""
     partition_by: str | None = None
     """A `PARTITION BY ...` clause (PostgreSQL, MySQL, Oracle), as written: read and ignored."""
     dropped: list[tuple[int, str]] = field(default_factory=list)
@@ -205,15 +206,17 @@ def _group_end(tokens: list[Token], i: int) -> int:
     return len(tokens) - 1
 
 
-def _names_in_group(tokens: list[Token]) -> list[str]:
-    """The bare names in a group `(a.b, c)`: each name that a comma or the closing parenthesis follows."""
+def _names_in_group(tokens: list[Token]) -> list[Ref]:
+    """The names in a group `(a.b, c)`, as written: each name that a comma or the closing parenthesis
+    follows, with the namespace before it if any."""
     out = []
-    for this, after in zip(tokens[1:], tokens[2:], strict=False):
+    for i, (this, after) in enumerate(zip(tokens[1:], tokens[2:], strict=False), start=1):
         if this.token_type == TokenType.R_PAREN:
             break
         if this.token_type in (TokenType.VAR, TokenType.IDENTIFIER) and after.token_type in (
             TokenType.COMMA,
             TokenType.R_PAREN,
         ):
-            out.append(this.text)
+            qualified = i >= 3 and tokens[i - 1].token_type == TokenType.DOT
+            out.append(Ref(tokens[i - 2].text if qualified else None, this.text))
     return out

@@ -4,6 +4,9 @@ Tables get their primary keys, UNIQUE, NOT NULL, CHECK and defaults; foreign key
 DuckDB (see DESIGN.md: they block deletes and updates the write tools need and slow bulk inserts 3x) and
 live in the metadata tables instead, where the audit checks them.
 
+Tables outside the default namespace live in DuckDB schemas of their own (`CREATE SCHEMA "sales"`), and
+so do their sequences and their rebuilt copies.
+
 Identity columns: DuckDB has no AUTO_INCREMENT, so each gets a sequence `<table>_<column>_seq` and
 `DEFAULT nextval(...)`. DuckDB 2.0.1 has no `ALTER SEQUENCE ... RESTART` and refuses to drop a sequence a
 default depends on, so `reset_sequences` drops the default, recreates the sequence and sets it again.
@@ -27,10 +30,13 @@ from pipeline.store.metadata import write_metadata
 from pipeline.store.sql import (
     column_list,
     in_list_sql,
+    in_namespace,
+    namespace_ref,
     nextval,
     quote_ident,
     quote_literal,
     sequence_name,
+    sequence_ref,
     table_ref,
 )
 
@@ -90,16 +96,16 @@ def table_ddl(table: Table, *, constraints: bool = True) -> str:
             if column.enforced_allowed:
                 lines.append(f"CHECK ({in_list_sql(column.name, column.enforced_allowed)})")
     body = ",\n    ".join(lines)
-    return f"CREATE TABLE {table_ref(table.name)} (\n    {body}\n)"
+    return f"CREATE TABLE {table_ref(table)} (\n    {body}\n)"
 
 
 def _comments(table: Table) -> list[str]:
     out = []
     if table.description:
-        out.append(f"COMMENT ON TABLE {table_ref(table.name)} IS {quote_literal(table.description)}")
+        out.append(f"COMMENT ON TABLE {table_ref(table)} IS {quote_literal(table.description)}")
     for c in table.columns:
         if c.description:
-            target = f"{table_ref(table.name)}.{quote_ident(c.name)}"
+            target = f"{table_ref(table)}.{quote_ident(c.name)}"
             out.append(f"COMMENT ON COLUMN {target} IS {quote_literal(c.description)}")
     return out
 
@@ -121,9 +127,17 @@ def create_tables(
 
     The caller owns the transaction. A table that cannot be created raises `StoreError` naming it.
     """
+    for namespace in schema.namespaces:
+        try:
+            con.sql(f"CREATE SCHEMA IF NOT EXISTS {namespace_ref(namespace)}")
+        except duckdb.Error as exc:
+            raise StoreError(
+                f"namespace {namespace}: DuckDB refused to create it as a schema ({exc}). Rename the schema "
+                "in the DDL file."
+            ) from exc
     for table in ordered_tables(schema, plan):
         statements = [
-            f"CREATE SEQUENCE {quote_ident(sequence_name(table.name, c.name))} START 1"
+            f"CREATE SEQUENCE {sequence_ref(table.name, c.name)} START 1"
             for c in table.columns
             if c.identity
         ]
@@ -155,16 +169,17 @@ def rewrite_table(con: duckdb.DuckDBPyConnection, table: Table, select: str) -> 
     where building the table again costs what its first insert did.
     """
     ddl = table_ddl(table)
-    head = f"CREATE TABLE {table_ref(table.name)} ("
+    head = f"CREATE TABLE {table_ref(table)} ("
     if not ddl.startswith(head):  # table_ddl's own first line: a mismatch is a bug here, not bad input
         raise StoreError(f"table {table.name}: cannot rewrite it: unexpected DDL {ddl[:80]!r}")
     stored = column_list(c.name for c in table.columns if c.generated is None)
+    copy = in_namespace(table, REWRITE)  # a rename cannot move a table to another schema
     statements = [
-        f"DROP TABLE IF EXISTS {table_ref(REWRITE)}",
-        f"CREATE TABLE {table_ref(REWRITE)} (" + ddl[len(head):],
-        f"INSERT INTO {table_ref(REWRITE)} ({stored}) {select}",
-        f"DROP TABLE {table_ref(table.name)}",
-        f"ALTER TABLE {table_ref(REWRITE)} RENAME TO {quote_ident(table.name)}",
+        f"DROP TABLE IF EXISTS {copy}",
+        f"CREATE TABLE {copy} (" + ddl[len(head):],
+        f"INSERT INTO {copy} ({stored}) {select}",
+        f"DROP TABLE {table_ref(table)}",
+        f"ALTER TABLE {copy} RENAME TO {quote_ident(table.local_name)}",
         *_comments(table),
     ]
     for sql in statements:
@@ -183,8 +198,8 @@ def reset_sequences(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str,
     restarted: dict[str, int] = {}
     for table in schema.tables:
         for column in (c for c in table.columns if c.identity):
-            ref, col = table_ref(table.name), quote_ident(column.name)
-            seq = quote_ident(sequence_name(table.name, column.name))
+            ref, col = table_ref(table), quote_ident(column.name)
+            seq = sequence_ref(table.name, column.name)
             [(top,)] = con.sql(f"SELECT max({col}) FROM {ref}").fetchall()
             start = int(top) + 1 if top is not None else 1
             for sql in (

@@ -38,10 +38,13 @@ METADATA_TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
         ("format_version", "INTEGER"), ("stateforge_version", "VARCHAR"), ("dialect", "VARCHAR"),
         ("source", "VARCHAR"), ("schema_json", "JSON"), ("plan_json", "JSON"),
     ]),
-    "tables": ("One row a table: DDL position, fill position and generation, cycle membership.", [
+    "tables": ("One row a table: its DuckDB schema and name there, DDL position, fill position and "
+               "generation, cycle membership. table_name is the name used everywhere else: bare in main, "
+               "schema.table in any other schema.", [
         ("table_name", "VARCHAR"), ("ordinal", "INTEGER"), ("description", "VARCHAR"),
         ("fill_position", "INTEGER"), ("generation", "INTEGER"), ("cycle", "INTEGER"),
-        ("primary_key", "VARCHAR[]"), ("source_line", "INTEGER"),
+        ("primary_key", "VARCHAR[]"), ("source_line", "INTEGER"), ("schema_name", "VARCHAR"),
+        ("local_name", "VARCHAR"),
     ]),
     "columns": ("One row a column, as the DDL defines it (identity columns are fed by sequence_name).", [
         ("table_name", "VARCHAR"), ("column_name", "VARCHAR"), ("ordinal", "INTEGER"), ("type", "VARCHAR"),
@@ -94,6 +97,7 @@ def _rows(schema: Schema, plan: FillPlan) -> dict[str, list[dict[str, Any]]]:
             "table_name": t.name, "ordinal": ordinal, "description": t.description,
             "fill_position": fill.get(key), "generation": gen.get(key), "cycle": cycle_of.get(key),
             "primary_key": list(t.primary_key) or None, "source_line": t.line,
+            "schema_name": t.namespace, "local_name": t.local_name,
         })
         for i, c in enumerate(t.columns):
             rows["columns"].append({

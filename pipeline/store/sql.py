@@ -1,8 +1,9 @@
 """SQL text helpers shared by the store and the audit: quoting, literals, names.
 
 Every identifier is double-quoted, so names keep the DDL's spelling and may be keywords (`order`, `user`).
-Data tables live in DuckDB's `main` schema and are always referenced as `main."name"`: an unqualified name
-inside a view of the `stateforge` schema would not resolve once the file is ATTACHed under another name.
+Data tables live in DuckDB's `main` schema, or in the schema their DDL names (`sales.orders`), and every
+reference goes through `table_ref`: `main."orders"`, `"sales"."orders"`. An unqualified name inside a view
+of the `stateforge` schema would not resolve once the file is ATTACHed under another name.
 """
 
 from __future__ import annotations
@@ -10,13 +11,18 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from pipeline.schema.model import DEFAULT_NAMESPACE, split_name
+
+if TYPE_CHECKING:
+    from pipeline.schema.model import Table
 
 METADATA_SCHEMA = "stateforge"
 """The DuckDB schema that holds the model's metadata tables and the audit views."""
 
-DATA_SCHEMA = "main"
-"""The DuckDB schema that holds the domain's tables."""
+DATA_SCHEMA = DEFAULT_NAMESPACE
+"""The DuckDB schema that holds the domain's tables of the default namespace (others have their own)."""
 
 
 def quote_ident(name: str) -> str:
@@ -39,9 +45,23 @@ def quote_literal(value: Any) -> str:
     return "'" + str(value).replace("'", "''") + "'"
 
 
-def table_ref(table: str) -> str:
-    """The fully qualified reference of a data table: `main."orders"`."""
-    return f"{DATA_SCHEMA}.{quote_ident(table)}"
+def namespace_ref(namespace: str) -> str:
+    """A DuckDB schema as SQL: `main`, or the quoted namespace (`"sales"`)."""
+    return DATA_SCHEMA if namespace == DATA_SCHEMA else quote_ident(namespace)
+
+
+def table_ref(table: Table | str) -> str:
+    """The fully qualified reference of a data table, namespace and name quoted apart: `main."orders"`,
+    `"sales"."orders"`. `table` is a `Table` or a table's identity (`Table.name`: `sales.orders`)."""
+    name = table if isinstance(table, str) else table.name
+    namespace, local = split_name(name)
+    return f"{namespace_ref(namespace)}.{quote_ident(local)}"
+
+
+def in_namespace(table: Table | str, local: str) -> str:
+    """The reference of another relation `local` in the namespace of `table` (a rebuilt copy, a sequence)."""
+    name = table if isinstance(table, str) else table.name
+    return f"{namespace_ref(split_name(name)[0])}.{quote_ident(local)}"
 
 
 def meta_ref(name: str) -> str:
@@ -56,13 +76,21 @@ def column_list(columns: Iterable[str], alias: str | None = None) -> str:
 
 
 def sequence_name(table: str, column: str) -> str:
-    """The sequence that feeds an identity column: `<table>_<column>_seq`, in the DDL's spelling."""
+    """The sequence that feeds an identity column: `<table>_<column>_seq`, in the DDL's spelling, in the
+    table's namespace (`sales.orders_id_seq` for `sales.orders`)."""
     return f"{table}_{column}_seq"
+
+
+def sequence_ref(table: str, column: str) -> str:
+    """The sequence of an identity column as SQL: `"orders_id_seq"` in main, `"sales"."orders_id_seq"`."""
+    namespace, local = split_name(table)
+    seq = quote_ident(f"{local}_{column}_seq")
+    return seq if namespace == DATA_SCHEMA else f"{quote_ident(namespace)}.{seq}"
 
 
 def nextval(table: str, column: str) -> str:
     """`nextval('"orders_id_seq"')`: the default expression of an identity column."""
-    return f"nextval({quote_literal(quote_ident(sequence_name(table, column)))})"
+    return f"nextval({quote_literal(sequence_ref(table, column))})"
 
 
 def describe_key(table: str, columns: Sequence[str]) -> str:

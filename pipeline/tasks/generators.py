@@ -22,7 +22,7 @@ import random
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from pipeline.errors import TerminalError
 from pipeline.tasks.context import RecipeContext
@@ -30,6 +30,9 @@ from pipeline.tasks.draft import Draft
 from pipeline.tasks.recipes import Recipe, RecipeDefinitionError, Skip, error_site
 from pipeline.tasks.workspace import Workspace
 from pipeline.tools import Toolkit
+
+if TYPE_CHECKING:
+    from pipeline.tasks.gate import GateResult
 
 MAX_MISSES = 12
 """Drafts in a row the gate rejected (or recipe errors) after which a recipe is retired."""
@@ -65,6 +68,8 @@ class Proposal:
     """A recipe bug: the exception and where it was raised."""
     detail: str | None = None
     seconds: float = 0.0
+    verdict: GateResult | None = None
+    """The run's gate's verdict on `drafts[0]`, when the generator judged it with that gate already."""
 
 
 class Generator(Protocol):
@@ -229,6 +234,10 @@ def make_generator(
 ) -> Generator:
     """The generator registered as `name`; `TerminalError` naming the ones there are otherwise."""
     factory = GENERATORS.get(name)
+    if factory is None and name == "openai":
+        import pipeline.tasks.llm  # noqa: F401 - registers the LLM generator
+
+        factory = GENERATORS.get(name)
     if factory is None:
         known = ", ".join(sorted(GENERATORS))
         extra = (

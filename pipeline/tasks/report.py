@@ -9,7 +9,9 @@ the Prefect artifact; `render_report(console, report)` for the terminal. Figures
 - changed rows per feasible task (mean, median, max, share with 50 or more, a histogram); tables touched;
 - instruction length (words); diversity: distinct tool sequences, near-duplicate instruction pairs (word
   bigram Jaccard similarity of at least `NEAR`);
-- wall time, seconds per kept task and per attempt.
+- wall time, seconds per kept task and per attempt;
+- the generator's own account (`generator`: for the LLM generator the model, the prompt hashes, the
+  calls, tokens and cost, per kept task too).
 """
 
 from __future__ import annotations
@@ -123,6 +125,7 @@ def generation_report(run: GenerationRun) -> dict[str, Any]:
         "errors": errors[:20],
         "examples": dict(sorted(examples.items())),
         "recipes": dict(sorted(per_recipe.items())),
+        "generator": {k: v for k, v in described.items() if k != "recipes"},
         "capabilities": {
             c: {"tasks": caps[c], "share": round(caps[c] / len(kept), 3) if kept else 0} for c in CAPABILITIES
         },
@@ -218,12 +221,29 @@ def report_markdown(report: dict[str, Any]) -> str:
         f"{div['near_duplicate_pairs']} near-duplicate instruction pairs.",
         "",
     ]
+    if llm_line(report):
+        lines += [llm_line(report), ""]
     lines += ["| recipe | attempts | kept | retired |", "|---|---:|---:|---|"]
     lines += [
         f"| {name} | {r.get('attempts', 0)} | {r.get('kept', 0)} | {r.get('retired') or ''} |"
         for name, r in report["recipes"].items()
     ]
     return "\n".join(lines) + "\n"
+
+
+def llm_line(report: dict[str, Any]) -> str:
+    """One line on the LLM's calls, tokens and cost (per kept task too); "" when no LLM was used."""
+    llm = report.get("generator", {}).get("llm")
+    if not llm:
+        return ""
+    kept = report["kept"]
+    tokens = llm["prompt_tokens"] + llm["completion_tokens"]
+    cost = f"${llm['cost_usd']:.4f}" if llm.get("cost_known") else "cost unknown (no price for the model)"
+    each = f"; per kept task {llm['calls'] / kept:.1f} calls, {tokens / kept:,.0f} tokens" if kept else ""
+    return (
+        f"LLM {report['generator'].get('model')}: {llm['calls']} calls ({llm['cache_hits']} from the cache), "
+        f"{tokens:,} tokens, {cost}, {llm.get('total_retries', 0)} retries{each}."
+    )
 
 
 def render_report(console: Console, report: dict[str, Any]) -> None:
@@ -249,6 +269,8 @@ def render_report(console: Console, report: dict[str, Any]) -> None:
         f"{rows['share_50_or_more']:.0%} with 50+; {div['distinct_tool_sequences']} distinct tool sequences, "
         f"{div['near_duplicate_pairs']} near-duplicate pairs"
     )
+    if llm_line(report):
+        console.print(llm_line(report))
     for error in report["errors"][:5]:
         console.print(f"[red]recipe error[/] {error['recipe']}: {error['error']}")
     colour = "green" if report["target_met"] else "yellow"

@@ -87,6 +87,8 @@ class GenerationRun:
     """Where episode copies go (default: the system's temp folder)."""
     on_attempt: Callable[[Attempt, int], None] | None = None
     """Called after each attempt with it and the number of tasks kept so far (progress bars)."""
+    generator_options: dict[str, Any] = field(default_factory=dict)
+    """Keyword arguments for the backend's generator (the LLM generator's: `settings`, `limits`)."""
 
     name: str = ""
     db_path: Path | None = None
@@ -165,7 +167,9 @@ def prepare(run: GenerationRun) -> None:
             recipes = list(GENERIC_RECIPES)
     run.recipes = recipes
     run.gate = Gate(ws, toolkit, defaults=domain_policy(ws.config, ws.schema))
-    run.generator = make_generator(run.backend, ws, toolkit, recipes=recipes, seed=run.seed)
+    run.generator = make_generator(
+        run.backend, ws, toolkit, recipes=recipes, seed=run.seed, gate=run.gate, **run.generator_options
+    )
 
 
 def generate_round(run: GenerationRun) -> None:
@@ -191,7 +195,9 @@ def generate_round(run: GenerationRun) -> None:
             run.generator.feedback(proposal, kept=False)
         else:
             draft = proposal.drafts[0]
-            result = run.gate.check(draft)
+            # A generator that judged its draft with the run's gate already (the LLM generator, whose
+            # conversation hears the verdict) hands the verdict over: the gate runs once per draft.
+            result = proposal.verdict if proposal.verdict is not None else run.gate.check(draft)
             attempt = _judged(number, proposal.source, draft, result, proposal.seconds)
             if result.task is not None:
                 run.kept.append(result.task)
@@ -228,6 +234,14 @@ def report(run: GenerationRun) -> None:
     assert run.out_dir is not None
     run.report = generation_report(run)
     write_report(run.out_dir / REPORT_FILE, run.report)
+    _close(run)
+
+
+def _close(run: GenerationRun) -> None:
+    """Close the generator (if it holds anything, e.g. an LLM client) and the workspace."""
+    close = getattr(run.generator, "close", None)
+    if callable(close):
+        close()
     if run.workspace is not None:
         run.workspace.close()
 
@@ -271,8 +285,7 @@ def run_generation(run: GenerationRun, runner: Runner = direct) -> dict[str, Any
             else:
                 runner(stage, stage.name, partial(stage.run, run))
     except BaseException:
-        if run.workspace is not None:
-            run.workspace.close()
+        _close(run)
         raise
     assert run.report is not None
     return run.report
@@ -290,8 +303,12 @@ def generate_tasks(
     toolkit: Toolkit | None = None,
     max_attempts: int | None = None,
     on_attempt: Callable[[Attempt, int], None] | None = None,
+    generator_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Generate up to `n` tasks that pass the gate on a built database; write tasks.jsonl and the report.
+
+    `generator_options` go to the backend's generator (for `openai`: `settings`, an `LLMSettings`, and
+    `limits`, a `GeneratorLimits`).
 
     Returns the report (`target_met` says whether `n` were kept). `StateforgeError` for bad input: no such
     pack or database, a broken recipes.py, an unknown backend.
@@ -309,5 +326,6 @@ def generate_tasks(
         toolkit=toolkit,
         max_attempts=max_attempts,
         on_attempt=on_attempt,
+        generator_options=dict(generator_options or {}),
     )
     return run_generation(run)

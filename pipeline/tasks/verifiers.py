@@ -57,15 +57,21 @@ def inline(sql: str, params: Sequence[Any] | None) -> str:
     """`sql` with its `?` placeholders replaced by the literals of `params`, in order (string literals and
     comments that contain a `?` are left alone)."""
     params = list(params or [])
-    tokens = [t for t in sqlglot.tokenize(sql, read="duckdb") if t.token_type == TokenType.PLACEHOLDER]
-    marks = [t for t in tokens if t.text == "?"]
+    tokens = sqlglot.tokenize(sql, read="duckdb")
+    # `?::BIGINT[]` (a placeholder cast at once) is one QDCOLON token: its `?` is a placeholder too
+    marks = [
+        t
+        for t in tokens
+        if (t.token_type == TokenType.PLACEHOLDER and t.text == "?")
+        or (t.token_type == TokenType.QDCOLON and t.text == "?::")
+    ]
     if len(marks) != len(params):
         raise ValueError(
             f"the SQL has {len(marks)} ? placeholders but {len(params)} parameters were given:\n{sql}"
         )
     out = sql
     for token, value in reversed(list(zip(marks, params, strict=True))):
-        out = out[: token.start] + literal(value) + out[token.end + 1 :]
+        out = out[: token.start] + literal(value) + out[token.start + 1 :]
     return out
 
 

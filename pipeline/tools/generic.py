@@ -6,8 +6,10 @@
     update_<row>      by key, the given columns only
     delete_<row>      by key, with every ON DELETE action
 
-Names are snake case (`search_order_lines`, `get_order_line`), at most 64 characters, unique; descriptions
-come from the DDL comments. Tables with no key get only search and create.
+Names are snake case (`search_order_lines`, `get_order_line`), at most 64 characters, unique; a table
+outside the default namespace has it first (`search_sales_orders`); descriptions come from the DDL
+comments and name a table as `main.orders` where another namespace has an `orders` too. Tables with no
+key get only search and create.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_model
 
-from pipeline.schema.model import Column, Schema, Table
+from pipeline.schema.model import DEFAULT_NAMESPACE, Column, Schema, Table
 from pipeline.store.sql import quote_ident, table_ref
 from pipeline.tools.arguments import STRICT
 from pipeline.tools.base import Tool
@@ -62,8 +64,10 @@ def generic_tools(
     out: list[Tool] = []
     chosen = [index.table(t) for t in tables] if tables else schema.tables
     for table in chosen:
-        plural = snake(table.name)
+        # main's tables by their own name (`audit.log` -> audit_log), others with their namespace first
+        plural = snake(table.local_name if table.namespace == DEFAULT_NAMESPACE else table.name)
         one = singular(plural)
+        label = schema.display_name(table.name)
         key = lookup_key(table)
         makers = {
             "search": (_search, [f"search_{plural}"]),
@@ -74,7 +78,7 @@ def generic_tools(
         }
         for op, (make, candidates) in makers.items():
             if op in ops and (key or op in ("search", "create")):
-                out.append(make(names.take(*candidates), table, key))
+                out.append(make(names.take(*candidates), table, key, label))
     return out
 
 
@@ -111,14 +115,14 @@ def _key_of(table: Table, key: tuple[str, ...], arguments: BaseModel) -> dict[st
     return {table.column(c).name: getattr(arguments, table.column(c).name) for c in key}
 
 
-def _missing(table: Table, key: dict[str, Any]) -> ToolError:
-    return ToolError(f"no {table.name} row with " + ", ".join(f"{c} {show(v)}" for c, v in key.items()) + ".")
+def _missing(label: str, key: dict[str, Any]) -> ToolError:
+    return ToolError(f"no {label} row with " + ", ".join(f"{c} {show(v)}" for c, v in key.items()) + ".")
 
 
 # --- search -------------------------------------------------------------------------------------------
 
 
-def _search(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
+def _search(tool_name: str, table: Table, key: tuple[str, ...], label: str) -> Tool:
     columns = table.column_names
     column_names = Literal[tuple(columns)]
     filter_model = create_model(
@@ -187,7 +191,7 @@ def _search(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
         )
 
     description = (
-        f"Search the {table.name} table.{_about(table)} Filter on any column, sort, and page "
+        f"Search the {label} table.{_about(table)} Filter on any column, sort, and page "
         "with limit and offset; returns the matching rows and their total count."
     )
     return Tool.from_model(tool_name, model, run, description=description, reads=(table.name,))
@@ -237,21 +241,21 @@ def _typed(column: Column, value: Any, where: str, adapters: dict[str, TypeAdapt
 # --- get, create, update, delete ----------------------------------------------------------------------
 
 
-def _get(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
+def _get(tool_name: str, table: Table, key: tuple[str, ...], label: str) -> Tool:
     model = _model(tool_name, _key_fields(table, key))
 
     def run(env: Env, args: Any) -> dict[str, Any]:
         wanted = _key_of(table, key, args)
         row = env.get(table.name, wanted)
         if row is None:
-            raise _missing(table, wanted)
+            raise _missing(label, wanted)
         return row
 
-    description = f"Get one row of {table.name} by {', '.join(key)}.{_about(table)}"
+    description = f"Get one row of {label} by {', '.join(key)}.{_about(table)}"
     return Tool.from_model(tool_name, model, run, description=description, reads=(table.name,))
 
 
-def _create(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
+def _create(tool_name: str, table: Table, key: tuple[str, ...], label: str) -> Tool:
     allocated = SchemaIndex(Schema(tables=[table])).allocated_key(table)
     fields: dict[str, Any] = {}
     for column in table.columns:
@@ -272,7 +276,7 @@ def _create(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
 
     ids = " Its id is assigned." if allocated or any(c.identity for c in table.columns) else ""
     description = (
-        f"Create a row of {table.name}.{_about(table)}{ids} Leave out optional columns to take "
+        f"Create a row of {label}.{_about(table)}{ids} Leave out optional columns to take "
         "their defaults; returns the row as stored."
     )
     return Tool.from_model(
@@ -288,7 +292,7 @@ def _create(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
     )
 
 
-def _update(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
+def _update(tool_name: str, table: Table, key: tuple[str, ...], label: str) -> Tool:
     keys = {c.lower() for c in key}
     fields = _key_fields(table, key)
     settable = [c for c in table.columns if c.name.lower() not in keys and not c.identity]
@@ -316,11 +320,11 @@ def _update(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
             if value is None and not table.column(name).nullable:
                 raise ArgumentError(f"{tool_name}: argument '{name}' cannot be null (NOT NULL).")
         if env.update(table.name, wanted, changes) == 0:
-            raise _missing(table, wanted)
+            raise _missing(label, wanted)
         return env.get(table.name, wanted) or {}
 
     description = (
-        f"Change one row of {table.name}, found by {', '.join(key)}.{_about(table)} Only the "
+        f"Change one row of {label}, found by {', '.join(key)}.{_about(table)} Only the "
         "columns given change; returns the row as stored."
     )
     return Tool.from_model(
@@ -336,18 +340,18 @@ def _update(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
     )
 
 
-def _delete(tool_name: str, table: Table, key: tuple[str, ...]) -> Tool:
+def _delete(tool_name: str, table: Table, key: tuple[str, ...], label: str) -> Tool:
     model = _model(tool_name, _key_fields(table, key))
 
     def run(env: Env, args: Any) -> dict[str, Any]:
         wanted = _key_of(table, key, args)
         if env.delete(table.name, wanted) == 0:
-            raise _missing(table, wanted)
+            raise _missing(label, wanted)
         also = {t: c for t, c in env.changes.to_dict().items() if t != table.name or set(c) != {"deleted"}}
         return {"deleted": wanted, "also_changed": also}
 
     description = (
-        f"Delete one row of {table.name}, found by {', '.join(key)}.{_about(table)} Rows that "
+        f"Delete one row of {label}, found by {', '.join(key)}.{_about(table)} Rows that "
         "reference it are deleted, cleared or block the delete, as the schema's foreign keys say."
     )
     return Tool.from_model(

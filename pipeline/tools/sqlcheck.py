@@ -16,6 +16,7 @@ import duckdb
 import sqlglot
 from sqlglot import exp
 
+from pipeline.schema.model import DEFAULT_NAMESPACE, qualified
 from pipeline.tools.errors import ToolDefinitionError
 
 _READ_TYPES = {duckdb.StatementType.SELECT}
@@ -96,13 +97,15 @@ def _inspect(sql: str) -> frozenset[str] | None:
 
 
 def tables_of(tree: exp.Expr) -> frozenset[str]:
-    """Lower-case names of the tables a parsed statement mentions, CTE names left out."""
+    """Lower-case identities (`Table.name`: `orders`, `sales.orders`) of the tables a parsed statement
+    mentions, CTE names left out."""
     ctes = {cte.alias_or_name.lower() for cte in tree.find_all(exp.CTE)}
     names = set()
     for table in tree.find_all(exp.Table):
         name = table.name.lower()
-        if name and name not in ctes and not isinstance(table.this, exp.Func):
-            names.add(name)
+        if not name or isinstance(table.this, exp.Func) or (not table.db and name in ctes):
+            continue
+        names.add(qualified(table.db or DEFAULT_NAMESPACE, name).lower())
     return frozenset(names)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from pipeline.build import build_domain
-from pipeline.fakellm.faults import CONTENT_FAULTS, FAULTS, HTTP_FAULTS
+from pipeline.fakellm.faults import CONTENT_FAULTS, FAULTS, HTTP_FAULTS, TOOL_FAULTS
 from pipeline.fakellm.server import FakeLLMServer
 from pipeline.llm.settings import LLMSettings
 from tests.conftest import FIXTURES
@@ -16,7 +16,7 @@ from tests.conftest import FIXTURES
 DDL = str(FIXTURES / "ddl" / "postgres_dump.sql")
 
 
-@pytest.mark.parametrize("fault", FAULTS)
+@pytest.mark.parametrize("fault", [f for f in FAULTS if f not in TOOL_FAULTS])  # a fill calls no tools
 def test_a_build_with_one_fault_class_on_is_clean_and_counted(fault: str, tmp_path: Path) -> None:
     # a held reply (the timeout fault) outlasts the client's timeout; a normal one never does, loaded or not
     with FakeLLMServer(faults={fault: "every:2"}, seed=1, retry_after=0.01, timeout_delay=60) as server:

@@ -282,7 +282,7 @@ def test_names_keep_their_spelling_and_lookups_ignore_case() -> None:
         (
             "postgres",
             "CREATE TABLE public.users (id int PRIMARY KEY);\n"
-            "CREATE TABLE s.o (u int REFERENCES public.users)",
+            "CREATE TABLE o (u int REFERENCES public.users)",
         ),
         (
             "mysql",
@@ -301,7 +301,9 @@ def test_names_keep_their_spelling_and_lookups_ignore_case() -> None:
         ),
     ],
 )
-def test_schema_qualified_names_become_bare_names(dialect: str, ddl: str) -> None:
+def test_names_in_the_default_namespace_become_bare_names(dialect: str, ddl: str) -> None:
+    """public (PostgreSQL), the database or schema a MySQL / Oracle file creates its tables in, main
+    (SQLite): the default namespace, DuckDB's main, where tables keep their bare names."""
     schema = parse(ddl, dialect)
     assert schema.table_names == ["users", "o"]
     assert schema.table("o").foreign_keys[0].ref_table == "users"

@@ -24,6 +24,7 @@ DUMPS = {
     "duckdb_schema.sql": "duckdb",
     "rails_structure.sql": "postgres",
     "pg_partitioned.sql": "postgres",
+    "pg_namespaces.sql": "postgres",
     "tsql_script.sql": "tsql",
 }
 

@@ -32,9 +32,9 @@ def test_drop_missing_references_drops_each_key_with_a_note() -> None:
     assert schema.table("orders").foreign_keys == []
     assert [str(n) for n in schema.notes] == [
         "t.sql:3: table orders, column customer_id: FOREIGN KEY (customer_id) dropped: it references "
-        "customers, which the DDL does not define (--drop-missing-references)",
-        "t.sql:6: table orders, column region: FOREIGN KEY (region) dropped: it references regions, which "
-        "the DDL does not define (--drop-missing-references)",
+        "crm.customers, which the DDL does not define (--drop-missing-references)",
+        "t.sql:6: table orders, column region: FOREIGN KEY (region) dropped: it references geo.regions, "
+        "which the DDL does not define (--drop-missing-references)",
     ]
 
 

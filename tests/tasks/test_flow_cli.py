@@ -49,8 +49,12 @@ def test_the_cli_writes_tasks_and_exits_by_the_outcome(duck_db: Path, tmp_path: 
 def test_bad_input_exits_2(duck_db: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     unknown = run("generate-tasks", "musc", cwd=tmp_path)
     assert unknown.returncode == 2 and 'Did you mean "music"' in unknown.stderr
-    backend = run("generate-tasks", duck_db, "--backend", "openai", "--out", tmp_path)
-    assert backend.returncode == 2 and "no task generator 'openai'" in backend.stderr
+    unbuilt = run("generate-tasks", "music", cwd=tmp_path)
+    assert unbuilt.returncode == 2 and "build it first" in unbuilt.stderr
+    backend = run("generate-tasks", duck_db, "--backend", "llama", "--out", tmp_path)
+    assert backend.returncode == 2 and "no task generator 'llama'" in backend.stderr
+    keyless = run("generate-tasks", duck_db, "--backend", "openai", "--out", tmp_path)
+    assert keyless.returncode == 2 and "needs an API key: set OPENAI_API_KEY" in keyless.stderr
     monkeypatch.chdir(tmp_path)  # no artifacts/music here: the same error the CLI turns into exit 2
     with pytest.raises(TerminalError, match=r"no database at .*music\.duckdb: build it first"):
         generate_tasks("music", n=1)
@@ -92,8 +96,8 @@ def test_the_flow_runs_the_stages_as_tasks_and_publishes_the_report(
     assert failed.is_failed() and (tmp_path / "few" / "tasks.jsonl").is_file()
 
 
-def test_served_deployments_cover_both_flows():
+def test_served_deployments_cover_every_flow():
     from flows.serve import deployments
 
     names = {(d.flow_name, d.name) for d in deployments(["music"])}
-    assert names == {("build-domain", "music"), ("generate-tasks", "music")}
+    assert names == {("build-domain", "music"), ("generate-tasks", "music"), ("evaluate", "music")}

@@ -1,0 +1,224 @@
+"""Harness throughput: episodes per second with the oracle solver on music, against the cost of the episodes.
+
+    .venv/bin/python bench/evaluate.py [--scale 1] [--tasks 30] [-k 2] [--concurrency 2] [--rounds 3]
+                                       [--no-write]
+
+Builds the music pack at --scale and generates --tasks tasks on it once (kept under
+artifacts/bench-evaluate/ and reused; the pack's recipes.py and tools when it has recipes, else the
+generic recipes through the generic toolkit), then, interleaved in each of --rounds rounds (so that the
+machine's load hits every variant alike), runs every (task, trial) pair at --concurrency:
+
+- the floor: `Episode.open`, the reference calls, `close`; what any harness pays (no grading);
+- the harness: `evaluate(solver="oracle")`'s episodes (the run's fixed start, reading the tasks and
+  fingerprinting the database, left out): open, solve, verifiers, diff, compare, records on disk;
+- a naive grader: the episode closed and its copy attached beside the base (`Workspace.end_state`), every
+  table diffed, then `compare` and the verifiers: what `pipeline/evaluate/grader.py` avoids.
+
+Reports episodes per second (wall, at the machine's load), CPU ms per episode (every thread of the process,
+background work included) and the throughput that CPU cost allows on the machine's cores when they are
+free; then the median ms of each part of a harness episode. Writes the section "## Evaluate
+(bench/evaluate.py)" of docs/BENCHMARKS.md unless --no-write.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import statistics
+import tempfile
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import duckdb
+from _doc import write_section
+
+from pipeline.build import build_domain
+from pipeline.diff import compare
+from pipeline.episode import Episode
+from pipeline.episode.storage import REAPER, SPARE
+from pipeline.evaluate import evaluate
+from pipeline.evaluate.summary import PARTS
+from pipeline.tasks import Task, generate_tasks, read_tasks
+from pipeline.tasks.verifiers import rows_match
+from pipeline.tasks.workspace import Workspace
+from pipeline.tools import Toolkit, generic_toolkit
+from pipeline.tools.loader import toolkit_for
+
+HEADING = "Evaluate (bench/evaluate.py)"
+ROOT = Path(__file__).resolve().parent.parent
+GOAL = 50.0
+
+
+def prepare(scale: float, n: int) -> tuple[Path, Path, Toolkit, str]:
+    """The built database, its tasks, the toolkit they were made with and how (built once, then reused)."""
+    folder = ROOT / "artifacts" / "bench-evaluate" / f"music-scale-{scale:g}-tasks-{n}"
+    db, tasks = folder / "music.duckdb", folder / "tasks.jsonl"
+    if not db.is_file():
+        build_domain("music", scale=scale, out=folder)
+    with Workspace(db) as ws:
+        recipes = (ROOT / "schemas" / "music" / "recipes.py").is_file()
+        kit = toolkit_for(ws.schema, ws.domain) if recipes else generic_toolkit(ws.schema)
+    how = "the music pack's recipes and tools" if recipes else "the generic recipes and toolkit"
+    if not tasks.is_file():
+        generate_tasks(db, n=n, seed=1, toolkit=None if recipes else kit)
+    return db, tasks, kit, how
+
+
+def settle() -> None:
+    """Let the episodes' background work finish (the spare instance's start, the reaper's closes)."""
+    SPARE.wait()
+    REAPER.drain()
+
+
+def pool_run(work: Callable[[Task, int], None], pairs: list[tuple[Task, int]], concurrency: int) -> None:
+    with ThreadPoolExecutor(max_workers=concurrency) as pool:
+        for future in [pool.submit(work, task, trial) for task, trial in pairs]:
+            future.result()
+
+
+def floor(db: Path, kit: Toolkit, pairs: list[tuple[Task, int]], concurrency: int, work: Path) -> None:
+    def one(task: Task, trial: int) -> None:
+        with Episode.open(db, toolkit=kit, workdir=work) as episode:
+            for call in task.reference_calls:
+                episode.call(call.tool, call.arguments)
+
+    pool_run(one, pairs, concurrency)
+
+
+def naive(db: Path, kit: Toolkit, pairs: list[tuple[Task, int]], concurrency: int, work: Path) -> None:
+    local = threading.local()
+    spaces: list[Workspace] = []
+
+    def one(task: Task, trial: int) -> None:
+        ws = getattr(local, "ws", None)
+        if ws is None:
+            ws = local.ws = Workspace(db, workdir=work)
+            spaces.append(ws)
+        episode = ws.episode(kit)
+        for call in task.reference_calls:
+            episode.call(call.tool, call.arguments)
+        with ws.end_state(episode) as end:
+            verdict = compare(task.diff, end.diff, schema=ws.schema, policy=task.grading_policy)
+            checks = [rows_match(end.query(v.sql), v.expected) for v in task.verifiers]
+        assert verdict.passed and all(checks), task.id
+
+    try:
+        pool_run(one, pairs, concurrency)
+    finally:
+        for ws in spaces:
+            ws.close()
+
+
+def measure(fn: Callable[[], Any]) -> tuple[float, float, Any]:
+    """(wall seconds, CPU seconds of the process, result), background work settled on both sides."""
+    settle()
+    wall, cpu = time.perf_counter(), time.process_time()
+    result = fn()
+    settle()
+    return time.perf_counter() - wall, time.process_time() - cpu, result
+
+
+def run_rounds(args: argparse.Namespace, db: Path, tasks_file: Path, kit: Toolkit) -> dict[str, Any]:
+    tasks = read_tasks(tasks_file)
+    pairs = [(t, trial) for trial in range(args.k) for t in tasks]
+    out: dict[str, Any] = {"wall": {}, "cpu": {}, "records": [], "pairs": len(pairs), "tasks": tasks}
+    with tempfile.TemporaryDirectory(prefix="bench-evaluate-") as tmp:
+        work, runs = Path(tmp) / "work", Path(tmp) / "runs"
+        work.mkdir()
+        harness_wall: list[float] = []
+
+        def harness() -> dict[str, Any]:
+            summary = evaluate(db, solver="oracle", k=args.k, concurrency=args.concurrency, toolkit=kit,
+                               tasks_file=tasks_file, out=runs, workdir=work)
+            assert summary["passed"] == len(pairs), summary["failures"]
+            harness_wall.append(summary["timing"]["session_seconds"])
+            return summary
+
+        variants: dict[str, Callable[[], Any]] = {
+            "floor: open + reference calls + close": lambda: floor(db, kit, pairs, args.concurrency, work),
+            "harness: evaluate --solver oracle": harness,
+            "naive grader: attach the closed copy, diff every table": lambda: naive(
+                db, kit, pairs, args.concurrency, work),
+        }
+        floor(db, kit, pairs, 1, work)  # warm: the page cache, the model cache, every SQL text checked once
+        for _ in range(args.rounds):
+            for name, fn in variants.items():
+                wall, cpu, result = measure(fn)
+                if name.startswith("harness"):
+                    wall = harness_wall[-1]  # the episodes alone (the run's start left out)
+                    out["records"].append(result)
+                out["wall"].setdefault(name, []).append(wall)
+                out["cpu"].setdefault(name, []).append(cpu)
+    return out
+
+
+def report(args: argparse.Namespace, db: Path, how: str, data: dict[str, Any]) -> str:
+    n, cores = data["pairs"], os.cpu_count() or 1
+    tasks: list[Task] = data["tasks"]
+    changed = statistics.mean(sum(t.diff.summary.values()) for t in tasks)
+    calls = statistics.mean(len(t.reference_calls) for t in tasks)
+    base_wall = statistics.median(data["wall"]["floor: open + reference calls + close"])
+    lines = [
+        "Command: `.venv/bin/python bench/evaluate.py "
+        f"--scale {args.scale:g} --tasks {args.tasks} -k {args.k} --concurrency {args.concurrency} "
+        f"--rounds {args.rounds}` ({dt.date.today().isoformat()}; {cores} cores shared with other work, "
+        f"load average {os.getloadavg()[0]:.1f} at the end; DuckDB {duckdb.__version__}). Database: music "
+        f"at scale {args.scale:g}, {db.stat().st_size / 1e6:.1f} MB; {len(tasks)} tasks made with {how} "
+        f"({sum(not t.feasible for t in tasks)} infeasible; {calls:.1f} reference calls and {changed:.0f} "
+        f"changed rows per task on average); {n} episodes ({args.k} trials each) per variant and round, "
+        f"{args.concurrency} at a time, the variants interleaved; medians over {args.rounds} rounds.",
+        "",
+        "| variant | episodes/s (wall) | vs floor | CPU ms per episode | episodes/s the CPU allows on "
+        f"{cores} free cores |",
+        "|---|---:|---:|---:|---:|",
+    ]
+    for name, walls in data["wall"].items():
+        wall = statistics.median(walls)
+        cpu_ms = statistics.median(data["cpu"][name]) / n * 1000
+        allowed = cores * 1000 / cpu_ms
+        lines.append(f"| {name} | {n / wall:.2f} | {wall / base_wall:.2f}x | {cpu_ms:.1f} | {allowed:.1f} |")
+    walls = [r["timing"]["median_ms"] for r in data["records"]]
+    cpus = [r["timing"]["median_cpu_ms"] for r in data["records"]]
+    wall = {p: statistics.median(t.get(p) or 0 for t in walls) for p in (*PARTS, "episode")}
+    cpu = {p: statistics.median(t.get(p) or 0 for t in cpus) for p in (*PARTS, "episode")}
+    harness = statistics.median(data["wall"]["harness: evaluate --solver oracle"])
+    lines += [
+        "",
+        f"Goal: at least {GOAL:g} episodes/s on 2 cores. Measured: **{n / harness:.2f} episodes/s** at this "
+        "load; the last column is the bound the CPU cost sets on free cores.",
+        "",
+        "Where a harness episode's time goes (medians over the episodes; CPU of the episode's thread, whose "
+        "DuckDB work runs on it):",
+        "",
+        "| part | wall ms | CPU ms | share of the CPU |",
+        "|---|---:|---:|---:|",
+    ]
+    lines += [f"| {p} | {wall[p]:.1f} | {cpu[p]:.1f} | {cpu[p] / cpu['episode']:.0%} |" for p in PARTS]
+    lines.append(f"| episode | {wall['episode']:.1f} | {cpu['episode']:.1f} | 100% |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--scale", type=float, default=1.0)
+    parser.add_argument("--tasks", type=int, default=30)
+    parser.add_argument("-k", type=int, default=2)
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--no-write", action="store_true")
+    args = parser.parse_args()
+    db, tasks_file, kit, how = prepare(args.scale, args.tasks)
+    data = run_rounds(args, db, tasks_file, kit)
+    text = report(args, db, how, data)
+    print(text)
+    if not args.no_write:
+        write_section(HEADING, text)
+
+
+if __name__ == "__main__":
+    main()

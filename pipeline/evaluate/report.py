@@ -1,0 +1,164 @@
+"""A run's summary for people: the terminal (`render_summary`), the Prefect artifact (`summary_markdown`),
+and a comparison of two runs (`render_comparison`, `comparison_markdown`).
+
+Every table shows Avg@k, Pass@k and Pass^k with their 95% interval, overall and per group (capability,
+difficulty, plan length, feasible / infeasible); then the health of the harness (infrastructure errors
+against their limit), the commonest kinds of failure, and where an episode's time goes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+GROUPS = (("capability", "capability"), ("difficulty", "difficulty"), ("plan_length", "plan steps"),
+          ("feasible", "feasibility"))
+METRICS = ("avg_at_k", "pass_at_k", "pass_hat_k")
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.1%}"
+
+
+def _ci(entry: dict[str, Any], metric: str) -> str:
+    low, high = entry["ci"][metric]
+    return f"{low:.0%}-{high:.0%}"
+
+
+def _rows(summary: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
+    """(group kind, group name, metrics) of the overall line and every group."""
+    rows = [("overall", "all tasks", summary)]
+    for key, label in GROUPS:
+        rows += [(label, name, entry) for name, entry in summary["groups"][key].items()]
+    return rows
+
+
+def _headline(summary: dict[str, Any]) -> str:
+    model = f" ({summary['model']})" if summary.get("model") else ""
+    return (
+        f"{summary['solver']}{model} on {summary['domain']}, k={summary['k']}: "
+        f"{summary['episodes']} episodes, {summary['passed']} passed, {summary['failed']} failed, "
+        f"{summary['infra_errors']} infrastructure errors"
+    )
+
+
+def render_summary(console: Console, summary: dict[str, Any]) -> None:
+    """The summary in the terminal: one table of the metrics, then health, failures and timing."""
+    k = summary["k"]
+    table = Table(title=_headline(summary), title_justify="left")
+    for name in ("group", "", "tasks", f"Avg@{k}", "95% CI", f"Pass@{k}", f"Pass^{k}"):
+        table.add_column(name, justify="left" if name in ("group", "") else "right")
+    for kind, name, entry in _rows(summary):
+        if kind == "overall" or entry["tasks"]:
+            table.add_row(
+                kind, name, str(entry["tasks"]), _pct(entry["avg_at_k"]), _ci(entry, "avg_at_k"),
+                _pct(entry["pass_at_k"]), _pct(entry["pass_hat_k"]),
+                style="bold" if kind == "overall" else None,
+            )
+    console.print(table)
+    console.print(f"intervals: {summary['ci']['method']} (95%)", style="dim")
+    if summary["failures"]:
+        console.print("commonest failures (episodes): " + ", ".join(
+            f"{kind} {n}" for kind, n in summary["failures"].items()))
+    health = summary["harness"]
+    if summary["infra_errors"]:
+        colour = "yellow" if health["ok"] else "red"
+        console.print(
+            f"[{colour}]{summary['infra_errors']} infrastructure errors ({health['infra_share']:.1%}, "
+            f"at most {health['max_infra_share']:.0%} allowed), not counted as failures[/]"
+        )
+        for reason, n in list(health["reasons"].items())[:3]:
+            console.print(f"  {n} x {reason[:200]}")
+    timing = summary["timing"]
+    parts = ", ".join(f"{part} {ms:.0f}" for part, ms in timing["median_ms"].items() if ms is not None)
+    rate = timing.get("episodes_per_second")
+    console.print(
+        f"median ms per episode: {parts}" + (f"; {rate} episodes/s this session" if rate else ""), style="dim"
+    )
+    usage = summary["usage"]
+    if usage["llm_calls"]:
+        cost = f"${usage['cost_usd']:.4f}" + ("" if usage["cost_known"] else " (some models unpriced)")
+        console.print(
+            f"tokens: {usage['prompt_tokens']:,} prompt + {usage['completion_tokens']:,} completion, {cost}; "
+            f"{usage['turns_mean']} turns and {usage['tool_calls_mean']} tool calls per episode"
+        )
+    if not summary["complete"]:
+        console.print(
+            f"[yellow]{summary['episodes']} of {summary['episodes_expected']} episodes recorded: resume with "
+            f"--resume {summary['run_id']}[/]"
+        )
+    console.print(f"run {summary['run_id']} -> {summary.get('folder', '')}")
+    if not health["ok"]:
+        console.print(f"[bold red]the harness did not work: {health['why']}[/]")
+
+
+def summary_markdown(summary: dict[str, Any]) -> str:
+    """The summary as markdown (the Prefect artifact of the evaluate flow)."""
+    k = summary["k"]
+    health = summary["harness"]
+    lines = [
+        f"# Evaluation {summary['run_id']}",
+        "",
+        f"**{_headline(summary)}.**",
+        "",
+        f"| group | | tasks | Avg@{k} | 95% CI | Pass@{k} | Pass^{k} |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for kind, name, entry in _rows(summary):
+        if kind == "overall" or entry["tasks"]:
+            lines.append(
+                f"| {kind} | {name} | {entry['tasks']} | {_pct(entry['avg_at_k'])} | "
+                f"{_ci(entry, 'avg_at_k')} | {_pct(entry['pass_at_k'])} | {_pct(entry['pass_hat_k'])} |"
+            )
+    lines += ["", f"Intervals: {summary['ci']['method']} (95%).", ""]
+    status = "worked" if health["ok"] else f"**did not work**: {health['why']}"
+    lines += [
+        f"Harness: {status}; {summary['infra_errors']} infrastructure errors ({health['infra_share']:.1%}, "
+        f"at most {health['max_infra_share']:.0%} allowed).",
+        "",
+    ]
+    if summary["failures"]:
+        lines += ["| failure | episodes |", "|---|---:|"]
+        lines += [f"| {kind} | {n} |" for kind, n in summary["failures"].items()]
+        lines.append("")
+    if health["reasons"]:
+        lines += ["| infrastructure error | episodes |", "|---|---:|"]
+        lines += [f"| {reason[:200]} | {n} |" for reason, n in health["reasons"].items()]
+        lines.append("")
+    timing = summary["timing"]
+    lines.append(
+        "Median ms per episode: "
+        + ", ".join(f"{part} {ms:.0f}" for part, ms in timing["median_ms"].items() if ms is not None)
+        + (f"; {timing['episodes_per_second']} episodes/s." if timing.get("episodes_per_second") else ".")
+    )
+    return "\n".join(lines) + "\n"
+
+
+def render_comparison(console: Console, result: dict[str, Any]) -> None:
+    """A paired comparison of two runs in the terminal."""
+    a, b, p = result["a"], result["b"], result["paired"]
+    table = Table(
+        title=f"B {b['run_id']} vs A {a['run_id']} on {result['shared_tasks']} shared tasks",
+        title_justify="left",
+    )
+    for name in ("", "tasks", "Avg@k A", "Avg@k B", "B - A", "95% CI", "B better", "A better", "ties", "p"):
+        table.add_column(name, justify="left" if not name else "right")
+    rows = [("all shared tasks", p), *result["by_capability"].items()]
+    for name, entry in rows:
+        low, high = entry["ci"]["difference"]
+        table.add_row(
+            name, str(entry["tasks"]), _pct(entry["avg_at_k_a"]), _pct(entry["avg_at_k_b"]),
+            f"{entry['difference']:+.1%}", f"{low:+.1%} .. {high:+.1%}", str(entry["b_better"]),
+            str(entry["a_better"]), str(entry["ties"]), f"{entry['sign_test_p']:.3g}",
+            style="bold" if name == "all shared tasks" else None,
+        )
+    console.print(table)
+    console.print(
+        f"A: {a['solver']}{' (' + a['model'] + ')' if a.get('model') else ''}, k={a['k']}; "
+        f"B: {b['solver']}{' (' + b['model'] + ')' if b.get('model') else ''}, k={b['k']}. "
+        f"Per task: the share of its trials that passed; interval: paired bootstrap; p: exact sign test. "
+        f"Only in A: {result['only_in_a']}, only in B: {result['only_in_b']}.",
+        style="dim",
+    )
