@@ -674,8 +674,8 @@ def release_diff_cmd(
 def serve_cmd(
     packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,
 ) -> None:
-    """Serve the `build-domain/<pack>`, `generate-tasks/<pack>` and `evaluate/<pack>` Prefect deployments of
-    each pack (needs PREFECT_API_URL; see `make serve`)."""
+    """Serve the `build-domain/<pack>`, `generate-tasks/<pack>`, `evaluate/<pack>` and `release/<pack>`
+    Prefect deployments of each pack (needs PREFECT_API_URL; see `make serve`)."""
     from flows.serve import serve_deployments
 
     serve_deployments(packs or None)

@@ -5,6 +5,7 @@ manifest, which `pipeline.release.card` and `pipeline.release.make` add).
       <domain>.duckdb              the database, rewritten reproducibly (`database`)
       data/<table>.parquet         one file per table, in key order (`parquet`)
       tasks.jsonl                  the tasks, and their JSON Schema: task.schema.json
+      data/tasks.parquet           the same tasks with nested fields as JSON text (`flat_tasks`)
       tools.json                   the MCP `tools/list` of the domain's tools
       source/schema.sql            the DDL (and source/domain.yaml when the pack has one)
       reports/build_report.json    the build and generation reports, and one summary per baseline
@@ -18,23 +19,39 @@ Reports leave out what measures the run (`files.stable`) and name files relative
 
 from __future__ import annotations
 
+import json
 import shutil
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pyarrow as pa
+
 from pipeline.domain import DomainPack
 from pipeline.graph import FillPlan
 from pipeline.release.database import write_database
 from pipeline.release.files import stable, write_json
-from pipeline.release.parquet import ParquetTable, export_tables
+from pipeline.release.parquet import ParquetTable, export_tables, write_parquet
 from pipeline.report import write_report
 from pipeline.schema.model import Schema
 from pipeline.store import connect
 from pipeline.tasks.model import SCHEMA_FILE
 from pipeline.tools import Toolkit
+from pipeline.values import dumps
 
 TASKS = "tasks.jsonl"
+FLAT_TASKS = "data/tasks.parquet"
+FLAT = (
+    "reference_calls", "reference_plan", "expected_diff", "policy", "verifiers", "provenance", "references",
+)
+"""The task fields `flat_tasks` writes as JSON text: their shapes differ from task to task (tool arguments,
+diffs of other tables), which column-typed readers (Hugging Face `datasets`, which reads one format per
+folder: Parquet here) cannot infer."""
+FLAT_SCHEMA = pa.schema(
+    [("id", pa.string()), ("domain", pa.string()), ("db_fingerprint", pa.string()),
+     ("instruction", pa.string()), ("capabilities", pa.list_(pa.string())), ("difficulty", pa.string()),
+     ("feasible", pa.bool_()), *((name, pa.string()) for name in FLAT)]
+)
 TASK_SCHEMA = "task.schema.json"
 TOOLS = "tools.json"
 REPORT_HTML = "report.html"
@@ -91,6 +108,7 @@ def write_bundle(
     with connect(database, read_only=True) as con:
         parquet = export_tables(con, schema, plan, folder)
     shutil.copyfile(tasks_file, folder / TASKS)
+    write_parquet(flat_tasks(tasks_file), folder / FLAT_TASKS)
     shutil.copyfile(SCHEMA_FILE, folder / TASK_SCHEMA)
     write_json(folder / TOOLS, {"tools": toolkit.mcp_tools()})
     ddl, domain_yaml = _sources(folder, pack)
@@ -104,6 +122,17 @@ def write_bundle(
         write_json(folder / path, data)
     write_report(database, folder / REPORT_HTML)
     return Written(name, hashes, parquet, ddl, domain_yaml, reports)
+
+
+def flat_tasks(tasks_file: Path) -> pa.Table:
+    """The tasks of a tasks.jsonl as one Arrow table, a row a task in file order: every field of `FLAT` as
+    canonical JSON text, the others (id, instruction, capabilities, difficulty, feasible, ...) as they are."""
+    rows = []
+    for line in tasks_file.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            task = json.loads(line)
+            rows.append({k: dumps(task.get(k)) if k in FLAT else task.get(k) for k in FLAT_SCHEMA.names})
+    return pa.Table.from_pylist(rows, schema=FLAT_SCHEMA)
 
 
 def _sources(folder: Path, pack: DomainPack) -> tuple[str, str | None]:

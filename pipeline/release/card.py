@@ -14,7 +14,7 @@ from typing import Any
 
 import yaml
 
-from pipeline.release.bundle import BUILD_REPORT, GENERATION_REPORT, REPORT_HTML, TASKS, TOOLS
+from pipeline.release.bundle import BUILD_REPORT, FLAT_TASKS, GENERATION_REPORT, REPORT_HTML, TASKS, TOOLS
 from pipeline.release.model import LICENSE, LICENSE_ID, Manifest
 from pipeline.tasks.model import CAPABILITIES
 
@@ -41,7 +41,7 @@ def size_category(rows: int) -> str:
 def front_matter(manifest: Manifest) -> dict[str, Any]:
     """The card's YAML front matter."""
     configs: list[dict[str, Any]] = [
-        {"config_name": TASKS_CONFIG, "data_files": [{"split": "test", "path": TASKS}], "default": True}
+        {"config_name": TASKS_CONFIG, "data_files": [{"split": "test", "path": FLAT_TASKS}], "default": True}
     ]
     for table, entry in manifest.database.tables.items():
         configs.append({"config_name": table, "data_files": [{"split": "train", "path": entry.parquet}]})
@@ -83,7 +83,7 @@ def _prose(m: Manifest, description: str) -> list[str]:
         "|---|---:|---|",
         *(f"| {c} | {t.capabilities.get(c, 0)} | {CAPABILITY_WORDS[c]} |" for c in CAPABILITIES),
         "",
-        f"{t.feasible} tasks are feasible and {t.infeasible} are not (the agent must refuse: "
+        f"{t.feasible} of them are feasible and {t.infeasible} infeasible (the agent must refuse: "
         + (", ".join(f"{k} {v}" for k, v in t.infeasible_kinds.items()) or "none")
         + "). Difficulty: " + ", ".join(f"{k} {v}" for k, v in t.difficulty.items()) + ".",
         "",
@@ -131,8 +131,10 @@ def _prose(m: Manifest, description: str) -> list[str]:
         "in its `stateforge` schema;",
         "- `data/<table>.parquet`: one file per table, rows in key order (`read_parquet`, pandas, polars, "
         "or `datasets.load_dataset(\"<this folder>\", \"<table>\")`);",
-        f"- `{TASKS}` (JSON Schema: `task.schema.json`): the tasks "
-        "(`datasets.load_dataset(\"<this folder>\", \"tasks\")`);",
+        f"- `{TASKS}` (JSON Schema: `task.schema.json`): the tasks, as Stateforge reads them; "
+        f"`{FLAT_TASKS}`: the same tasks with their nested fields (reference calls, expected diff, "
+        "verifiers, ...) as JSON text, for column-typed readers "
+        "(`datasets.load_dataset(\"<this folder>\", \"tasks\")`, pandas);",
         f"- `{TOOLS}`: the tools as an MCP `tools/list`; `{REPORT_HTML}`: the audit report;",
         f"- `{BUILD_REPORT}`, `{GENERATION_REPORT}`: how the data and the tasks were made.",
         "",
@@ -158,6 +160,23 @@ def _prose(m: Manifest, description: str) -> list[str]:
         f"{m.domain} {m.version}\". The Stateforge code that made them is under its own licence.",
     ]
     return lines
+
+
+def release_markdown(manifest: Manifest) -> str:
+    """A short markdown summary of a release (the flow's artifact): sizes, tasks and baselines."""
+    m, t = manifest, manifest.tasks
+    lines = [
+        f"# Release {m.domain} {m.version}",
+        "",
+        f"Release id `{m.release_id[:16]}`, {len(m.files)} files; {m.database.rows:,} rows in "
+        f"{len(m.database.tables)} tables; {t.total} tasks ({t.feasible} feasible, "
+        f"{t.infeasible} infeasible).",
+    ]
+    if m.baselines:
+        lines += ["", "| solver | Avg@k | Pass@k | Pass^k |", "|---|---:|---:|---:|"]
+        lines += [f"| {b.solver} | {b.avg_at_k:.3f} | {b.pass_at_k:.3f} | {b.pass_hat_k:.3f} |"
+                  for b in m.baselines.values()]
+    return "\n".join(lines) + "\n"
 
 
 def _num(value: float | None) -> str:

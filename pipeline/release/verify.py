@@ -20,9 +20,11 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
+import pyarrow.parquet as pq
 
 from pipeline.errors import StateforgeError
-from pipeline.release.bundle import TASKS, TOOLS
+from pipeline.release.bundle import FLAT_TASKS, TASKS, TOOLS, flat_tasks
 from pipeline.release.files import bundle_files, sha256_file
 from pipeline.release.manifest import fingerprint, read_manifest, task_counts
 from pipeline.release.model import MANIFEST, Manifest, release_id
@@ -137,6 +139,14 @@ def check_tasks_file(result: Verification) -> list[Task] | None:
     except StateforgeError as exc:
         result.add("tasks", TASKS, f"cannot be read: {str(exc).splitlines()[0]}")
         return None
+    flat = result.folder / FLAT_TASKS
+    try:
+        same = not flat.is_file() or pq.read_table(flat).equals(flat_tasks(result.folder / TASKS))
+    except (OSError, pa.ArrowException) as exc:
+        result.add("tasks", FLAT_TASKS, f"cannot be read: {exc}")
+    else:
+        if not same:
+            result.add("tasks", FLAT_TASKS, f"does not hold the tasks of {TASKS}")
     counts = task_counts(tasks)
     if counts != m.tasks:
         result.add("tasks", TASKS, f"{counts.total} tasks ({counts.feasible} feasible), the manifest counts "
