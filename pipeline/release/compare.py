@@ -5,8 +5,9 @@
 
 Tasks are matched by id first (the same id: the same content); the rest by their instruction (the same
 request, made again with another content: `changed`, with the fields that differ); what is left was
-added or removed. The schema comes from each bundle's database (its `stateforge.model`), the rest from
-the manifests and task files. A plain dict, ready for `--json`.
+added or removed. `identical`: the same files (release ids) and no change found. The schema comes from
+each bundle's database (its `stateforge.model`), the rest from the manifests and task files. A plain
+dict, ready for `--json`.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pipeline.schema.model import Schema
 from pipeline.store import connect, read_model
 from pipeline.tasks import Task, read_tasks
 
+SCHEMA_KEYS = ("tables_added", "tables_removed", "tables_changed", "unavailable")
 TASK_FIELDS = (
     "instruction", "capabilities", "difficulty", "feasible", "reference_calls", "expected_diff", "policy",
     "verifiers", "references", "db_fingerprint",
@@ -32,15 +34,27 @@ TASK_FIELDS = (
 def release_diff(a: str | Path, b: str | Path) -> dict[str, Any]:
     """The changes from bundle `a` to bundle `b` (see the module docstring)."""
     ma, mb = read_manifest(Path(a)), read_manifest(Path(b))
-    return {
-        "a": {"folder": str(a), "domain": ma.domain, "version": ma.version, "release_id": ma.release_id},
-        "b": {"folder": str(b), "domain": mb.domain, "version": mb.version, "release_id": mb.release_id},
-        "identical": ma.release_id == mb.release_id,
+    changes = {
         "inputs": input_changes(ma, mb),
         "schema": schema_changes(_schema(Path(a), ma), _schema(Path(b), mb)),
         "rows": row_changes(ma, mb),
         "tasks": task_changes(read_tasks(Path(a) / TASKS), read_tasks(Path(b) / TASKS)),
         "scores": score_changes(ma, mb),
+    }
+    tasks, schema = changes["tasks"], changes["schema"]
+    same = (
+        ma.release_id == mb.release_id
+        and not changes["inputs"]
+        and tasks["unchanged"] == tasks["a"] == tasks["b"]
+        and all(r["delta"] == 0 for r in changes["rows"].values())
+        and not any(schema.get(k) for k in SCHEMA_KEYS)
+        and all(m["delta"] in (0, 0.0) for s in changes["scores"].values() for m in s.values())
+    )
+    return {
+        "a": {"folder": str(a), "domain": ma.domain, "version": ma.version, "release_id": ma.release_id},
+        "b": {"folder": str(b), "domain": mb.domain, "version": mb.version, "release_id": mb.release_id},
+        "identical": same,
+        **changes,
     }
 
 
