@@ -35,8 +35,8 @@ def as_task(stage: Stage, label: str, work: Callable[[], None]) -> None:
 
 @flow(name="release", log_prints=True)
 def release(
+    version: str,
     domain: str = "music",
-    version: str = "0.0.0",
     out: str | None = None,
     baseline: str | None = None,
     scale: float = 1.0,

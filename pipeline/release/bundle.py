@@ -30,7 +30,7 @@ import pyarrow as pa
 from pipeline.domain import DomainPack
 from pipeline.graph import FillPlan
 from pipeline.release.database import write_database
-from pipeline.release.files import stable, write_json
+from pipeline.release.files import ReleaseError, stable, write_json
 from pipeline.release.parquet import ParquetTable, export_tables, write_parquet
 from pipeline.report import write_report
 from pipeline.schema.model import Schema
@@ -142,7 +142,7 @@ def _sources(folder: Path, pack: DomainPack) -> tuple[str, str | None]:
     (folder / SOURCE).mkdir(parents=True, exist_ok=True)
     ddl = f"{SOURCE}/{DDL_FILE}"
     if pack.ddl_path is None:
-        raise ValueError(f"pack {pack.name} has no DDL file: a release needs one on disk")
+        raise ReleaseError(f"pack {pack.name} has no DDL file: a release needs its DDL on disk.")
     shutil.copyfile(pack.ddl_path, folder / ddl)
     domain_yaml = None
     if pack.root is not None and (pack.root / CONFIG_FILE).is_file():

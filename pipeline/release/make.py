@@ -20,6 +20,7 @@ from typing import Any
 
 from pipeline.build import BuildRun, run_build
 from pipeline.domain import DomainPack, load_domain
+from pipeline.domain.loader import schemas_dir
 from pipeline.errors import NotCleanError
 from pipeline.evaluate import evaluate
 from pipeline.llm.settings import LLMSettings
@@ -168,7 +169,7 @@ def assemble(run: ReleaseRun, *, files: dict[str, Any]) -> Manifest:
     tasks = read_tasks(folder / "tasks.jsonl")
     inputs = Inputs(
         domain=pack.name,
-        pack=pack.name if pack.root is not None and pack.root.parent.name == "schemas" else None,
+        pack=pack.name if pack.root is not None and _is_shipped(pack) else None,
         ddl=w.ddl,
         ddl_sha256=_sha(folder / w.ddl),
         domain_yaml=w.domain_yaml,
@@ -196,6 +197,12 @@ def assemble(run: ReleaseRun, *, files: dict[str, Any]) -> Manifest:
         baselines={s: baseline_entry(w.reports[baseline_file(s)]) for s in sorted(run.summaries)},
         files=files,
     )
+
+
+def _is_shipped(pack: DomainPack) -> bool:
+    """Whether the pack is one of Stateforge's own (under `schemas/`)."""
+    assert pack.root is not None
+    return pack.root.resolve() == (schemas_dir() / pack.name).resolve()
 
 
 def _sha(path: Path) -> str:
