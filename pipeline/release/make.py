@@ -38,7 +38,7 @@ from pipeline.release.files import (
 )
 from pipeline.release.inputs import code_version, llm_inputs, pack_hashes, package_versions, prompt_hashes
 from pipeline.release.manifest import baseline_entry, database_info, task_counts
-from pipeline.release.model import MANIFEST, Inputs, Manifest, release_id
+from pipeline.release.model import MANIFEST, Code, Inputs, Manifest, release_id
 from pipeline.resources import artifacts_dir
 from pipeline.store import connect, read_model
 from pipeline.tasks import generate_tasks, read_tasks
@@ -74,6 +74,8 @@ class ReleaseRun:
     generator_options: dict[str, Any] = field(default_factory=dict)
 
     pack: DomainPack | None = None
+    code: Code | None = None
+    """The code version, taken when the release starts (the code that made it)."""
     target: Path | None = None
     staging: Path | None = None
     work: Path | None = None
@@ -98,6 +100,7 @@ class ReleaseRun:
 def build(run: ReleaseRun) -> None:
     """Check the version and the target, then build the domain into the scratch folder."""
     check_version(run.version)
+    run.code = code_version()
     run.pack = load_domain(run.domain)
     run.target = Path(run.out) if run.out else default_target(run.pack.name, run.version)
     run.staging, run.work = open_staging(run.target, force=run.force)
@@ -183,7 +186,7 @@ def assemble(run: ReleaseRun, *, files: dict[str, Any]) -> Manifest:
         tasks_asked=run.n,
         task_backend=run.task_backend,
         build_fingerprint=str(run.build_report["fingerprint"]),
-        code=code_version(),
+        code=run.code or code_version(),
         packages=package_versions(),
         llm=llm_inputs(run.llm),
     )
