@@ -15,6 +15,8 @@ from pipeline.tasks.jsonl import write_tasks
 from pipeline.tasks.model import content_id
 from tests.release.conftest import copy_of, run_cli
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
+
 
 def test_two_releases_of_the_same_inputs_are_identical(release_a: Path, release_b: Path) -> None:
     changes = release_diff(release_a, release_b)

@@ -12,7 +12,7 @@ from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 from pipeline.release import MANIFEST, read_manifest
 from tests.release.conftest import DDL, OPTIONS
 
-pytestmark = pytest.mark.xdist_group("prefect")
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("prefect")]
 
 
 def test_the_flow_runs_the_stages_as_tasks_and_writes_the_same_bundle(

@@ -16,6 +16,8 @@ import yaml
 
 from pipeline.release import read_manifest
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
+
 
 def test_duckdb_attaches_the_database_and_reads_the_parquet_files(release_a: Path) -> None:
     manifest = read_manifest(release_a)

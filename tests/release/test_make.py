@@ -11,6 +11,8 @@ from pipeline.release import ReleaseError, ReleaseRun, Stage, baseline_names, ru
 from pipeline.release.files import check_version, publish
 from tests.release.conftest import DDL, run_cli
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
+
 
 def test_an_existing_version_is_refused_without_force(
     release_a: Path, capsys: pytest.CaptureFixture[str]

@@ -15,6 +15,8 @@ from pipeline.release.database import HEADER, IDENTIFIER, fix_identifier, header
 from pipeline.release.files import ReleaseError, bundle_files, sha256_file
 from pipeline.store import connect, read_model, table_hashes
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
+
 
 def keys(data: object) -> set[str]:
     """Every key of a JSON value, at any depth."""

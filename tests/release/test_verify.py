@@ -15,6 +15,8 @@ from pipeline.tasks.workspace import Workspace
 from pipeline.tools import toolkit_for
 from tests.release.conftest import copy_of, run_cli
 
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
+
 
 def flip(path: Path, offset: int) -> None:
     """Change one byte of a file."""
