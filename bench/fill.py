@@ -12,6 +12,12 @@
    same tables, timed on `--naive-rows` rows per table and extrapolated to the build's row counts.
 4. With `--before DIR` (a source tree of an earlier revision, e.g. `git archive REV | tar -x -C DIR`),
    that tree's build too, each repeat right before this tree's, so both meet the same machine load.
+5. The fixed costs: a build of the same pack at `--fixed-scale` (a few hundred rows), whose time is
+   almost all interpreter start, imports, parsing, opening and publishing the file; the naive loop is
+   also compared with the build less these, its per-row part.
+
+Faker pools come from the on-disk cache (`pipeline.fill.pool_cache`) when it holds them: the table says
+whether it did when the first build started (a build's first run on a machine makes and stores them).
 
 Each is timed twice: wall clock, and CPU (user + system, every thread). The machine is shared: wall
 times follow whatever else runs, CPU times much less, so the CPU ratios are the steadier figure. Prints
@@ -41,6 +47,7 @@ import duckdb
 from _doc import write_section
 
 from pipeline.fill.generator import strategy_for
+from pipeline.fill.pool_cache import pool_cache
 from pipeline.schema import Schema
 from pipeline.store import create_tables, read_model
 
@@ -154,10 +161,14 @@ def main() -> None:
     parser.add_argument("--naive-rows", type=int, default=300, help="rows per table for the naive loop")
     parser.add_argument("--repeats", type=int, default=3, help="builds and floors (medians)")
     parser.add_argument("--before", type=Path, help="a source tree of an earlier revision to time too")
+    parser.add_argument("--fixed-scale", type=float, default=0.002, help="the build measuring fixed costs")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/BENCHMARKS.md alone")
     args = parser.parse_args()
 
     f = Figures()
+    cache = pool_cache()
+    if cache is not None and cache.root.exists():
+        f.cached_pools = len(list(cache.root.rglob("*.arrow")))
     with tempfile.TemporaryDirectory() as tmp:
         for i in range(args.repeats):
             if args.before is not None:
@@ -170,6 +181,10 @@ def main() -> None:
             f.peak_mib = max(f.peak_mib, peak)
             db = out / f"{report['domain']}.duckdb"
             f.floors.append(floor(db))
+        fixed = [run_build(args.domain, args.fixed_scale, Path(tmp) / f"fixed{i}")
+                 for i in range(args.repeats)]
+        f.fixed = median([t for t, _, _ in fixed])
+        f.fixed_rows = fixed[0][2]["totals"]["rows"]
         f.total = report["totals"]["rows"]
         with duckdb.connect(str(db), read_only=True) as con:
             schema, _ = read_model(con)
@@ -194,6 +209,11 @@ class Figures:
     naive: Took = field(default_factory=Took)
     naive_rows: int = 0
     peak_mib: float = 0.0
+    fixed: Took = field(default_factory=Took)
+    """A build of a few hundred rows: interpreter start, imports, parse, open, publish."""
+    fixed_rows: int = 0
+    cached_pools: int = 0
+    """Pool files in the cache when the first build started."""
 
 
 def median(runs: list[Took]) -> Took:
@@ -211,8 +231,8 @@ def render(args: argparse.Namespace, f: Figures) -> str:
     command += f" --repeats {args.repeats}" + (" --before DIR" if args.before is not None else "")
     runs = ", ".join(f"{b.wall:.1f}" for b in f.builds)
 
-    def row(what: str, t: Took, vs: str) -> str:
-        return f"| {what} | {t.wall:,.1f} | {t.cpu:,.1f} | {f.total / t.wall:,.0f} | {vs} |"
+    def row(what: str, t: Took, vs: str, rows: int = f.total) -> str:
+        return f"| {what} | {t.wall:,.1f} | {t.cpu:,.1f} | {rows / t.wall:,.0f} | {vs} |"
 
     lines = [
         f"Command: `{command}` ({dt.date.today()}; {platform.machine()}, 2 cores shared with other work: "
@@ -234,7 +254,15 @@ def render(args: argparse.Namespace, f: Figures) -> str:
         versus = (f"{before.wall / floor_.wall:.2f}x, {before.cpu / floor_.cpu:.2f}x the floor; the build "
                   f"takes {build.wall / before.wall:.2f}x, {build.cpu / before.cpu:.2f}x its time")
         lines.append(row(f"the build of the revision before (`--before`; wall {walls} s)", before, versus))
+    per_row = Took(build.wall - f.fixed.wall, build.cpu - f.fixed.cpu)
+    lines.append(row(f"fixed costs: the same build at scale {args.fixed_scale} ({f.fixed_rows:,} rows: "
+                     "start, imports, parse, open, publish)", f.fixed,
+                     f"the build less them is **{naive_all.wall / per_row.wall:.0f}x**, "
+                     f"**{naive_all.cpu / per_row.cpu:.0f}x** faster than the naive loop", f.fixed_rows))
     lines += [
+        "",
+        f"Faker pools: {'from the on-disk cache' if f.cached_pools else 'made by Faker (an empty cache)'} "
+        f"({f.cached_pools} cached pools when the first build started).",
         "",
         f"Peak memory of a build process: {f.peak_mib:,.0f} MiB. Targets: the build within 2.5x of the floor "
         f"(measured {build.wall / floor_.wall:.2f}x wall, {build.cpu / floor_.cpu:.2f}x CPU) and at least "

@@ -56,10 +56,15 @@ def evaluate(
     max_infra_share: float = 0.1,
     seed: int = 0,
     out: str | None = None,
+    pool: str | None = None,
+    shards: int | None = None,
+    pool_timeout: float | None = None,
 ) -> dict[str, Any]:
     """Evaluate a solver on a built domain's tasks (default: artifacts/<domain>/<domain>.duckdb and its
     tasks.jsonl); the run goes to artifacts/<domain>/runs/<run_id>/. `solver` is required for a new run
-    (oracle, noop, openai, ...); to resume one, pass `resume` (its id) and nothing else it was asked."""
+    (oracle, noop, openai, ...); to resume one, pass `resume` (its id) and nothing else it was asked.
+    With `pool`, the episodes run as `shards` flow runs of `evaluate-shard` on that Prefect process work
+    pool (`flows.evaluate_pool`), merged into the same run."""
     run = EvalRun(
         domain, solver=solver, model=model, k=k, db=db,
         tasks_file=tasks_file, task_filter=tasks, limit=limit, concurrency=concurrency, resume=resume,
@@ -67,7 +72,12 @@ def evaluate(
         seed=seed, out=out,
         limits=Limits(max_tool_calls=max_tool_calls, max_turns=max_turns, wall_seconds=timeout),
     )
-    summary = run_evaluation(run, runner=as_task)
+    if pool:
+        from flows.evaluate_pool import evaluate_on_pool  # (it imports this module)
+
+        summary = evaluate_on_pool(run, pool, shards, timeout=pool_timeout, say=get_run_logger().info)
+    else:
+        summary = run_evaluation(run, runner=as_task)
     create_markdown_artifact(
         summary_markdown(summary),
         key=f"evaluate-{summary['domain']}".lower().replace("_", "-"),

@@ -479,8 +479,18 @@ def evaluate_cmd(
     option: Annotated[
         list[str] | None, typer.Option(help="KEY=VALUE for the solver (repeatable).")
     ] = None,
+    agent_cmd: Annotated[
+        str | None,
+        typer.Option(
+            "--agent-cmd", help="The mcp solver's agent command; {url} becomes the episode's MCP URL "
+            "(same as --option cmd=...)."
+        ),
+    ] = None,
     max_tool_calls: Annotated[int, typer.Option(help="Tool calls per episode.")] = 200,
     max_turns: Annotated[int, typer.Option(help="Model turns per episode (LLM solvers).")] = 30,
+    max_tokens: Annotated[
+        int | None, typer.Option(help="Prompt + completion tokens per episode (LLM solvers; default: none).")
+    ] = None,
     timeout: Annotated[float, typer.Option(help="Wall seconds per episode.")] = 600.0,
     retries: Annotated[int, typer.Option(help="Reruns of an episode after an infrastructure error.")] = 2,
     max_infra_share: Annotated[
@@ -491,9 +501,23 @@ def evaluate_cmd(
         Path | None, typer.Option(help="Where run folders go (default: artifacts/<d>/runs).")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    pool: Annotated[
+        str | None,
+        typer.Option(help="Run the episodes as shards on this Prefect process work pool (created if missing; "
+                     "workers: `prefect worker start --pool NAME --type process`). Needs PREFECT_API_URL."),
+    ] = None,
+    shards: Annotated[
+        int | None, typer.Option(help="With --pool: shards to split the episodes into (default: the workers "
+                                 "online, at least 2).")
+    ] = None,
+    pool_timeout: Annotated[
+        float | None, typer.Option(help="With --pool: stop waiting for the shards after this many seconds.")
+    ] = None,
 ) -> None:
     """Evaluate a solver on a domain's tasks: every (task, trial) on a fresh episode, graded by its database
-    diff and the task's verifiers; episodes.jsonl, summary.json and run.json under artifacts/<d>/runs/<id>/.
+    diff and the task's verifiers; episodes.jsonl, summary.json, run.json and report.html under
+    artifacts/<d>/runs/<id>/. With --pool, the episodes run as shards on the workers of a Prefect work pool
+    (on several machines: docs/evaluate.md, "Scale-out") and merge into the same run.
 
     Exits 0 when the harness worked (whatever the score), 1 when more than --max-infra-share of the episodes
     (or every one) were infrastructure errors, 2 on bad input (no database or tasks, tasks made on other
@@ -501,18 +525,24 @@ def evaluate_cmd(
     """
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from pipeline.evaluate import Limits, evaluate
+    from pipeline.evaluate import EvalRun, Limits, run_evaluation
     from pipeline.evaluate.report import render_summary
     from pipeline.values import dumps
 
+    if not pool and (shards is not None or pool_timeout is not None):
+        raise StateforgeError("--shards and --pool-timeout go with --pool NAME (a Prefect work pool).")
     options = {}
     for item in option or []:
         key, sep, value = item.partition("=")
         if not sep or not key.strip():
             raise StateforgeError(f"--option {item!r}: give KEY=VALUE.")
         options[key.strip()] = value
+    if agent_cmd is not None:
+        options["cmd"] = agent_cmd
     try:
-        limits = Limits(max_tool_calls=max_tool_calls, max_turns=max_turns, wall_seconds=timeout)
+        limits = Limits(
+            max_tool_calls=max_tool_calls, max_turns=max_turns, wall_seconds=timeout, max_tokens=max_tokens
+        )
     except ValueError as exc:
         raise StateforgeError(f"limits: {str(exc).splitlines()[-1]}") from None
     columns = (
@@ -525,17 +555,25 @@ def evaluate_cmd(
 
         def advance(record: object, done: int, total: int) -> None:
             nonlocal passed, graded
-            outcome = getattr(record, "outcome", "")
-            graded += outcome != "infra_error"
-            passed += outcome == "pass"
+            if record is not None:  # None: shards on a work pool report episodes done, not each record
+                outcome = getattr(record, "outcome", "")
+                graded += outcome != "infra_error"
+                passed += outcome == "pass"
             progress.update(bar, completed=done, total=total, score=f"{passed}/{graded} passed")
 
-        summary = evaluate(
+        run = EvalRun(
             domain,
             solver=solver, model=model, k=k, db=db, tasks_file=tasks_file, task_filter=tasks, limit=limit,
             concurrency=concurrency, resume=resume, base_url=base_url, options=options, limits=limits,
             retries=retries, max_infra_share=max_infra_share, seed=seed, out=out, on_record=advance,
         )
+        if pool:
+            from flows.evaluate_pool import evaluate_on_pool
+
+            summary = evaluate_on_pool(run, pool, shards, timeout=pool_timeout,
+                                       say=lambda text: err.print(text, highlight=False))
+        else:
+            summary = run_evaluation(run)
     if as_json:
         print(dumps(summary, indent=2))
     else:
@@ -549,6 +587,11 @@ def compare_runs_cmd(
     a: Annotated[str, typer.Argument(metavar="A", help="A run id (under artifacts/*/runs) or a run folder.")],
     b: Annotated[str, typer.Argument(metavar="B", help="The run to compare with A.")],
     as_json: JsonOpt = False,
+    html: Annotated[
+        Path | None,
+        typer.Option("--html", help="Also write the paired view as a self-contained HTML page to this file "
+                     "(it links into each run's report.html)."),
+    ] = None,
 ) -> None:
     """Compare run B with run A on the tasks both graded: each one's Avg@k, B - A with a paired bootstrap
     interval, the tasks each did better on and an exact sign test, overall and per capability."""
@@ -557,6 +600,11 @@ def compare_runs_cmd(
     from pipeline.values import dumps
 
     result = compare_runs(a, b)
+    if html is not None:
+        from pipeline.evaluate.comparehtml import write_comparison
+
+        written = write_comparison(a, b, html)
+        err.print(f"wrote {written}", highlight=False)
     if as_json:
         print(dumps(result, indent=2))
     else:
@@ -668,6 +716,23 @@ def release_diff_cmd(
         print(dumps(changes, indent=2))
     else:
         render_diff(stdout, changes)
+
+
+@app.command("eval-report")
+def eval_report_cmd(
+    run: Annotated[
+        str, typer.Argument(metavar="RUN", help="A run id (under artifacts/*/runs) or a run folder.")
+    ],
+) -> None:
+    """Write (again) the self-contained report.html of an evaluation run into its folder: scores with
+    intervals, pass rates per capability, difficulty and plan length, cost against score, the commonest
+    failures, infrastructure errors apart, and every episode's trajectory one click from its task."""
+    from pipeline.evaluate.compare import default_runs_dirs
+    from pipeline.evaluate.htmlreport import write_run_report
+    from pipeline.evaluate.rundir import find_run
+
+    path = write_run_report(find_run(run, default_runs_dirs()))
+    stdout.print(f"wrote {path} ({path.stat().st_size / 1024:,.0f} KiB)", highlight=False)
 
 
 @app.command("serve")

@@ -110,6 +110,13 @@ class InternalError(TerminalError):
             "the traceback)."
         )
 
+    def within(self, *, file: str | None = None, line: int | None = None, table: str | None = None,
+               column: str | None = None) -> InternalError:
+        """The same error with what an enclosing guard knows filled in where this one knew nothing."""
+        return InternalError(self.stage, self.error, file=self.file or file,
+                             line=self.line if self.file else line, table=self.table or table,
+                             column=self.column if self.table else column)
+
 
 @contextmanager
 def guard(
@@ -124,10 +131,16 @@ def guard(
     """Turn any unexpected exception raised inside into an `InternalError` naming where it happened.
 
     Stateforge's own errors, the machine's (OSError, MemoryError: a full disk is no bug), `passthrough`
-    (e.g. a database's I/O errors), KeyboardInterrupt and SystemExit pass through unchanged.
+    (e.g. a database's I/O errors), KeyboardInterrupt and SystemExit pass through unchanged; an
+    InternalError from an inner guard (which names the column, say) gains the file and table this one
+    names, when it lacked them.
     """
     try:
         yield
+    except InternalError as exc:
+        if (file and not exc.file) or (table and not exc.table):
+            raise exc.within(file=file, line=line, table=table, column=column) from exc.error
+        raise
     except (StateforgeError, OSError, MemoryError, *passthrough):
         raise
     except Exception as exc:

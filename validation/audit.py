@@ -7,8 +7,14 @@
 Every check (`validation.checks`) is one set-based query that returns the number of offences and up to
 `sample` of them, smallest keys first, so that reports are deterministic. PRIMARY KEY, UNIQUE, NOT NULL
 and CHECK are declared to DuckDB by `create_database`, which refuses those violations on insert; the audit
-checks them anyway, for databases made by other tools or with constraints dropped. Foreign-key orphans
-and allowed values are where it earns its keep.
+checks them anyway, for databases made by other tools or with constraints dropped. Foreign-key orphans,
+VARCHAR(n) lengths and allowed values are where it earns its keep.
+
+`trust_declared=True` (the build's own audit of the file it just wrote) leaves to DuckDB the checks that
+the file's catalog shows it enforces on every write (`validation.declared`): the guarantee is the same,
+since a table whose catalog declares a constraint cannot hold a row that breaks it, and the cost drops
+by the group-bys of every key. What the catalog does not declare (foreign keys, lengths, a CHECK left out
+of the database, a table made without constraints) is queried as always.
 """
 
 from __future__ import annotations
@@ -23,11 +29,12 @@ from typing import Any
 
 import duckdb
 
-from pipeline.errors import StoreError
+from pipeline.errors import StoreError, guard
 from pipeline.schema.model import Schema, qualified
 from pipeline.store.metadata import read_model
 from pipeline.store.sql import METADATA_SCHEMA
 from validation.checks import CheckQuery, build_checks, row_count_sql
+from validation.declared import declared_constraints
 
 __all__ = ["AuditReport", "Violation", "audit", "row_counts", "run_check"]
 
@@ -84,6 +91,8 @@ class AuditReport:
     """Row count of every audited table."""
     checks_run: int
     seconds: float
+    enforced: int = 0
+    """Checks not queried because DuckDB enforces them in this file (`trust_declared`)."""
 
     @property
     def total(self) -> int:
@@ -101,6 +110,7 @@ class AuditReport:
             "violations": self.total,
             "clean": self.clean,
             "checks_run": self.checks_run,
+            "enforced_by_duckdb": self.enforced,
             "checks": [v.to_dict() for v in self.violations],
             "tables": dict(self.tables),
             "seconds": round(self.seconds, 6),
@@ -110,7 +120,8 @@ class AuditReport:
         """A few lines for people: the verdict, then one line per violated check with its samples."""
         rows = sum(self.tables.values())
         head = (
-            f"audit: {len(self.tables)} tables, {rows} rows, {self.checks_run} checks, "
+            f"audit: {len(self.tables)} tables, {rows} rows, {self.checks_run} checks"
+            + (f" (and {self.enforced} DuckDB enforces)" if self.enforced else "") + ", "
             f"{self.total} violations ({self.seconds * 1000:.0f} ms)"
         )
         lines = [head]
@@ -139,18 +150,19 @@ def offence_counts(con: duckdb.DuckDBPyConnection, queries: Sequence[CheckQuery]
     by_table: dict[str, list[int]] = {}
     for i, q in enumerate(queries):
         by_table.setdefault(q.table, []).append(i)
-    for positions in by_table.values():
-        union = " UNION ALL ".join(
-            f"SELECT {i} AS i, count(*) AS n FROM ({queries[i].offenders}) AS o" for i in positions
-        )
-        try:
-            found = dict(con.sql(union).fetchall())
-        except duckdb.Error:
+    for table, positions in by_table.items():
+        with guard("auditing the table", table=table, passthrough=(duckdb.Error,)):
+            union = " UNION ALL ".join(
+                f"SELECT {i} AS i, count(*) AS n FROM ({queries[i].offenders}) AS o" for i in positions
+            )
+            try:
+                found = dict(con.sql(union).fetchall())
+            except duckdb.Error:
+                for i in positions:
+                    run_check(con, queries[i], 0)  # raises StoreError naming the check
+                raise
             for i in positions:
-                run_check(con, queries[i], 0)  # raises StoreError naming the check
-            raise
-        for i in positions:
-            counts[i] = int(found[i])
+                counts[i] = int(found[i])
     return counts
 
 
@@ -177,10 +189,12 @@ def audit(
     *,
     sample: int = 5,
     tables: list[str] | None = None,
+    trust_declared: bool = False,
 ) -> AuditReport:
     """Check the database behind `con` against `schema` (default: the model stored in the file).
 
     `tables` limits the audit to those tables (their own constraints and outgoing foreign keys).
+    `trust_declared` skips the checks that DuckDB enforces in this file (see the module docstring).
     Raises `StoreError` if a table of the model is missing from the database or a check cannot run.
     """
     start = time.perf_counter()
@@ -197,6 +211,11 @@ def audit(
             "rebuild it or pass tables=[...] to audit the others."
         )
     queries = build_checks(schema, names)
+    enforced = 0
+    if trust_declared:
+        catalog = declared_constraints(con)
+        kept = [q for q in queries if q.declared is None or q.declared not in catalog]
+        enforced, queries = len(queries) - len(kept), kept
     counts = offence_counts(con, queries)
     results = [run_check(con, q, sample) if n else Violation(q.kind, q.table, q.constraint, q.columns, 0, [])
                for q, n in zip(queries, counts, strict=True)]
@@ -205,4 +224,5 @@ def audit(
         tables=row_counts(con, names),
         checks_run=len(queries),
         seconds=time.perf_counter() - start,
+        enforced=enforced,
     )

@@ -18,15 +18,18 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from pipeline.constraints import Coverage, table_constraints
+from pipeline.errors import guard
 from pipeline.schema.model import Schema, Table
 from pipeline.store.sql import (
     column_list,
     describe_key,
+    in_list_sql,
     orphans_sql,
     quote_ident,
     quote_literal,
     table_ref,
 )
+from validation.declared import Declared, declared
 
 KINDS = ("primary_key", "unique", "not_null", "max_length", "check", "foreign_key", "allowed_values")
 """Every check kind, in the order the audit runs them on each table."""
@@ -68,6 +71,9 @@ class CheckQuery:
     """Foreign keys: the parent table."""
     ref_columns: tuple[str, ...] = ()
     """Foreign keys: the parent's columns."""
+    declared: Declared | None = None
+    """The constraint of the DuckDB catalog that enforces it on every write, when DuckDB can
+    (`validation.declared`); None for foreign keys and VARCHAR(n), which only the audit enforces."""
 
     def sample_sql(self, sample: int) -> str:
         """SQL for one row: the number of offences and up to `sample` of them (smallest keys first)."""
@@ -107,7 +113,8 @@ def _duplicates(table: Table, kind: str, key: Sequence[str]) -> CheckQuery:
     )
     label = "PRIMARY KEY" if kind == "primary_key" else "UNIQUE"
     constraint = f"{label} {describe_key(table.name, key)}"
-    return CheckQuery(kind, table.name, constraint, tuple(key), sql, tuple(key))
+    return CheckQuery(kind, table.name, constraint, tuple(key), sql, tuple(key),
+                      declared=declared(table.name, label, tuple(key)))
 
 
 def primary_key_checks(schema: Schema, table: Table) -> list[CheckQuery]:
@@ -131,7 +138,8 @@ def not_null_checks(schema: Schema, table: Table) -> list[CheckQuery]:
         key = _row_key(table, nullable=[col.name])
         sql = f"SELECT {column_list(key)} FROM {table_ref(table.name)} WHERE {quote_ident(col.name)} IS NULL"
         constraint = f"NOT NULL {describe_key(table.name, [col.name])}"
-        out.append(CheckQuery("not_null", table.name, constraint, (col.name,), sql, key))
+        out.append(CheckQuery("not_null", table.name, constraint, (col.name,), sql, key,
+                              declared=declared(table.name, "NOT NULL", (col.name,))))
     return out
 
 
@@ -158,7 +166,8 @@ def check_constraint_checks(schema: Schema, table: Table) -> list[CheckQuery]:
         shown = _dedupe(_row_key(table) + tuple(chk.columns))
         sql = f"SELECT {column_list(shown)} FROM {table_ref(table.name)} WHERE NOT ({chk.sql})"
         constraint = chk.name or f"CHECK ({chk.sql})"
-        out.append(CheckQuery("check", table.name, constraint, tuple(chk.columns), sql, shown))
+        out.append(CheckQuery("check", table.name, constraint, tuple(chk.columns), sql, shown,
+                              declared=declared(table.name, "CHECK", check_sql=chk.sql)))
     return out
 
 
@@ -196,7 +205,9 @@ def allowed_values_checks(schema: Schema, table: Table) -> list[CheckQuery]:
             f"WHERE {name} IS NOT NULL AND {name} NOT IN ({values})"
         )
         constraint = f"{describe_key(table.name, [col.name])} IN ({values})"
-        out.append(CheckQuery("allowed_values", table.name, constraint, (col.name,), sql, shown))
+        enforced_by = in_list_sql(col.name, col.enforced_allowed)  # as `pipeline.store.create` declares it
+        out.append(CheckQuery("allowed_values", table.name, constraint, (col.name,), sql, shown,
+                              declared=declared(table.name, "CHECK", check_sql=enforced_by)))
     return out
 
 
@@ -216,7 +227,13 @@ CHECKS: tuple[CheckBuilder, ...] = (
 def build_checks(schema: Schema, tables: Sequence[str] | None = None) -> list[CheckQuery]:
     """Every check of `tables` (default: all), table by table in DDL order, kinds in `KINDS` order."""
     selected = schema.tables if tables is None else [schema.table(t) for t in tables]
-    return [q for table in selected for build in CHECKS for q in build(schema, table)]
+    queries: list[CheckQuery] = []
+    for table in selected:
+        for build in CHECKS:
+            stage = f"writing the audit's {build.__name__.removesuffix('_checks')} checks"
+            with guard(stage, table=table.name):
+                queries += build(schema, table)
+    return queries
 
 
 def row_count_sql(tables: Sequence[str]) -> str:

@@ -42,6 +42,8 @@ class RepairContext:
     """`fresh(n, keep)`: n replacement rows generated at new ordinals, with the `keep` columns set."""
     keep: tuple[str, ...] = ()
     """Columns a replacement keeps from the row it replaces (per_parent keys, keys planned for a cycle)."""
+    source: str | None = None
+    """The DDL file, so that a CHECK no generated row passes is named at its file and line."""
 
 
 @dataclass(frozen=True)
@@ -215,6 +217,20 @@ def _kept(ctx: RepairContext, columns: tuple[str, ...]) -> bool:
     return bool(columns) and _lower(columns) <= _lower(ctx.keep)
 
 
+def _unsatisfied(f: Failure, ctx: RepairContext, rounds: int) -> str:
+    """The sentence for a CHECK that generated rows keep failing: where it is and what to do."""
+    table, line = ctx.table, ctx.table.line
+    where = f"{ctx.source}:{line}: " if ctx.source and line else (f"{ctx.source}: " if ctx.source else "")
+    columns = [c for c in f.columns if ctx.table.has_column(c)]
+    hint = (f"give column {columns[0]} a `values` or `expr` hint in domain.yaml (columns.{table.name}."
+            f"{columns[0]})" if columns else "give its columns `values` or `expr` hints in domain.yaml")
+    return (
+        f"{where}table {table.name}: the generator cannot satisfy CHECK ({f.detail}): {f.count} of the first "
+        f"batch's rows failed it and no row passed after {rounds} rounds of repairs. Simplify the CHECK, or "
+        f"{hint}."
+    )
+
+
 @dataclass
 class RepairOutcome:
     """A batch after repairs: the rows to insert, repairs by rule, and rows given up on."""
@@ -241,10 +257,13 @@ def repair_batch(
     empty is a shortfall.
     """
     counts: Counter[str] = Counter()
+    checks: list[Failure] = []
     for round_ in range(rounds + 1):
         failures = validate(batch)
         if not failures:
             return RepairOutcome(batch, counts, 0, round_)
+        if round_ == 0:
+            checks = [f for f in failures if f.rule == "check"]
         if round_ == rounds:
             break
         for repair in repairs:
@@ -256,6 +275,9 @@ def repair_batch(
     bad = np.unique(np.concatenate([f.rows if f.count else np.arange(batch.num_rows) for f in failures]))
     if len(bad) == batch.num_rows and first:
         f = failures[0]
+        stuck = [c for c in checks if any(x.rule == "check" and x.detail == c.detail for x in failures)]
+        if stuck:  # the CHECK is the cause: replacing its rows is what made the other failures
+            raise BuildError(_unsatisfied(stuck[0], ctx, rounds))
         raise BuildError(
             f"{f.message}: no valid row after {rounds} rounds of repairs. Check the column hints and CHECK "
             f"constraints of table {f.table} in domain.yaml and the DDL: they may contradict each other."

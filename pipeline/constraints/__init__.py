@@ -6,7 +6,8 @@
 - `checks`: what CHECK constraints say about single columns (IN lists, bounds, lengths, column order),
   read by the description, the generator and the LLM's reply schema.
 
-Consumers: `validation.batch` (Arrow and DuckDB halves), `validation.checks` (the audit),
+Consumers: `validation.batch` (Arrow and DuckDB halves), `validation.batch_pandera` (the same column rules
+as a pandera schema, an export), `validation.checks` (the audit),
 `validation.rules` (the orphan cleanup), `pipeline.store.create` (the DDL), `pipeline.llm.rows` (the
 reply schema and row model). `tests/constraints` holds each of them to every kind.
 """

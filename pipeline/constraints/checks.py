@@ -12,21 +12,38 @@ shapes becomes a fact about one column:
     col IS NOT NULL                 -> never NULL
     a > b, a >= b, a >= b + k       -> a is generated after b (with a least gap k)
     c IS NULL OR <one of the above> -> the fact (generated values may always satisfy it)
+    f(col) IN (...), f(col) = x     -> values v with f(v) = v, for f in UPPER, LOWER, TRIM, LTRIM, RTRIM
+    UPPER(col) = col (LOWER, TRIM)  -> values generated in that case (trimmed)
+    length(f(col)), CHAR_LENGTH, LEN -> length bounds (trimmed values for TRIM)
+    ABS(col) <= x                   -> bounds -x .. x
+    EXTRACT(YEAR FROM col) >= y, YEAR(col), date_part('year', col) -> date bounds
+    ROUND(col, n) = col             -> at most n decimals
+    col LIKE / ILIKE 'p%'           -> values shaped into the pattern
+    regexp_matches(col, '^...$'), col ~ '^...$', SIMILAR TO -> a code pattern, where the expression is
+                                       simple (literals, [A-Z], [0-9], \\d, {n})
+    bounds that read no column (`now() + INTERVAL 1 DAY`, pinned to the build's clock) are folded first.
+
+The shapes over functions are read by `pipeline.constraints.functions`, from trees read by `shapes`.
 
 A CHECK with any other conjunct is "unhandled": its derivable facts are still used, and the engine's
-validation checks the rest.
+validation checks the rest. A CHECK whose facts leave a column no value (`UPPER(kind) IN ('a')`) is
+`impossible`: the generator names it instead of making rows that fail.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
-from datetime import date, datetime
 from typing import Any
 
 import sqlglot
 from sqlglot import exp
 
-from pipeline.schema.model import Check, Table
+from pipeline.constraints import functions, shapes
+from pipeline.constraints.shapes import NOT_LITERAL as _NOT_LITERAL
+from pipeline.constraints.shapes import literal as _literal
+from pipeline.errors import SchemaError
+from pipeline.schema.model import Check, Schema, Table
 
 
 @dataclass(frozen=True)
@@ -51,6 +68,16 @@ class ColumnFacts:
     max_len: int | None = None
     after: list[After] = field(default_factory=list)
     not_null: bool = False
+    case: str | None = None
+    """"upper" or "lower": values must equal their upper (lower) case."""
+    trimmed: bool = False
+    """Values must have no leading or trailing spaces."""
+    like: list[str] = field(default_factory=list)
+    """LIKE patterns every value must match (values are shaped into them)."""
+    pattern: str | None = None
+    """A code pattern (`?` letter, `#` digit, other characters literal) that only makes valid values."""
+    decimals: int | None = None
+    """At most this many digits after the point."""
 
     def raise_lo(self, value: Any, strict: bool) -> None:
         if self.lo is None or _greater(value, self.lo) or (value == self.lo and strict):
@@ -66,6 +93,10 @@ class CheckFacts:
     columns: dict[str, ColumnFacts] = field(default_factory=dict)
     """Lower-cased column name -> facts."""
     unhandled: list[Check] = field(default_factory=list)
+    impossible: list[tuple[Check, str, str]] = field(default_factory=list)
+    """(CHECK, column, why no value of the column can pass it)."""
+    current: Check | None = field(default=None, repr=False)
+    """The CHECK being derived (what `impossible` names)."""
 
     def get(self, column: str) -> ColumnFacts | None:
         return self.columns.get(column.lower())
@@ -83,10 +114,33 @@ def derive_checks(table: Table) -> CheckFacts:
         except sqlglot.errors.ParseError:
             result.unhandled.append(check)
             continue
+        result.current = check
         handled = [_derive(part, result) for part in _conjuncts(tree)]
         if not all(handled):
             result.unhandled.append(check)
     return result
+
+
+_APPLIED = re.compile(r"\b(upper|lower|l?trim|rtrim)\s*\(", re.IGNORECASE)
+
+
+def require_satisfiable(schema: Schema) -> None:
+    """Raise a SchemaError naming the first CHECK whose facts leave a NOT NULL column no value at all
+    (`UPPER(kind) IN ('a', 'b')`): no row of its table could ever be stored. A nullable column with such
+    a CHECK is filled with NULL (`pipeline.fill.columns`)."""
+    for table in schema.tables:
+        if not any(_APPLIED.search(c.sql) for c in table.checks):  # only `f(col) IN` can be impossible here
+            continue
+        for check, col, why in derive_checks(table).impossible:
+            column = table.column(col) if table.has_column(col) else None
+            in_key = col in {k.lower() for k in table.primary_key}
+            if column is not None and (in_key or not column.nullable):
+                raise SchemaError(
+                    f"CHECK {check.name + ' ' if check.name else ''}({check.sql}) can never hold: {why}, so "
+                    f"no row of {table.name} can be stored",
+                    file=schema.source, line=table.line, table=table.name, column=column.name,
+                    hint="Fix the CHECK's list (or drop the CHECK).",
+                )
 
 
 def unhandled_checks(table: Table) -> list[Check]:
@@ -128,12 +182,17 @@ def _derive(node: exp.Expression, out: CheckFacts) -> bool:
     if isinstance(node, exp.Not) and _is_null_test(node.this):
         out.facts(_column(node.this.this)).not_null = True  # type: ignore[arg-type]
         return True
-    if isinstance(node, exp.In) and _column(node.this) and not node.args.get("query"):
+    if isinstance(node, exp.In) and not node.args.get("query"):
         values = [_literal(v) for v in node.expressions]
         if any(v is _NOT_LITERAL for v in values):
             return False
-        out.facts(_column(node.this)).values = values  # type: ignore[arg-type]
-        return True
+        if _column(node.this):
+            out.facts(_column(node.this)).values = values  # type: ignore[arg-type]
+            return True
+        return functions.applied_in(node.this, values, out)
+    found = functions.derive(node, out)
+    if found is not None:
+        return found
     if isinstance(node, exp.Between):
         return _compare(exp.GTE, node.this, node.args["low"], out) and _compare(
             exp.LTE, node.this, node.args["high"], out
@@ -152,19 +211,29 @@ def _derive(node: exp.Expression, out: CheckFacts) -> bool:
 
 def _compare(op: type, left: exp.Expression, right: exp.Expression, out: CheckFacts) -> bool:
     left, right = _unparen(left), _unparen(right)
-    if _column(right) or isinstance(right, exp.Length) or isinstance(right, exp.Add):
-        if not (_column(left) or isinstance(left, exp.Length)):
-            op, left, right = _FLIP[op], right, left
-    if isinstance(left, exp.Length) and _column(left.this):
-        value = _literal(right)
-        return isinstance(value, int) and _length(op, _column(left.this), value, out)  # type: ignore[arg-type]
-    col = _column(left)
-    if not col:
+    if shapes.subject(left) is None and (shapes.subject(right) is not None or isinstance(right, exp.Add)):
+        op, left, right = _FLIP[op], right, left
+    measured = shapes.subject(left)
+    if measured is None:
         return False
+    what, col = measured
+    if what == "length":
+        value = _literal(right)
+        if shapes.trims(left):
+            out.facts(col).trimmed = True
+        return isinstance(value, int) and not isinstance(value, bool) and _length(op, col, value, out)
+    if what in ("abs", "year"):
+        value = _literal(right)
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return False
+        return (functions.absolute if what == "abs" else functions.year)(op, col, value, out)
     other, gap = _column_plus(right)
     if other:
         return _relate(op, col, other, gap, out)
     value = _literal(right)
+    if value is _NOT_LITERAL:
+        value = shapes.constant(right)
+        value = _NOT_LITERAL if value is shapes.NOT_CONSTANT else value
     if value is _NOT_LITERAL or value is None:
         return False
     facts = out.facts(col)
@@ -202,8 +271,7 @@ def _length(op: type, col: str, value: int, out: CheckFacts) -> bool:
 
 
 def _column(node: exp.Expression | None) -> str | None:
-    node = _unparen(node) if node is not None else None
-    return node.name.lower() if isinstance(node, exp.Column) else None
+    return shapes.column_of(node)
 
 
 def _column_plus(node: exp.Expression) -> tuple[str | None, float]:
@@ -220,41 +288,6 @@ def _column_plus(node: exp.Expression) -> tuple[str | None, float]:
 def _is_null_test(node: exp.Expression) -> bool:
     node = _unparen(node)
     return isinstance(node, exp.Is) and isinstance(node.expression, exp.Null) and bool(_column(node.this))
-
-
-_NOT_LITERAL = object()
-
-
-def _literal(node: exp.Expression) -> Any:
-    """The Python value of a literal (numbers, strings, booleans, NULL, typed date/time strings)."""
-    node = _unparen(node)
-    if isinstance(node, exp.Neg):
-        value = _literal(node.this)
-        return -value if isinstance(value, int | float) and not isinstance(value, bool) else _NOT_LITERAL
-    if isinstance(node, exp.Null):
-        return None
-    if isinstance(node, exp.Boolean):
-        return bool(node.this)
-    if isinstance(node, exp.Cast) and isinstance(node.this, exp.Literal) and node.this.is_string:
-        return _iso(node.this.this)
-    if isinstance(node, exp.Literal):
-        if node.is_string:
-            return node.this
-        text = str(node.this)
-        try:
-            return int(text)
-        except ValueError:
-            return float(text)
-    return _NOT_LITERAL
-
-
-def _iso(text: str) -> Any:
-    for parse in (date.fromisoformat, datetime.fromisoformat):
-        try:
-            return parse(text)
-        except ValueError:
-            continue
-    return text
 
 
 def _greater(a: Any, b: Any) -> bool:

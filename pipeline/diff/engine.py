@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from pipeline.diff.model import Diff, DiffError, RowUpdate, TableDiff
-from pipeline.diff.queries import changed_keys_sql, multiset_sql, rows_sql
+from pipeline.diff.queries import changed_keys_sql, multiset_sql, python_orders, rows_sql
 from pipeline.diff.specs import TableSpec, table_specs
 from pipeline.store.sql import quote_ident, quote_literal
 from pipeline.values import json_value
@@ -40,7 +40,10 @@ def _keyed(
     for table, row_base, row_after, place in con.execute(changed_keys_sql(specs, base, after)).fetchall():
         found.setdefault(table, []).append((place, row_base, row_after))
     rows = _fetch(con, specs, found, base, after)
-    return {specs[i].label: _table_diff(i, specs[i], places, rows) for i, places in found.items()}
+    return {
+        specs[i].label: _table_diff(i, specs[i], pair_by_key(i, specs[i], places, rows), rows)
+        for i, places in found.items()
+    }
 
 
 Rows = dict[tuple[int, bool, int], tuple[dict[str, Any], tuple]]
@@ -76,6 +79,19 @@ def _fetch(
             tuple(row[n] for n in keys[i]),
         )
     return rows
+
+
+def pair_by_key(
+    i: int, spec: TableSpec, found: list[tuple[int | None, int | None, int | None]], rows: Rows
+) -> list[tuple[int | None, int | None, int | None]]:
+    """Table `i`'s stage-1 entries with each base-only row and after-only row of the same key made one
+    entry (an update): a table stage 1 joined on the whole row's hash (`python_orders`) lists an update
+    as both its rows. Tables joined on the key come back as they are."""
+    if not python_orders(spec):
+        return found
+    after = {rows[(i, True, a)][1]: a for _, b, a in found if a is not None}
+    out = [(place, b, after.pop(rows[(i, False, b)][1], None)) for place, b, _ in found if b is not None]
+    return out + [(None, None, a) for a in after.values()]
 
 
 def _table_diff(

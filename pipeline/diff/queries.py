@@ -14,7 +14,9 @@ Keyed tables (a primary key, or a UNIQUE key of NOT NULL columns), in two stages
     UNION ALL BY NAME ...
 
 Stage 1 does what the reference formulation does (`keyed_counts_sql`), for all tables at once; most
-tables of an episode have no change, and stage 2 reads none of their rows. Stage 2 fetches rows by rowid
+tables of an episode have no change, and stage 2 reads none of their rows. Where Python can order the
+key, stage 1 joins on a hash of the whole row instead of on the key (`changed_keys_sql`): an update then
+comes as its old and its new row, paired by key in Python. Stage 2 fetches rows by rowid
 (a semi-join DuckDB pushes into the scan), and they are put in the key's order. Both stages
 run in one snapshot (read-only catalogs, or one transaction), so the rowids stay valid between them.
 
@@ -80,20 +82,34 @@ def keyed_counts_sql(spec: TableSpec, base: str, after: str) -> str:
 
 def changed_keys_sql(specs: list[TableSpec], base: str, after: str) -> str:
     """Stage 1, every keyed table in one statement: (table index, base rowid, after rowid, place in key
-    order) of each key whose row is on one side only (the other rowid NULL) or whose row hash differs.
+    order) of the rows that changed.
 
-    The place is NULL for a table whose key Python orders as DuckDB does (`python_orders`): its rows are
-    put in order from their key values, which spares a window per table."""
+    A table whose key Python orders as DuckDB does (`python_orders`) is joined on the hash of its whole
+    row (key included): a row found on one side only is in the diff, with the other rowid NULL, and an
+    updated row comes as two such rows, its old and its new one, which Python pairs by key once stage 2 has
+    read them (`pair_by_key`); it puts them in order from their key values, so the place is NULL. One
+    64-bit join column instead of the key's columns plus a hash makes this the cheapest pass (0.93x the
+    CPU of the reference on the music pack). Other tables are joined on the key, a row whose hash differs
+    is one row with both rowids, and DuckDB numbers them in key order."""
     branches = []
     for i, spec in enumerate(specs):
         assert spec.key
+        if python_orders(spec):
+            h = row_hash(list(spec.columns))
+            branches.append(
+                f"SELECT {i} AS {TABLE}, b.__r AS {ROW_BASE}, a.__r AS {ROW_AFTER}, NULL::BIGINT AS {PLACE} "
+                f"FROM (SELECT {h} AS __h, rowid AS __r FROM {spec.ref(base)}) AS b "
+                f"FULL JOIN (SELECT {h} AS __h, rowid AS __r FROM {spec.ref(after)}) AS a ON b.__h = a.__h "
+                "WHERE b.__h IS NULL OR a.__h IS NULL"
+            )
+            continue
         keys = ", ".join(quote_ident(k) for k in spec.key)
         h = row_hash(spec.values)
         first = quote_ident(spec.key[0])
         order = ", ".join(f"coalesce(b.{quote_ident(k)}, a.{quote_ident(k)})" for k in spec.key)
-        place = "NULL::BIGINT" if python_orders(spec) else f"row_number() OVER (ORDER BY {order})"
         branches.append(
-            f"SELECT {i} AS {TABLE}, b.__r AS {ROW_BASE}, a.__r AS {ROW_AFTER}, {place} AS {PLACE} "
+            f"SELECT {i} AS {TABLE}, b.__r AS {ROW_BASE}, a.__r AS {ROW_AFTER}, "
+            f"row_number() OVER (ORDER BY {order}) AS {PLACE} "
             f"FROM (SELECT {keys}, {h} AS __h, rowid AS __r FROM {spec.ref(base)}) AS b "
             f"FULL JOIN (SELECT {keys}, {h} AS __h, rowid AS __r FROM {spec.ref(after)}) AS a "
             f"ON {_on(spec.key, 'b', 'a')} "

@@ -28,9 +28,11 @@ from pydantic import BaseModel
 
 from pipeline.domain import DomainConfig
 from pipeline.episode.domain_info import DomainInfo, file_key, read_domain_info
+from pipeline.episode.pool import POOL
 from pipeline.episode.results import ToolResult
 from pipeline.episode.rules import RuleCheck
-from pipeline.episode.storage import dispose, open_locked, remove_database
+from pipeline.episode.storage import open_locked, release, remove_database
+from pipeline.episode.template import content_key, forget, template_for
 from pipeline.errors import StoreError
 from pipeline.schema.model import Schema
 from pipeline.tools.context import KeyAllocator
@@ -64,8 +66,10 @@ class Episode:
         toolkit: Toolkit,
         keep: bool,
         persist: bool,
+        source: Path | None = None,
     ) -> None:
         self._base = base
+        self._source = source or base
         self._path = path
         self._con: duckdb.DuckDBPyConnection | None = con
         self._info = info
@@ -93,6 +97,10 @@ class Episode:
         `pack` names a pack folder outside `schemas/`). `workdir`: where the copy goes (default: the
         system temp folder). `keep`: leave the copy on disk at close. `persist`: no copy, calls write to
         `db_path` itself (one persisting episode per file in this process).
+
+        Without `keep` or `persist` the copy is made from the base's template (`template.py`: the base
+        without its audit views, which ATTACH would otherwise rebuild every time), kept in
+        `<workdir>/.templates/` and made on the first episode of each base content.
         """
         base = Path(db_path).resolve()
         if not base.is_file():
@@ -108,14 +116,19 @@ class Episode:
                         "close that one first (one writer at a time)."
                     )
                 _PERSISTED.add(base)
-            path = base
+            path = folder = base
         else:
-            folder = Path(workdir) if workdir else default_workdir()
+            folder = (Path(workdir) if workdir else default_workdir()).resolve()
             folder.mkdir(parents=True, exist_ok=True)
             path = folder / f"{base.stem}-{uuid.uuid4().hex[:12]}.duckdb"
         try:
             key = None if persist else file_key(base)  # a persisting episode's file changes under it
-            con = open_locked(path, copy_from=None if persist else base)
+            if persist or keep:
+                source = None if persist else base
+                con = open_locked(path, copy_from=source)
+            else:
+                source = template_for(base, folder)
+                path, con = _open_pooled(base, folder, source)
             try:
                 info = read_domain_info(con, str(base), file_key=key)
                 kit = toolkit or toolkit_for(info.schema, info.name, pack_dir=Path(pack) if pack else None)
@@ -123,6 +136,7 @@ class Episode:
             except BaseException:
                 con.close()
                 if not persist:
+                    POOL.forget(path)
                     remove_database(path)
                 raise
         except BaseException:
@@ -130,7 +144,9 @@ class Episode:
                 with _PERSIST_LOCK:
                     _PERSISTED.discard(base)
             raise
-        return cls(base=base, path=path, con=con, info=info, toolkit=kit, keep=keep, persist=persist)
+        return cls(
+            base=base, path=path, con=con, info=info, toolkit=kit, keep=keep, persist=persist, source=source
+        )
 
     # --- what it is -------------------------------------------------------------------------------
 
@@ -276,10 +292,15 @@ class Episode:
                 f"{self._base}: a persisting episode writes to the base itself and cannot reset."
             )
         with self._lock:
-            self._connection().close()
-            self._con = None
-            remove_database(self._path)
-            self._con = open_locked(self._path, copy_from=self._base)
+            con, self._con = self._connection(), None
+            if self._keep:
+                con.close()
+                remove_database(self._path)
+                self._con = open_locked(self._path, copy_from=self._source)
+            else:
+                release(con, self._path)
+                self._source = template_for(self._base, self._path.parent)
+                self._path, self._con = _open_pooled(self._base, self._path.parent, self._source)
             self._allocator = KeyAllocator()
             self._log = []
 
@@ -290,7 +311,7 @@ class Episode:
                 return
             con, self._con = self._con, None
             if not (self._keep or self._persist):
-                dispose(con, self._path)
+                release(con, self._path)
                 return
             try:
                 con.execute("CHECKPOINT")
@@ -321,6 +342,31 @@ class Episode:
     def __repr__(self) -> str:
         state = "closed" if self.closed else f"{len(self._log)} calls"
         return f"Episode({self._base.name} -> {self._path.name}, {state})"
+
+
+def _open_pooled(base: Path, folder: Path, source: Path) -> tuple[Path, duckdb.DuckDBPyConnection]:
+    """A throwaway copy of `source` (the base's template, or the base) in `folder`, opened: a clean copy
+    from the pool (`pool.py`) when there is one, else a new one. A pooled copy that fails to open is
+    deleted, and a template another process removed meanwhile is made again, once each."""
+    for attempt in range(3):
+        key = content_key(source)
+        if attempt == 0:
+            POOL.drop_source(str(source) + "|", keep=key)  # copies of an earlier content of `source`
+        path = POOL.take(key)
+        fresh = path is None
+        if path is None:
+            path = folder / f"{base.stem}-{uuid.uuid4().hex[:12]}.duckdb"
+        try:
+            return path, open_locked(path, copy_from=source if fresh else None, recycle=key)
+        except StoreError as exc:
+            if attempt == 2:
+                raise
+            if fresh:
+                if source == base or not isinstance(exc.__cause__, FileNotFoundError) or source.exists():
+                    raise
+                forget(base, folder)
+                source = template_for(base, folder)
+    raise AssertionError("unreachable")
 
 
 def _check_declaration(tool: Any, env: Env) -> None:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 import duckdb
 
+from pipeline.episode.pool import POOL
 from pipeline.errors import StoreError
 from pipeline.store.sql import quote_ident, quote_literal
 
@@ -36,6 +37,13 @@ INSTANCE_CONFIG = {"threads": 1}
 
 CATALOG = "episode"
 """The name the episode's database is attached under (and made the default)."""
+
+RECYCLE = (
+    "SET checkpoint_on_detach = 'DISABLED'",
+    "SET checkpoint_threshold = '1TB'",
+)
+"""For a copy that goes back to the pool (`pool.py`): its main file is never written, commits stay in the
+WAL, and closing detaches it without a checkpoint."""
 
 LOCKDOWN = (
     "SET enable_external_access = false",
@@ -159,6 +167,7 @@ class Reaper:
 
 SPARE = SpareInstance()
 REAPER = Reaper()
+atexit.register(POOL.clear)  # after the two below (atexit runs in reverse): no instance holds a copy then
 atexit.register(SPARE.shutdown)
 atexit.register(REAPER.drain)
 
@@ -176,16 +185,43 @@ def dispose(con: duckdb.DuckDBPyConnection, path: Path) -> None:
     REAPER.close(con)
 
 
-def open_locked(path: Path, *, copy_from: Path | None = None) -> duckdb.DuckDBPyConnection:
+def release(con: duckdb.DuckDBPyConnection, path: Path) -> None:
+    """Close a throwaway episode opened with `recycle`: its database is detached without a checkpoint and
+    its copy goes back to the pool if still clean (`pool.py`), else it is deleted; the instance shuts down
+    in the background. Where that cannot be done (Windows, interpreter shutdown, a detach that fails) the
+    copy is disposed of."""
+    if os.name == "nt" or sys.is_finalizing():
+        POOL.forget(path)
+        dispose(con, path)
+        return
+    try:
+        con.execute("USE memory")
+        con.execute(f"DETACH {quote_ident(CATALOG)}")
+    except duckdb.Error:
+        POOL.forget(path)
+        dispose(con, path)
+        return
+    REAPER.close(con)
+    POOL.give_back(path, wal_of(path))
+
+
+def open_locked(
+    path: Path, *, copy_from: Path | None = None, recycle: str | None = None
+) -> duckdb.DuckDBPyConnection:
     """A locked-down connection whose default catalog is the database at `path`.
 
     With `copy_from`, `path` is first made a copy of that file, a throwaway: its commits skip fsync (3-5 ms
     each here; a crash loses the episode either way). Without it, `path` is the user's file and stays
-    durable. On any error the copy is removed and the error names the file.
+    durable, or, with `recycle` (the key of the copy's source), a clean copy taken from the pool.
+    `recycle` opens it so that its main file is never written (`RECYCLE`; close it with `release`). On any
+    error the copy is removed and the error names the file.
     """
+    throwaway = copy_from is not None or recycle is not None
     if copy_from is not None:
         try:
             copy_database(copy_from, path)
+            if recycle is not None:
+                POOL.stamp(path, recycle)
         except OSError as exc:
             remove_database(path)
             raise StoreError(
@@ -194,19 +230,20 @@ def open_locked(path: Path, *, copy_from: Path | None = None) -> duckdb.DuckDBPy
     try:
         con = SPARE.take()
     except duckdb.Error as exc:
-        if copy_from is not None:
+        if throwaway:
             remove_database(path)
         raise StoreError(f"DuckDB could not start: {exc}") from exc
     try:
         con.execute(f"ATTACH {quote_literal(str(path))} AS {quote_ident(CATALOG)}")
         con.execute(f"USE {quote_ident(CATALOG)}")
-        if copy_from is not None:
+        if throwaway:
             con.execute("SET fsync_mode = 'NONE'")
-        for statement in LOCKDOWN:
+        for statement in (*(RECYCLE if recycle is not None else ()), *LOCKDOWN):
             con.execute(statement)
     except duckdb.Error as exc:
         con.close()
-        if copy_from is not None:
+        if throwaway:
+            POOL.forget(path)
             remove_database(path)
         raise StoreError(f"{path} cannot be opened as a DuckDB database: {exc}") from exc
     SPARE.refill()

@@ -71,6 +71,31 @@ register_solver(
 )
 
 
+register_solver(
+    SolverEntry(
+        "openai",
+        "pipeline.evaluate.solvers.openai_agent:make",
+        "a tool-calling agent over any OpenAI-compatible server (the toolkit's tools as functions)",
+        needs_model=True,
+    )
+)
+register_solver(
+    SolverEntry(
+        "openai-code",
+        "pipeline.evaluate.solvers.code_agent:make",
+        "E-Bench-Code: one exec_code tool running Python in a sandbox where the tools are functions",
+        needs_model=True,
+    )
+)
+register_solver(
+    SolverEntry(
+        "mcp",
+        "pipeline.evaluate.solvers.mcp_agent:make",
+        "an external agent started as a command (--option cmd=...) with its episode's MCP URL",
+    )
+)
+
+
 def solver_entry(name: str) -> SolverEntry:
     """The entry registered as `name`, or one made for a `module:attribute` name; `SolverError` else."""
     found = SOLVERS.get(name.strip().lower()) if isinstance(name, str) else None

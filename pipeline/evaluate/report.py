@@ -89,6 +89,12 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
             f"[yellow]{summary['episodes']} of {summary['episodes_expected']} episodes recorded: resume with "
             f"--resume {summary['run_id']}[/]"
         )
+    for shard in summary.get("shards", []):
+        console.print(
+            f"shard {shard['shard']}: {shard['state']}, {shard['episodes_run'] or 0} of {shard['pairs']} "
+            f"episodes run by {shard['worker'] or '?'} on {shard['host'] or '?'}",
+            style="dim", highlight=False,
+        )
     console.print(f"run {summary['run_id']} -> {summary.get('folder', '')}")
     if not health["ok"]:
         console.print(f"[bold red]the harness did not work: {health['why']}[/]")
@@ -127,6 +133,13 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         lines += ["| infrastructure error | episodes |", "|---|---:|"]
         lines += [f"| {reason[:200]} | {n} |" for reason, n in health["reasons"].items()]
         lines.append("")
+    for shard in summary.get("shards", []):
+        lines.append(f"- shard {shard['shard']}: {shard['state']}, {shard['episodes_run'] or 0} of "
+                     f"{shard['pairs']} episodes run by {shard['worker'] or '?'} on {shard['host'] or '?'}")
+    if summary.get("shards"):
+        lines.append("")
+    if summary.get("report"):
+        lines += [f"Report: `{summary['report']}` (self-contained HTML: plots, tasks, trajectories).", ""]
     timing = summary["timing"]
     lines.append(
         "Median ms per episode: "

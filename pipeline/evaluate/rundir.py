@@ -31,6 +31,7 @@ from pipeline.values import dumps
 RUN_FILE = "run.json"
 EPISODES_FILE = "episodes.jsonl"
 SUMMARY_FILE = "summary.json"
+SHARDS_DIR = "shards"
 
 
 class RunError(TerminalError):
@@ -61,9 +62,10 @@ def write_json(path: Path, data: Any) -> Path:
 class RunFolder:
     """One run's folder (see the module docstring). `append` may be called from many threads."""
 
-    def __init__(self, path: Path, spec: RunSpec) -> None:
+    def __init__(self, path: Path, spec: RunSpec, episodes: Path | None = None) -> None:
         self.path = path
         self.spec = spec
+        self._episodes = episodes or path / EPISODES_FILE
         self._lock = threading.Lock()
         self._fh: Any = None
 
@@ -73,7 +75,14 @@ class RunFolder:
 
     @property
     def episodes_path(self) -> Path:
-        return self.path / EPISODES_FILE
+        return self._episodes
+
+    def shard(self, name: str) -> RunFolder:
+        """The same run, with episodes going to `shards/<name>/episodes.jsonl` (one shard of a run on a work
+        pool; `pipeline.evaluate.shards` merges them into the run's own file)."""
+        folder = self.path / SHARDS_DIR / name
+        folder.mkdir(parents=True, exist_ok=True)
+        return RunFolder(self.path, self.spec, folder / EPISODES_FILE)
 
     @property
     def summary_path(self) -> Path:

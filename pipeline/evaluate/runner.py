@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
+import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -78,8 +79,20 @@ class EvalRun:
     """A solver made by the caller (tests, notebooks) instead of `solver` by name."""
     toolkit: Toolkit | None = None
     """The tools the tasks were made with (default: the pack's tools.py, else the generic toolkit)."""
-    on_record: Callable[[EpisodeRecord, int, int], None] | None = None
-    """Called with each record, the episodes done so far in this session and the session's total."""
+    on_record: Callable[[EpisodeRecord | None, int, int], None] | None = None
+    """Called with each record, the episodes done so far in this session and the session's total (a run on
+    a work pool calls it with None and the episodes its shards have written so far)."""
+    shard: str | None = None
+    """One shard of a run on a work pool (`pipeline.evaluate.shards`): its episodes go to
+    shards/<shard>/episodes.jsonl of the run (`resume`), and only `pairs` are run."""
+    pairs: list[tuple[str, int]] | None = None
+    """The (task id, trial) pairs of the shard."""
+    report: bool = True
+    """Write report.html at the end (benchmarks of the episodes alone turn it off)."""
+    notes: dict[str, Any] = field(default_factory=dict)
+    """Added to the summary as they are (a run on a work pool: `pool`, `shards`)."""
+    problems: list[str] = field(default_factory=list)
+    """What went wrong outside the episodes (a shard that failed): each one makes the harness fail."""
 
     name: str = ""
     db_path: Path | None = None
@@ -113,13 +126,15 @@ def prepare(run: EvalRun) -> None:
             f"no database at {run.db_path}: build it first (`stateforge build-domain {run.target}`) or pass "
             "the built file with --db."
         )
-    tasks_path = Path(run.tasks_file) if run.tasks_file else run.db_path.parent / TASKS_FILE
+    # Absolute paths in run.json: a resumed run, and the workers of a pool, may start from another folder.
+    run.db_path = run.db_path.resolve()
+    tasks_path = (Path(run.tasks_file) if run.tasks_file else run.db_path.parent / TASKS_FILE).resolve()
     all_tasks = read_tasks(tasks_path)
     with Workspace(run.db_path, workdir=run.workdir) as ws:
         info = ws.info
         fingerprint = ws.fingerprint()
     _check_tasks(all_tasks, tasks_path, run.db_path, info.name, fingerprint)
-    runs_dir = Path(run.out) if run.out else artifacts_dir() / info.name / RUNS
+    runs_dir = (Path(run.out) if run.out else artifacts_dir() / info.name / RUNS).resolve()
     resumed = RunFolder.open(find_run(run.resume, [runs_dir])) if run.resume else None
     if resumed is not None:
         spec = _resumed_spec(run, resumed.spec, tasks_path, fingerprint)
@@ -161,8 +176,17 @@ def prepare(run: EvalRun) -> None:
         workdir=Path(run.workdir) if run.workdir else None,
         instructions=functools.cache(partial(_instructions, info.config, info.now, info.name)),
     )
+    if run.shard is not None:
+        run.folder = run.folder.shard(run.shard)
+    elif resumed is not None:
+        from pipeline.evaluate.shards import merge_shards  # (shards runs these stages: imported here)
+
+        merge_shards(run.folder)  # what shards on a work pool left behind counts as done
     finished = {r.key for r in run.folder.records() if r.outcome != "infra_error"}
     run.pending = [(t, trial) for trial in range(spec.k) for t in run.tasks if (t.id, trial) not in finished]
+    if run.pairs is not None:
+        wanted = set(map(tuple, run.pairs))
+        run.pending = [(t, trial) for t, trial in run.pending if (t.id, trial) in wanted]
     run.total = len(run.pending)
     run.started = time.perf_counter()
 
@@ -189,9 +213,30 @@ def summarize_run(run: EvalRun) -> None:
     assert run.folder is not None
     seconds = time.perf_counter() - run.started
     run.summary = summarize(run.folder.spec, run.folder.records(), seconds=seconds, episodes_run=run.done)
+    run.summary.update(run.notes)
+    if run.problems:
+        health = run.summary["harness"]
+        health["ok"] = False
+        health["why"] = "; ".join([*([health["why"]] if health["why"] else []), *run.problems])
     run.summary["folder"] = str(run.folder.path)
+    run.summary["report"] = _write_report(run.folder, run.summary) if run.report else None
     run.folder.write_summary(run.summary)
     release(run)
+
+
+def _write_report(folder: RunFolder, summary: dict[str, Any]) -> str | None:
+    """Write report.html; a report that cannot be drawn is logged, never the end of a finished run (its
+    summary and episodes are written whatever happens: `stateforge eval-report` makes the report again)."""
+    from pipeline.evaluate.htmlreport import write_run_report  # matplotlib: imported when a run ends
+
+    try:
+        return str(write_run_report(folder, summary))
+    except Exception:  # noqa: BLE001 - see the docstring
+        logging.getLogger(__name__).exception(
+            "run %s: report.html could not be written; make it with `stateforge eval-report %s`",
+            folder.run_id, folder.path,
+        )
+        return None
 
 
 def release(run: EvalRun) -> None:
@@ -234,8 +279,16 @@ def direct(stage: Stage, label: str, work: Callable[[], None]) -> None:
 
 def run_evaluation(run: EvalRun, runner: Runner = direct) -> dict[str, Any]:
     """Run every stage of `STAGES` on `run` through `runner`; return the summary."""
+    run_stages(run, STAGES, runner)
+    assert run.summary is not None
+    return run.summary
+
+
+def run_stages(run: EvalRun, stages: tuple[Stage, ...], runner: Runner = direct) -> None:
+    """Run `stages` in order on `run` through `runner` (a repeated stage until nothing is pending), then
+    release what the run holds, whatever happened."""
     try:
-        for stage in STAGES:
+        for stage in stages:
             if stage.repeat:
                 batches = 0
                 while not run.finished:
@@ -245,8 +298,6 @@ def run_evaluation(run: EvalRun, runner: Runner = direct) -> dict[str, Any]:
                 runner(stage, stage.name, partial(stage.run, run))
     finally:
         release(run)
-    assert run.summary is not None
-    return run.summary
 
 
 def evaluate(target: str | Path, **options: Any) -> dict[str, Any]:

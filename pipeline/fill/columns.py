@@ -15,7 +15,7 @@ from pipeline.fill.infer import infer, kind_of, paired_start
 from pipeline.fill.spec import ColumnSpec, new_spec, resolve_bounds, resolve_gaps
 from pipeline.fill.topics import topic_of
 from pipeline.schema.model import Column, Table
-from pipeline.types import text_length
+from pipeline.types import decimal_params, text_length
 
 _NAME_STRATEGIES = {"first_name": "first", "last_name": "last", "full_name": "full"}
 _NEEDS_NAMES = ("email", "username", "full_name")
@@ -25,11 +25,15 @@ _KIND_WORDS = ("type", "kind", "category")
 
 
 def is_key(column: Column, table: Table) -> bool:
-    """Identity columns and single-column integer primary keys: numbered `start+1 ..` by the generator."""
+    """Identity columns and single-column integer (or DECIMAL / NUMBER) primary keys: numbered `start+1 ..`
+    by the generator (whole numbers, which any integer column referencing them can hold)."""
     if column.identity or (column.default or "").lower().startswith("nextval("):
         return True
     single_pk = len(table.primary_key) == 1 and table.primary_key[0].lower() == column.name.lower()
-    return single_pk and kind_of(column) == "int"
+    if not single_pk or kind_of(column) not in ("int", "decimal"):
+        return False
+    precision, scale = decimal_params(column.type) if kind_of(column) == "decimal" else (0, 0)
+    return scale == 0 or precision - scale >= 9  # not a DECIMAL(5,2) key: 999 whole numbers, 99,999 values
 
 
 def is_single_unique(column: Column, table: Table) -> bool:
@@ -47,6 +51,9 @@ def plan_columns(table: Table, config: DomainConfig, exclude: Collection[str] = 
     specs = {
         c.name.lower(): choose(c, table, config, facts) for c in table.columns if c.name.lower() not in skip
     }
+    for _check, name, _why in facts.impossible:  # NOT NULL ones stop the plan (`require_satisfiable`)
+        if name in specs and specs[name].strategy != "expr":
+            specs[name].strategy, specs[name].values, specs[name].null_rate = "values", [None], 1.0
     _link_after(specs, table, config, facts)
     _link_names(specs)
     order = _order(specs, table)
@@ -65,6 +72,11 @@ def choose(column: Column, table: Table, config: DomainConfig, facts: CheckFacts
     allowed = column.allowed_values or found.values
     if strategy is None and allowed:
         strategy, reason = "values", ("values" if column.allowed_values else "check")
+    if strategy is None and found.pattern and kind_of(column) == "str":
+        strategy, reason = "code", "check"  # a LIKE / regular expression that fixes every character
+    if strategy is None and kind_of(column) == "str":
+        strategy = _like_strategy(found.like)  # `LIKE '%_@_%'` asks for e-mail addresses, say
+        reason = "check" if strategy else reason
     if strategy is None:
         strategy, reason = inference.strategy, inference.reason
     inferred: dict[str, Any] = inference.params if inference.strategy == strategy else {}
@@ -76,7 +88,10 @@ def choose(column: Column, table: Table, config: DomainConfig, facts: CheckFacts
     if reason in ("values", "check") and spec.values and frequencies is not None:
         spec.weights = weights_for(spec.values, frequencies)  # the DDL's codes, weighted by real use
     spec.pool = spec.pool or inferred.get("pool")
-    spec.pattern = spec.pattern or inferred.get("pattern")
+    spec.pattern = spec.pattern or (found.pattern if reason == "check" else None) or inferred.get("pattern")
+    spec.like, spec.case, spec.trimmed = list(found.like), found.case, found.trimmed
+    if found.decimals is not None and spec.kind in ("decimal", "float"):
+        spec.decimals = found.decimals if spec.decimals is None else min(spec.decimals, found.decimals)
     spec.unit = hint.unit or inferred.get("unit", "s")
     if hint.distribution is None and "distribution" in inferred:
         spec.distribution = inferred["distribution"]
@@ -101,6 +116,18 @@ def choose(column: Column, table: Table, config: DomainConfig, facts: CheckFacts
     spec.max_len = min(lengths) if lengths else None
     spec.min_len = found.min_len
     return spec
+
+
+_LIKE_STRATEGIES = (("@", "email"), ("http", "url"), ("www.", "url"))
+
+
+def _like_strategy(patterns: list[str]) -> str | None:
+    """The strategy whose values a LIKE pattern describes (an e-mail address, a URL), if any."""
+    for pattern in patterns:
+        for mark, strategy in _LIKE_STRATEGIES:
+            if mark in pattern.lower():
+                return strategy
+    return None
 
 
 def _from_hint(hint: ColumnHint) -> str | None:

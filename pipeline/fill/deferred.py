@@ -36,9 +36,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from pipeline.domain.config import ColumnHint, DomainConfig
-from pipeline.errors import DomainError
+from pipeline.errors import DomainError, guard
 from pipeline.fill.deferred_unique import UniqueKeys, keep_unique
 from pipeline.fill.key_kinds import is_unique_fk, key_skew, null_rate, parent_cdf
+from pipeline.fill.key_types import holdable_parents
 from pipeline.fill.keys import load_keys
 from pipeline.fill.sampling import (
     cycle_cuts,
@@ -81,16 +82,18 @@ def fill_deferred(
         for d in plan.deferred:
             table, fk = schema.table(d.table), d.fk
             label = f"{table.name}({', '.join(fk.columns)}) -> {fk.ref_table}({', '.join(fk.ref_columns)})"
-            if any(_setting(config, table, c) is not None for c, _ in _split(table, fk)[1]):
-                given, dangling, cut, clashed = _compute_key(con, schema, config, table, fk, seed)
-                out[label] = given
-                out[f"{label}: no parent, set NULL"] = dangling
-                if fk.ref_table.lower() == table.name.lower():
-                    out[f"{label}: cycles cut"] = cut
-            else:
-                out[label], clashed = _draw_key(con, schema, config, table, fk, seed)
-            if clashed:
-                out[f"{label}: UNIQUE kept, set NULL"] = clashed
+            with guard("filling a deferred foreign key (second pass)", table=table.name,
+                       column=", ".join(fk.columns), passthrough=(duckdb.Error,)):
+                if any(_setting(config, table, c) is not None for c, _ in _split(table, fk)[1]):
+                    given, dangling, cut, clashed = _compute_key(con, schema, config, table, fk, seed)
+                    out[label] = given
+                    out[f"{label}: no parent, set NULL"] = dangling
+                    if fk.ref_table.lower() == table.name.lower():
+                        out[f"{label}: cycles cut"] = cut
+                else:
+                    out[label], clashed = _draw_key(con, schema, config, table, fk, seed)
+                if clashed:
+                    out[f"{label}: UNIQUE kept, set NULL"] = clashed
         # Rows promised to a NOT NULL cycle but dropped as invalid leave children pointing nowhere.
         if plan.unbroken:
             cleaned = clean_orphans(con, schema, [d.table for d in plan.unbroken])
@@ -172,6 +175,7 @@ def _compute_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Fo
         parents = [rows.column("__sf_ref_" + r).combine_chunks() for r in fk.ref_columns]
     else:
         stored = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        stored = holdable_parents(stored, fk, table, parent=fk.ref_table)
         parents = [stored.column(r).combine_chunks() for r in fk.ref_columns]
     codes, parent_codes = group_codes([key[c] for c in fk.columns], parents)
     ix = lookup(codes, parent_codes)
@@ -231,6 +235,7 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
         redraw = partial(earlier_in_group, codes, rng, chain=False, roots=roots)
     else:
         parents = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        parents = holdable_parents(parents, fk, table, parent=fk.ref_table)
         cdf = parent_cdf(config, table.name, fk, parents.num_rows, seed)
         if shared:
             theirs = [parents.column(r).combine_chunks() for _, r in shared]

@@ -27,13 +27,13 @@ import pyarrow as pa
 
 from pipeline.domain.config import DomainConfig
 from pipeline.errors import BuildError
-from pipeline.fill.generator import apply_expressions, apply_sequences
+from pipeline.fill.generator import apply_expressions, apply_sequences, expression_columns, sequence_columns
 from pipeline.fill.key_kinds import per_parent_fk, unbroken_fks
 from pipeline.fill.keys import TableKeys, table_generator
 from pipeline.fill.report import TableReport
 from pipeline.fill.sampling import rng_for
 from pipeline.graph.plan import FillPlan
-from pipeline.schema.model import Schema, Table
+from pipeline.schema.model import ForeignKey, Schema, Table
 from pipeline.store.sql import table_ref
 from validation.batch import validate_batch
 from validation.repair import MAX_ROUNDS, RepairContext, repair_batch
@@ -85,6 +85,7 @@ def fill_table(
         fresh_from = max(planned, keys.rows)  # replacement rows get ordinals past the planned ones
         writer = _BatchWriter(con, schema, plan, config, t, keys, seed=seed, fresh_from=fresh_from)
         writer.enrich = enrich
+        writer.fks = checked_fks(t, config, keys, enriched=enrich is not None)
         report = TableReport(t.name, rows=0, planned=planned)
         repairs: Counter[str] = Counter()
         spans = [(start, min(bs, keys.rows - start)) for start in range(0, keys.rows, bs)]
@@ -117,10 +118,13 @@ class _BatchWriter:
         self.gen = table_generator(table, config, seed)
         self.counters: dict = {}
         self.enrich: Enrich | None = None
+        self.fks: list[ForeignKey] = list(keys.checked)
+        """The foreign keys each batch is checked for (`checked_fks`)."""
         self.written = 0
         self.next_fresh = fresh_from
         self.keep = _kept_columns(schema, plan, config, table)
         self.order = [c.name for c in table.columns]
+        self.source = schema.source
 
     def finish(self, batch: pa.Table) -> pa.Table:
         """Sequences and expressions, then the DDL's column order."""
@@ -144,10 +148,11 @@ class _BatchWriter:
         batch = self.finish(raw)
         if self.enrich is not None:
             batch = self.enrich(self.con, self.table, batch, b)
-        ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep)
+        ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep,
+                            self.source)
         outcome = repair_batch(
             batch,
-            lambda x: validate_batch(self.con, self.table, x, batch_no=b, fks=self.keys.checked,
+            lambda x: validate_batch(self.con, self.table, x, batch_no=b, fks=self.fks,
                                      stored=self.written > 0),  # the table was emptied before batch 0
             ctx, rounds=rounds, first=self.written == 0,
         )
@@ -166,6 +171,32 @@ class _BatchWriter:
                     self.con.unregister("__sf_insert")
         self.written += outcome.batch.num_rows
         return outcome.batch.num_rows, outcome.repairs
+
+
+def checked_fks(table: Table, config: DomainConfig, keys: TableKeys, *, enriched: bool) -> list[ForeignKey]:
+    """The foreign keys whose parents a batch's validation must look up in DuckDB.
+
+    A key drawn from another table's stored rows has its parent by construction: `TableKeys` draws it
+    from that table's distinct stored keys, and the repairs' redraws and fresh rows draw from the same
+    parents (the other repairs drop rows or leave these columns alone). So the anti-join of each batch
+    only re-proves it, and is skipped. It stays where something else may write the key's columns: an
+    `enrich` hook (the LLM fill), a `sequence` or `expr` hint, a VARCHAR(n) that `truncate_to_length`
+    may shorten, a reference to the table itself (the parent may come later in the same batch), and keys
+    not drawn from stored rows at all (cycles: planned keys, second pass). The build's final audit checks
+    every foreign key of the file whatever is skipped here, so a broken guarantee fails the build.
+    """
+    if enriched:
+        return list(keys.checked)
+    computed = {c.lower() for c in expression_columns(table, config) + sequence_columns(table, config)}
+
+    def guaranteed(fk: ForeignKey) -> bool:
+        return (
+            fk.ref_table.lower() != table.name.lower()
+            and not any(c.lower() in computed for c in fk.columns)
+            and not any(table.column(c).length for c in fk.columns)
+        )
+
+    return [fk for fk in keys.checked if not guaranteed(fk)]
 
 
 class _Ahead:

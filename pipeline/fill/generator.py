@@ -25,10 +25,11 @@ import pyarrow.compute as pc
 
 from pipeline.constraints.checks import CheckFacts
 from pipeline.domain.config import DomainConfig
-from pipeline.errors import SchemaError
+from pipeline.errors import SchemaError, guard
 from pipeline.fill.columns import choose, plan_columns
 from pipeline.fill.convert import to_arrow
 from pipeline.fill.pools import stable_hash
+from pipeline.fill.shaping import shape
 from pipeline.fill.spec import ColumnSpec, Ctx
 from pipeline.fill.strategies import SELF_UNIQUE, STRATEGIES, unique_numbers
 from pipeline.fill.strategies_time import after
@@ -64,11 +65,12 @@ class TableGenerator:
         for spec in self.columns:
             rng = np.random.default_rng([self.seed, self._table_key, start, stable_hash(spec.key)])
             ctx = Ctx(spec=spec, rng=rng, n=n, start=start, config=self.config, seed=self.seed, row=row)
-            raw = make_values(ctx, self.table)
-            row[spec.key] = raw
-            mask = _null_mask(ctx, nulls)
-            nulls[spec.key] = mask
-            arrays[spec.key] = _finish(raw, spec, mask, self.table)
+            with guard(f"generating values ({spec.strategy})", table=self.table.name, column=spec.name):
+                raw = make_values(ctx, self.table)
+                row[spec.key] = raw
+                mask = _null_mask(ctx, nulls)
+                nulls[spec.key] = mask
+                arrays[spec.key] = _finish(raw, spec, mask, self.table)
         if not self.output:  # every column is filled later: keep the row count all the same
             return pa.table({"_": pa.nulls(n)}).drop_columns(["_"])
         return pa.table({name: arrays[name.lower()] for name in self.output})
@@ -117,8 +119,7 @@ def _finish(raw: Any, spec: ColumnSpec, mask: np.ndarray, table: Table) -> pa.Ar
             column=spec.name,
         )
     array = raw if spec.kind == "list" else to_arrow(raw, spec.arrow_type, max_len=spec.max_len)
-    if spec.min_len and pa.types.is_string(array.type):
-        array = pc.utf8_rpad(array, width=spec.min_len, padding="x")
+    array = shape(array, spec)
     if mask.any():
         array = pc.if_else(pa.array(~mask), array, pa.scalar(None, array.type))
     return array
@@ -229,7 +230,8 @@ def apply_sequences(
         numbers = _number_groups(groups, counters.setdefault(name.lower(), {}), first)
         column = table.column(name)
         target = arrow_type(column.type) or pa.int64()
-        batch = _put(batch, column.name, to_arrow(numbers, target))
+        with guard("numbering a grouped sequence", table=table.name, column=column.name):
+            batch = _put(batch, column.name, to_arrow(numbers, target))
     return _in_table_order(batch, table)
 
 

@@ -14,7 +14,9 @@ table's ranking is seeded by its name, so the same parents are popular for every
 close a cycle are not drawn from stored rows: nullable ones stay NULL for the second pass
 (`pipeline.fill.deferred`), NOT NULL ones draw from the keys the later table will be written with
 (`planned_keys`), computed by its generator before any row exists. A foreign key that shares columns with
-one drawn before it picks, per row, a parent that agrees on them. The numpy draws are in `sampling`.
+one drawn before it picks, per row, a parent that agrees on them. A key whose columns are narrower than
+the parent's key draws only among the parents it can hold (`key_types`). The numpy draws are in
+`sampling`.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import pyarrow as pa
 
 from pipeline.constraints.checks import derive_checks
 from pipeline.domain.config import DomainConfig
-from pipeline.errors import BuildError
+from pipeline.errors import BuildError, guard
 from pipeline.fill.generator import TableGenerator
 from pipeline.fill.key_kinds import (
     deferred_fks,
@@ -42,6 +44,7 @@ from pipeline.fill.key_kinds import (
     per_parent_fk,
     unbroken_fks,
 )
+from pipeline.fill.key_types import holdable_parents
 from pipeline.fill.sampling import (
     DEFAULT_SKEW,
     Order,
@@ -245,33 +248,43 @@ class TableKeys:
         later = unbroken_fks(t, plan)
         keys = cls(table=t, rows=rows, deferred=deferred_fks(t, plan), checked=first,
                    partial_link=link_key(t, plan) is None)
-        pk = set(_lower(t.primary_key))
         for fk in first + later:
-            keys.fks.append(fk)
-            own = fk.ref_table.lower() == t.name.lower()
-            ref = schema.table(fk.ref_table)
-            if own:
-                parent = pa.table({})  # drawn by _draw_self once the row count is known
-            elif any(fk is x for x in later):
-                n_ref = _planned(planned, ref.name, t)
-                parent = _distinct(planned_keys(config, ref, list(fk.ref_columns), seed=seed, rows=n_ref,
-                                                batch_size=bs))
-            else:
-                parent = load_keys(con, ref.name, fk.ref_columns)
-            nullable = all(t.column(c).nullable for c in fk.columns) and not pk & set(_lower(fk.columns))
-            if not own and parent.num_rows == 0 and not nullable:
-                raise BuildError(
-                    f"table {t.name}: column(s) {', '.join(fk.columns)} must reference {ref.name}, which has "
-                    f"no rows. Give {ref.name} rows (domain.yaml tables.{ref.name}.rows) or make the key "
-                    "nullable."
-                )
-            keys.parents.append(parent)
-            keys.cdfs.append(parent_cdf(config, t.name, fk, parent.num_rows, seed, skew))
-            keys.skews.append(key_skew(config, t.name, fk))
-            plain = nullable and fk is not pp_fk and not any(fk is x for x in in_link)
-            keys.null_rates.append(null_rate(config, t.name, fk.columns[0]) if plain else 0.0)
-        keys._draw(rng, pp, pp_fk, in_link, config, seed, bs)
+            with guard("reading the parents' keys", table=t.name, column=", ".join(fk.columns),
+                       passthrough=(duckdb.Error,)):
+                keys._add(con, schema, config, fk, later, pp_fk, in_link, planned, seed, bs, skew)
+        with guard("drawing the foreign keys", table=t.name):
+            keys._draw(rng, pp, pp_fk, in_link, config, seed, bs)
         return keys
+
+    def _add(self, con, schema, config, fk, later, pp_fk, in_link, planned, seed, bs, skew) -> None:
+        """Load (or plan) the parents of one foreign key and set its draw probabilities and NULL rate."""
+        t = self.table
+        pk = set(_lower(t.primary_key))
+        self.fks.append(fk)
+        own = fk.ref_table.lower() == t.name.lower()
+        ref = schema.table(fk.ref_table)
+        if own:
+            parent = pa.table({})  # drawn by _draw_self once the row count is known
+        elif any(fk is x for x in later):
+            n_ref = _planned(planned, ref.name, t)
+            parent = _distinct(planned_keys(config, ref, list(fk.ref_columns), seed=seed, rows=n_ref,
+                                            batch_size=bs))
+        else:
+            parent = load_keys(con, ref.name, fk.ref_columns)
+        if not own:
+            parent = holdable_parents(parent, fk, t, parent=ref.name)
+        nullable = all(t.column(c).nullable for c in fk.columns) and not pk & set(_lower(fk.columns))
+        if not own and parent.num_rows == 0 and not nullable:
+            raise BuildError(
+                f"table {t.name}: column(s) {', '.join(fk.columns)} must reference {ref.name}, which has "
+                f"no rows. Give {ref.name} rows (domain.yaml tables.{ref.name}.rows) or make the key "
+                "nullable."
+            )
+        self.parents.append(parent)
+        self.cdfs.append(parent_cdf(config, t.name, fk, parent.num_rows, seed, skew))
+        self.skews.append(key_skew(config, t.name, fk))
+        plain = nullable and fk is not pp_fk and not any(fk is x for x in in_link)
+        self.null_rates.append(null_rate(config, t.name, fk.columns[0]) if plain else 0.0)
 
     def _draw(self, rng, pp, pp_fk, in_link, config, seed, bs) -> None:
         t, n = self.table, self.rows

@@ -1,8 +1,9 @@
 """Pools of realistic values, made once per (provider, locale, seed, size, args) with a seeded Faker.
 
 Faker costs about 60 us a value; sampling a pool with numpy costs about 1 us a row. So every Faker-made
-value comes from a pool: `pool("city", seed=7)` calls Faker 2,000 times once per process, and the hot path
-only draws indices with `rng.integers` and `take`s them.
+value comes from a pool: `pool("city", seed=7)` calls Faker 2,000 times once (then reads the pool from
+the on-disk cache, `pipeline.fill.pool_cache`, in later processes), and the hot path only draws indices
+with `rng.integers` and `take`s them.
 """
 
 from __future__ import annotations
@@ -11,14 +12,17 @@ import functools
 import hashlib
 import json
 import threading
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
-from faker import Faker
 
 from pipeline.errors import DomainError
+from pipeline.fill.pool_cache import pool_cache
 from pipeline.schema.model import suggest
+
+if TYPE_CHECKING:
+    from faker import Faker
 
 LOCALE = "en_US"
 DEFAULT_POOL = 2000
@@ -33,6 +37,8 @@ def stable_hash(*parts: Any) -> int:
 
 @functools.lru_cache(maxsize=8)
 def _faker(locale: str) -> Faker:
+    from faker import Faker  # imported on the first pool not in the cache: a warm build never needs it
+
     return Faker(locale)
 
 
@@ -72,6 +78,20 @@ def pool(
 
 @functools.lru_cache(maxsize=512)
 def _pool(provider: str, seed: int, size: int, frozen_args: str, locale: str, distinct: bool) -> pa.Array:
+    cache = pool_cache()
+    key = {"provider": provider, "seed": seed, "size": size, "args": frozen_args, "locale": locale,
+           "distinct": distinct}
+    found = cache.load(key) if cache is not None else None
+    if found is not None:
+        return found
+    made = _make(provider, seed, size, frozen_args, locale, distinct)
+    if cache is not None:
+        cache.store(key, made)
+    return made
+
+
+def _make(provider: str, seed: int, size: int, frozen_args: str, locale: str, distinct: bool) -> pa.Array:
+    """The pool, from Faker."""
     args = json.loads(frozen_args)
     with _LOCK:  # one Faker instance per locale, reseeded for each pool
         fake = _faker(locale)

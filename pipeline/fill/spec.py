@@ -73,6 +73,12 @@ class ColumnSpec:
     pool: int | None = None
     unit: str = "s"
     pattern: str | None = None
+    like: list[str] = field(default_factory=list)
+    """LIKE patterns a CHECK asks the values to match (`pipeline.fill.shaping`)."""
+    case: str | None = None
+    """"upper" or "lower": a CHECK asks for values in that case."""
+    trimmed: bool = False
+    """A CHECK asks for values without leading or trailing spaces."""
     p: float = 0.5
     sources: dict[str, str] = field(default_factory=dict)
     """For e-mails, user names and full names: role (first, last, full) -> column it is made from."""

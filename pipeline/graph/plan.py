@@ -14,6 +14,7 @@ from typing import Any
 
 import networkx as nx
 
+from pipeline.constraints.checks import require_satisfiable
 from pipeline.schema.model import ForeignKey, Schema
 
 
@@ -103,7 +104,10 @@ def _deferrable(schema: Schema, table: str, fk: ForeignKey) -> bool:
 
 
 def plan_fill(schema: Schema) -> FillPlan:
-    """Order the tables of `schema` for filling; break or report every cycle."""
+    """Order the tables of `schema` for filling; break or report every cycle.
+
+    Raises SchemaError first when a CHECK leaves a NOT NULL column no value (`require_satisfiable`)."""
+    require_satisfiable(schema)
     graph = dependency_graph(schema)
     position = {t.name: i for i, t in enumerate(schema.tables)}
     cycles: list[Cycle] = []

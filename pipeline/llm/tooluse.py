@@ -90,13 +90,19 @@ def tools_request(
     tools: list[dict[str, Any]],
     tool_choice: str | dict[str, Any],
 ) -> dict[str, Any]:
-    """The keyword arguments of `chat.completions.create` for one tool-calling turn."""
+    """The keyword arguments of `chat.completions.create` for one tool-calling turn.
+
+    The messages and the tools go in `extra_body`, which the client merges into the JSON body as they are:
+    passed as parameters, the `openai` client walks every message and every tool schema through its
+    TypedDict transform on each request (about 30 ms of CPU a turn for a toolkit of 53 tools), for a body
+    that is plain JSON already. The body sent is the same.
+    """
     request: dict[str, Any] = {
         "model": model,
-        "messages": messages,
-        "tools": tools,
+        "messages": [],
         "tool_choice": tool_choice,
         "temperature": settings.temperature,
+        "extra_body": {"messages": messages, "tools": tools},
     }
     if settings.seed is not None:
         request["seed"] = settings.seed

@@ -58,7 +58,7 @@ REPORT_HTML = "report.html"
 BUILD_REPORT = "reports/build_report.json"
 GENERATION_REPORT = "reports/generation_report.json"
 SOURCE = "source"
-RUN_ONLY = frozenset({"run_id", "folder", "timing", "database", "tasks_file", "file"})
+RUN_ONLY = frozenset({"run_id", "folder", "timing", "database", "tasks_file", "file", "report"})
 """Keys of the top of a report that name the run or its absolute paths, not the result."""
 
 

@@ -124,7 +124,8 @@ def make_tasks(run: ReleaseRun) -> None:
 def baseline(run: ReleaseRun, solver: str) -> None:
     """Evaluate one baseline solver on the tasks (k=1); a harness failure fails the release."""
     assert run.work is not None
-    summary = evaluate(run.db, solver=solver, k=1, out=run.work / "runs", seed=run.task_seed)
+    # No report.html of the run: the bundle has its own reports (and the page names the run's folder).
+    summary = evaluate(run.db, solver=solver, k=1, out=run.work / "runs", seed=run.task_seed, report=False)
     if not summary["harness"]["ok"]:
         raise NotCleanError(f"baseline {solver}: {summary['harness']['why']} No release was written.")
     run.summaries[solver] = summary

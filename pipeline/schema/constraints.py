@@ -197,17 +197,33 @@ def resolve_foreign_keys(ctx: Context) -> None:
 
 
 def _warn_types(ctx: Context, table: Table, fk: ForeignKey, parent: Table) -> None:
-    """A note when a foreign key's columns cannot hold every value of the key they reference."""
+    """A note when a foreign key's columns cannot hold every value of the key they reference.
+
+    Columns of another type family (an INTEGER column referencing a VARCHAR key, which SQLite accepts and
+    stores the key's text in) are widened to the key's type, so that every key fits and the two ends
+    compare in DuckDB; text columns (which hold a key's text) and narrower columns of the same family keep
+    their type, and the fill draws only keys they can hold (`pipeline.fill.key_types`).
+    """
     for name, ref in zip(fk.columns, fk.ref_columns, strict=True):
         child, key = table.column(name), parent.column(ref)
         problem = type_mismatch(child, key)
-        if problem:
-            ctx.note(
-                f"FOREIGN KEY ({', '.join(fk.columns)}) -> {parent.name}({', '.join(fk.ref_columns)}): "
-                f"{child.type} references {key.type}; {problem}",
-                table=table.name,
-                column=child.name,
-            )
+        if not problem:
+            continue
+        written = child.type
+        if _family(child) != _family(key) and _family(child) != "VARCHAR" and not child.generated:
+            child.type, child.length = key.type, key.length
+            child.precision, child.scale = key.precision, key.scale
+            if child.allowed_values is not None:
+                child.allowed_values = [str(v) for v in child.allowed_values]
+            problem += f"; the column is widened to {key.type}, the key's type, so that every key fits"
+        else:
+            problem += "; the fill draws only keys it can hold"
+        ctx.note(
+            f"FOREIGN KEY ({', '.join(fk.columns)}) -> {parent.name}({', '.join(fk.ref_columns)}): "
+            f"{written} references {key.type}; {problem}",
+            table=table.name,
+            column=child.name,
+        )
 
 
 def _fk_error(ctx: Context, key: OpenKey, message: str, hint: str) -> SchemaError:

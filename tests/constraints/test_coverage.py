@@ -26,6 +26,8 @@ from pipeline.store.create import create_tables
 from validation.audit import audit
 from validation.batch import COVERAGE as BATCH_COVERAGE
 from validation.batch import validate_batch
+from validation.batch_pandera import COVERAGE as PANDERA_COVERAGE
+from validation.batch_pandera import pandera_rules
 from validation.checks import COVERAGE as AUDIT_COVERAGE
 from validation.rules import COVERAGE as CLEANUP_COVERAGE
 from validation.rules import clean_orphans
@@ -55,6 +57,7 @@ GOOD = {"id": 1, "small": 5, "price": Decimal("1.50"), "code": "ab", "status": "
 
 CONSUMERS: dict[str, Coverage] = {
     "batch": BATCH_COVERAGE,
+    "pandera": PANDERA_COVERAGE,
     "audit": AUDIT_COVERAGE,
     "cleanup": CLEANUP_COVERAGE,
     "ddl": DDL_COVERAGE,
@@ -129,6 +132,17 @@ def _cases(consumer: Callable[..., set[str]], *kinds: str) -> dict[str, Callable
 
 
 BATCH_CASES = _cases(_batch_rules, *ROW_VIOLATIONS)
+
+
+# --- the pandera export: the same batch, its rules read back from pandera's failure cases ---------------
+
+
+def _pandera_rules(**bad: Any) -> set[str]:
+    return {rule for rule, _ in pandera_rules(THINGS, _batch(**bad))}
+
+
+PANDERA_CASES = _cases(_pandera_rules, "type", "range", "max_length", "not_null", "allowed_values", "default")
+PANDERA_CASES["unique"] = partial(_pandera_rules, id=2)  # within the batch: it cannot see stored rows
 
 
 # --- the audit: a stored row (no constraints declared) breaking the kind ------------------------------
@@ -232,6 +246,7 @@ MODEL_CASES = {kind: (lambda bad=bad: _model_kinds(**bad)) for kind, bad in LLM_
 
 CASES: dict[str, dict[str, Callable[[], set[str]]]] = {
     "batch": BATCH_CASES,
+    "pandera": PANDERA_CASES,
     "audit": AUDIT_CASES,
     "cleanup": CLEANUP_CASES,
     "ddl": DDL_CASES,
@@ -242,6 +257,7 @@ CASES: dict[str, dict[str, Callable[[], set[str]]]] = {
 
 def test_the_good_row_breaks_nothing() -> None:
     assert _batch_rules() == set() and _audit_checks() == set() and _schema_keywords() == set()
+    assert _pandera_rules() == set()
     assert _model_kinds() == set() and _ddl_refuses(_ROW.format(**_OK)) == set()
 
 

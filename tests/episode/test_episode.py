@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from pipeline.episode import Episode
+from pipeline.episode.template import FOLDER
 from pipeline.errors import StoreError
 from pipeline.tools import Toolkit
 from tests.episode.fixture import sha256
@@ -24,14 +25,18 @@ def email_of(ep: Episode, customer_id: int) -> str:
     return ep.query("SELECT email FROM customers WHERE customer_id = ?", [customer_id])[0]["email"]
 
 
-def test_the_base_never_changes_and_the_copy_goes_at_close(shop_db: Path, kit: Toolkit, tmp_path: Path):
+def test_the_base_never_changes_and_the_copy_is_clean_after_close(
+    shop_db: Path, kit: Toolkit, tmp_path: Path
+):
     before = sha256(shop_db)
     with Episode.open(shop_db, toolkit=kit, workdir=tmp_path) as ep:
         assert ep.path.parent == tmp_path and ep.path != ep.base_path == shop_db.resolve()
+        template = sha256(next((tmp_path / FOLDER).glob("*.duckdb")))
         assert ep.call("delete_carrier", {"carrier_id": 2}).ok
         assert ep.query("SELECT count(*) AS n FROM carriers")[0]["n"] == 3
         copy = ep.path
-    assert not copy.exists() and not Path(str(copy) + ".wal").exists()
+    # the copy went back to the pool: its writes are gone with its WAL, its bytes are the template's
+    assert not Path(str(copy) + ".wal").exists() and sha256(copy) == template
     assert sha256(shop_db) == before
     with duckdb.connect(str(shop_db), read_only=True) as con:
         assert con.execute("SELECT count(*) FROM carriers").fetchall() == [(4,)]

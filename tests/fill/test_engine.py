@@ -346,7 +346,8 @@ def test_rules_run_after_the_fill_and_their_orphans_are_cleaned(tmp_path):
 def test_a_check_no_row_can_pass_is_a_build_error_naming_it(tmp_path):
     columns = [Column("id", "INTEGER", nullable=False), Column("v", "INTEGER", nullable=False)]
     schema = Schema([Table("t", columns, primary_key=("id",), checks=[Check("v <> v", ("v",))])])
-    with pytest.raises(BuildError, match=r"table t, column v, batch 0: .*CHECK fails \(v <> v\)"):
+    with pytest.raises(BuildError, match=r"table t: the generator cannot satisfy CHECK \(v <> v\): .*a "
+                       r"`values` or `expr` hint in domain.yaml \(columns.t.v\)"):
         build(schema, DomainConfig(name="bad"), tmp_path, seed=1, rows=10)
     assert not (tmp_path / "bad.duckdb").exists()
 
@@ -364,3 +365,30 @@ def test_an_enrich_hook_rewrites_batches_before_validation(tmp_path):
     fill_table(con, schema, plan, config, "regions", seed=1, rows=3, enrich=enrich)
     assert seen == [("regions", 0, 3)]
     assert con.execute("SELECT name FROM regions ORDER BY name").fetchall()[0] == ("region 0 of batch 0",)
+
+
+def test_batches_skip_only_the_foreign_keys_their_draw_guarantees(filled):
+    """A key drawn from another table's stored rows is not looked up again per batch; a self-reference,
+    a VARCHAR(n) key (a repair may truncate it), a key an `expr` hint computes and every key under an
+    enrich hook still are."""
+    from pipeline.fill.engine import checked_fks
+    from pipeline.fill.keys import TableKeys
+
+    con, schema, plan, config, rows, *_ = filled
+    skipped = kept_kinds = 0
+    for table in schema.tables:
+        keys = TableKeys.build(con, schema, plan, config, table.name, seed=5, rows=50, planned=rows)
+        kept = checked_fks(table, config, keys, enriched=False)
+        assert checked_fks(table, config, keys, enriched=True) == keys.checked
+        for fk in keys.checked:
+            own = fk.ref_table.lower() == table.name.lower()
+            must = own or any(table.column(c).length for c in fk.columns)
+            assert (fk in kept) == must, (table.name, fk)
+            skipped += not must
+            kept_kinds += must
+    assert skipped and kept_kinds
+    keys = TableKeys.build(con, schema, plan, config, "memberships", seed=5, rows=50, planned=rows)
+    fk = next(fk for fk in keys.checked if fk not in checked_fks(schema.table("memberships"), config, keys,
+                                                                 enriched=False))
+    hinted = game_config(columns={f"memberships.{fk.columns[0]}": {"expr": fk.columns[0]}})
+    assert fk in checked_fks(schema.table("memberships"), hinted, keys, enriched=False)

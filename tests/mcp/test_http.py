@@ -27,6 +27,7 @@ from mcp import Client
 from mcp.shared.exceptions import MCPError
 
 from pipeline.episode import Episode
+from pipeline.episode.pool import POOL
 from pipeline.mcp import ServeError, serve_mcp
 from pipeline.mcp.server import NO_SESSION
 from pipeline.values import dumps
@@ -134,7 +135,7 @@ def test_calls_a_read_and_a_write_tool_and_returns_failures_as_error_results(ser
         "get_carrier", "create_carrier", "search_carriers", "get_carier", "get_carrier", "get_carrier",
         "delete_carrier", "create_carrier",
     ]
-    assert not record.path.exists(), "the session's copy outlives it"
+    assert not record.path.exists() or POOL.holds(record.path), "the session's copy outlives it"
     assert sha256(shop_db) == before
 
 
@@ -266,7 +267,7 @@ def test_an_abandoned_session_ends_after_the_idle_timeout(shop_db: Path, tmp_pat
         [record] = handle.sessions
         assert record.id == session_id and record.path.exists()
         wait_until(lambda: not record.live, "the idle session to end")  # no DELETE was sent
-        assert not record.path.exists()
+        assert not record.path.exists() or POOL.holds(record.path)  # deleted, or clean for the next one
 
 
 def test_a_port_in_use_is_a_clear_error(shop_db: Path):

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from pipeline.build import build_domain
 from pipeline.schema import Schema, parse_ddl
@@ -82,3 +83,26 @@ def test_a_partitioned_table_builds_as_one_table_with_keys_unique_across_partiti
         tables = {r[0] for r in con.sql("SELECT table_name FROM duckdb_tables() WHERE schema_name = 'main'")
                   .fetchall()}  # fmt: skip
     assert tables == {"measurements"}
+
+
+PARTITIONED = Path(__file__).parent.parent / "fixtures" / "ddl" / "partitions"
+
+
+@pytest.mark.parametrize(("name", "dialect", "lines"), [
+    ("mysql_partitions", "mysql", {"orders": 6, "events": 18, "logs": 29, "keyed": 35, "sub": 39}),
+    ("oracle_partitions", "oracle",
+     {"sales": 2, "regions_data": 18, "hashed": 27, "comp": 32, "reflist": 41}),
+])
+def test_every_kind_of_mysql_and_oracle_partition_clause_is_read_noted_and_builds(
+    name: str, dialect: str, lines: dict[str, int], tmp_path: Path
+) -> None:
+    """RANGE (with MAXVALUE, INTERVAL), LIST (COLUMNS, DEFAULT), HASH and KEY (PARTITIONS n, STORE IN),
+    SUBPARTITION BY (and TEMPLATE), REFERENCE; the foreign keys of partitioned tables are kept."""
+    ddl = PARTITIONED / f"{name}.sql"
+    schema = parse_ddl(ddl.read_text(), dialect, source=ddl.name)
+    noted = {n.table: n.line for n in schema.notes if "PARTITION BY" in n.message}
+    assert noted == lines
+    assert all(n.message.endswith("read and ignored: partitions are one table") for n in schema.notes)
+    assert {fk.ref_table for t in schema.tables for fk in t.foreign_keys} >= {"customers"}
+    report = build_domain(str(ddl), dialect=dialect, rows=10, out=tmp_path)
+    assert report["totals"]["violations"] == 0 and len(report["tables"]) == 6

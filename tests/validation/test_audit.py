@@ -246,3 +246,51 @@ def test_a_check_that_cannot_run_is_named(con):
     con.execute("ALTER TABLE orders DROP COLUMN sku")
     with pytest.raises(StoreError, match="audit of table orders, .*the query failed"):
         audit(con)
+
+
+def test_trusting_declared_constraints_still_finds_what_a_table_without_them_holds(con):
+    """No table of this file declares its constraints: trusting the catalog skips nothing, and every
+    seeded violation is found."""
+    con.execute("INSERT INTO customers VALUES (2, 'a@x', NULL, 'gold', 9)")  # PK, UNIQUE, NOT NULL, CHECK, FK
+    trusted, full = audit(con, trust_declared=True), audit(con)
+    assert trusted.enforced == 0 and trusted.checks_run == full.checks_run == 25
+    assert [v.to_dict() for v in trusted.violations] == [v.to_dict() for v in full.violations]
+    assert {v.check for v in trusted.violations} >= {"primary_key", "unique", "not_null", "foreign_key"}
+
+
+def test_trusting_declared_constraints_leaves_to_duckdb_only_what_its_catalog_enforces():
+    """With the constraints declared, DuckDB refuses their violations, so the audit skips those checks;
+    foreign keys, VARCHAR(n) and allowed values DuckDB does not hold are still queried and found."""
+    schema, plan = shop()
+    con = duckdb.connect()
+    create_tables(con, schema, plan)
+    for sql in CLEAN:
+        con.execute(sql)
+    with pytest.raises(duckdb.ConstraintException):  # what makes skipping the key checks safe
+        con.execute("INSERT INTO customers VALUES (1, 'z@x', 'Zed', NULL, NULL)")
+    con.execute("INSERT INTO orders VALUES (4, 99, NULL, NULL, NULL, 'new', NULL, NULL)")  # an orphan
+    con.execute(f"INSERT INTO customers VALUES (4, '{'x' * 121}', 'Dee', NULL, NULL)")  # VARCHAR(120)
+    trusted, full = audit(con, trust_declared=True), audit(con)
+    assert trusted.enforced > 0 and trusted.checks_run + trusted.enforced == full.checks_run
+    assert [v.to_dict() for v in trusted.violations] == [v.to_dict() for v in full.violations]
+    assert sorted(v.check for v in trusted.violations) == ["foreign_key", "max_length"]
+    assert trusted.to_dict()["enforced_by_duckdb"] == trusted.enforced
+    from validation.checks import build_checks
+    from validation.declared import declared_constraints
+
+    catalog = declared_constraints(con)
+    skipped = [q for q in build_checks(schema) if q.declared in catalog]
+    assert len(skipped) == trusted.enforced
+    assert {q.kind for q in skipped} <= {"primary_key", "unique", "not_null", "check", "allowed_values"}
+    assert not any(q.kind in ("foreign_key", "max_length") for q in skipped)
+    con.close()
+
+
+def test_a_check_is_matched_to_the_catalog_by_its_syntax_tree_not_its_spelling():
+    from validation.declared import normalise
+
+    assert normalise('("Status" IN (\'a\', \'b\'))') == normalise("status in ('a','b')")
+    assert normalise("((x IS NULL) OR (x != y))") == normalise("x IS NULL OR x <> y")
+    assert normalise("(a OR b) AND c") != normalise("a OR (b AND c)")
+    assert normalise("x > 1") != normalise("x >= 1")
+    assert normalise("x >") is None
