@@ -25,6 +25,7 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
     mcp                              the MCP server: tools over stdio or streamable HTTP, an episode a session
     tasks                            task generation: the task model, recipes, the gate, the runner, reports
     evaluate                         solvers on episodes, graded by diff: the harness, metrics, runs
+    release                          benchmark releases: reproducible bundles, verification, comparison
     render                           terminal rendering of reports
     flows                            Prefect flows over build, tasks and evaluate (the top-level `flows`)
     cli                              the `stateforge` command
@@ -57,6 +58,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mcp",),
     ("tasks",),
     ("evaluate",),
+    ("release",),
     ("render",),
     ("flows",),
     ("cli",),

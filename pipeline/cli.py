@@ -611,6 +611,113 @@ def compare_runs_cmd(
         render_comparison(stdout, result)
 
 
+@app.command("release")
+def release_cmd(
+    domain: Annotated[str, typer.Argument(help="A pack name under schemas/ or a pack folder.")],
+    version: Annotated[str, typer.Option("--version", help="The release's version, e.g. 1.0.0.")],
+    out: Annotated[
+        Path | None, typer.Option(help="The bundle's folder (default: artifacts/releases/<d>-<V>/).")
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(help="Baseline solvers to score on the tasks, comma-separated (e.g. oracle,noop; "
+                     "all: oracle and noop)."),
+    ] = None,
+    scale: Annotated[float, typer.Option(help="Multiply the pack's rows per table.")] = 1.0,
+    rows: Annotated[
+        int | None, typer.Option(help="About N rows per root table, children scaled by fan-out.")
+    ] = None,
+    n: Annotated[int, typer.Option("--n", help="Tasks to keep (that pass the gate).")] = 150,
+    seed: Annotated[int | None, typer.Option(help="Seed of the data (default: the pack's).")] = None,
+    task_seed: Annotated[int, typer.Option(help="Seed of the tasks.")] = 0,
+    force: Annotated[
+        bool, typer.Option("--force", help="Replace an existing release of this version.")
+    ] = False,
+    backend: Annotated[
+        str | None, typer.Option(help="offline (default) or openai: for the data and the tasks.")
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="The model, with --backend openai.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="Server URL (default: OPENAI_BASE_URL), with --backend openai.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the manifest instead of a summary.")] = False,
+) -> None:
+    """Make a benchmark release: build the domain, generate its tasks, score the baselines asked, and write
+    a byte-reproducible bundle (database, Parquet, tasks, tools, dataset card, reports, manifest.json).
+
+    The bundle is written beside its folder and moved into place at the end: a failed release leaves
+    nothing behind. Exits 0 with the bundle written, 1 when fewer tasks than --n passed the gate or a
+    baseline's harness failed (nothing is written), 2 on bad input (an existing version without --force).
+    """
+    from pipeline.llm.settings import llm_settings
+    from pipeline.release import baseline_names, make_release
+    from pipeline.release.show import render_release
+    from pipeline.tasks.llm.options import generator_backend
+
+    llm = llm_settings(backend=backend, model=model, base_url=base_url)
+    chosen, options = generator_backend(backend, model=model, base_url=base_url)
+    solvers = baseline_names(baseline)
+    with err.status(f"releasing {domain} {version} (build, tasks, baselines, bundle)", spinner="dots"):
+        manifest = make_release(
+            domain, version=version, out=out, force=force, scale=scale, rows=rows, seed=seed, n=n,
+            task_seed=task_seed, baselines=solvers, llm=llm, task_backend=chosen, generator_options=options,
+        )
+    if as_json:
+        print(manifest.to_json(), end="")
+    else:
+        from pipeline.release import default_target
+
+        render_release(stdout, manifest, out or default_target(manifest.domain, manifest.version))
+
+
+@app.command("verify-release")
+def verify_release_cmd(
+    folder: Annotated[Path, typer.Argument(metavar="DIR", help="A release bundle's folder.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Check a release bundle: every file's hash, the database (table hashes, audit), the Parquet files
+    against the database, the tools, and every task replayed on a fresh episode against its expected diff.
+
+    Exits 0 when all holds, 1 with the list of what does not, 2 when DIR is not a release bundle.
+    """
+    from pipeline.html.fmt import plural
+    from pipeline.release.show import render_verification
+    from pipeline.release.verify import verify_release
+    from pipeline.values import dumps
+
+    with err.status("verifying", spinner="dots") as status:
+        result = verify_release(
+            folder, on_task=lambda done, total: status.update(f"replaying tasks {done}/{total}")
+        )
+    if as_json:
+        print(dumps(result.to_dict(), indent=2))
+    else:
+        render_verification(stdout, result)
+    if not result.ok:
+        raise NotCleanError(
+            f"{folder}: {plural(len(result.problems), 'problem')}; the first: {result.problems[0]}"
+        )
+
+
+@app.command("release-diff")
+def release_diff_cmd(
+    a: Annotated[Path, typer.Argument(metavar="A", help="The older release bundle.")],
+    b: Annotated[Path, typer.Argument(metavar="B", help="The newer release bundle.")],
+    as_json: JsonOpt = False,
+) -> None:
+    """Show what changed from release A to release B: inputs, schema, rows per table, tasks added, removed
+    and changed (by id and by content), and baseline scores. Exits 0 (2 when A or B is not a bundle)."""
+    from pipeline.release.compare import release_diff
+    from pipeline.release.show import render_diff
+    from pipeline.values import dumps
+
+    changes = release_diff(a, b)
+    if as_json:
+        print(dumps(changes, indent=2))
+    else:
+        render_diff(stdout, changes)
+
+
 @app.command("eval-report")
 def eval_report_cmd(
     run: Annotated[
@@ -632,8 +739,8 @@ def eval_report_cmd(
 def serve_cmd(
     packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,
 ) -> None:
-    """Serve the `build-domain/<pack>`, `generate-tasks/<pack>` and `evaluate/<pack>` Prefect deployments of
-    each pack (needs PREFECT_API_URL; see `make serve`)."""
+    """Serve the `build-domain/<pack>`, `generate-tasks/<pack>`, `evaluate/<pack>` and `release/<pack>`
+    Prefect deployments of each pack (needs PREFECT_API_URL; see `make serve`)."""
     from flows.serve import serve_deployments
 
     serve_deployments(packs or None)

@@ -100,4 +100,6 @@ def test_served_deployments_cover_every_flow():
     from flows.serve import deployments
 
     names = {(d.flow_name, d.name) for d in deployments(["music"])}
-    assert names == {("build-domain", "music"), ("generate-tasks", "music"), ("evaluate", "music")}
+    assert names == {
+        ("build-domain", "music"), ("generate-tasks", "music"), ("evaluate", "music"), ("release", "music")
+    }

@@ -1,0 +1,104 @@
+"""`verify-release`: passes on a bundle as made; one byte changed in a Parquet file, in tasks.jsonl or in
+the database fails it (exit 1) and names the file; a task that does not replay is named; not a bundle: 2."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pipeline.release import read_manifest
+from pipeline.release.verify import replay_one, verify_release
+from pipeline.tasks import read_tasks
+from pipeline.tasks.workspace import Workspace
+from pipeline.tools import toolkit_for
+from tests.release.conftest import copy_of, run_cli
+
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
+
+
+def flip(path: Path, offset: int) -> None:
+    """Change one byte of a file."""
+    data = bytearray(path.read_bytes())
+    data[offset] ^= 0x20
+    path.write_bytes(bytes(data))
+
+
+def test_a_bundle_as_made_verifies(release_a: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["verify-release", str(release_a), "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["ok"] and result["problems"] == []
+    assert result["checked"]["tasks_replayed"] == 6 and result["checked"]["tables"] >= 3
+
+
+def test_one_byte_changed_in_a_parquet_file_fails(release_a: Path, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    bundle = copy_of(release_a, tmp_path)
+    parquet = next(iter(read_manifest(bundle).database.tables.values())).parquet
+    flip(bundle / parquet, (bundle / parquet).stat().st_size // 2)
+    assert run_cli(["verify-release", str(bundle)]) == 1
+    out = capsys.readouterr()
+    assert f"{parquet}: sha256" in out.out and "not clean" in out.err
+
+
+def test_one_byte_changed_in_the_tasks_fails(release_a: Path, tmp_path: Path) -> None:
+    bundle = copy_of(release_a, tmp_path)
+    text = (bundle / "tasks.jsonl").read_text()
+    flip(bundle / "tasks.jsonl", text.index('"instruction":"') + len('"instruction":"') + 2)
+    problems = [str(p) for p in verify_release(bundle).problems]
+    assert any(p.startswith("tasks.jsonl: sha256") for p in problems)
+    assert any("tasks.jsonl: cannot be read" in p and "does not hash to its id" in p for p in problems)
+
+
+def test_one_byte_changed_in_the_database_fails(release_a: Path, tmp_path: Path) -> None:
+    bundle = copy_of(release_a, tmp_path)
+    db = bundle / read_manifest(bundle).database.file
+    flip(db, 200)  # the storage version string in the main header
+    problems = verify_release(bundle).problems
+    assert problems and problems[0].where == db.name and "sha256" in problems[0].what
+
+
+def test_edited_rows_are_named_by_table_even_with_the_hashes_rewritten(
+    release_a: Path, tmp_path: Path
+) -> None:
+    # Someone changes a row and writes the new file hashes into the manifest: the table hashes, the
+    # Parquet comparison and the replays still catch it.
+    import duckdb
+
+    from pipeline.release.files import hash_files
+    from pipeline.release.model import MANIFEST, release_id
+
+    bundle = copy_of(release_a, tmp_path)
+    manifest = read_manifest(bundle)
+    table = next(name for name, entry in manifest.database.tables.items() if entry.rows)
+    with duckdb.connect(str(bundle / manifest.database.file)) as con:
+        con.execute(f'DELETE FROM "{table}" WHERE rowid = (SELECT max(rowid) FROM "{table}")')
+    files = hash_files(bundle, sorted(manifest.files))
+    forged = manifest.model_copy(update={"files": files, "release_id": release_id(files)})
+    (bundle / MANIFEST).write_text(forged.to_json())
+    problems = [str(p) for p in verify_release(bundle).problems]
+    assert any(f"rows differ from the manifest in table(s) {table}" in p for p in problems)
+    assert any(p.startswith(manifest.database.tables[table].parquet) for p in problems)
+
+
+def test_a_task_that_does_not_replay_is_named(release_a: Path) -> None:
+    manifest = read_manifest(release_a)
+    tasks = read_tasks(release_a / "tasks.jsonl")
+    feasible = next(t for t in tasks if t.feasible)
+    with Workspace(release_a / manifest.database.file) as ws:
+        toolkit = toolkit_for(ws.schema, ws.domain)
+        assert replay_one(ws, toolkit, feasible) is None
+        claimed_refusal = feasible.model_copy(update={"feasible": False})
+        assert replay_one(ws, toolkit, claimed_refusal) == "infeasible, but every reference call succeeded"
+        other = next(t for t in tasks if t.feasible and t.id != feasible.id)
+        swapped = feasible.model_copy(update={"expected_diff": other.expected_diff})
+        assert "the replay's diff differs from the expected diff" in replay_one(ws, toolkit, swapped)
+
+
+def test_not_a_bundle_is_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert run_cli(["verify-release", str(tmp_path)]) == 2
+    assert "has no manifest.json" in capsys.readouterr().err
+    (tmp_path / "manifest.json").write_text('{"format": "stateforge-release/1"}')
+    assert run_cli(["verify-release", str(tmp_path)]) == 2
+    assert "not a valid stateforge-release/1 manifest" in capsys.readouterr().err
