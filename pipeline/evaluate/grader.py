@@ -8,7 +8,11 @@ In order, for one finished episode:
 
 1. the task's verifiers run on the episode's own connection (its end state, nothing copied): each one's
    rows must equal `expected` as a multiset of canonical JSON rows (times with a zone read in UTC, as
-   the gate wrote them);
+   the gate wrote them). A checksum verifier ('untouched tables keep their rows', 'nothing changed': SQL
+   exactly as `checksums_sql` writes it) reads only the tables the episode's successful calls changed
+   (cascades included); every other table of a fresh copy of the base is the base's, so its row is the
+   base's, read once per grader. Same rows as the whole SQL; an episode that is not a fresh copy of this
+   grader's base (a persisting one) runs the whole SQL;
 2. the tables the episode changed (every call's recorded changes, cascades included) and those the
    expected diff names are read out of the episode as Arrow, and the episode is closed (its copy deleted);
 3. in the grader's own DuckDB instance, where the base is attached read-only, those tables become an
@@ -17,8 +21,9 @@ In order, for one finished episode:
    base rows by their human column (`db_labeler`).
 
 Only changed tables are copied and diffed: the tools are the only way to change an episode and record
-every table they change, and a change they did not record would still fail the task's side-effect
-verifiers (every other table keeps its row count and checksum), which read the whole end state.
+every table they change (cascades included: the tool layer carries them out itself). Both the diff and
+the checksum verifiers rest on that record: solvers reach an episode only through its tool calls, and
+`Episode.connection`, which bypasses the log, is for privileged readers only.
 
 Outcome: a feasible task passes when the diff matches and every verifier passes; an infeasible one when
 nothing changed, every verifier passes and the solver declined (`cannot_complete`). Everything that keeps
