@@ -53,21 +53,23 @@ HEADING = "Evaluation harness (bench/evaluate.py)"
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 50.0
 BEFORE = (
-    "revision 86b0de7 (every episode copied the base; the same command, load 20.5): harness 1.34 "
-    "episodes/s, 150.3 CPU ms per episode (open 17.2 of them), 13.3 episodes/s on free cores; floor "
-    "77.6 CPU ms per episode."
+    "revision 73dc091 (every verifier's SQL run whole on the end state; the same command, load 27.3): "
+    "harness 1.70 episodes/s, 131.4 CPU ms per episode (verifiers 42.1 of them), 15.2 episodes/s on free "
+    "cores; floor 56.9 CPU ms per episode. Earlier, revision 86b0de7 (every episode copied the base; load "
+    "20.5): harness 1.34 episodes/s, 150.3 CPU ms per episode, 13.3 episodes/s on free cores."
 )
 REMAINS = (
     "What keeps it from the goal (50 episodes/s on 2 cores is 40 CPU ms per episode, background work "
-    "included): the verifiers' SQL, written by the task generator (`pipeline/tasks/verifiers.py`), reads "
-    "the whole end state: 'untouched tables keep their rows' (and 'nothing changed' for infeasible tasks) "
-    "hashes every row of every other table, ~15 CPU ms at scale 1, and 'keys and constraints' of a changed "
-    "table ~6 ms; solving is the tools' own work (validation, transaction, rule checks: 1.8 calls per task "
-    "here); the grader's diff copies each changed table out of the episode and joins it whole against the "
-    "base; and each episode starts a DuckDB instance of its own (~12-15 CPU ms, in a background thread: "
-    "settings are locked per instance, and reusing a locked instance would need `allowed_paths` for its "
-    "copy and a check that it holds no object an earlier episode made, which costs as much as a new one "
-    "when it must list the functions for macros)."
+    "included): the checksum verifiers ('untouched tables keep their rows', 'nothing changed') now read only "
+    "the tables the episode's calls wrote (cascades included; the others' rows are the base's, read once "
+    "per grader), so the verifiers left are the goals, 'keys and constraints' of each changed table and its "
+    "children (~6 CPU ms each: they scan the whole table) and the rules and policies reading a changed "
+    "table; solving is the tools' own work (validation, transaction, rule checks: 1.8 calls per task here); "
+    "the grader's diff copies each changed table out of the episode and joins it whole against the base; "
+    "and each episode starts a DuckDB instance of its own (~12-15 CPU ms, in a background thread: settings "
+    "are locked per instance, and reusing a locked instance would need `allowed_paths` for its copy and a "
+    "check that it holds no object an earlier episode made, which costs as much as a new one when it must "
+    "list the functions for macros)."
 )
 
 

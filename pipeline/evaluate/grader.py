@@ -8,7 +8,11 @@ In order, for one finished episode:
 
 1. the task's verifiers run on the episode's own connection (its end state, nothing copied): each one's
    rows must equal `expected` as a multiset of canonical JSON rows (times with a zone read in UTC, as
-   the gate wrote them);
+   the gate wrote them). A checksum verifier ('untouched tables keep their rows', 'nothing changed': SQL
+   exactly as `checksums_sql` writes it) reads only the tables the episode's successful calls changed
+   (cascades included); every other table of a fresh copy of the base is the base's, so its row is the
+   base's, read once per grader. Same rows as the whole SQL; an episode that is not a fresh copy of this
+   grader's base (a persisting one) runs the whole SQL;
 2. the tables the episode changed (every call's recorded changes, cascades included) and those the
    expected diff names are read out of the episode as Arrow, and the episode is closed (its copy deleted);
 3. in the grader's own DuckDB instance, where the base is attached read-only, those tables become an
@@ -17,8 +21,9 @@ In order, for one finished episode:
    base rows by their human column (`db_labeler`).
 
 Only changed tables are copied and diffed: the tools are the only way to change an episode and record
-every table they change, and a change they did not record would still fail the task's side-effect
-verifiers (every other table keeps its row count and checksum), which read the whole end state.
+every table they change (cascades included: the tool layer carries them out itself). Both the diff and
+the checksum verifiers rest on that record: solvers reach an episode only through its tool calls, and
+`Episode.connection`, which bypasses the log, is for privileged readers only.
 
 Outcome: a feasible task passes when the diff matches and every verifier passes; an infeasible one when
 nothing changed, every verifier passes and the solver declined (`cannot_complete`). Everything that keeps
@@ -46,7 +51,8 @@ from pipeline.evaluate.timing import Stopwatch
 from pipeline.schema.model import Schema
 from pipeline.store.sql import quote_ident, quote_literal, table_ref
 from pipeline.tasks import Task, domain_policy
-from pipeline.tasks.verifiers import rows_match
+from pipeline.tasks.verifiers import checksum_tables, rows_match
+from pipeline.tasks.workspace import checksums_sql
 from pipeline.values import dumps, json_value
 
 BASE = "base"
@@ -136,6 +142,8 @@ class Grader:
         self._names = itertools.count(1)
         self._lock = threading.Lock()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
+        self._plans: dict[str, list[str] | None] = {}
+        self._base_sums: dict[str, dict[str, Any]] = {}
 
     def _thread(self) -> tuple[duckdb.DuckDBPyConnection, DbLabeler]:
         """This thread's cursor (on the base, in UTC) and its labeler (whose cache it keeps)."""
@@ -154,10 +162,11 @@ class Grader:
         `watch` times the parts: verifiers, export, diff, compare."""
         watch = watch or Stopwatch()
         try:
+            log = episode.log
             with watch.part("verifiers"):
-                verifiers = [self._verify(task, episode, v) for v in task.verifiers]
+                written = self._written(episode, log)
+                verifiers = [self._verify(task, episode, v, written) for v in task.verifiers]
             with watch.part("export"):
-                log = episode.log
                 declined = episode.declined
                 changed = self._changed_tables(task, log)
                 con = episode.connection
@@ -209,9 +218,26 @@ class Grader:
 
     # --- the steps --------------------------------------------------------------------------------
 
-    def _verify(self, task: Task, episode: Episode, verifier: Any) -> VerifierResult:
+    def _written(self, episode: Episode, log: list[Any]) -> set[str] | None:
+        """The tables (lower case) the episode's successful calls changed, cascades included; None when the
+        episode is not a fresh copy of this grader's base (a persisting one, or another base), whose
+        unwritten tables cannot be taken for the base's."""
+        if episode.path == episode.base_path or episode.base_path.resolve() != self.path:
+            return None
+        return {t.lower() for result in log if result.ok for t in result.changes}
+
+    def _verify(
+        self, task: Task, episode: Episode, verifier: Any, written: set[str] | None = None
+    ) -> VerifierResult:
+        """Run one verifier on the end state. A checksum verifier ('untouched tables keep their rows',
+        'nothing changed') reads only the tables in `written`: every other one is the base's, so its row
+        is the base's, read once per grader (`_base_checksums`)."""
         try:
-            rows = [json_value(utc(row)) for row in episode.query(verifier.sql)]
+            tables = None if written is None else self._checksum_plan(verifier.sql)
+            if tables is None:
+                rows = [json_value(utc(row)) for row in episode.query(verifier.sql)]
+            else:
+                rows = self._checksums(episode, tables, written or set())
         except Exception as exc:  # noqa: BLE001 - any failure to run is the task's or the harness's
             raise GradingError(
                 f"task {task.id}: the {verifier.kind} verifier {verifier.name!r} cannot run on the end state "
@@ -219,6 +245,35 @@ class Grader:
             ) from exc
         passed = rows_match(rows, verifier.expected)
         return VerifierResult(verifier.kind, verifier.name, passed, None if passed else rows)
+
+    def _checksum_plan(self, sql: str) -> list[str] | None:
+        """`checksum_tables(sql)`, parsed once per SQL text."""
+        if sql not in self._plans:
+            found = checksum_tables(sql)
+            with self._lock:
+                self._plans[sql] = found
+        return self._plans[sql]
+
+    def _checksums(self, episode: Episode, tables: list[str], written: set[str]) -> list[dict[str, Any]]:
+        """The rows `checksums_sql(tables)` returns on the episode: the written tables read on it, the
+        others the base's."""
+        mine = [t for t in tables if t.lower() in written]
+        rows = [json_value(row) for row in episode.query(checksums_sql(mine))] if mine else []
+        base = self._base_checksums([t for t in tables if t.lower() not in written])
+        rows += [base[t] for t in tables if t.lower() not in written]
+        return sorted(rows, key=lambda r: r["table"].encode())
+
+    def _base_checksums(self, tables: list[str]) -> dict[str, dict[str, Any]]:
+        """(table, rows, checksum) of `tables` on the base, each table read once per grader."""
+        missing = [t for t in tables if t not in self._base_sums]
+        if missing:
+            cursor, _ = self._thread()
+            cursor.execute(checksums_sql(missing))
+            names = [d[0] for d in cursor.description or []]
+            found = {r[0]: json_value(dict(zip(names, r, strict=True))) for r in cursor.fetchall()}
+            with self._lock:
+                self._base_sums.update(found)
+        return {t: self._base_sums[t] for t in tables}
 
     def _changed_tables(self, task: Task, log: list[Any]) -> list[str]:
         """Tables a successful call changed, and those the expected diff names (the schema's spelling)."""

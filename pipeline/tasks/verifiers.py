@@ -15,6 +15,7 @@ as a multiset of canonical JSON rows (`rows_match`).
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from collections.abc import Iterable, Sequence
 from decimal import Decimal
@@ -103,6 +104,25 @@ def unchanged(ws: Workspace, tables: list[str], *, kind: str, name: str) -> Veri
         sql=checksums_sql(tables),
         expected=[base[t] for t in sorted(tables)],
     )
+
+
+_CHECKSUM_NAME = re.compile(r"SELECT '((?:[^']|'')*)' AS \"table\", count\(\*\) AS \"rows\", ")
+
+
+def checksum_tables(sql: str) -> list[str] | None:
+    """The tables of a verifier whose SQL is exactly `checksums_sql(tables)` (as `unchanged` writes it:
+    one (table, rows, checksum) row per table), in its order; None for any other SQL.
+
+    A grader uses it to answer such a verifier per table: a table the episode never wrote has the base's
+    row, so only the written ones need reading. The SQL is rebuilt from the names found and must equal
+    `sql` character for character, so an edited or foreign verifier is never taken for one.
+    """
+    if not sql.startswith("SELECT * FROM (SELECT '"):
+        return None
+    names = [m.group(1).replace("''", "'") for m in _CHECKSUM_NAME.finditer(sql)]
+    if not names or checksums_sql(names) != sql:
+        return None
+    return names
 
 
 def nothing_changed(ws: Workspace) -> Verifier:
