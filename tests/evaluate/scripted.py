@@ -9,11 +9,13 @@ from typing import Any
 
 from pipeline.fakellm.scripts import replay_script
 from pipeline.tasks import Task
+from tests.evaluate.pack import SHORT_TASKS, short_feasible
 
 
-def pick(tasks: list[Task], feasible: int = 3, max_calls: int = 4) -> list[Task]:
-    """A few short feasible tasks and one infeasible task (the infeasible one last)."""
-    short = [t for t in tasks if t.feasible and len(t.reference_calls) <= max_calls][:feasible]
+def pick(tasks: list[Task], feasible: int = SHORT_TASKS) -> list[Task]:
+    """`feasible` short feasible tasks and one infeasible task (the infeasible one last); the pack's task
+    seed is chosen so that SHORT_TASKS of them exist (`tests.evaluate.pack.suits`)."""
+    short = short_feasible(tasks)[:feasible]
     declined = [t for t in tasks if not t.feasible][:1]
     assert len(short) == feasible and declined, "the fixture pack has too few short tasks"
     return [*short, *declined]
