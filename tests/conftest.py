@@ -47,3 +47,26 @@ def refused_url() -> Iterator[str]:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         yield f"http://127.0.0.1:{sock.getsockname()[1]}/v1"
+
+
+@pytest.fixture
+def unconnectable_url() -> Iterator[str]:
+    """`http://127.0.0.1:<port>/v1` where a connection is never made: every connect attempt times out.
+
+    The port listens with an accept queue of one that is filled at once and never accepted from, so the
+    kernel drops the handshake of every further connection (the client's connect times out, as it does
+    when the client is starved on a loaded machine); no request ever reaches the port.
+    """
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(0)
+        address = listener.getsockname()
+        fillers = [socket.socket() for _ in range(3)]
+        try:
+            for filler in fillers:
+                filler.setblocking(False)
+                filler.connect_ex(address)
+            yield f"http://127.0.0.1:{address[1]}/v1"
+        finally:
+            for filler in fillers:
+                filler.close()

@@ -22,7 +22,10 @@ class LLMStats:
     """Counters of one client (or of several, merged). Use the `record_*` methods, not the fields."""
 
     calls: int = 0
-    """HTTP requests sent (every attempt counts, failed or not)."""
+    """HTTP requests sent (every attempt that reached the wire counts, failed or not)."""
+    unsent: int = 0
+    """Attempts that never reached the server (connection refused, or not made in time): not calls, but
+    each is a retry or the final failure like any other."""
     cache_hits: int = 0
     """Replies served from the cache or shared with an identical request in flight: no call made."""
     prompt_tokens: int = 0
@@ -63,10 +66,16 @@ class LLMStats:
         price: Price | None,
         prompt_tokens: int = 0,
         completion_tokens: int = 0,
+        *,
+        sent: bool = True,
     ) -> None:
-        """One HTTP request sent (with the tokens of its reply, if it got one)."""
+        """One HTTP request sent (with the tokens of its reply, if it got one); with `sent=False`, an
+        attempt that never reached the server (counted in `unsent`, its seconds still spent)."""
         with self._lock:
-            self.calls += 1
+            if sent:
+                self.calls += 1
+            else:
+                self.unsent += 1
             self.seconds += seconds
             self.prompt_tokens += prompt_tokens
             self.completion_tokens += completion_tokens

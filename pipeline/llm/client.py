@@ -26,6 +26,7 @@ from collections.abc import Callable, Coroutine, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+import httpx2
 import openai
 
 from pipeline.errors import StateforgeError, TerminalError, TransientError
@@ -57,6 +58,23 @@ class _LoopState:
     api: openai.AsyncOpenAI
     semaphore: asyncio.Semaphore
     inflight: dict[str, asyncio.Future[None]] = field(default_factory=dict)
+
+
+_NOT_SENT = (httpx2.ConnectError, httpx2.ConnectTimeout, httpx2.PoolTimeout)
+"""Transport failures that happen before a byte of the request is written: no connection was made
+(refused, or not made within the timeout, e.g. while the client's loop was starved on a loaded machine),
+or none came free in the pool."""
+
+
+def _reached_server(error: openai.APIError) -> bool:
+    """False when `error` means the request never left the client (the server cannot have seen it);
+    True when it did or may have (a read timeout, a dropped connection, any HTTP status)."""
+    cause: BaseException | None = error
+    while cause is not None:
+        if isinstance(cause, _NOT_SENT):
+            return False
+        cause = cause.__cause__
+    return True
 
 
 class LLMClient:
@@ -235,8 +253,12 @@ class LLMClient:
                 try:
                     completion = await state.api.chat.completions.create(**request)
                 except openai.APIError as error:
-                    self.stats.record_call(time.perf_counter() - sent, self.model, self._price)
+                    self.stats.record_call(time.perf_counter() - sent, self.model, self._price,
+                                           sent=_reached_server(error))
                     failure: openai.APIError = error
+                except BaseException:  # cancelled in flight: the request may have gone out, so it counts
+                    self.stats.record_call(time.perf_counter() - sent, self.model, self._price)
+                    raise
                 else:
                     usage = completion.usage
                     tokens = (usage.prompt_tokens, usage.completion_tokens) if usage else (0, 0)

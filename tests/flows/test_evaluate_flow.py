@@ -7,12 +7,11 @@ import json
 from pathlib import Path
 
 import pytest
-from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, FlowRunFilter, FlowRunFilterId
 
 from pipeline.evaluate import evaluate as evaluate_with_functions
 from pipeline.tasks import read_tasks
 from tests.evaluate.pack import built_pack
+from tests.prefect_runs import flow_run_artifacts, recorded_task_runs
 
 pytestmark = pytest.mark.xdist_group("prefect")
 
@@ -35,12 +34,8 @@ def test_the_flow_runs_batches_of_episodes_as_tasks_and_reports_like_the_cli(
     records = (Path(flow["folder"]) / "episodes.jsonl").read_text().splitlines()
     assert [json.loads(r)["task_id"] for r in records] == [t.id for t in tasks] * 2
 
-    with get_client(sync_client=True) as client:
-        key = ArtifactFilter(key=ArtifactFilterKey(any_=["evaluate-postgres-dump"]))
-        artifacts = client.read_artifacts(artifact_filter=key)
-        this_run = FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id]))
-        runs = client.read_task_runs(flow_run_filter=this_run)
-    markdown = artifacts[-1]
+    (markdown,) = flow_run_artifacts(state.state_details.flow_run_id, "evaluate-postgres-dump")
+    runs = recorded_task_runs(state.state_details.flow_run_id, ["episodes-1", "prepare", "summarize"])
     assert markdown.type == "markdown" and f"# Evaluation {flow['run_id']}" in markdown.data
     assert "| feasibility | infeasible | " in markdown.data
     names = sorted(r.name for r in runs)

@@ -3,16 +3,14 @@ LLM generator, and the report's artifact carries the LLM's account."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import pytest
-from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey
 
 from pipeline.fakellm.server import FakeLLMServer
 from pipeline.tasks import read_tasks
 from tests.episode.fixture import build_shop
+from tests.prefect_runs import flow_run_artifacts
 
 pytestmark = pytest.mark.xdist_group("prefect")
 
@@ -26,7 +24,7 @@ def test_the_flow_generates_with_the_llm(
     monkeypatch.setenv("OPENAI_API_KEY", "test")
     monkeypatch.setenv("STATEFORGE_LLM_CACHE", str(tmp_path / "cache"))
     with FakeLLMServer(seed=4) as server:
-        report = generate_tasks(
+        state = generate_tasks(
             domain=str(db),
             n=2,
             out=str(tmp_path / "out"),
@@ -34,17 +32,12 @@ def test_the_flow_generates_with_the_llm(
             base_url=server.base_url,
             max_turns=15,
             max_tool_calls=30,
+            return_state=True,
         )
+        report = state.result()
         calls = server.stats.by_path["/v1/chat/completions"]
     assert report["backend"] == "openai" and report["kept"] == 2
     assert report["generator"]["limits"]["max_turns"] == 15 and report["generator"]["llm"]["calls"] == calls
     assert {t.provenance.generator for t in read_tasks(tmp_path / "out" / "tasks.jsonl")} == {"llm"}
-
-    async def artifact() -> str:
-        async with get_client() as client:
-            found = await client.read_artifacts(
-                artifact_filter=ArtifactFilter(key=ArtifactFilterKey(any_=[f"tasks-{report['domain']}"]))
-            )
-            return found[-1].data
-
-    assert f"LLM fake-model: {calls} calls" in asyncio.run(artifact())
+    (artifact,) = flow_run_artifacts(state.state_details.flow_run_id, f"tasks-{report['domain']}")
+    assert f"LLM fake-model: {calls} calls" in artifact.data

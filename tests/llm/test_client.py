@@ -193,7 +193,31 @@ def test_connection_refused_is_retried_then_transient(tmp_path: Path, refused_ur
     with LLMClient(settings_for(refused_url, tmp_path, max_retries=1)) as client:
         with pytest.raises(TransientError, match="APIConnectionError"):
             complete(client)
-        assert client.stats.retries["connection"] == 1 and client.stats.calls == 2
+        # a refused connection carries no request: two attempts, no call (the server saw nothing)
+        assert client.stats.retries["connection"] == 1
+        assert client.stats.calls == 0 and client.stats.unsent == 2
+
+
+def test_a_connection_not_made_in_time_is_an_attempt_but_not_a_call(
+    tmp_path: Path, unconnectable_url: str
+) -> None:
+    # On a loaded machine a connect can outlast the timeout: the attempt is retried like any timeout,
+    # but no request went out, so `calls` (compared with what a server counted) leaves it out.
+    with LLMClient(settings_for(unconnectable_url, tmp_path, timeout=0.2, max_retries=1)) as client:
+        with pytest.raises(TransientError, match="timed out"):
+            complete(client)
+        assert client.stats.retries["timeout"] == 1 and client.stats.gave_up == 1
+        assert client.stats.calls == 0 and client.stats.unsent == 2
+
+
+def test_a_request_timed_out_after_it_was_sent_is_a_call(tmp_path: Path) -> None:
+    # the reply is held past the client's timeout (long next to a connect or a read, loaded or not)
+    with FakeLLMServer(faults={"timeout": 1.0}, timeout_delay=60) as server:
+        with LLMClient(settings_for(server, tmp_path, timeout=2.0, max_retries=0)) as client:
+            with pytest.raises(TransientError, match="timed out"):
+                complete(client)
+            assert client.stats.gave_up == 1 and client.stats.unsent == 0
+            assert client.stats.calls == 1 == chat_requests(server)
 
 
 def test_malformed_reply_is_data_and_is_cached(server: FakeLLMServer, client: LLMClient) -> None:

@@ -9,12 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from prefect.client.orchestration import get_client
-from prefect.client.schemas.filters import ArtifactFilter, ArtifactFilterKey, FlowRunFilter, FlowRunFilterId
 
 from pipeline.errors import TerminalError
 from pipeline.tasks import generate_tasks
 from pipeline.tasks.runner import GenerationRun, run_generation
+from tests.prefect_runs import flow_run_artifacts, recorded_task_runs
 
 STATEFORGE = [str(Path(sys.executable).with_name("stateforge"))]
 
@@ -80,16 +79,10 @@ def test_the_flow_runs_the_stages_as_tasks_and_publishes_the_report(
     assert report["kept"] == 3
     run_generation(GenerationRun(duck_db, n=3, seed=2, out=tmp_path / "lib"))
     assert (tmp_path / "flow" / "tasks.jsonl").read_bytes() == (tmp_path / "lib" / "tasks.jsonl").read_bytes()
-    with get_client(sync_client=True) as client:
-        key = ArtifactFilter(key=ArtifactFilterKey(any_=[f"tasks-{report['domain'].replace('_', '-')}"]))
-        artifacts = client.read_artifacts(artifact_filter=key)
-        this_run = FlowRunFilter(id=FlowRunFilterId(any_=[state.state_details.flow_run_id]))
-        runs = client.read_task_runs(flow_run_filter=this_run)
-    assert (
-        artifacts
-        and artifacts[0].type == "markdown"
-        and "| capability | tasks | share |" in artifacts[0].data
-    )
+    key = f"tasks-{report['domain'].replace('_', '-')}"
+    (artifact,) = flow_run_artifacts(state.state_details.flow_run_id, key)
+    runs = recorded_task_runs(state.state_details.flow_run_id, ["prepare", "generate-1", "write", "report"])
+    assert artifact.type == "markdown" and "| capability | tasks | share |" in artifact.data
     assert {r.name for r in runs} >= {"prepare", "generate-1", "write", "report"}
 
     failed = generate_tasks(domain=str(bare_db), n=2, out=str(tmp_path / "few"), return_state=True)
