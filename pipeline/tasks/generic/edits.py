@@ -27,17 +27,34 @@ q = quote_ident
 
 
 def _named_row(
-    ctx: RecipeContext, t: TableFacts, where: str = "TRUE", params: list[Any] | None = None
+    ctx: RecipeContext,
+    t: TableFacts,
+    where: str = "TRUE",
+    params: list[Any] | None = None,
+    *,
+    what: str | None = None,
 ) -> Any:
-    """A row with a unique name, recorded as a reference."""
+    """A row with a unique name (matching `where`, over alias r), recorded as a reference."""
     assert t.name is not None
-    row = unique_named(ctx, t, where, params)
+    row = unique_named(ctx, t, where, params, what=what)
     ctx.unique(f"{t.one} {row[t.name]!r}", t.table.name, **{t.name: row[t.name]})
     return row
 
 
 def _update(ctx: RecipeContext, t: TableFacts, found: dict[str, Any], changes: dict[str, Any]) -> None:
     ctx.call(t.tools["update"], {**key_args(t, found), **{k: json_value(v) for k, v in changes.items()}})
+
+
+def _set_by_name(ctx: RecipeContext, t: TableFacts, name: Any, column: Any, value: Any, done: str) -> None:
+    """Find the row called `name`, set its `column` to `value` through the update tool, and expect the
+    column to read `value` afterwards (the goal is "the <column> is <done>")."""
+    assert t.name is not None
+    _update(ctx, t, find_by_name(ctx, t, name), {column.name: value})
+    ctx.goal(
+        f"the {words(column.name)} is {done}",
+        f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
+        [name],
+    )
 
 
 @recipe(capabilities=("cross_step_dependency",), difficulty="easy")
@@ -103,12 +120,7 @@ def set_choice(ctx: RecipeContext) -> None:
         name=row[t.name],
         value=value,
     )
-    _update(ctx, t, find_by_name(ctx, t, row[t.name]), {column.name: value})
-    ctx.goal(
-        f"the {words(column.name)} is set",
-        f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
-        [row[t.name]],
-    )
+    _set_by_name(ctx, t, row[t.name], column, value, "set")
 
 
 def _number_columns(t: TableFacts) -> list[Any]:
@@ -163,12 +175,7 @@ def set_number(ctx: RecipeContext) -> None:
         name=row[t.name],
         value=value,
     )
-    _update(ctx, t, find_by_name(ctx, t, row[t.name]), {column.name: value})
-    ctx.goal(
-        f"the {words(column.name)} is set",
-        f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
-        [row[t.name]],
-    )
+    _set_by_name(ctx, t, row[t.name], column, value, "set")
     bad = _breaking(ctx, t, column, row[column.name])
     if bad is not None:
         bigger = Decimal(str(bad)) > Decimal(str(value))
@@ -251,12 +258,7 @@ def copy_value(ctx: RecipeContext) -> None:
     )
     shown = find_by_name(ctx, t, source[t.name])
     value = ctx.derived(shown[column.name], f"the {words(column.name)} of {source[t.name]!r}, read from it")
-    _update(ctx, t, find_by_name(ctx, t, target[t.name]), {column.name: value})
-    ctx.goal(
-        f"the {words(column.name)} is copied",
-        f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
-        [target[t.name]],
-    )
+    _set_by_name(ctx, t, target[t.name], column, value, "copied")
 
 
 def refusing(ctx: RecipeContext, t: TableFacts) -> list[str]:
@@ -280,12 +282,7 @@ def delete_named(ctx: RecipeContext) -> None:
     assert t.name is not None
     blocks = refusing(ctx, t)
     free = " AND ".join(f"NOT {b}" for b in blocks) or "TRUE"
-    row = ctx.pick(
-        f"SELECT * FROM {t.ref} r WHERE {free} AND {q(t.name)} IN "
-        f"(SELECT {q(t.name)} FROM {t.ref} GROUP BY 1 HAVING count(*) = 1)",
-        what=f"deletable {t.one}",
-    )
-    ctx.unique(f"{t.one} {row[t.name]!r}", t.table.name, **{t.name: row[t.name]})
+    row = _named_row(ctx, t, free, what=f"deletable {t.one}")
     ctx.say(
         [
             "Delete the {one} {name:q}.",

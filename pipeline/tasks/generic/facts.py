@@ -216,11 +216,12 @@ def unique_named(
     *,
     what: str | None = None,
 ) -> dict[str, Any]:
-    """A row of `t` (matching `where`) whose name is unique in the table, chosen with the rng."""
+    """A row of `t` (matching `where`, which may name the table's alias `r`) whose name is unique in the
+    table, chosen with the rng."""
     assert t.name is not None
     q = quote_ident(t.name)
     sql = (
-        f"SELECT * FROM {t.ref} WHERE {where} AND {q} IN "
+        f"SELECT * FROM {t.ref} r WHERE {where} AND {q} IN "
         f"(SELECT {q} FROM {t.ref} GROUP BY {q} HAVING count(*) = 1)"
     )
     return ctx.pick(sql, params, what=what or f"{t.one} with a unique {words(t.name)}")
