@@ -19,6 +19,7 @@ from typing import Any
 
 from pipeline.diff.labels import human_column
 from pipeline.schema.model import Column, Table
+from pipeline.schema.types import INTEGER_TYPES
 from pipeline.store.sql import quote_ident, table_ref
 from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.recipes import Skip
@@ -27,18 +28,6 @@ from pipeline.tools.naming import singular, snake
 from pipeline.values import json_value
 
 TEXT = ("VARCHAR", "CHAR", "TEXT", "STRING", "BPCHAR", "NVARCHAR")
-INTEGERS = (
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "INT",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-)
 NUMBERS = ("DECIMAL", "NUMERIC", "DOUBLE", "REAL", "FLOAT", "FLOAT4", "FLOAT8")
 _CACHE: dict[tuple[int, int], dict[str, TableFacts]] = {}
 
@@ -82,7 +71,7 @@ def kind(column: Column) -> str:
     base = column.base_type
     if base.endswith("[]"):
         return "list"
-    if base in INTEGERS:
+    if base in INTEGER_TYPES:
         return "integer"
     if base in NUMBERS:
         return "number"
