@@ -12,10 +12,12 @@ from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.generic.edits import refusing
 from pipeline.tasks.generic.facts import (
     TableFacts,
+    derive_yes_no,
     find_all,
     find_by_name,
     key_args,
     kind,
+    shown_value,
     tables_with,
     words,
 )
@@ -33,7 +35,6 @@ from pipeline.tasks.generic.filters import (
     two_conditions,
 )
 from pipeline.tasks.recipes import Skip, recipe
-from pipeline.tasks.wording import value_text
 from pipeline.values import json_value
 
 q = quote_ident
@@ -124,11 +125,7 @@ def bulk_update_filter(ctx: RecipeContext) -> None:
     )
     if not changing or changing < 2:
         raise Skip("nothing to change")
-    shown = (
-        ("yes" if value else "no")
-        if isinstance(value, bool)
-        else (f"'{value}'" if isinstance(value, str) else value_text(value, ctx.style))
-    )
+    shown = shown_value(ctx, value)
     ctx.say(
         [
             "Set the {col} to {value} for every {one} {cond}.",
@@ -142,8 +139,7 @@ def bulk_update_filter(ctx: RecipeContext) -> None:
         cond=phrase(conds, ctx.style),
         conds=phrase(conds, ctx.style, plural=True),
     )
-    if isinstance(value, bool):
-        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
+    derive_yes_no(ctx, column, value, shown)
     rows = find_all(ctx, t, [c.filter() for c in conds], what=f"{t.one} {phrase(conds, ctx.style)}")
     for row in rows:
         if row[column.name] != json_value(value):

@@ -23,6 +23,7 @@ from pipeline.schema.types import INTEGER_TYPES
 from pipeline.store.sql import quote_ident, table_ref
 from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.recipes import Skip
+from pipeline.tasks.wording import value_text
 from pipeline.tools.generic import MAX_LIMIT, lookup_key
 from pipeline.tools.naming import singular, snake
 from pipeline.values import json_value
@@ -102,6 +103,20 @@ def article(word: str) -> str:
 def words(name: str) -> str:
     """A column or table name as words: `release_date` -> `release date`."""
     return snake(name).replace("_", " ")
+
+
+def shown_value(ctx: RecipeContext, value: Any) -> str:
+    """A new value as a request says it: yes / no for a boolean, 'quoted' text, anything else in the run's
+    style (`value_text`)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"'{value}'" if isinstance(value, str) else value_text(value, ctx.style)
+
+
+def derive_yes_no(ctx: RecipeContext, column: Column, value: Any, shown: str) -> None:
+    """For a boolean `value` said as `shown` (yes / no), record that the words mean true / false."""
+    if isinstance(value, bool):
+        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
 
 
 GENERIC_DESCRIPTIONS = {

@@ -14,18 +14,19 @@ from pipeline.tasks.generic.bulk import MOST, _child_links
 from pipeline.tasks.generic.facts import (
     TableFacts,
     article,
+    derive_yes_no,
     find_all,
     find_by_name,
     key_args,
     kind,
     new_text,
     new_uuid,
+    shown_value,
     unique_named,
     varying_default,
     words,
 )
 from pipeline.tasks.recipes import Skip, recipe
-from pipeline.tasks.wording import value_text
 from pipeline.tools.context import SchemaIndex
 from pipeline.values import json_value
 
@@ -179,12 +180,6 @@ def _target_value(ctx: RecipeContext, t: TableFacts, column: Any, current: Any) 
     return round(value, 2) if isinstance(value, float) else value
 
 
-def _shown(value: Any, ctx: RecipeContext) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return f"'{value}'" if isinstance(value, str) else value_text(value, ctx.style)
-
-
 def _aggregation_links(ctx: RecipeContext) -> list[tuple[TableFacts, TableFacts, str, str]]:
     """Parent and child tables whose children the solver can count: every child row in at most
     `SCANNED` rows, or one count per parent for at most `COUNTED` parents."""
@@ -248,7 +243,7 @@ def top_parent_update(ctx: RecipeContext) -> None:
         raise Skip("the top parent is missing")
     column = ctx.choice(_parent_targets(parent))
     value = _target_value(ctx, parent, column, row[column.name])
-    shown = _shown(value, ctx)
+    shown = shown_value(ctx, value)
     ctx.say(
         [
             "Find the {one} with the most {children} and set its {col} to {value}.",
@@ -260,8 +255,7 @@ def top_parent_update(ctx: RecipeContext) -> None:
         col=words(column.name),
         value=shown,
     )
-    if isinstance(value, bool):
-        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
+    derive_yes_no(ctx, column, value, shown)
     tally = count_children(ctx, parent, child, fk, ref)
     winner = max(tally, key=lambda k: tally[k])
     key = {parent.column(c).name: json_value(row[parent.column(c).name]) for c in parent.key}
@@ -314,7 +308,7 @@ def busy_parents_update(ctx: RecipeContext) -> None:
     )
     if not 2 <= len(changing) <= CHANGED:
         raise Skip("threshold of the wrong size")
-    shown = _shown(value, ctx)
+    shown = shown_value(ctx, value)
     ctx.say(
         [
             "Every {one} with {cmp} {level} {children} should have {col} {value}; please update them.",
@@ -327,8 +321,7 @@ def busy_parents_update(ctx: RecipeContext) -> None:
         cmp=words_,
         level=level,
     )
-    if isinstance(value, bool):
-        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
+    derive_yes_no(ctx, column, value, shown)
     tally = count_children(ctx, parent, child, fk, ref)
     check = {
         "ge": lambda n: n >= level,
