@@ -212,6 +212,13 @@ def key_args(t: TableFacts, row: dict[str, Any]) -> dict[str, Any]:
     return {t.column(c).name: json_value(row[t.column(c).name]) for c in t.key}
 
 
+def uniquely_named(t: TableFacts, alias: str = "r") -> str:
+    """SQL condition (over `alias`) that the row's name is held by no other row of `t`."""
+    assert t.name is not None
+    q = quote_ident(t.name)
+    return f"{alias}.{q} IN (SELECT {q} FROM {t.ref} GROUP BY {q} HAVING count(*) = 1)"
+
+
 def unique_named(
     ctx: RecipeContext,
     t: TableFacts,
@@ -223,12 +230,28 @@ def unique_named(
     """A row of `t` (matching `where`, which may name the table's alias `r`) whose name is unique in the
     table, chosen with the rng."""
     assert t.name is not None
-    q = quote_ident(t.name)
-    sql = (
-        f"SELECT * FROM {t.ref} r WHERE {where} AND {q} IN "
-        f"(SELECT {q} FROM {t.ref} GROUP BY {q} HAVING count(*) = 1)"
-    )
+    sql = f"SELECT * FROM {t.ref} r WHERE {where} AND {uniquely_named(t)}"
     return ctx.pick(sql, params, what=what or f"{t.one} with a unique {words(t.name)}")
+
+
+def refer_by_name(ctx: RecipeContext, t: TableFacts, row: dict[str, Any]) -> None:
+    """Record `row` as referred to by its (unique) name: the task says "the <one> 'name'"."""
+    assert t.name is not None
+    ctx.unique(f"{t.one} {row[t.name]!r}", t.table.name, **{t.name: row[t.name]})
+
+
+def named_row(
+    ctx: RecipeContext,
+    t: TableFacts,
+    where: str = "TRUE",
+    params: list[Any] | None = None,
+    *,
+    what: str | None = None,
+) -> dict[str, Any]:
+    """`unique_named`, recorded as a reference by its name (`refer_by_name`)."""
+    row = unique_named(ctx, t, where, params, what=what)
+    refer_by_name(ctx, t, row)
+    return row
 
 
 def find_by_name(ctx: RecipeContext, t: TableFacts, name: Any) -> dict[str, Any]:

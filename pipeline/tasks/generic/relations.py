@@ -19,10 +19,12 @@ from pipeline.tasks.generic.facts import (
     find_by_name,
     key_args,
     kind,
+    named_row,
     new_text,
     new_uuid,
+    refer_by_name,
     shown_value,
-    unique_named,
+    uniquely_named,
     varying_default,
     words,
 )
@@ -99,8 +101,7 @@ def create_child(ctx: RecipeContext) -> None:
         raise Skip("no parent and child tables")
     parent, child, fk, ref = ctx.choice(links)
     assert parent.name is not None
-    row = unique_named(ctx, parent)
-    ctx.unique(f"{parent.one} {row[parent.name]!r}", parent.table.name, **{parent.name: row[parent.name]})
+    row = named_row(ctx, parent)
     values, loose = _values(ctx, child, fk, row[ref])
     stated = [c for c in values if c not in loose]
     fields = {f"v{i}": values[c] for i, c in enumerate(stated)}
@@ -364,16 +365,13 @@ def count_into_parent(ctx: RecipeContext) -> None:
     parent, child, fk, ref = ctx.choice(links)
     assert parent.name is not None
     column = ctx.choice(_count_columns(parent))
-    name = q(parent.name)
     row = ctx.pick(
         f"SELECT p.*, c.n AS sf_children FROM {parent.ref} p JOIN (SELECT {q(fk)} AS k, count(*) AS n FROM "
         f"{child.ref} GROUP BY 1) c ON c.k = p.{q(ref)} WHERE c.n BETWEEN 1 AND {MOST} AND "
-        f"p.{q(column.name)} IS DISTINCT FROM c.n AND p.{name} IN "
-        f"(SELECT {name} FROM {parent.ref} GROUP BY 1 "
-        "HAVING count(*) = 1)",
+        f"p.{q(column.name)} IS DISTINCT FROM c.n AND {uniquely_named(parent, 'p')}",
         what=f"{parent.one} with {child.many}",
     )
-    ctx.unique(f"{parent.one} {row[parent.name]!r}", parent.table.name, **{parent.name: row[parent.name]})
+    refer_by_name(ctx, parent, row)
     ctx.say(
         [
             "Set the {col} of the {one} {name:q} to the number of {children} it has.",
@@ -391,6 +389,6 @@ def count_into_parent(ctx: RecipeContext) -> None:
     ctx.call(parent.tools["update"], {**key_args(parent, found), column.name: count})
     ctx.goal(
         f"the {words(column.name)} holds the count",
-        f"SELECT {q(column.name)} AS value FROM {parent.ref} WHERE {name} = ?",
+        f"SELECT {q(column.name)} AS value FROM {parent.ref} WHERE {q(parent.name)} = ?",
         [row[parent.name]],
     )
