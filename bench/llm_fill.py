@@ -23,23 +23,17 @@ Prints a markdown report; unless `--no-write`, replaces the "LLM fill" section o
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
-import json
-import re
 import shutil
-import subprocess
-import sys
 import tempfile
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pyarrow as pa
 from _doc import write_section
+from _fakellm import fake_server, server_stats
 
 from pipeline.domain import load_domain
 from pipeline.fill.engine import fill_table
@@ -73,29 +67,6 @@ def prepare(folder: Path, songs: int) -> tuple[Any, Path]:
     return pack, path
 
 
-@contextlib.contextmanager
-def fake_server(latency: float, faults: dict | None, follow_prompt: bool = True) -> Iterator[str]:
-    """A `FakeLLMServer` in a child process (`pipeline.fakellm.server.serve`); yields its base URL."""
-    code = ("import sys, json; from pipeline.fakellm.server import serve; "
-            "serve(port=0, **json.loads(sys.argv[1]))")
-    options = json.dumps({"latency": latency, "faults": faults, "seed": 11, "follow_prompt": follow_prompt})
-    child = subprocess.Popen([sys.executable, "-c", code, options], stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None
-        found = re.search(r"(http://\S+/v1)", child.stdout.readline())
-        if not found:
-            raise RuntimeError("the fake LLM server did not start")
-        yield found.group(1)
-    finally:
-        child.terminate()
-        child.wait(timeout=10)
-
-
-def server_stats(base_url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/_control/stats") as answer:
-        return json.loads(answer.read())
-
-
 def run(pack: Any, db: Path, folder: Path, *, concurrency: int, latency: float, faults: dict | None,
         rows_per_call: int, follow_prompt: bool = True) -> dict[str, Any]:
     """One timed enrich of the songs batch; the table's report plus the wall time and the check."""
@@ -106,7 +77,7 @@ def run(pack: Any, db: Path, folder: Path, *, concurrency: int, latency: float, 
     songs = pack.schema.table("songs")
     with (
         duckdb.connect(str(work / "music.duckdb")) as con,
-        fake_server(latency, faults, follow_prompt) as base_url,
+        fake_server(latency, faults, follow_prompt=follow_prompt) as base_url,
     ):
         stored = con.sql("SELECT * FROM songs ORDER BY song_id").to_arrow_table()
         batch = pa.table(

@@ -21,21 +21,16 @@ markdown report; unless `--no-write`, replaces its section of docs/BENCHMARKS.md
 from __future__ import annotations
 
 import argparse
-import contextlib
 import datetime as dt
-import json
-import re
 import shutil
 import statistics
-import subprocess
 import sys
 import time
-import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from _doc import write_section
+from _fakellm import fake_server, server_stats
 
 from pipeline.build import build_domain
 from pipeline.llm.settings import LLMSettings
@@ -52,29 +47,6 @@ FAULTS = {
     "wrong_types": 0.03,
 }
 """20% of turns faulty: transport faults the client retries, and broken calls the generator answers."""
-
-
-@contextlib.contextmanager
-def fake_server(latency: float, faults: dict[str, float] | None) -> Iterator[str]:
-    """A `FakeLLMServer` in a child process (`pipeline.fakellm.server.serve`); yields its base URL."""
-    code = "import sys, json; from pipeline.fakellm.server import serve; "
-    code += "serve(port=0, **json.loads(sys.argv[1]))"
-    options = json.dumps({"latency": latency, "faults": faults, "seed": 11, "retry_after": 0.2})
-    child = subprocess.Popen([sys.executable, "-c", code, options], stdout=subprocess.PIPE, text=True)
-    try:
-        assert child.stdout is not None
-        found = re.search(r"(http://\S+/v1)", child.stdout.readline())
-        if not found:
-            raise RuntimeError("the fake LLM server did not start")
-        yield found.group(1)
-    finally:
-        child.terminate()
-        child.wait(timeout=10)
-
-
-def server_stats(base_url: str) -> dict[str, Any]:
-    with urllib.request.urlopen(base_url.removesuffix("/v1") + "/_control/stats") as answer:
-        return json.loads(answer.read())
 
 
 def timed(db: Path, out: Path, n: int, backend: str, settings: LLMSettings | None = None) -> dict[str, Any]:
@@ -115,7 +87,7 @@ def main() -> None:
     if not db.is_file():
         build_domain(args.domain, scale=args.scale, out=db.parent)
     rounds = []
-    with fake_server(args.latency, None) as base_url:
+    with fake_server(args.latency, None, retry_after=0.2) as base_url:
         for k in range(args.rounds):
             cache = root / f"cache-{k}"
             shutil.rmtree(cache, ignore_errors=True)
@@ -133,7 +105,7 @@ def main() -> None:
                 f"from the cache {again['wall']:.1f} s",
                 file=sys.stderr,
             )
-    with fake_server(args.latency, FAULTS) as base_url:
+    with fake_server(args.latency, FAULTS, retry_after=0.2) as base_url:
         cache = root / "cache-faults"
         shutil.rmtree(cache, ignore_errors=True)
         faulty = timed(db, root / "faults", args.n, "openai", llm_settings(base_url, cache))

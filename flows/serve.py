@@ -18,47 +18,35 @@ from flows.generate_tasks import generate_tasks
 from flows.release import release
 from pipeline.domain import list_domains
 
+# Each flow served per pack, with what its deployment does ({pack} is the pack's name).
+_FLOWS = (
+    (build_domain, "Build the {pack} domain pack offline into artifacts/{pack}/."),
+    (generate_tasks, "Generate the {pack} tasks on artifacts/{pack}/{pack}.duckdb (build it first)."),
+    (
+        evaluate,
+        "Evaluate a solver (-p solver=NAME) on the {pack} tasks; the run goes to artifacts/{pack}/runs/.",
+    ),
+    (
+        release,
+        "Release the {pack} pack (-p version=V, -p baseline=oracle,noop): build, tasks, baselines and a "
+        "reproducible bundle in artifacts/releases/{pack}-<V>/.",
+    ),
+)
+
 
 def deployments(packs: list[str] | None = None) -> list:
     """The `build-domain/<pack>`, `generate-tasks/<pack>`, `evaluate/<pack>` and `release/<pack>`
     deployments of each pack (all packs by default)."""
-    out = []
-    for pack in packs or list_domains():
-        out.append(
-            build_domain.to_deployment(
-                name=pack,
-                parameters={"domain": pack},
-                description=f"Build the {pack} domain pack offline into artifacts/{pack}/.",
-                tags=["stateforge", pack],
-            )
+    return [
+        flow.to_deployment(
+            name=pack,
+            parameters={"domain": pack},
+            description=description.format(pack=pack),
+            tags=["stateforge", pack],
         )
-        out.append(
-            generate_tasks.to_deployment(
-                name=pack,
-                parameters={"domain": pack},
-                description=f"Generate the {pack} tasks on artifacts/{pack}/{pack}.duckdb (build it first).",
-                tags=["stateforge", pack],
-            )
-        )
-        out.append(
-            evaluate.to_deployment(
-                name=pack,
-                parameters={"domain": pack},
-                description=f"Evaluate a solver (-p solver=NAME) on the {pack} tasks; the run goes to "
-                f"artifacts/{pack}/runs/.",
-                tags=["stateforge", pack],
-            )
-        )
-        out.append(
-            release.to_deployment(
-                name=pack,
-                parameters={"domain": pack},
-                description=f"Release the {pack} pack (-p version=V, -p baseline=oracle,noop): build, tasks, "
-                f"baselines and a reproducible bundle in artifacts/releases/{pack}-<V>/.",
-                tags=["stateforge", pack],
-            )
-        )
-    return out
+        for pack in packs or list_domains()
+        for flow, description in _FLOWS
+    ]
 
 
 def serve_deployments(packs: list[str] | None = None, *, limit: int | None = 1) -> None:

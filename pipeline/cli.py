@@ -42,6 +42,14 @@ DropRefsOpt = Annotated[
     ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary.")]
+ScaleOpt = Annotated[float, typer.Option(help="Multiply the pack's rows per table.")]
+RowsOpt = Annotated[int | None, typer.Option(help="About N rows per root table, children scaled by fan-out.")]
+KeepOpt = Annotated[int, typer.Option("--n", help="Tasks to keep (that pass the gate).")]
+ModelOpt = Annotated[str | None, typer.Option(help="The model, with --backend openai.")]
+BaseUrlOpt = Annotated[
+    str | None, typer.Option(help="Server URL, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL).")
+]
+NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")]
 
 
 @app.command()
@@ -181,21 +189,16 @@ def diff(
 def build_domain(
     domain: Annotated[str, typer.Argument(help="A pack name under schemas/, a pack folder, or a DDL file.")],
     dialect: DialectOpt = None,
-    scale: Annotated[float, typer.Option(help="Multiply the pack's rows per table.")] = 1.0,
-    rows: Annotated[
-        int | None, typer.Option(help="About N rows per root table, children scaled by fan-out.")
-    ] = None,
+    scale: ScaleOpt = 1.0,
+    rows: RowsOpt = None,
     seed: Annotated[int | None, typer.Option(help="Random seed (default: the pack's).")] = None,
     out: Annotated[Path | None, typer.Option(help="Output folder (default: artifacts/<name>/).")] = None,
     resume: Annotated[bool, typer.Option("--resume", help="Continue an interrupted build.")] = False,
     backend: Annotated[
         str | None, typer.Option(help="offline (default) or openai: any OpenAI-compatible server.")
     ] = None,
-    model: Annotated[str | None, typer.Option(help="The model, with --backend openai.")] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(help="Server URL, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL)."),
-    ] = None,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
     concurrency: Annotated[
         int | None, typer.Option(help="LLM requests in flight at once (default 8).")
     ] = None,
@@ -205,9 +208,7 @@ def build_domain(
             "--whole-rows", help="Send whole rows to the LLM, not only the columns needing meaning."
         ),
     ] = False,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")
-    ] = False,
+    no_cache: NoCacheOpt = False,
     drop_missing_references: DropRefsOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -350,7 +351,7 @@ def generate_tasks_cmd(
     db: Annotated[
         Path | None, typer.Option("--db", help="The built database (default: artifacts/<d>/<d>.duckdb).")
     ] = None,
-    n: Annotated[int, typer.Option("--n", help="Tasks to keep (that pass the gate).")] = 150,
+    n: KeepOpt = 150,
     seed: Annotated[int, typer.Option(help="Seed of every choice: the same seed, the same tasks.")] = 0,
     backend: Annotated[
         str | None,
@@ -363,14 +364,9 @@ def generate_tasks_cmd(
     out: Annotated[
         Path | None, typer.Option(help="Folder for tasks.jsonl and its report (default: the database's).")
     ] = None,
-    model: Annotated[str | None, typer.Option(help="The model, with --backend openai.")] = None,
-    base_url: Annotated[
-        str | None,
-        typer.Option(help="Server URL, e.g. http://localhost:11434/v1 (default: OPENAI_BASE_URL)."),
-    ] = None,
-    no_cache: Annotated[
-        bool, typer.Option("--no-cache", help="Ask the LLM again instead of the cache.")
-    ] = False,
+    model: ModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    no_cache: NoCacheOpt = False,
     max_turns: Annotated[
         int | None, typer.Option(help="LLM turns per generated task's conversation (default 24).")
     ] = None,
@@ -623,11 +619,9 @@ def release_cmd(
         typer.Option(help="Baseline solvers to score on the tasks, comma-separated (e.g. oracle,noop; "
                      "all: oracle and noop)."),
     ] = None,
-    scale: Annotated[float, typer.Option(help="Multiply the pack's rows per table.")] = 1.0,
-    rows: Annotated[
-        int | None, typer.Option(help="About N rows per root table, children scaled by fan-out.")
-    ] = None,
-    n: Annotated[int, typer.Option("--n", help="Tasks to keep (that pass the gate).")] = 150,
+    scale: ScaleOpt = 1.0,
+    rows: RowsOpt = None,
+    n: KeepOpt = 150,
     seed: Annotated[int | None, typer.Option(help="Seed of the data (default: the pack's).")] = None,
     task_seed: Annotated[int, typer.Option(help="Seed of the tasks.")] = 0,
     force: Annotated[
@@ -636,7 +630,7 @@ def release_cmd(
     backend: Annotated[
         str | None, typer.Option(help="offline (default) or openai: for the data and the tasks.")
     ] = None,
-    model: Annotated[str | None, typer.Option(help="The model, with --backend openai.")] = None,
+    model: ModelOpt = None,
     base_url: Annotated[
         str | None, typer.Option(help="Server URL (default: OPENAI_BASE_URL), with --backend openai.")
     ] = None,

@@ -14,11 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from pipeline.schema.model import Table
-
-INTEGER_TYPES = frozenset({
-    "TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "INT1", "INT2", "INT4", "INT8", "INT16",
-    "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "SHORT", "LONG", "SIGNED",
-})
+from pipeline.schema.types import INTEGER_TYPES
 
 
 def choose_key(

@@ -21,6 +21,7 @@ from pipeline.domain.config import DomainConfig
 from pipeline.fill.key_kinds import first_pass_fks, link_key, per_parent_fk
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import Column, ForeignKey, Schema, Table
+from pipeline.schema.types import INTEGER_TYPES
 
 DEFAULT_ROWS = 100
 """Rows of a root table for a bare DDL file (no domain.yaml sizes)."""
@@ -30,9 +31,6 @@ FANOUT = 3
 
 LINK_FANOUT = 5
 """Rows of a link table per root row, by default (capped by the pairs its parents allow)."""
-
-_INTEGERS = {"TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "UTINYINT", "USMALLINT",
-             "UINTEGER", "UBIGINT", "INT1", "INT2", "INT4", "INT8", "SHORT", "LONG"}
 
 MAX_MULTIPLE = 30
 """No table sized by fan-out gets more than this many times the root size (deep chains stay small)."""
@@ -151,7 +149,7 @@ def _domain_size(table: Table, column: Column, config: DomainConfig) -> int | No
             return len(hint.values)
         if hint.constant is not None:
             return 1
-        if isinstance(hint.min, int) and isinstance(hint.max, int) and column.base_type in _INTEGERS:
+        if isinstance(hint.min, int) and isinstance(hint.max, int) and column.base_type in INTEGER_TYPES:
             return hint.max - hint.min + 1
     if column.allowed_values:
         return len([v for v in column.allowed_values if v is not None])

@@ -63,6 +63,12 @@ _NAMED = {
     "varbit": ("BIT", False, None), "bit": ("BIT", False, None), "varint": ("BIGNUM", False, None),
     "uniqueidentifier": ("UUID", False, None),
 }  # fmt: skip
+INTEGER_TYPES = frozenset({
+    "TINYINT", "SMALLINT", "INTEGER", "INT", "BIGINT", "HUGEINT", "INT1", "INT2", "INT4", "INT8", "INT16",
+    "UTINYINT", "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT", "SHORT", "LONG", "SIGNED",
+})  # fmt: skip
+"""Every name of a DuckDB integer type a column's `base_type` may carry (the mapped names and their
+aliases): the one list the diff, the tools, the sizing and the task recipes test integers against."""
 MAX_PRECISION = 38
 MYSQL_YEARS = (1901, 2155)
 

@@ -16,12 +16,8 @@ module level, in definition order. A database or DDL with no pack recipes gets t
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import inspect
 import re
-import sys
-import threading
 import traceback
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -29,7 +25,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from pipeline.errors import StateforgeError, TerminalError
+from pipeline.domain.modules import import_pack_module
+from pipeline.errors import TerminalError
 from pipeline.tasks.model import CAPABILITIES, DIFFICULTIES
 
 if TYPE_CHECKING:
@@ -37,8 +34,6 @@ if TYPE_CHECKING:
 
 RECIPES_FILE = "recipes.py"
 _NAME = re.compile(r"^[a-z][a-z0-9_]{0,63}$")
-_MODULES: dict[tuple[str, int], ModuleType] = {}
-_LOCK = threading.Lock()
 
 
 class RecipeDefinitionError(TerminalError):
@@ -186,41 +181,9 @@ def load_recipes(path: str | Path) -> list[Recipe]:
 
 def import_recipes(path: Path) -> ModuleType:
     """Import a recipes.py by file path (cached until the file changes); errors name the file and line."""
-    if not path.is_file():
-        raise RecipeDefinitionError(f"{path}: no such file.")
-    path = path.resolve()
-    key = (str(path), path.stat().st_mtime_ns)
-    with _LOCK:
-        if key in _MODULES:
-            return _MODULES[key]
-        digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
-        module_name = f"stateforge_recipes_{path.parent.name}_{digest}"
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        if spec is None or spec.loader is None:
-            raise RecipeDefinitionError(f"{path}: cannot be imported as a Python module.")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except StateforgeError as exc:
-            sys.modules.pop(module_name, None)
-            if isinstance(exc, RecipeDefinitionError):
-                raise
-            raise RecipeDefinitionError(f"{path}:{_line(exc, path)}: {exc}") from exc
-        except Exception as exc:  # noqa: BLE001 - any error in the pack's module
-            sys.modules.pop(module_name, None)
-            raise RecipeDefinitionError(
-                f"{path}:{_line(exc, path)}: importing the pack's recipes failed: {type(exc).__name__}: {exc}"
-            ) from exc
-        _MODULES[key] = module
-        return module
-
-
-def _line(exc: BaseException, path: Path) -> int | str:
-    if isinstance(exc, SyntaxError) and exc.lineno:
-        return exc.lineno
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
-    return (frames[-1].lineno or "?") if frames else "?"
+    return import_pack_module(
+        path, prefix="stateforge_recipes", what="recipes", error=RecipeDefinitionError, keep_own=True
+    )
 
 
 def error_site(exc: BaseException, file: str | None = None) -> str:

@@ -15,22 +15,9 @@ from typing import Any
 import duckdb
 
 from pipeline.schema.model import ForeignKey, Schema, Table, suggest
+from pipeline.schema.types import INTEGER_TYPES
 from pipeline.store.sql import quote_ident, table_ref
 from pipeline.tools.errors import ToolDefinitionError
-
-INTEGER_TYPES = {
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "INT",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-    "UHUGEINT",
-}
 
 Frag = tuple[str, list[Any]]
 """A piece of SQL and its positional parameters, in order."""

@@ -12,18 +12,14 @@ A database or DDL file with no pack (or a pack without `tools.py`) gets `generic
 
 from __future__ import annotations
 
-import hashlib
-import importlib.util
 import json
-import sys
-import threading
-import traceback
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 from pipeline.domain import list_domains, load_domain
 from pipeline.domain.loader import schemas_dir
+from pipeline.domain.modules import import_pack_module
 from pipeline.errors import StateforgeError
 from pipeline.schema.model import Schema
 from pipeline.tools.base import Tool
@@ -33,8 +29,6 @@ from pipeline.tools.toolkit import Toolkit
 
 TOOLS_FILE = "tools.py"
 DATABASE_SUFFIXES = (".duckdb", ".db", ".ddb")
-_MODULES: dict[tuple[str, int], ModuleType] = {}
-_LOCK = threading.Lock()
 
 
 def load_toolkit(domain_or_db: str | Path, *, pack: str | Path | None = None) -> Toolkit:
@@ -111,34 +105,4 @@ def pack_toolkit(tools_py: Path, schema: Schema, *, name: str) -> Toolkit:
 
 def import_tools(path: Path) -> ModuleType:
     """Import a tools.py by file path (cached until the file changes); errors name the file and line."""
-    path = path.resolve()
-    key = (str(path), path.stat().st_mtime_ns)
-    with _LOCK:
-        if key in _MODULES:
-            return _MODULES[key]
-        digest = hashlib.sha1(str(path).encode()).hexdigest()[:10]
-        module_name = f"stateforge_tools_{path.parent.name}_{digest}"
-        spec = importlib.util.spec_from_file_location(module_name, path)
-        if spec is None or spec.loader is None:
-            raise ToolDefinitionError(f"{path}: cannot be imported as a Python module.")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[module_name] = module
-        try:
-            spec.loader.exec_module(module)
-        except StateforgeError as exc:
-            sys.modules.pop(module_name, None)
-            raise ToolDefinitionError(f"{path}:{_line(exc, path)}: {exc}") from exc
-        except Exception as exc:  # noqa: BLE001 - any error in the pack's module
-            sys.modules.pop(module_name, None)
-            raise ToolDefinitionError(
-                f"{path}:{_line(exc, path)}: importing the pack's tools failed: {type(exc).__name__}: {exc}"
-            ) from exc
-        _MODULES[key] = module
-        return module
-
-
-def _line(exc: BaseException, path: Path) -> int | str:
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if Path(f.filename).resolve() == path]
-    if isinstance(exc, SyntaxError) and exc.lineno:
-        return exc.lineno
-    return frames[-1].lineno or "?" if frames else "?"
+    return import_pack_module(path, prefix="stateforge_tools", what="tools", error=ToolDefinitionError)

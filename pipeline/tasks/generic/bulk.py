@@ -12,11 +12,16 @@ from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.generic.edits import refusing
 from pipeline.tasks.generic.facts import (
     TableFacts,
+    derive_yes_no,
     find_all,
     find_by_name,
     key_args,
     kind,
+    named_row,
+    refer_by_name,
+    shown_value,
     tables_with,
+    uniquely_named,
     words,
 )
 from pipeline.tasks.generic.filters import (
@@ -33,7 +38,6 @@ from pipeline.tasks.generic.filters import (
     two_conditions,
 )
 from pipeline.tasks.recipes import Skip, recipe
-from pipeline.tasks.wording import value_text
 from pipeline.values import json_value
 
 q = quote_ident
@@ -124,11 +128,7 @@ def bulk_update_filter(ctx: RecipeContext) -> None:
     )
     if not changing or changing < 2:
         raise Skip("nothing to change")
-    shown = (
-        ("yes" if value else "no")
-        if isinstance(value, bool)
-        else (f"'{value}'" if isinstance(value, str) else value_text(value, ctx.style))
-    )
+    shown = shown_value(ctx, value)
     ctx.say(
         [
             "Set the {col} to {value} for every {one} {cond}.",
@@ -142,8 +142,7 @@ def bulk_update_filter(ctx: RecipeContext) -> None:
         cond=phrase(conds, ctx.style),
         conds=phrase(conds, ctx.style, plural=True),
     )
-    if isinstance(value, bool):
-        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
+    derive_yes_no(ctx, column, value, shown)
     rows = find_all(ctx, t, [c.filter() for c in conds], what=f"{t.one} {phrase(conds, ctx.style)}")
     for row in rows:
         if row[column.name] != json_value(value):
@@ -212,15 +211,14 @@ def _parent_with(
 ) -> dict[str, Any]:
     """A uniquely named parent row with `low`..MOST children (all satisfying `extra`)."""
     assert parent.name is not None
-    name = q(parent.name)
     sql = (
         f"SELECT p.* FROM {parent.ref} p JOIN (SELECT {q(fk)} AS k, count(*) AS n, "
         f"count(*) FILTER (WHERE {extra}) "
         f"AS ok FROM {child.ref} r GROUP BY 1) c ON c.k = p.{q(ref)} WHERE c.n BETWEEN {low} AND {MOST} "
-        f"AND c.ok = c.n AND p.{name} IN (SELECT {name} FROM {parent.ref} GROUP BY 1 HAVING count(*) = 1)"
+        f"AND c.ok = c.n AND {uniquely_named(parent, 'p')}"
     )
     row = ctx.pick(sql, what=f"{parent.one} with {low} to {MOST} {child.many}")
-    ctx.unique(f"{parent.one} {row[parent.name]!r}", parent.table.name, **{parent.name: row[parent.name]})
+    refer_by_name(ctx, parent, row)
     return row
 
 
@@ -271,14 +269,8 @@ def reassign_children(ctx: RecipeContext) -> None:
     parent, child, fk, ref = ctx.choice(links)
     assert parent.name is not None
     source = _parent_with(ctx, parent, child, fk, ref)
-    target = ctx.pick(
-        f"SELECT * FROM {parent.ref} WHERE {q(parent.name)} <> ? AND {q(parent.name)} IN "
-        f"(SELECT {q(parent.name)} FROM {parent.ref} GROUP BY 1 HAVING count(*) = 1)",
-        [source[parent.name]],
-        what=f"another {parent.one}",
-    )
-    ctx.unique(
-        f"{parent.one} {target[parent.name]!r}", parent.table.name, **{parent.name: target[parent.name]}
+    target = named_row(
+        ctx, parent, f"{q(parent.name)} <> ?", [source[parent.name]], what=f"another {parent.one}"
     )
     ctx.say(
         [

@@ -14,10 +14,11 @@ from pipeline.tasks.generic.facts import (
     find_by_name,
     key_args,
     kind,
+    named_row,
     new_text,
     pick_table,
     tables_with,
-    unique_named,
+    uniquely_named,
     words,
 )
 from pipeline.tasks.recipes import Skip, recipe
@@ -26,18 +27,20 @@ from pipeline.values import json_value
 q = quote_ident
 
 
-def _named_row(
-    ctx: RecipeContext, t: TableFacts, where: str = "TRUE", params: list[Any] | None = None
-) -> Any:
-    """A row with a unique name, recorded as a reference."""
-    assert t.name is not None
-    row = unique_named(ctx, t, where, params)
-    ctx.unique(f"{t.one} {row[t.name]!r}", t.table.name, **{t.name: row[t.name]})
-    return row
-
-
 def _update(ctx: RecipeContext, t: TableFacts, found: dict[str, Any], changes: dict[str, Any]) -> None:
     ctx.call(t.tools["update"], {**key_args(t, found), **{k: json_value(v) for k, v in changes.items()}})
+
+
+def _set_by_name(ctx: RecipeContext, t: TableFacts, name: Any, column: Any, value: Any, done: str) -> None:
+    """Find the row called `name`, set its `column` to `value` through the update tool, and expect the
+    column to read `value` afterwards (the goal is "the <column> is <done>")."""
+    assert t.name is not None
+    _update(ctx, t, find_by_name(ctx, t, name), {column.name: value})
+    ctx.goal(
+        f"the {words(column.name)} is {done}",
+        f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
+        [name],
+    )
 
 
 @recipe(capabilities=("cross_step_dependency",), difficulty="easy")
@@ -48,7 +51,7 @@ def rename_row(ctx: RecipeContext) -> None:
     assert t.name is not None
     if t.name.lower() in {c.lower() for c in t.key}:
         raise Skip("the name is the key")
-    row = _named_row(ctx, t)
+    row = named_row(ctx, t)
     old = row[t.name]
     new = new_text(ctx, t, t.name, old)
     ctx.say(
@@ -88,7 +91,7 @@ def set_choice(ctx: RecipeContext) -> None:
     t = ctx.choice([t for t in tables_with(ctx, "search", "update", named=True) if _choice_columns(t)])
     assert t.name is not None
     column = ctx.choice(_choice_columns(t))
-    row = _named_row(ctx, t, f"{q(column.name)} IS NOT NULL")
+    row = named_row(ctx, t, f"{q(column.name)} IS NOT NULL")
     value = ctx.choice(
         sorted({v for v in column.allowed_values if v is not None and v != row[column.name]}, key=str)
     )
@@ -103,12 +106,7 @@ def set_choice(ctx: RecipeContext) -> None:
         name=row[t.name],
         value=value,
     )
-    _update(ctx, t, find_by_name(ctx, t, row[t.name]), {column.name: value})
-    ctx.goal(
-        f"the {words(column.name)} is set",
-        f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
-        [row[t.name]],
-    )
+    _set_by_name(ctx, t, row[t.name], column, value, "set")
 
 
 def _number_columns(t: TableFacts) -> list[Any]:
@@ -142,7 +140,7 @@ def set_number(ctx: RecipeContext) -> None:
     t = ctx.choice([t for t in tables_with(ctx, "search", "update", named=True) if _number_columns(t)])
     assert t.name is not None
     column = ctx.choice(_number_columns(t))
-    row = _named_row(ctx, t, f"{q(column.name)} IS NOT NULL")
+    row = named_row(ctx, t, f"{q(column.name)} IS NOT NULL")
     value = ctx.scalar(
         f"SELECT {q(column.name)} FROM {t.ref} WHERE {q(column.name)} IS NOT NULL AND {q(column.name)} <> ? "
         f"GROUP BY 1 ORDER BY 1 LIMIT 1 OFFSET ?",
@@ -163,12 +161,7 @@ def set_number(ctx: RecipeContext) -> None:
         name=row[t.name],
         value=value,
     )
-    _update(ctx, t, find_by_name(ctx, t, row[t.name]), {column.name: value})
-    ctx.goal(
-        f"the {words(column.name)} is set",
-        f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
-        [row[t.name]],
-    )
+    _set_by_name(ctx, t, row[t.name], column, value, "set")
     bad = _breaking(ctx, t, column, row[column.name])
     if bad is not None:
         bigger = Decimal(str(bad)) > Decimal(str(value))
@@ -196,7 +189,7 @@ def clear_value(ctx: RecipeContext) -> None:
     present = f"{q(column.name)} IS NOT NULL"
     if kind(column) == "list":  # the diff cannot tell [] from NULL (both hash alike in DuckDB)
         present += f" AND len({q(column.name)}) > 0"
-    row = _named_row(ctx, t, present)
+    row = named_row(ctx, t, present)
     ctx.say(
         [
             "Clear the {col} of the {one} {name:q}.",
@@ -231,8 +224,8 @@ def copy_value(ctx: RecipeContext) -> None:
         raise Skip("no column to copy")
     t, column = ctx.choice(options)
     assert t.name is not None
-    target = _named_row(ctx, t, f"{q(column.name)} IS NOT NULL")
-    source = _named_row(
+    target = named_row(ctx, t, f"{q(column.name)} IS NOT NULL")
+    source = named_row(
         ctx,
         t,
         f"{q(column.name)} IS NOT NULL AND {q(column.name)} IS DISTINCT FROM ? AND {q(t.name)} <> ?",
@@ -251,12 +244,7 @@ def copy_value(ctx: RecipeContext) -> None:
     )
     shown = find_by_name(ctx, t, source[t.name])
     value = ctx.derived(shown[column.name], f"the {words(column.name)} of {source[t.name]!r}, read from it")
-    _update(ctx, t, find_by_name(ctx, t, target[t.name]), {column.name: value})
-    ctx.goal(
-        f"the {words(column.name)} is copied",
-        f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
-        [target[t.name]],
-    )
+    _set_by_name(ctx, t, target[t.name], column, value, "copied")
 
 
 def refusing(ctx: RecipeContext, t: TableFacts) -> list[str]:
@@ -280,12 +268,7 @@ def delete_named(ctx: RecipeContext) -> None:
     assert t.name is not None
     blocks = refusing(ctx, t)
     free = " AND ".join(f"NOT {b}" for b in blocks) or "TRUE"
-    row = ctx.pick(
-        f"SELECT * FROM {t.ref} r WHERE {free} AND {q(t.name)} IN "
-        f"(SELECT {q(t.name)} FROM {t.ref} GROUP BY 1 HAVING count(*) = 1)",
-        what=f"deletable {t.one}",
-    )
-    ctx.unique(f"{t.one} {row[t.name]!r}", t.table.name, **{t.name: row[t.name]})
+    row = named_row(ctx, t, free, what=f"deletable {t.one}")
     ctx.say(
         [
             "Delete the {one} {name:q}.",
@@ -302,8 +285,8 @@ def delete_named(ctx: RecipeContext) -> None:
     )
     if blocks:
         blocked = ctx.sql(
-            f"SELECT * FROM {t.ref} r WHERE ({' OR '.join(blocks)}) AND {q(t.name)} IN "
-            f"(SELECT {q(t.name)} FROM {t.ref} GROUP BY 1 HAVING count(*) = 1) ORDER BY ALL LIMIT 1"
+            f"SELECT * FROM {t.ref} r WHERE ({' OR '.join(blocks)}) AND {uniquely_named(t)} "
+            "ORDER BY ALL LIMIT 1"
         )
         if blocked:
             other = blocked[0]

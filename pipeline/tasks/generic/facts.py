@@ -19,26 +19,16 @@ from typing import Any
 
 from pipeline.diff.labels import human_column
 from pipeline.schema.model import Column, Table
+from pipeline.schema.types import INTEGER_TYPES
 from pipeline.store.sql import quote_ident, table_ref
 from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.recipes import Skip
+from pipeline.tasks.wording import value_text
 from pipeline.tools.generic import MAX_LIMIT, lookup_key
 from pipeline.tools.naming import singular, snake
 from pipeline.values import json_value
 
 TEXT = ("VARCHAR", "CHAR", "TEXT", "STRING", "BPCHAR", "NVARCHAR")
-INTEGERS = (
-    "TINYINT",
-    "SMALLINT",
-    "INTEGER",
-    "INT",
-    "BIGINT",
-    "HUGEINT",
-    "UTINYINT",
-    "USMALLINT",
-    "UINTEGER",
-    "UBIGINT",
-)
 NUMBERS = ("DECIMAL", "NUMERIC", "DOUBLE", "REAL", "FLOAT", "FLOAT4", "FLOAT8")
 _CACHE: dict[tuple[int, int], dict[str, TableFacts]] = {}
 
@@ -82,7 +72,7 @@ def kind(column: Column) -> str:
     base = column.base_type
     if base.endswith("[]"):
         return "list"
-    if base in INTEGERS:
+    if base in INTEGER_TYPES:
         return "integer"
     if base in NUMBERS:
         return "number"
@@ -113,6 +103,20 @@ def article(word: str) -> str:
 def words(name: str) -> str:
     """A column or table name as words: `release_date` -> `release date`."""
     return snake(name).replace("_", " ")
+
+
+def shown_value(ctx: RecipeContext, value: Any) -> str:
+    """A new value as a request says it: yes / no for a boolean, 'quoted' text, anything else in the run's
+    style (`value_text`)."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return f"'{value}'" if isinstance(value, str) else value_text(value, ctx.style)
+
+
+def derive_yes_no(ctx: RecipeContext, column: Column, value: Any, shown: str) -> None:
+    """For a boolean `value` said as `shown` (yes / no), record that the words mean true / false."""
+    if isinstance(value, bool):
+        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
 
 
 GENERIC_DESCRIPTIONS = {
@@ -208,6 +212,13 @@ def key_args(t: TableFacts, row: dict[str, Any]) -> dict[str, Any]:
     return {t.column(c).name: json_value(row[t.column(c).name]) for c in t.key}
 
 
+def uniquely_named(t: TableFacts, alias: str = "r") -> str:
+    """SQL condition (over `alias`) that the row's name is held by no other row of `t`."""
+    assert t.name is not None
+    q = quote_ident(t.name)
+    return f"{alias}.{q} IN (SELECT {q} FROM {t.ref} GROUP BY {q} HAVING count(*) = 1)"
+
+
 def unique_named(
     ctx: RecipeContext,
     t: TableFacts,
@@ -216,14 +227,31 @@ def unique_named(
     *,
     what: str | None = None,
 ) -> dict[str, Any]:
-    """A row of `t` (matching `where`) whose name is unique in the table, chosen with the rng."""
+    """A row of `t` (matching `where`, which may name the table's alias `r`) whose name is unique in the
+    table, chosen with the rng."""
     assert t.name is not None
-    q = quote_ident(t.name)
-    sql = (
-        f"SELECT * FROM {t.ref} WHERE {where} AND {q} IN "
-        f"(SELECT {q} FROM {t.ref} GROUP BY {q} HAVING count(*) = 1)"
-    )
+    sql = f"SELECT * FROM {t.ref} r WHERE {where} AND {uniquely_named(t)}"
     return ctx.pick(sql, params, what=what or f"{t.one} with a unique {words(t.name)}")
+
+
+def refer_by_name(ctx: RecipeContext, t: TableFacts, row: dict[str, Any]) -> None:
+    """Record `row` as referred to by its (unique) name: the task says "the <one> 'name'"."""
+    assert t.name is not None
+    ctx.unique(f"{t.one} {row[t.name]!r}", t.table.name, **{t.name: row[t.name]})
+
+
+def named_row(
+    ctx: RecipeContext,
+    t: TableFacts,
+    where: str = "TRUE",
+    params: list[Any] | None = None,
+    *,
+    what: str | None = None,
+) -> dict[str, Any]:
+    """`unique_named`, recorded as a reference by its name (`refer_by_name`)."""
+    row = unique_named(ctx, t, where, params, what=what)
+    refer_by_name(ctx, t, row)
+    return row
 
 
 def find_by_name(ctx: RecipeContext, t: TableFacts, name: Any) -> dict[str, Any]:

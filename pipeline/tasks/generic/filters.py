@@ -14,6 +14,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
+from pipeline.schema.model import Column
 from pipeline.store.sql import quote_ident
 from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.generic.facts import TableFacts, kind, words
@@ -78,17 +79,16 @@ def phrase(conditions: list[Condition], style: Style, *, plural: bool = False) -
     return " and ".join(c.words(style, plural=plural) for c in conditions)
 
 
+def _own_columns(t: TableFacts) -> list[Column]:
+    """The columns of `t` a request filters on: not the primary key, a foreign key or a generated column."""
+    skip = {c.lower() for c in t.table.primary_key} | t.fk_columns
+    return [c for c in t.table.columns if c.name.lower() not in skip and c.generated is None]
+
+
 def equality_columns(t: TableFacts) -> list[str]:
     """Columns with few values a user filters by: a fixed set, booleans, short text (not keys, not ids of
     other rows)."""
-    skip = {c.lower() for c in t.table.primary_key} | t.fk_columns
-    return [
-        c.name
-        for c in t.table.columns
-        if c.name.lower() not in skip
-        and c.generated is None
-        and (c.allowed_values or kind(c) in ("bool", "text", "integer"))
-    ]
+    return [c.name for c in _own_columns(t) if c.allowed_values or kind(c) in ("bool", "text", "integer")]
 
 
 def few_valued(ctx: RecipeContext, t: TableFacts) -> list[str]:
@@ -140,14 +140,10 @@ def two_conditions(ctx: RecipeContext, t: TableFacts, *, exclude: set[str] = fro
 
 def threshold_columns(t: TableFacts) -> list[str]:
     """Numbers and dates (not keys or foreign keys) a user draws a line on."""
-    skip = {c.lower() for c in t.table.primary_key} | t.fk_columns
     return [
         c.name
-        for c in t.table.columns
-        if c.name.lower() not in skip
-        and c.generated is None
-        and kind(c) in ("integer", "number", "temporal")
-        and not c.allowed_values
+        for c in _own_columns(t)
+        if kind(c) in ("integer", "number", "temporal") and not c.allowed_values
     ]
 
 

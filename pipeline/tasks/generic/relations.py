@@ -14,18 +14,21 @@ from pipeline.tasks.generic.bulk import MOST, _child_links
 from pipeline.tasks.generic.facts import (
     TableFacts,
     article,
+    derive_yes_no,
     find_all,
     find_by_name,
     key_args,
     kind,
+    named_row,
     new_text,
     new_uuid,
-    unique_named,
+    refer_by_name,
+    shown_value,
+    uniquely_named,
     varying_default,
     words,
 )
 from pipeline.tasks.recipes import Skip, recipe
-from pipeline.tasks.wording import value_text
 from pipeline.tools.context import SchemaIndex
 from pipeline.values import json_value
 
@@ -98,8 +101,7 @@ def create_child(ctx: RecipeContext) -> None:
         raise Skip("no parent and child tables")
     parent, child, fk, ref = ctx.choice(links)
     assert parent.name is not None
-    row = unique_named(ctx, parent)
-    ctx.unique(f"{parent.one} {row[parent.name]!r}", parent.table.name, **{parent.name: row[parent.name]})
+    row = named_row(ctx, parent)
     values, loose = _values(ctx, child, fk, row[ref])
     stated = [c for c in values if c not in loose]
     fields = {f"v{i}": values[c] for i, c in enumerate(stated)}
@@ -179,12 +181,6 @@ def _target_value(ctx: RecipeContext, t: TableFacts, column: Any, current: Any) 
     return round(value, 2) if isinstance(value, float) else value
 
 
-def _shown(value: Any, ctx: RecipeContext) -> str:
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    return f"'{value}'" if isinstance(value, str) else value_text(value, ctx.style)
-
-
 def _aggregation_links(ctx: RecipeContext) -> list[tuple[TableFacts, TableFacts, str, str]]:
     """Parent and child tables whose children the solver can count: every child row in at most
     `SCANNED` rows, or one count per parent for at most `COUNTED` parents."""
@@ -248,7 +244,7 @@ def top_parent_update(ctx: RecipeContext) -> None:
         raise Skip("the top parent is missing")
     column = ctx.choice(_parent_targets(parent))
     value = _target_value(ctx, parent, column, row[column.name])
-    shown = _shown(value, ctx)
+    shown = shown_value(ctx, value)
     ctx.say(
         [
             "Find the {one} with the most {children} and set its {col} to {value}.",
@@ -260,8 +256,7 @@ def top_parent_update(ctx: RecipeContext) -> None:
         col=words(column.name),
         value=shown,
     )
-    if isinstance(value, bool):
-        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
+    derive_yes_no(ctx, column, value, shown)
     tally = count_children(ctx, parent, child, fk, ref)
     winner = max(tally, key=lambda k: tally[k])
     key = {parent.column(c).name: json_value(row[parent.column(c).name]) for c in parent.key}
@@ -314,7 +309,7 @@ def busy_parents_update(ctx: RecipeContext) -> None:
     )
     if not 2 <= len(changing) <= CHANGED:
         raise Skip("threshold of the wrong size")
-    shown = _shown(value, ctx)
+    shown = shown_value(ctx, value)
     ctx.say(
         [
             "Every {one} with {cmp} {level} {children} should have {col} {value}; please update them.",
@@ -327,8 +322,7 @@ def busy_parents_update(ctx: RecipeContext) -> None:
         cmp=words_,
         level=level,
     )
-    if isinstance(value, bool):
-        ctx.derived(value, f"'{words(column.name)} {shown}' means {str(value).lower()}")
+    derive_yes_no(ctx, column, value, shown)
     tally = count_children(ctx, parent, child, fk, ref)
     check = {
         "ge": lambda n: n >= level,
@@ -371,16 +365,13 @@ def count_into_parent(ctx: RecipeContext) -> None:
     parent, child, fk, ref = ctx.choice(links)
     assert parent.name is not None
     column = ctx.choice(_count_columns(parent))
-    name = q(parent.name)
     row = ctx.pick(
         f"SELECT p.*, c.n AS sf_children FROM {parent.ref} p JOIN (SELECT {q(fk)} AS k, count(*) AS n FROM "
         f"{child.ref} GROUP BY 1) c ON c.k = p.{q(ref)} WHERE c.n BETWEEN 1 AND {MOST} AND "
-        f"p.{q(column.name)} IS DISTINCT FROM c.n AND p.{name} IN "
-        f"(SELECT {name} FROM {parent.ref} GROUP BY 1 "
-        "HAVING count(*) = 1)",
+        f"p.{q(column.name)} IS DISTINCT FROM c.n AND {uniquely_named(parent, 'p')}",
         what=f"{parent.one} with {child.many}",
     )
-    ctx.unique(f"{parent.one} {row[parent.name]!r}", parent.table.name, **{parent.name: row[parent.name]})
+    refer_by_name(ctx, parent, row)
     ctx.say(
         [
             "Set the {col} of the {one} {name:q} to the number of {children} it has.",
@@ -398,6 +389,6 @@ def count_into_parent(ctx: RecipeContext) -> None:
     ctx.call(parent.tools["update"], {**key_args(parent, found), column.name: count})
     ctx.goal(
         f"the {words(column.name)} holds the count",
-        f"SELECT {q(column.name)} AS value FROM {parent.ref} WHERE {name} = ?",
+        f"SELECT {q(column.name)} AS value FROM {parent.ref} WHERE {q(parent.name)} = ?",
         [row[parent.name]],
     )
