@@ -43,6 +43,30 @@ def genre_name(env: Env, name: str) -> str:
     return found
 
 
+def song_filters(
+    env: Env, artist: int | str | None, album: int | str | None, genre: str | None
+) -> tuple[list[str], list[Any]]:
+    """Conditions over `s` (songs), `ar` (artists), `al` (albums) for the common song filters."""
+    where: list[str] = []
+    params: list[Any] = []
+    if isinstance(artist, int):
+        where.append("s.artist_id = ?")
+        params.append(artist)
+    elif artist:
+        where.append("contains(lower(ar.name), lower(?))")
+        params.append(artist)
+    if isinstance(album, int):
+        where.append("s.album_id = ?")
+        params.append(album)
+    elif album:
+        where.append("contains(lower(al.title), lower(?))")
+        params.append(album)
+    if genre:
+        where.append(IN_GENRE)
+        params.append(genre_name(env, genre))
+    return where, params
+
+
 @tool(reads=(*SONG_TABLES, "song_genres", "genres"))
 def search_songs(
     env: Env,
@@ -93,21 +117,9 @@ def search_songs(
     if query:
         where.append("contains(lower(s.title), lower(?))")
         params.append(query)
-    if isinstance(artist, int):
-        where.append("s.artist_id = ?")
-        params.append(artist)
-    elif artist:
-        where.append("contains(lower(ar.name), lower(?))")
-        params.append(artist)
-    if isinstance(album, int):
-        where.append("s.album_id = ?")
-        params.append(album)
-    elif album:
-        where.append("contains(lower(al.title), lower(?))")
-        params.append(album)
-    if genre:
-        where.append(IN_GENRE)
-        params.append(genre_name(env, genre))
+    more, values = song_filters(env, artist, album, genre)
+    where += more
+    params += values
     for value, cond in (
         (year_from, "year(al.release_date) >= ?"),
         (year_to, "year(al.release_date) <= ?"),

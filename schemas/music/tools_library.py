@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import Field
 
 from pipeline.tools import Env, ToolError, tool
 from schemas.music import tools_lookup as find
-from schemas.music.tools_catalog import IN_GENRE, genre_name
+from schemas.music.tools_catalog import song_filters
 from schemas.music.tools_lookup import (
     SONG_FROM,
     SONG_SELECT,
@@ -23,30 +23,6 @@ from schemas.music.tools_lookup import (
     refuse,
     song_text,
 )
-
-
-def song_filters(
-    env: Env, artist: int | str | None, album: int | str | None, genre: str | None
-) -> tuple[list[str], list[Any]]:
-    """Conditions over `s` (songs), `ar` (artists), `al` (albums) for the common song filters."""
-    where: list[str] = []
-    params: list[Any] = []
-    if isinstance(artist, int):
-        where.append("s.artist_id = ?")
-        params.append(artist)
-    elif artist:
-        where.append("contains(lower(ar.name), lower(?))")
-        params.append(artist)
-    if isinstance(album, int):
-        where.append("s.album_id = ?")
-        params.append(album)
-    elif album:
-        where.append("contains(lower(al.title), lower(?))")
-        params.append(album)
-    if genre:
-        where.append(IN_GENRE)
-        params.append(genre_name(env, genre))
-    return where, params
 
 
 def playable(env: Env, user: dict, rows: list[dict], verb: str) -> None:
