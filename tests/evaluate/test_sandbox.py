@@ -12,6 +12,7 @@ import pytest
 
 from pipeline.episode import Episode
 from pipeline.evaluate.solvers.sandbox import RunResult, Sandbox, SandboxLimits
+from pipeline.evaluate.solvers.sandbox_forks import shared_server
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 TOOLS = [("get_user", ["id"])]
@@ -129,3 +130,46 @@ def test_loops_sleeps_and_memory_hogs_are_stopped(guarded: Sandbox) -> None:
     assert hog.killed is None and "MemoryError" in (hog.error or "")
     after = run(guarded, "sum(range(10))")  # the sandbox goes on after each
     assert after.result == "45"
+
+
+LEAVE = (
+    "import textwrap, random\nleft = 'behind'\ntextwrap.TextWrapper.left = 1\nToolError.left = 2\n"
+    "random.seed(7)\nrandom.random()"
+)
+PROBE = (
+    "import textwrap, random\nfound = []\ntry:\n    left\n    found.append('variable')\nexcept NameError:\n"
+    "    pass\ntry:\n    json\n    found.append('module')\nexcept NameError:\n    pass\n"
+    "if hasattr(textwrap.TextWrapper, 'left'):\n    found.append('class attribute')\n"
+    "if hasattr(ToolError, 'left'):\n    found.append('ToolError attribute')\n(found, random.random())"
+)
+
+
+def test_the_warm_child_carries_nothing_from_one_episode_to_the_next() -> None:
+    limits = SandboxLimits(timeout=3, cpu_seconds=1, memory_mb=256)
+    first, second = Sandbox(limits), Sandbox(limits)  # two episodes, one fork server
+    first.warm()
+    server = shared_server()
+    seeded = run(first, "import json\n" + LEAVE)
+    assert seeded.error is None and seeded.result is not None
+    after_same_episode = run(first, PROBE)
+    after_next_episode = run(second, PROBE)
+    for probe in (after_same_episode, after_next_episode):
+        assert probe.error is None and probe.result is not None, probe.error
+        found, value = probe.result.rsplit(", ", 1)
+        assert found == "([]", probe.result  # no variable, module, class or ToolError attribute left
+        assert value.rstrip(")") != seeded.result  # the random state is each child's own
+    assert after_same_episode.result != after_next_episode.result
+    assert shared_server() is server and server.proc.poll() is None  # the same warm server served all
+    first.close()
+    second.close()
+
+
+def test_each_run_is_a_new_child_of_the_fork_server_which_is_replaced_if_it_dies(raw: Sandbox) -> None:
+    server = shared_server()
+    ids = [run(raw, "import os\n(os.getpid(), os.getppid())").result for _ in range(2)]
+    (pid1, parent1), (pid2, parent2) = (tuple(map(int, i.strip("()").split(", "))) for i in ids if i)
+    assert pid1 != pid2 and parent1 == parent2 == server.proc.pid
+    server.proc.kill()
+    server.proc.wait()
+    assert run(raw, "1 + 1").result == "2"  # a new server, started at the next run
+    assert shared_server() is not server

@@ -132,11 +132,16 @@ class CodeSolver(LLMSolver):
             memory_mb=number(self.name, options, "code_memory_mb", int) or defaults.memory_mb,
         )
 
+    def preflight(self) -> None:
+        """The server's checks, and the sandbox's fork server started now, before the first episode."""
+        super().preflight()
+        Sandbox(self.limits).warm()
+
     def solve(self, task: Assignment, episode: EpisodeHandle) -> SolverOutcome:
         """Converse with the model, running its code, until it stops or a limit is reached."""
         sandbox = Sandbox(self.limits)
         try:
-            sandbox.warm()  # the first child starts while the model writes its first turn
+            sandbox.warm()  # running already after preflight; started here when solve() comes first
             executor = CodeExecutor(episode, sandbox)
             messages = self.template.render(
                 instructions=episode.instructions,

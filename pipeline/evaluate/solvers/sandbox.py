@@ -6,10 +6,14 @@ plain functions whose calls come back over a pipe and run on the episode.
     result.text()          # what the model is shown: stdout, the last expression's value, the error
     sandbox.close()
 
-Each run is a fresh `python -I -S sandbox_child.py` (isolated mode: no PYTHON* variables, no user site, no
-script directory on the path; no site-packages), started ahead of time (one spare child is always ready,
-so the interpreter's start-up overlaps the model's turn) with an empty environment (`LANG` only), a fresh
-empty temporary working directory, no inherited descriptors but its three pipes, in its own session.
+Each run is a fresh process forked from the process's fork server (`sandbox_forks.py` starts
+`python -I -S sandbox_zygote.py`: isolated mode, no PYTHON* variables, no user site, no script directory on
+the path, no site-packages; an empty environment, `LANG` only), which has loaded the child's modules once
+and never runs a model's code, so a run costs a fork instead of an interpreter's start, and nothing one
+run does reaches another (each child is a copy of the pristine server; its random state is reseeded).
+The server starts ahead (`warm()`, from the solver's preflight), off the episodes' path. Each child gets a
+fresh empty temporary working directory, no descriptors but its three pipes, and a session of its own;
+then it goes through `sandbox_child.main()` as a freshly started one would.
 
 What it prevents, in layers (the child's docstring gives the order):
 
@@ -41,21 +45,17 @@ import json
 import os
 import shutil
 import signal
-import subprocess
-import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from pipeline.errors import TransientError
+from pipeline.evaluate.solvers.sandbox_forks import ForkServerError, shared_server
 from pipeline.values import dumps
 
-CHILD = Path(__file__).with_name("sandbox_child.py")
-ENV = {"LANG": "C.UTF-8"}
 STDERR_TAIL = 2_000
 
 Reply = dict[str, Any]
@@ -107,34 +107,24 @@ class RunResult:
 
 
 class _Child:
-    """A started child and its working directory."""
+    """A child forked for one run by the process's fork server, and its working directory."""
 
     def __init__(self) -> None:
         self.workdir = tempfile.mkdtemp(prefix="stateforge-sandbox-")
         try:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-I", "-S", str(CHILD)],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self.workdir,
-                env=ENV,
-                close_fds=True,
-                start_new_session=True,
-            )
-        except OSError as exc:
+            self.forked = shared_server().spawn(self.workdir)
+        except ForkServerError as exc:
             shutil.rmtree(self.workdir, ignore_errors=True)
-            raise SandboxError(f"the exec_code sandbox could not start {sys.executable}: {exc}") from exc
+            raise SandboxError(str(exc)) from exc
+        self.pid = self.forked.pid
 
     def send(self, message: dict[str, Any]) -> None:
-        assert self.proc.stdin is not None
-        self.proc.stdin.write(dumps(message).encode() + b"\n")
-        self.proc.stdin.flush()
+        self.forked.stdin.write(dumps(message).encode() + b"\n")
+        self.forked.stdin.flush()
 
     def receive(self) -> dict[str, Any] | None:
         """The next message, None at the end of the child's output; ValueError for a line that is not one."""
-        assert self.proc.stdout is not None
-        line = self.proc.stdout.readline()
+        line = self.forked.stdout.readline()
         if not line:
             return None
         message = json.loads(line)
@@ -143,36 +133,46 @@ class _Child:
         return message
 
     def kill(self) -> None:
-        try:
-            os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
+        self.forked.server.kill(self.pid)
 
     def finish(self) -> tuple[int, str]:
         """Kill what is left, reap it, remove its directory: (return code, the tail of its stderr)."""
+        forked = self.forked
+        for pipe in (forked.stdin, forked.stdout):
+            try:
+                pipe.close()  # a child still reading its stdin gets EOF and exits
+            except OSError:
+                pass
         self.kill()
+        code = forked.server.exit_code(self.pid)
+        os.set_blocking(forked.stderr.fileno(), False)
         try:
-            _, err = self.proc.communicate(timeout=5)
-        except (subprocess.TimeoutExpired, ValueError, OSError):
+            err = forked.stderr.read() or b""  # after the exit: what it wrote, without waiting for more
+        except OSError:
             err = b""
+        forked.stderr.close()
         shutil.rmtree(self.workdir, ignore_errors=True)
-        return self.proc.returncode, err.decode("utf-8", "replace")[-STDERR_TAIL:]
+        if code is None:
+            code, err = -signal.SIGKILL, err + b"\n(the sandbox's fork server stopped)"
+        return code, err.decode("utf-8", "replace")[-STDERR_TAIL:]
 
 
 class Sandbox:
-    """Runs code in fresh children, one spare always started (see the module docstring). One per episode;
-    not thread-safe."""
+    """Runs code in fresh children forked from the process's fork server (see the module docstring). One
+    per episode; not thread-safe (the fork server is)."""
 
     def __init__(self, limits: SandboxLimits | None = None, *, guards: bool = True) -> None:
         self.limits = limits or SandboxLimits()
         self.guards = guards
         """False turns the Python layer off (tests of the OS layer alone); the OS limits always apply."""
-        self._spare: _Child | None = None
 
     def warm(self) -> None:
-        """Start the spare child now (it loads its modules while the caller waits for something else)."""
-        if self._spare is None:
-            self._spare = _Child()
+        """Start the process's fork server now, if it is not running (it loads the child's modules while
+        the caller waits for something else); SandboxError if it cannot start."""
+        try:
+            shared_server()
+        except ForkServerError as exc:
+            raise SandboxError(str(exc)) from exc
 
     def run(
         self,
@@ -187,9 +187,7 @@ class Sandbox:
         `timeout` (default: the limits') bounds the wall time. Raises `SandboxError` when the child could
         not start; whatever `call` raises (other than a reply) kills the child and propagates.
         """
-        self.warm()
-        child, self._spare = self._spare, None
-        assert child is not None
+        child = _Child()
         seconds = min(timeout if timeout is not None else self.limits.timeout, self.limits.timeout)
         killed = threading.Event()
 
@@ -233,7 +231,6 @@ class Sandbox:
         finally:
             timer.cancel()
             code_, err = child.finish()
-            self.warm_quietly()
         result.seconds = round(time.perf_counter() - started_at, 4)
         if not done:
             why = self._why(code_, err, killed.is_set(), started, seconds, result.error)
@@ -252,15 +249,6 @@ class Sandbox:
         tail = err.strip()[-300:]
         return f"exit {code}", error or f"the code's process ended abruptly (exit {code}) {tail}"
 
-    def warm_quietly(self) -> None:
-        """Start the next spare; a failure now shows at the next run instead."""
-        try:
-            self.warm()
-        except SandboxError:
-            pass
-
     def close(self) -> None:
-        """Stop the spare child and remove its directory."""
-        spare, self._spare = self._spare, None
-        if spare is not None:
-            spare.finish()
+        """Nothing to release: the children are gone after each run, and the fork server is the process's
+        (it stops when the process exits)."""

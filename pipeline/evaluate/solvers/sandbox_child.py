@@ -1,6 +1,7 @@
-"""The child side of the exec_code sandbox: run as `python -I -S sandbox_child.py`, the harness imports it
-only for its constants (it uses the standard library alone; `sandbox.py` is the parent side and says what
-it guarantees).
+"""The child side of the exec_code sandbox: `main()` runs in each child forked by the fork server
+(`sandbox_zygote.py`), or as `python -I -S sandbox_child.py` by hand; the harness imports it only for its
+constants (it uses the standard library alone; `sandbox.py` is the parent side and says what it
+guarantees).
 
 Protocol, one JSON object a line, on the child's stdin and stdout (the only files it has):
 
@@ -11,10 +12,11 @@ Protocol, one JSON object a line, on the child's stdin and stdout (the only file
     parent -> child    {"ok": true, "value": v} | {"ok": false, "error": why} | {"stop": why}
     child  -> parent   {"done": true, "stdout", "result", "error"}        the run's output
 
-Order matters: the child starts with the protocol's modules only (started ahead, it waits for the
-request); then memory and CPU are bounded, the allowed modules the code imports are loaded while files can
-still be opened, the other limits go on (no new file descriptors, no processes, no file writes), root
-drops to `nobody`, and only then is the code compiled, checked and run.
+Order matters: the child starts with the protocol's modules (forked from the fork server: every allowed
+module too; it waits for the request); then memory and CPU are bounded, the allowed modules the code
+imports are loaded while files can still be opened (already loaded in a forked child), the other limits go
+on (no new file descriptors, no processes, no file writes), root drops to `nobody`, and only then is the
+code compiled, checked and run.
 """
 
 import ast
@@ -79,9 +81,13 @@ def _jsonable(value):
 class ToolError(Exception):
     """A tool refused the call (the message says why); nothing was changed."""
 
+    __module__ = "builtins"  # shown as `ToolError: ...` in tracebacks, however this module was loaded
+
 
 class Stopped(BaseException):
     """The episode's budget is spent: the run ends here (not catchable by `except Exception`)."""
+
+    __module__ = "builtins"
 
 
 def _view(name, modules):
@@ -195,6 +201,31 @@ def _trimmed(exc):
     return text.replace(f'File "{FILENAME}", ', "")
 
 
+_prepared = None  # the guarded builtins, made once by prepare() in the fork server (or per run)
+
+
+def _guarded_builtins():
+    """The allow-listed builtins, with imports through views of the allowed modules loaded now."""
+    views = {m: _view(m, sys.modules) for m in ALLOWED_MODULES if m in sys.modules}
+    safe = {k: getattr(builtins, k) for k in SAFE_BUILTINS}
+    safe.update(__import__=_importer(views), getattr=_guarded_getattr, hasattr=_guarded_hasattr)
+    return safe
+
+
+def prepare():
+    """Make the guarded builtins once, after every allowed module is loaded (the fork server calls it:
+    each forked child gets its own copy, so what one run does to them no other run sees)."""
+    global _prepared
+    _prepared = _guarded_builtins()
+
+
+def reseed():
+    """A forked child's own random state (the fork copied the server's)."""
+    import random
+
+    random.seed()
+
+
 def run(request):
     """Run one request's code; the `done` message."""
     code, guards = request["code"], request.get("guards", True)
@@ -203,10 +234,7 @@ def run(request):
     for name, params in request["tools"]:
         namespace[name] = _tool(name, params, stopped)
     if guards:
-        views = {m: _view(m, sys.modules) for m in ALLOWED_MODULES if m in sys.modules}
-        safe = {k: getattr(builtins, k) for k in SAFE_BUILTINS}
-        safe.update(__import__=_importer(views), getattr=_guarded_getattr, hasattr=_guarded_hasattr)
-        namespace["__builtins__"] = safe
+        namespace["__builtins__"] = _prepared if _prepared is not None else _guarded_builtins()
     captured = io.StringIO()
     result = error = None
     try:
