@@ -24,6 +24,7 @@ import random
 import signal
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
@@ -71,6 +72,16 @@ class FakeStats:
         return asdict(self)
 
 
+@dataclass(frozen=True)
+class RecordedRequest:
+    """A chat-completion request as the server received it."""
+
+    headers: dict[str, str]
+    """Lower-case names."""
+    body: Any
+    """The parsed JSON body."""
+
+
 class FakeLLMServer:
     """An OpenAI-compatible server on loopback, run in a background thread (or the foreground).
 
@@ -79,8 +90,10 @@ class FakeLLMServer:
     (`port=0` picks a free one). `latency` seconds, plus up to `jitter` more, delay every chat completion
     except a rate-limit refusal; the `timeout` fault holds its answer `timeout_delay` seconds; a 429 carries
     `Retry-After: retry_after`. With `api_key`, `/v1` requests need `Authorization: Bearer <api_key>`.
-    `follow_prompt=False` makes `json_schema` answers from the schema alone, ignoring the rows the prompt
-    asks to complete: a server whose decoding obeys the schema while its model ignores the prompt.
+    `record=N` keeps the last N chat-completion requests as they arrived (`recorded()`: headers and parsed
+    body), for tests of what a client puts on the wire. `follow_prompt=False` makes `json_schema` answers
+    from the schema alone, ignoring the rows the prompt asks to complete: a server whose decoding obeys the
+    schema while its model ignores the prompt.
     """
 
     def __init__(
@@ -98,6 +111,7 @@ class FakeLLMServer:
         timeout_delay: float = 30.0,
         retry_after: float = 1.0,
         follow_prompt: bool = True,
+        record: int = 0,
     ) -> None:
         self.latency, self.jitter, self.seed = latency, jitter, seed
         self.follow_prompt = follow_prompt
@@ -112,6 +126,7 @@ class FakeLLMServer:
         self._thread: threading.Thread | None = None
         self.scripts = ScriptBook()
         """The scripts of tool-calling conversations (`add_script`, `/_control/scripts`)."""
+        self._recorded: deque[RecordedRequest] = deque(maxlen=record)
         self._httpd = FakeHTTPServer((host, port), self.handle)
 
     # -- lifecycle ---------------------------------------------------------------------------------
@@ -189,6 +204,11 @@ class FakeLLMServer:
         with self._lock:
             return copy.deepcopy(self._stats)
 
+    def recorded(self) -> list[RecordedRequest]:
+        """The last chat-completion requests kept (`record=N`), oldest first."""
+        with self._lock:
+            return list(self._recorded)
+
     def reset(self) -> None:
         """Zero the counters and restart the request sequence (faults and jitter replay from the start)."""
         with self._lock:
@@ -224,7 +244,11 @@ class FakeLLMServer:
         if method == "GET" and path.startswith("/v1/models/"):
             return Reply(200, _model(check_model(path.removeprefix("/v1/models/"), self.models)))
         if method == "POST" and path == "/v1/chat/completions":
-            return self._chat(parse_body(body))
+            request = parse_body(body)
+            if self._recorded.maxlen:
+                with self._lock:
+                    self._recorded.append(RecordedRequest(dict(headers), copy.deepcopy(request)))
+            return self._chat(request)
         raise ApiError(404, f"Unknown request URL: {method} {path}.", code="unknown_url")
 
     def _chat(self, request: dict[str, Any]) -> Reply:

@@ -73,6 +73,13 @@ def cache_key(
     return hashlib.sha256(canonical_json(payload).encode()).hexdigest()
 
 
+def encoded_object(fields: dict[str, str]) -> str:
+    """The canonical JSON of an object whose values are given as canonical JSON already: the same text
+    `canonical_json` makes of the decoded object (keys sorted, no whitespace), so that a large part (the
+    tools of a conversation) can be encoded once and spliced into every turn's key and body."""
+    return "{" + ",".join(f"{canonical_json(k)}:{fields[k]}" for k in sorted(fields)) + "}"
+
+
 def request_key(
     settings: LLMSettings,
     model: str,
@@ -105,17 +112,36 @@ def tools_key(
     extra: dict[str, Any] | None,
 ) -> str:
     """`cache_key` of a tool-calling turn made with `settings` (mode "tools"; the tools as the schema)."""
-    return cache_key(
-        model=model,
-        messages=messages,
-        name=name,
-        schema={"tools": tools, "tool_choice": tool_choice},
-        mode="tools",
-        temperature=settings.temperature,
-        seed=settings.seed,
-        max_tokens=settings.max_tokens,
-        extra=extra,
+    return encoded_tools_key(
+        settings, model, canonical_json(messages), name, canonical_json(tools), tool_choice, extra
     )
+
+
+def encoded_tools_key(
+    settings: LLMSettings,
+    model: str,
+    messages_json: str,
+    name: str,
+    tools_json: str,
+    tool_choice: str | dict[str, Any],
+    extra: dict[str, Any] | None,
+) -> str:
+    """`tools_key` from the canonical JSON of the messages and of the tools (the same key, byte for byte,
+    without serialising them again)."""
+    schema = encoded_object({"tools": tools_json, "tool_choice": canonical_json(tool_choice)})
+    payload = encoded_object({
+        "v": canonical_json(CACHE_FORMAT),
+        "model": canonical_json(model),
+        "messages": messages_json,
+        "name": canonical_json(name),
+        "schema": schema,
+        "mode": canonical_json("tools"),
+        "temperature": canonical_json(float(settings.temperature)),
+        "seed": canonical_json(settings.seed),
+        "max_tokens": canonical_json(settings.max_tokens),
+        "extra": canonical_json(extra or {}),
+    })
+    return hashlib.sha256(payload.encode()).hexdigest()
 
 
 class CachedReply(BaseModel):

@@ -28,10 +28,11 @@ from typing import Any, TypeVar
 
 import httpx2
 import openai
+from openai.types.chat import ChatCompletion
 
 from pipeline.errors import StateforgeError, TerminalError, TransientError
 from pipeline.llm.accounting import LLMStats
-from pipeline.llm.cache import CachedReply, ResponseCache, request_key, tools_key
+from pipeline.llm.cache import CachedReply, ResponseCache, canonical_json, encoded_tools_key, request_key
 from pipeline.llm.loop import LoopThread
 from pipeline.llm.reply import LLMReply, LLMRequest, Usage, chat_request, parse_json_reply, schema_name
 from pipeline.llm.retry import (
@@ -43,12 +44,23 @@ from pipeline.llm.retry import (
     server_message,
 )
 from pipeline.llm.settings import LLMSettings
-from pipeline.llm.tooluse import TOOLS_MODE, ToolReply, tool_calls, tools_request, wire_calls
+from pipeline.llm.tooluse import (
+    TOOLS_MODE,
+    EncodedTools,
+    ToolReply,
+    encode_tools,
+    tool_calls,
+    tools_body,
+    wire_calls,
+)
 
 __all__ = ["LLMClient", "LLMReply", "LLMRequest", "ToolReply", "Usage"]
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+_JSON_POST: dict[str, Any] = {"security": {"bearer_auth": True}}
+"""The request options `chat.completions.create` gives its POST (the API key as a bearer token); the
+client's default headers say `Content-Type: application/json`."""
 
 
 @dataclass
@@ -145,7 +157,7 @@ class LLMClient:
     async def complete_tools(
         self,
         messages: list[dict[str, Any]],
-        tools: list[dict[str, Any]],
+        tools: list[dict[str, Any]] | EncodedTools,
         *,
         name: str,
         tool_choice: str | dict[str, Any] = "auto",
@@ -153,17 +165,22 @@ class LLMClient:
     ) -> ToolReply:
         """One assistant turn of a tool-calling conversation: tool calls, or a final message.
 
-        `tools` are OpenAI function tools (`Toolkit.openai_tools()` entries); `name` labels the
+        `tools` are OpenAI function tools (`Toolkit.openai_tools()` entries), or those encoded once for
+        the whole conversation (`tooluse.encode_tools`: each turn then serialises only the messages, once
+        for the key and the body); `name` labels the
         conversation in the cache key; `cache_key` as for `complete_json`. The same cache, retries,
         concurrency bound and accounting as `complete_json`: a rerun of the same conversation makes no
         call. Arguments that are not a JSON object come back as data (`ToolCall.error`, counted as
         `malformed`), for the caller to answer the model with. Raises as `complete_json` does.
         """
         started = time.perf_counter()
-        key = tools_key(self.settings, self.model, messages, name, tools, tool_choice, cache_key)
+        encoded = encode_tools(tools)
+        messages_json = canonical_json(messages)
+        key = encoded_tools_key(self.settings, self.model, messages_json, name, encoded.text, tool_choice,
+                                cache_key)
 
-        def build() -> tuple[dict[str, Any], str]:
-            return tools_request(self.settings, self.model, messages, tools, tool_choice), TOOLS_MODE
+        def build() -> tuple[bytes, str]:
+            return tools_body(self.settings, self.model, messages_json, encoded, tool_choice), TOOLS_MODE
 
         entry, cached, attempts = await self._complete(key, build, json_reply=False)
         calls = tool_calls(entry.tool_calls)
@@ -175,7 +192,7 @@ class LLMClient:
         return ToolReply(content, calls, entry.finish_reason, usage, cached, attempts, seconds, entry.key)
 
     async def _complete(
-        self, key: str, build: Callable[[], tuple[dict[str, Any], str]], *, json_reply: bool
+        self, key: str, build: Callable[[], tuple[dict[str, Any] | bytes, str]], *, json_reply: bool
     ) -> tuple[CachedReply, bool, int]:
         """(entry, cached, attempts) for the request `build` makes: from the cache, from an identical
         request in flight, or from the server (then cached)."""
@@ -211,7 +228,7 @@ class LLMClient:
             state.inflight.pop(key, None)
 
     async def _fresh(
-        self, key: str, build: Callable[[], tuple[dict[str, Any], str]], json_reply: bool
+        self, key: str, build: Callable[[], tuple[dict[str, Any] | bytes, str]], json_reply: bool
     ) -> tuple[CachedReply, int]:
         """Call the server (no cache read), cache the completed reply: (entry, requests sent)."""
         completion, attempts, mode = await self._send(build, json_reply)
@@ -235,7 +252,7 @@ class LLMClient:
         return entry, attempts
 
     async def _send(
-        self, build: Callable[[], tuple[dict[str, Any], str]], json_reply: bool
+        self, build: Callable[[], tuple[dict[str, Any] | bytes, str]], json_reply: bool
     ) -> tuple[Any, int, str]:
         """POST the request `build` makes until it succeeds: (completion, requests sent, mode used).
 
@@ -251,7 +268,12 @@ class LLMClient:
             async with state.semaphore:
                 sent = time.perf_counter()
                 try:
-                    completion = await state.api.chat.completions.create(**request)
+                    if isinstance(request, bytes):  # a body made already (`tools_body`): posted as it is
+                        completion = await state.api.post(
+                            "/chat/completions", cast_to=ChatCompletion, content=request, options=_JSON_POST
+                        )
+                    else:
+                        completion = await state.api.chat.completions.create(**request)
                 except openai.APIError as error:
                     self.stats.record_call(time.perf_counter() - sent, self.model, self._price,
                                            sent=_reached_server(error))

@@ -28,7 +28,7 @@ from pipeline.evaluate.handle import EpisodeHandle
 from pipeline.evaluate.solver import LimitReached, SolverOutcome
 from pipeline.llm.client import LLMClient
 from pipeline.llm.settings import Price
-from pipeline.llm.tooluse import ToolCall, ToolReply, tool_message
+from pipeline.llm.tooluse import EncodedTools, ToolCall, ToolReply, encode_tools, tool_message
 
 
 class Executor(Protocol):
@@ -95,12 +95,13 @@ class _Tally:
 def converse(
     client: LLMClient,
     messages: list[dict[str, Any]],
-    tools: list[dict[str, Any]],
+    tools: list[dict[str, Any]] | EncodedTools,
     executor: Executor,
     episode: EpisodeHandle,
     budget: Budget,
 ) -> SolverOutcome:
     """Hold the conversation that starts with `messages` until the model stops or a limit is reached."""
+    tools = encode_tools(tools)  # once for the conversation, not every turn
     tally = _Tally()
     stop, infra, called = "done", None, 0
     while True:
