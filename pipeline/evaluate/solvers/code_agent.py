@@ -75,10 +75,13 @@ def describe_functions(listing: list[dict[str, Any]]) -> str:
 class CodeExecutor:
     """Answers `exec_code` calls by running the code in the sandbox, its tool calls on the episode."""
 
-    def __init__(self, episode: EpisodeHandle, sandbox: Sandbox) -> None:
+    def __init__(
+        self, episode: EpisodeHandle, sandbox: Sandbox, listing: list[dict[str, Any]] | None = None
+    ) -> None:
         self.episode = episode
         self.sandbox = sandbox
-        self.tools = [(t["name"], [p["name"] for p in t.get("parameters") or []]) for t in episode.listing()]
+        listing = episode.listing() if listing is None else listing
+        self.tools = [(t["name"], [p["name"] for p in t.get("parameters") or []]) for t in listing]
         self._names = {name for name, _ in self.tools}
         self.declined = False
         self.runs = 0
@@ -142,10 +145,11 @@ class CodeSolver(LLMSolver):
         sandbox = Sandbox(self.limits)
         try:
             sandbox.warm()  # running already after preflight; started here when solve() comes first
-            executor = CodeExecutor(episode, sandbox)
+            listing = episode.listing()  # once: the executor's functions and the prompt's signatures
+            executor = CodeExecutor(episode, sandbox, listing)
             messages = self.template.render(
                 instructions=episode.instructions,
-                functions=describe_functions(episode.listing()),
+                functions=describe_functions(listing),
                 modules=", ".join(ALLOWED_MODULES),
                 decline=CANNOT_COMPLETE,
                 timeout=f"{self.limits.timeout:g}",
