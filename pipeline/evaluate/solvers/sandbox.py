@@ -33,8 +33,9 @@ What it prevents, in layers (the child's docstring gives the order):
 
 What it does not prevent: a broken Python layer still reaches `stat()`-like calls that need no descriptor
 (it can learn whether a path exists), `os.kill` of processes of the same uid (`nobody` when run as root;
-the harness's own user otherwise), CPU and memory use up to the limits, and reading the child's own
-memory (which holds nothing but the code and the tools' results). There is no seccomp filter and no
+the harness's own user otherwise, the fork server included: it is replaced at the next run), CPU and
+memory use up to the limits, and reading the child's own memory (which holds nothing but the code, the
+tools' results and the modules it was forked with). There is no seccomp filter and no
 network namespace: without root the NPROC limit counts every process of the user, and the network is
 closed only because no socket can get a descriptor.
 """

@@ -63,6 +63,8 @@ class ForkServer:
         finally:
             child.close()
         self.sock = parent
+        self.owner = os.getpid()
+        """The process that started it (a forked copy of that process must start its own)."""
         self._send_lock = threading.Lock()
         self._cond = threading.Condition()
         self._replies: dict[str, Any] = {}
@@ -171,9 +173,12 @@ _shared_lock = threading.Lock()
 
 
 def shared_server() -> ForkServer:
-    """The process's fork server, started on first use and again after it died."""
+    """The process's fork server, started on first use and again after it died (or in a forked copy of
+    the process, whose inherited one is its parent's)."""
     global _shared
     with _shared_lock:
+        if _shared is not None and _shared.owner != os.getpid():
+            _shared = None  # the parent's: neither used nor closed here
         if _shared is None or not _shared.alive or _shared.proc.poll() is not None:
             if _shared is not None:
                 _shared.close()
@@ -183,7 +188,7 @@ def shared_server() -> ForkServer:
 
 def running_server() -> ForkServer | None:
     """The process's fork server if one runs (for CPU accounting), without starting one."""
-    return _shared
+    return _shared if _shared is not None and _shared.owner == os.getpid() else None
 
 
 @atexit.register
@@ -191,5 +196,5 @@ def _close_shared() -> None:
     global _shared
     with _shared_lock:
         server, _shared = _shared, None
-    if server is not None:
+    if server is not None and server.owner == os.getpid():
         server.close()
