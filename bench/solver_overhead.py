@@ -11,7 +11,9 @@ and reused), takes --tasks tasks with at most 6 reference calls and runs them, i
   calls as tool calls, one per turn, then a final message;
 - `openai-code`: the same calls as one exec_code run (each call a function in the sandbox), then a final
   message;
-- the baseline, `oracle`: the same tasks with no model, what the harness alone costs an episode.
+- the baseline, `oracle`: the same tasks with no model, what the harness alone costs an episode;
+- then one exec_code run's CPU, a fresh interpreter against a fork from the fork server
+  (`bench/sandbox_runs.py`).
 
 Per episode: wall time (open, solve, grade), model turns x latency (the simulated model's own time: what no
 harness can save), and the rest, the overhead: the HTTP round trip beyond the latency (the openai client and
@@ -52,6 +54,7 @@ from pipeline.tools import Toolkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from evaluate import prepare  # noqa: E402 - bench/evaluate.py builds and caches the database and tasks
+from sandbox_runs import measure as measure_sandbox  # noqa: E402 - one exec_code run, two ways
 
 STATEFORGE = str(Path(sys.executable).with_name("stateforge"))
 HEADING = "Solver overhead (bench/solver_overhead.py)"
@@ -258,6 +261,15 @@ def report(args: argparse.Namespace, db: Path, chosen: list[Task], found: dict[s
         "once per process, before the first episode: left out of the episodes' CPU, like the client's "
         "start.",
         "",
+        "One exec_code run (two tool calls), CPU of this process and the sandbox's processes, measured in "
+        "the same run (bench/sandbox_runs.py; median of 5 blocks of 20 runs each way, interleaved):",
+        "",
+        "| exec_code run | CPU ms per run | ratio |",
+        "|---|---:|---:|",
+        f"| a fresh `python -I -S sandbox_child.py` (before) | {found['sandbox']['fresh']:.1f} | 1.00x |",
+        f"| a child forked from the fork server (now) | {found['sandbox']['forked']:.1f} | "
+        f"{found['sandbox']['ratio']:.2f}x |",
+        "",
         BEFORE,
     ]
     return "\n".join(lines) + "\n"
@@ -277,6 +289,7 @@ def main() -> None:
     short = [t for t in tasks if len(t.reference_calls) <= 6]
     chosen = [t for t in short if t.feasible][: args.tasks - 1] + [t for t in short if not t.feasible][:1]
     found = run_rounds(args, db, tasks_file, kit, chosen)
+    found["sandbox"] = measure_sandbox()
     text = report(args, db, chosen, found)
     print(text)
     if not args.no_write:
