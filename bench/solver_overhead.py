@@ -13,7 +13,7 @@ and reused), takes --tasks tasks with at most 6 reference calls and runs them, i
   message;
 - the baseline, `oracle`: the same tasks with no model, what the harness alone costs an episode;
 - then one exec_code run's CPU, a fresh interpreter against a fork from the fork server
-  (`bench/sandbox_runs.py`).
+  (`bench/sandbox_runs.py`), and one client turn the previous way against now (`bench/client_turns.py`).
 
 Per episode: wall time (open, solve, grade), model turns x latency (the simulated model's own time: what no
 harness can save), and the rest, the overhead: the HTTP round trip beyond the latency (the openai client and
@@ -53,6 +53,7 @@ from pipeline.tasks import Task, read_tasks
 from pipeline.tools import Toolkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from client_turns import measure as measure_turns  # noqa: E402 - one client turn, two ways
 from evaluate import prepare  # noqa: E402 - bench/evaluate.py builds and caches the database and tasks
 from sandbox_runs import measure as measure_sandbox  # noqa: E402 - one exec_code run, two ways
 
@@ -270,6 +271,17 @@ def report(args: argparse.Namespace, db: Path, chosen: list[Task], found: dict[s
         f"| a child forked from the fork server (now) | {found['sandbox']['forked']:.1f} | "
         f"{found['sandbox']['ratio']:.2f}x |",
         "",
+        "One tool-calling turn in the openai client (the music toolkit's 53 tools, a conversation of six "
+        "messages), CPU of this process, against the fake server with no latency, measured in the same run "
+        "(bench/client_turns.py; median of 5 blocks of 40 turns each way, interleaved):",
+        "",
+        "| client turn | CPU ms per turn | ratio |",
+        "|---|---:|---:|",
+        "| before: key from the lists, `chat.completions.create(extra_body=...)` | "
+        f"{found['turns']['before']:.2f} | 1.00x |",
+        "| now: tools encoded once, messages once for key and body, the body posted as it is | "
+        f"{found['turns']['now']:.2f} | {found['turns']['ratio']:.2f}x |",
+        "",
         BEFORE,
     ]
     return "\n".join(lines) + "\n"
@@ -290,6 +302,12 @@ def main() -> None:
     chosen = [t for t in short if t.feasible][: args.tasks - 1] + [t for t in short if not t.feasible][:1]
     found = run_rounds(args, db, tasks_file, kit, chosen)
     found["sandbox"] = measure_sandbox()
+    proc, root = start_server(0.0)
+    try:
+        found["turns"] = measure_turns(f"{root}/v1", kit.openai_tools())
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(timeout=30)
     text = report(args, db, chosen, found)
     print(text)
     if not args.no_write:
