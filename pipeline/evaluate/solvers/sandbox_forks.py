@@ -85,6 +85,8 @@ class ForkServer:
                     self._cond.notify_all()
                     return
                 message = json.loads(data)
+                if "pid" in message:  # a new child: an unclaimed exit of an earlier one of its pid is stale
+                    self._replies.pop(f"x{message['pid']}", None)
                 key = f"s{message['spawned']}" if "spawned" in message else f"x{message['exited']}"
                 self._replies[key] = message
                 self._cond.notify_all()
