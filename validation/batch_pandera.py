@@ -1,6 +1,6 @@
 """A table's column rules as a pandera schema (pyarrow backend), derived from its constraint description.
 
-    schema = batch_schema(table)           # pandera.pyarrow.DataFrameSchema, cached per table
+    schema = batch_schema(table)           # a pandera.pyarrow.DataFrameSchema, cached per table
     schema.validate(batch, lazy=True)      # raises pandera's SchemaErrors on a bad batch
     failed = pandera_rules(table, batch)   # {(rule, column), ...} in the batch checks' own rule names
 
@@ -16,6 +16,13 @@ allowed values, DECIMAL(p, s) bounds, uniqueness of a one-column key; and, table
 columns. Only keys none of whose columns may be NULL: pandera counts NULLs as equal values, SQL never
 does. `pandera_rules` reads pandera's failure cases back in the batch checks' rule names
 (`validation.failures.RULES`), so a failure reads the same in both.
+
+The schema reports its failure cases as a `pyarrow.Table` whether or not polars is installed. pandera
+0.35 builds a batch whose every failure is a scalar (a missing column, a wrong type) with polars when
+polars can be imported and with pyarrow otherwise (`pandera.backends.narwhals.base`,
+`failure_cases_metadata`: the scalar branch only takes the pyarrow builder when a frame-carrying error
+names the backend, or when polars is absent); this module's `DataFrameSchema` puts every batch on
+pyarrow, with the column types of pandera's own pyarrow builders.
 """
 
 from __future__ import annotations
@@ -26,7 +33,9 @@ from typing import Any
 import pyarrow as pa
 from pandera import pyarrow as pandera_pa
 from pandera.api.pyarrow.utils import resolve_dtype
-from pandera.errors import SchemaErrors
+from pandera.backends.narwhals.container import DataFrameSchemaBackend
+from pandera.backends.pyarrow.register import register_pyarrow_backends
+from pandera.errors import FailureCaseMetadata, SchemaError, SchemaErrors
 
 from pipeline.constraints import (
     ColumnConstraints,
@@ -59,10 +68,49 @@ what needs the database are the other batch checks' alone)."""
 _RULE_OF = {"not_nullable": "not_null", "field_uniqueness": "unique"}
 
 
-_CACHE: dict[str, pandera_pa.DataFrameSchema] = {}
+FAILURE_CASES = pa.schema([("failure_case", pa.string()), ("schema_context", pa.string()),
+                           ("column", pa.string()), ("check", pa.string()), ("check_number", pa.int32()),
+                           ("index", pa.int32())])
+"""The columns of `SchemaErrors.failure_cases` (those of pandera's pyarrow builders)."""
 
 
-def batch_schema(table: Table) -> pandera_pa.DataFrameSchema:
+class _ArrowFailureCases(DataFrameSchemaBackend):
+    """pandera's narwhals backend for `pyarrow.Table`, with the failure cases always a `pyarrow.Table`."""
+
+    def failure_cases_metadata(self, schema_name: str,
+                               schema_errors: list[SchemaError]) -> FailureCaseMetadata:
+        """pandera's failure cases metadata, the frame converted to `FAILURE_CASES` when it is not Arrow."""
+        found = super().failure_cases_metadata(schema_name, schema_errors)
+        return found._replace(failure_cases=arrow_failure_cases(found.failure_cases))
+
+
+def arrow_failure_cases(cases: Any) -> pa.Table:
+    """pandera's failure cases (a pyarrow, polars or pandas frame) as a `pyarrow.Table` of `FAILURE_CASES`."""
+    if cases is None:
+        return FAILURE_CASES.empty_table()
+    table = cases if isinstance(cases, pa.Table) else pa.table(cases)
+    if set(table.column_names) != set(FAILURE_CASES.names):
+        raise TypeError(f"pandera's failure cases have the columns {table.column_names}, not those of "
+                        f"{FAILURE_CASES.names}: check the pinned pandera version (pyproject.toml)")
+    return table.select(FAILURE_CASES.names).cast(FAILURE_CASES)
+
+
+class DataFrameSchema(pandera_pa.DataFrameSchema):
+    """pandera's pyarrow `DataFrameSchema` whose `SchemaErrors.failure_cases` is a `pyarrow.Table` of
+    `FAILURE_CASES` with or without polars installed (its name kept: pandera reports the schema's class
+    name as `schema_context`)."""
+
+    @staticmethod
+    def register_default_backends(check_obj_cls: type) -> None:
+        """pandera's pyarrow backends (columns, checks), and `_ArrowFailureCases` for this schema."""
+        register_pyarrow_backends()
+        DataFrameSchema.register_backend(pa.Table, _ArrowFailureCases)
+
+
+_CACHE: dict[str, DataFrameSchema] = {}
+
+
+def batch_schema(table: Table) -> DataFrameSchema:
     """The pandera (pyarrow backend) schema of `table`'s batches: column rules and non-NULL keys (built
     once per table definition)."""
     key = json.dumps(table.to_dict(), sort_keys=True, default=str)
@@ -74,11 +122,11 @@ def batch_schema(table: Table) -> pandera_pa.DataFrameSchema:
     return found
 
 
-def _schema(table: Table) -> pandera_pa.DataFrameSchema:
+def _schema(table: Table) -> DataFrameSchema:
     tc = table_constraints(table)
     single = {k.columns[0].lower() for k in _keys(tc) if len(k.columns) == 1}
     columns = {c.name: _column(c, unique=c.name.lower() in single) for c in tc.columns}
-    return pandera_pa.DataFrameSchema(
+    return DataFrameSchema(
         columns,
         unique=[list(k.columns) for k in _keys(tc) if len(k.columns) > 1] or None,
         name=tc.table,
@@ -128,8 +176,7 @@ def pandera_rules(table: Table, batch: pa.Table) -> set[tuple[str, str]]:
     try:
         batch_schema(table).validate(batch, lazy=True)
     except SchemaErrors as exc:
-        cases = exc.failure_cases
-        rows = cases.to_pylist() if isinstance(cases, pa.Table) else cases.to_dict("records")
+        rows = arrow_failure_cases(exc.failure_cases).to_pylist()
         tc = table_constraints(table)
         return {_named(r, tc) for r in rows if not _null_key(r)}
     return set()

@@ -11,7 +11,7 @@ stored (a semi-join per unique key), foreign keys without a parent (the anti-joi
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import duckdb
 import numpy as np
@@ -20,7 +20,7 @@ import pyarrow as pa
 from pipeline.constraints import table_constraints
 from pipeline.errors import BuildError
 from pipeline.schema.model import ForeignKey, Table
-from pipeline.store.sql import orphans_sql, table_ref
+from pipeline.store.sql import column_list, key_cast, orphans_sql, table_ref
 from pipeline.store.sql import quote_ident as _q
 from validation.failures import Failure, failure
 
@@ -39,7 +39,8 @@ def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table
 
     `stored=False` skips the stored-key checks (the table is known to be empty).
     """
-    tests = store_tests(table, batch.column_names, fks, stored)
+    tests = store_tests(table, batch.column_names, fks, stored,
+                        key_types=lambda fk: _key_types(con, table.name, fk))
     if not tests:
         return []
     numbered = batch.append_column(ROW, pa.array(np.arange(batch.num_rows, dtype=np.int64)))
@@ -58,9 +59,12 @@ def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table
 
 
 def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] | None = None,
-                stored: bool = True) -> list[Test]:
+                stored: bool = True,
+                key_types: Callable[[ForeignKey], Sequence[str]] | None = None) -> list[Test]:
     """The tests a batch with `columns` gets: stored keys (unless `stored` is false), `fks` (default
-    every foreign key), and the CHECKs whose columns it carries."""
+    every foreign key), and the CHECKs whose columns it carries. `key_types` gives the types of the
+    columns a foreign key references, so that a column of another type is read as the key's (`key_cast`).
+    """
     tc = table_constraints(table)
     have = {c.lower() for c in columns}
     tests: list[Test] = []
@@ -73,13 +77,27 @@ def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] 
     chosen = [r.fk for r in tc.references] if fks is None else fks
     for fk in chosen:
         if all(c.lower() in have for c in fk.columns):
-            sql = orphans_sql(_BATCH, fk.columns, table_ref(fk.ref_table), fk.ref_columns, f"c.{ROW}")
+            casts = None if key_types is None else [
+                key_cast(table.column(c).type, t) for c, t in zip(fk.columns, key_types(fk), strict=True)]
+            sql = orphans_sql(_BATCH, fk.columns, table_ref(fk.ref_table), fk.ref_columns, f"c.{ROW}", casts)
             tests.append(("foreign_key", fk.columns, f"{fk.ref_table}({', '.join(fk.ref_columns)})", sql))
     for check in tc.checks:
         if all(c.lower() in have for c in check.columns):
             tests.append(("check", check.columns or (check.name or "",), check.sql,
                           f"SELECT {ROW} FROM {_BATCH} WHERE NOT ({check.sql})"))
     return tests
+
+
+def _key_types(con: duckdb.DuckDBPyConnection, table: str, fk: ForeignKey) -> list[str]:
+    """The stored types of the columns `fk` (a foreign key of `table`) references."""
+    try:
+        found = con.execute(f"SELECT {column_list(fk.ref_columns)} FROM {table_ref(fk.ref_table)} LIMIT 0")
+    except duckdb.Error as exc:
+        raise BuildError(
+            f"table {table}: FOREIGN KEY ({', '.join(fk.columns)}) references "
+            f"{fk.ref_table}({', '.join(fk.ref_columns)}), which the database does not hold ({exc}). "
+            "Create the database from the same DDL (stateforge init-db) before validating batches.") from exc
+    return [str(d[1]) for d in found.description]
 
 
 def _run(con: duckdb.DuckDBPyConnection, table_name: str, tests: list[Test]) -> np.ndarray:

@@ -23,6 +23,7 @@ from pipeline.schema.model import Schema, Table
 from pipeline.store.sql import (
     column_list,
     describe_key,
+    fk_casts,
     in_list_sql,
     orphans_sql,
     quote_ident,
@@ -179,7 +180,8 @@ def foreign_key_checks(schema: Schema, table: Table) -> list[CheckQuery]:
         parent = schema.table(fk.ref_table).name
         shown = _dedupe(_row_key(table) + tuple(fk.columns))
         sql = orphans_sql(
-            table_ref(table.name), fk.columns, table_ref(parent), fk.ref_columns, column_list(shown, "c")
+            table_ref(table.name), fk.columns, table_ref(parent), fk.ref_columns, column_list(shown, "c"),
+            fk_casts(table, fk, schema.table(parent)),
         )
         readable = f"{describe_key(table.name, fk.columns)} -> {describe_key(parent, fk.ref_columns)}"
         out.append(

@@ -24,8 +24,8 @@ from sqlglot import exp
 from pipeline.constraints import KINDS, Coverage, Reference, table_constraints
 from pipeline.domain.config import DomainConfig, Rule
 from pipeline.errors import BuildError, DomainError
-from pipeline.schema.model import Schema
-from pipeline.store.sql import orphans_sql, table_ref
+from pipeline.schema.model import Schema, Table
+from pipeline.store.sql import fk_casts, orphans_sql, table_ref
 from pipeline.store.sql import quote_ident as _q
 
 COVERAGE = Coverage(
@@ -65,9 +65,11 @@ class RuleReport:
         }
 
 
-def _dangling(table: str, ref: Reference, select: str) -> str:
+def _dangling(schema: Schema, table: Table, ref: Reference, select: str) -> str:
     """The rows of `table` whose foreign key `ref` is set and has no parent (an anti-join)."""
-    return orphans_sql(table_ref(table), ref.columns, table_ref(ref.ref_table), ref.ref_columns, select)
+    parent = schema.table(ref.ref_table)
+    return orphans_sql(table_ref(table), ref.columns, table_ref(parent), ref.ref_columns, select,
+                       fk_casts(table, ref.fk, parent))
 
 
 def clean_orphans(
@@ -109,8 +111,8 @@ def _actions(schema: Schema) -> list[tuple[str, str, str, str, str]]:
     out = []
     for table in schema.tables:
         for ref in table_constraints(table).references:
-            rows = _dangling(table.name, ref, "1")
-            which = f"WHERE rowid IN ({_dangling(table.name, ref, 'c.rowid')})"
+            rows = _dangling(schema, table, ref, "1")
+            which = f"WHERE rowid IN ({_dangling(schema, table, ref, 'c.rowid')})"
             label = f"{ref.dangling} {table.name}({', '.join(ref.columns)})"
             if ref.dangling == "set_null":
                 sets = ", ".join(f"{_q(c)} = NULL" for c in ref.nullable)

@@ -5,8 +5,8 @@
 
 Every foreign key of a table's planned rows is drawn before its first batch, so link tables get pairs
 without duplicates across batches and `per_parent` counts hold exactly. Parents are read from DuckDB
-ordered by the referenced key; a seeded permutation ranks them and a child picks the parent of rank `r`
-with weight 1/(r+1)^skew: a few parents are popular, most are not. The skew is `DEFAULT_SKEW` unless a
+ordered by the referenced key; a seeded permutation ranks the n parents, a child picks the one of rank `r`
+with weight 1/(r+1+n/100)^skew (`sampling`): a few are popular, most not. The skew is `DEFAULT_SKEW` unless a
 hint on one of the key's columns sets it (`distribution: uniform | zipf`, `skew: <float>`; `key_skew`):
 it holds for plain and composite keys, link-table pairs, `per_parent` min/max fan-out and the repairs'
 redraws. Nullable foreign keys are NULL at the domain's (or the column hint's) null rate. A parent

@@ -3,9 +3,17 @@
     cdf = popularity_cdf(len(parents), rng_for(seed, "users", "popularity"), skew=1.1)
     index = draw(cdf, 10_000, rng)                # parent rows of 10,000 children, a few parents popular
 
-Pure numpy (and Arrow for codes): no DuckDB, no schema. Parents have popularity weights 1/(rank+1)^skew
-over a seeded random ranking: `skew` 0 is uniform, the default 1.1 is a long tail. `pipeline.fill.keys`
-decides which function draws which key; the second pass (`pipeline.fill.deferred`) uses the same ones.
+Pure numpy (and Arrow for codes): no DuckDB, no schema. Parents have popularity weights
+1/(rank + 1 + HEAD * n)^skew over a seeded random ranking of the n parents: `skew` 0 is uniform, the
+default 1.1 is a long tail. `pipeline.fill.keys` decides which function draws which key; the second pass
+(`pipeline.fill.deferred`) uses the same ones.
+
+Why the offset: a plain power law 1/(rank+1)^skew with skew > 1 converges, so its first parent takes a
+fixed share of all children whatever their number (1.1: 16% of 3,000 parents, 15% of 20,000: one
+organizer of 3,348 meetings out of 20,000, one meeting with 901 of 6,000 notes). Zipf-Mandelbrot's
+offset, a fixed fraction of the parents, makes the shape scale-free: at 1.1 the top tenth of the parents
+draws about 57% of the children and the favourite about 26x the mean, for 1,000 or 20,000 parents alike;
+under 100 parents the offset is below one rank and the law is the plain one.
 """
 
 from __future__ import annotations
@@ -20,6 +28,10 @@ import pyarrow as pa
 
 DEFAULT_SKEW = 1.1
 """Exponent of the popularity power law when no hint sets one (0 is uniform)."""
+
+HEAD = 0.01
+"""The popularity law's rank offset, as a fraction of the parents: no parent stands apart from the top
+1% of them (see the module's docstring)."""
 
 LINK_ROUNDS = 24
 """Redraw rounds for duplicate pairs of a link table before the leftover duplicates are dropped."""
@@ -38,8 +50,9 @@ def rng_for(seed: int, table: str, purpose: str, *more: int) -> np.random.Genera
 
 
 def popularity_cdf(n: int, rng: np.random.Generator, skew: float = DEFAULT_SKEW) -> np.ndarray:
-    """Cumulative draw probabilities of `n` parents: a random rank each, weight 1/(rank+1)^skew."""
-    weights = 1.0 / (rng.permutation(n) + 1.0) ** skew
+    """Cumulative draw probabilities of `n` parents: a random rank each, weight
+    1/(rank + 1 + HEAD * n)^skew."""
+    weights = 1.0 / (rng.permutation(n) + 1.0 + HEAD * n) ** skew
     cdf = np.cumsum(weights)
     return cdf / cdf[-1]
 

@@ -22,7 +22,7 @@ from pipeline.domain.config import DomainConfig
 from pipeline.llm.columns import describe_columns
 from pipeline.llm.rows import jsonable
 from pipeline.schema.model import ForeignKey, Schema, Table
-from pipeline.store.sql import column_list, in_list_sql, quote_ident, table_ref
+from pipeline.store.sql import column_list, fk_casts, in_list_sql, quote_ident, read_as, table_ref
 
 MAX_FKS = 3
 """Parent tables shown per chunk (the most important first)."""
@@ -167,7 +167,8 @@ class Upstream:
             lists = [batch.column(c).to_pylist() for c in fk.columns]
             keys = [None if any(v is None for v in k) else tuple(k) for k in zip(*lists, strict=True)]
             found = _Parents(fk, columns, keys)
-            found.rows = _load(con, parent.name, fk.ref_columns, columns, {k for k in keys if k is not None})
+            found.rows = _load(con, parent.name, fk.ref_columns, columns, {k for k in keys if k is not None},
+                               fk_casts(table, fk, parent))
             parents.append(found)
             if len(parents) == MAX_FKS:
                 break
@@ -198,25 +199,30 @@ class Upstream:
 
 
 def _load(con: duckdb.DuckDBPyConnection, parent: str, ref: tuple[str, ...], columns: list[str],
-          keys: set[tuple[Any, ...]]) -> dict[tuple[Any, ...], dict[str, Any]]:
-    """Parent rows by key: the key columns and the describing ones, text cut to `TEXT_LIMIT`."""
+          keys: set[tuple[Any, ...]], casts: tuple[str | None, ...] | None = None,
+          ) -> dict[tuple[Any, ...], dict[str, Any]]:
+    """Parent rows by the batch's key (as the referencing columns hold it: '27' for key 27 when a VARCHAR
+    column references an INTEGER key, `casts`): the key columns and the describing ones, text cut to
+    `TEXT_LIMIT`."""
     if not keys:
         return {}
     ordered = sorted(keys, key=repr)
     wanted = pa.table({f"k{i}": [k[i] for k in ordered] for i in range(len(ref))})
+    casts = casts or (None,) * len(ref)
     con.register("__sf_llm_keys", wanted)
     try:
-        on = " AND ".join(f"p.{quote_ident(r)} = k.k{i}" for i, r in enumerate(ref))
-        sql = (f"SELECT {column_list([*ref, *columns], 'p')} FROM {table_ref(parent)} AS p "
-               f"SEMI JOIN __sf_llm_keys AS k ON {on}")
+        on = " AND ".join(f"p.{quote_ident(r)} = {read_as(f'k.k{i}', casts[i])}" for i, r in enumerate(ref))
+        held = ", ".join(f"k.k{i}" for i in range(len(ref)))
+        sql = (f"SELECT {held}, {column_list([*ref, *columns], 'p')} FROM {table_ref(parent)} AS p "
+               f"JOIN __sf_llm_keys AS k ON {on}")
         found = con.sql(sql).fetchall()
     finally:
         con.unregister("__sf_llm_keys")
     out = {}
+    names = [*ref, *columns]
     for row in found:
-        key = tuple(row[: len(ref)])
-        names = [*ref, *columns]
-        out[key] = {n: _cut(jsonable(v)) for n, v in zip(names, row, strict=True)}
+        key, values = tuple(row[: len(ref)]), row[len(ref):]
+        out[key] = {n: _cut(jsonable(v)) for n, v in zip(names, values, strict=True)}
     return out
 
 

@@ -61,7 +61,8 @@ def _table_profiles(con: duckdb.DuckDBPyConnection, schema: Schema, counts: dict
         columns, sampled = profile_columns(con, table, rows=rows, sample_rows=sample_rows)
         mine = [c for c in checks if c["table"] == table.name]
         orphans = {tuple(c["columns"]): c["count"] for c in mine if c["check"] == "foreign_key"}
-        fanouts = [fanout(con, table, fk, orphans=orphans.get(tuple(fk.columns), 0))
+        fanouts = [fanout(con, table, fk, orphans=orphans.get(tuple(fk.columns), 0),
+                          parent=schema.table(fk.ref_table))
                    for fk in table.foreign_keys if schema.has_table(fk.ref_table)]
         out.append(TableProfile(
             name=table.name, description=table.description, rows=rows, primary_key=tuple(table.primary_key),

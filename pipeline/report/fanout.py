@@ -13,15 +13,18 @@ import duckdb
 
 from pipeline.report.model import FanOut
 from pipeline.schema.model import ForeignKey, Table
-from pipeline.store.sql import quote_ident, table_ref
+from pipeline.store.sql import fk_casts, quote_ident, read_as, table_ref
 
 
-def fanout(con: duckdb.DuckDBPyConnection, table: Table, fk: ForeignKey, *, orphans: int = 0) -> FanOut:
-    """The fan-out of `fk` (a foreign key of `table`); `orphans` comes from the audit."""
+def fanout(con: duckdb.DuckDBPyConnection, table: Table, fk: ForeignKey, *, orphans: int = 0,
+           parent: Table | None = None) -> FanOut:
+    """The fan-out of `fk` (a foreign key of `table`); `orphans` comes from the audit. With the `parent`
+    table, a column of another type than its key is read as the key's type (`key_cast`)."""
     cols = [quote_ident(c) for c in fk.columns]
     refs = [quote_ident(c) for c in fk.ref_columns]
+    casts = fk_casts(table, fk, parent) if parent is not None else (None,) * len(cols)
     set_ = " AND ".join(f"{c} IS NOT NULL" for c in cols)
-    keys = ", ".join(f"{c} AS k{i}" for i, c in enumerate(cols))
+    keys = ", ".join(f"{read_as(c, casts[i])} AS k{i}" for i, c in enumerate(cols))
     on = " AND ".join(f"p.{r} = g.k{i}" for i, r in enumerate(refs))
     found = con.execute(
         f"WITH g AS (SELECT {keys}, count(*) AS n FROM {table_ref(table.name)} WHERE {set_} GROUP BY ALL) "

@@ -14,9 +14,10 @@ from decimal import Decimal
 from typing import TYPE_CHECKING, Any
 
 from pipeline.schema.model import DEFAULT_NAMESPACE, split_name
+from pipeline.types import type_kind
 
 if TYPE_CHECKING:
-    from pipeline.schema.model import Table
+    from pipeline.schema.model import ForeignKey, Table
 
 METADATA_SCHEMA = "stateforge"
 """The DuckDB schema that holds the model's metadata tables and the audit views."""
@@ -106,18 +107,74 @@ def in_list_sql(column: str, values: Sequence[Any]) -> str:
     return f"{quote_ident(column)} IN ({', '.join(quote_literal(v) for v in values)})"
 
 
+# --- foreign keys whose two ends have different types -------------------------------------------------
+
+_NUMBERS = frozenset({"int", "decimal", "float"})
+_DATES = frozenset({"date", "ts"})
+_EXACT_NUMBER = "DECIMAL(38,10)"
+"""What a text column is read as to meet an integer or DECIMAL key: exact, so '1.5' is not key 2 (a
+TRY_CAST to INTEGER rounds), and wide enough for any BIGINT."""
+
+
+def key_cast(child_type: str, key_type: str) -> str | None:
+    """The type a referencing column of `child_type` is read as (TRY_CAST) to be compared with the key of
+    `key_type` it references; None when DuckDB compares the two as they are (the same kind, numbers of
+    any width or scale, dates with timestamps).
+
+    A VARCHAR column may reference an INTEGER key (SQLite accepts it; the parser keeps text columns, and
+    widens the other direction, `pipeline.schema.constraints`). Compared as they are, DuckDB would cast
+    the text to INTEGER and fail the whole query on the first value that is not a number. Read as the
+    key's type instead, as SQLite reads a foreign key: '027' is key 27, 'x' is no key (an orphan).
+    """
+    child, key = type_kind(child_type), type_kind(key_type)
+    if child == key or {child, key} <= _NUMBERS or {child, key} <= _DATES:
+        return None
+    if key in ("int", "decimal"):
+        return _EXACT_NUMBER
+    return "DOUBLE" if key == "float" else key_type
+
+
+def fk_casts(child: Table, fk: ForeignKey, parent: Table) -> tuple[str | None, ...]:
+    """`key_cast` of each column of `fk` (a foreign key of `child`) against the column of `parent` it
+    references."""
+    return tuple(key_cast(child.column(c).type, parent.column(r).type)
+                 for c, r in zip(fk.columns, fk.ref_columns, strict=True))
+
+
+def read_as(expr: str, cast: str | None) -> str:
+    """`expr` read as `cast` (`TRY_CAST(expr AS cast)`: a value that does not convert is NULL, matching
+    nothing), or `expr` itself when `cast` is None."""
+    return expr if cast is None else f"TRY_CAST({expr} AS {cast})"
+
+
+def fk_match_sql(child_alias: str, child: Table, fk: ForeignKey, parent_alias: str, parent: Table) -> str:
+    """The join condition "the row `child_alias` of `child` references the row `parent_alias` of `parent`
+    through `fk`": `c."a" = p."id" AND ...`, each referencing column read as its key's type when the two
+    differ (`key_cast`)."""
+    casts = fk_casts(child, fk, parent)
+    return " AND ".join(
+        f"{parent_alias}.{quote_ident(r)} = {read_as(f'{child_alias}.{quote_ident(c)}', cast)}"
+        for c, r, cast in zip(fk.columns, fk.ref_columns, casts, strict=True)
+    )
+
+
 def orphans_sql(
-    child: str, columns: Sequence[str], parent: str, ref_columns: Sequence[str], select: str
+    child: str, columns: Sequence[str], parent: str, ref_columns: Sequence[str], select: str,
+    casts: Sequence[str | None] | None = None,
 ) -> str:
     """The rows of `child` (aliased `c`) whose foreign key `columns` is set and matches no row of `parent`
     (aliased `p`) on `ref_columns`: `SELECT {select} FROM child AS c ANTI JOIN parent AS p ON ...`.
 
     `child` and `parent` are table references (`table_ref`) or registered relations. DuckDB's ANTI JOIN,
     not NOT EXISTS: 2.0.1 plans NOT EXISTS as a mark join, about 2x slower to find the orphans of 1M rows
-    (bench/audit.py, bench/second_pass.py). A NULL in any column exempts the row (MATCH SIMPLE).
+    (bench/audit.py, bench/second_pass.py). A NULL in any column exempts the row (MATCH SIMPLE). `casts`
+    (`fk_casts`) reads each column as its key's type where the two ends' types differ; a value that does
+    not convert matches no parent, so its row is an orphan.
     """
+    casts = casts or (None,) * len(columns)
     match = " AND ".join(
-        f"p.{quote_ident(r)} = c.{quote_ident(col)}" for col, r in zip(columns, ref_columns, strict=True)
+        f"p.{quote_ident(r)} = {read_as(f'c.{quote_ident(col)}', cast)}"
+        for col, r, cast in zip(columns, ref_columns, casts, strict=True)
     )
     present = " AND ".join(f"c.{quote_ident(col)} IS NOT NULL" for col in columns)
     return f"SELECT {select} FROM {child} AS c ANTI JOIN {parent} AS p ON {match} WHERE {present}"

@@ -22,7 +22,7 @@ import duckdb
 
 from pipeline.diff import Diff, Policy
 from pipeline.schema.model import ForeignKey, Schema, Table
-from pipeline.store.sql import quote_ident, table_ref
+from pipeline.store.sql import key_cast, quote_ident, read_as, table_ref
 from pipeline.tasks.draft import Draft
 from pipeline.tasks.wording import same_value, stated
 from pipeline.tasks.workspace import Workspace
@@ -103,7 +103,7 @@ class HiddenCheck:
             if fk.ref_table.lower() not in self.readable:
                 continue
             values = _fk_values(fk, column, value, row)
-            if self._new_row(fk, values) or self._base_row(fk, values):
+            if self._new_row(fk, values) or self._base_row(table, fk, values):
                 return True
         return False
 
@@ -113,11 +113,14 @@ class HiddenCheck:
             return False
         return any(all(same_value(r.get(c), v) for c, v in values.items()) for r in change.inserted)
 
-    def _base_row(self, fk: ForeignKey, values: dict[str, Any]) -> bool:
+    def _base_row(self, table: Table, fk: ForeignKey, values: dict[str, Any]) -> bool:
         key = (fk.ref_table.lower(), dumps(values))
         if key not in self._exists:
             ref = self.schema.table(fk.ref_table)
-            where = " AND ".join(f"{quote_ident(ref.column(c).name)} = ?" for c in values)
+            held = {r.lower(): table.column(c).type for c, r in zip(fk.columns, fk.ref_columns, strict=True)}
+            casts = {c: key_cast(held[c.lower()], ref.column(c).type) for c in values}  # another type: read
+            where = " AND ".join(  # as the key's
+                f"{quote_ident(ref.column(c).name)} = {read_as('?', casts[c])}" for c in values)
             sql = f"SELECT count(*) AS n FROM {table_ref(ref.name)} WHERE {where}"
             try:
                 self._exists[key] = bool(self.ws.query(sql, list(values.values()))[0]["n"])

@@ -15,7 +15,7 @@ from typing import Any
 import duckdb
 
 from pipeline.schema.model import ForeignKey, Table
-from pipeline.store.sql import quote_ident, table_ref
+from pipeline.store.sql import fk_casts, quote_ident, read_as, table_ref
 from pipeline.tools.context import WriteContext
 from pipeline.tools.errors import ConstraintError
 from pipeline.values import json_value
@@ -81,16 +81,20 @@ def check_parents(ctx: WriteContext, table: Table, fk: ForeignKey, rows: Sequenc
     if not wanted:
         return
     parent = ctx.index.table(fk.ref_table)
+    casts = fk_casts(table, fk, parent)  # a column of another type is read as its key's (key_cast)
     ordered = sorted(wanted, key=repr)
     if len(ordered) <= 8:
-        match = " AND ".join(f"{quote_ident(c)} = ?" for c in fk.ref_columns)
+        match = " AND ".join(
+            f"{quote_ident(c)} = {read_as('?', cast)}" for c, cast in zip(fk.ref_columns, casts, strict=True)
+        )
         sql = f"SELECT 1 FROM {table_ref(parent.name)} WHERE {match} LIMIT 1"
         missing = [t for t in ordered if not ctx.con.execute(sql, list(t)).fetchall()]
     else:
         names = [f"k{i}" for i in range(len(fk.columns))]
         unnest = ", ".join(f"unnest(?) AS {n}" for n in names)
         match = " AND ".join(
-            f"p.{quote_ident(r)} = k.{n}" for r, n in zip(fk.ref_columns, names, strict=True)
+            f"p.{quote_ident(r)} = {read_as(f'k.{n}', cast)}"
+            for r, n, cast in zip(fk.ref_columns, names, casts, strict=True)
         )
         sql = (
             f"SELECT {', '.join('k.' + n for n in names)} FROM (SELECT {unnest}) AS k "

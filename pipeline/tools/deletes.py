@@ -14,7 +14,7 @@ from collections import deque
 from dataclasses import dataclass, field
 
 from pipeline.schema.model import ForeignKey, Table
-from pipeline.store.sql import quote_ident, table_ref
+from pipeline.store.sql import fk_match_sql, quote_ident, table_ref
 from pipeline.tools.constraints import describe, row_key
 from pipeline.tools.context import Expr, Frag, WriteContext
 from pipeline.tools.errors import ConstraintError
@@ -90,9 +90,7 @@ def delete_rows(ctx: WriteContext, table: Table, where: Frag, *, direct: bool = 
 
 def _referencing(ctx: WriteContext, parent: Table, ids: set[int], child: Table, fk: ForeignKey) -> set[int]:
     """Rowids of `child` rows whose key `fk` points at the `parent` rows `ids`."""
-    match = " AND ".join(
-        f"c.{quote_ident(c)} = p.{quote_ident(r)}" for c, r in zip(fk.columns, fk.ref_columns, strict=True)
-    )
+    match = fk_match_sql("c", child, fk, "p", parent)
     sql = (
         f"SELECT DISTINCT c.rowid FROM {table_ref(child.name)} AS c JOIN {table_ref(parent.name)} AS p "
         f"ON {match} WHERE p.rowid IN {IDS}"

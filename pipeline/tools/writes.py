@@ -17,7 +17,7 @@ from typing import Any
 import duckdb
 
 from pipeline.schema.model import ForeignKey, Table
-from pipeline.store.sql import quote_ident, table_ref
+from pipeline.store.sql import fk_casts, quote_ident, read_as, table_ref
 from pipeline.tools.constraints import check_lengths, check_parents, describe, row_key, translate
 from pipeline.tools.context import Expr, Frag, WriteContext
 from pipeline.tools.errors import ConstraintError, ToolDefinitionError
@@ -199,8 +199,10 @@ def _follow(
     olds = [[old[i] for old, _ in pairs] for i in range(width)]
     news = [[new[i] for _, new in pairs] for i in range(width)]
     names = ", ".join(f"unnest(?) AS o{i}" for i in range(width))
+    casts = fk_casts(child, fk, parent)  # a column of another type is read as its key's (key_cast)
     match = " AND ".join(
-        f"m.o{i} = {quote_ident(child.name)}.{quote_ident(c)}" for i, c in enumerate(fk.columns)
+        f"m.o{i} = {read_as(f'{quote_ident(child.name)}.{quote_ident(c)}', casts[i])}"
+        for i, c in enumerate(fk.columns)
     )
     where: Frag = (f"EXISTS (SELECT 1 FROM (SELECT {names}) AS m WHERE {match})", [*olds])
     action = fk.on_update

@@ -301,8 +301,8 @@ def test_record_runs_inside_the_table_transaction(tmp_path):
 
 RULES = [
     {"name": "owners_are_adults",
-     "check": "SELECT t.id FROM teams t JOIN users u ON u.id = t.owner_id WHERE u.age < 40",
-     "repair": ["UPDATE users SET age = 40 WHERE age < 40 AND id IN (SELECT owner_id FROM teams)"]},
+     "check": "SELECT t.id FROM teams t JOIN users u ON u.id = t.owner_id WHERE u.age < 60",
+     "repair": ["UPDATE users SET age = 60 WHERE age < 60 AND id IN (SELECT owner_id FROM teams)"]},
     {"name": "no_odd_teams", "check": "SELECT id FROM teams WHERE id % 2 = 1",
      "repair": ["DELETE FROM teams WHERE id % 2 = 1"]},
 ]
@@ -318,8 +318,8 @@ def test_rules_run_after_the_fill_and_their_orphans_are_cleaned(tmp_path):
         def count(sql: str) -> int:
             return before.execute(f"SELECT count(*) FROM {sql}").fetchall()[0][0]
 
-        young_owned_teams = count("teams t JOIN users u ON u.id = t.owner_id WHERE u.age < 40")
-        young_owners = count("users WHERE age < 40 AND id IN (SELECT owner_id FROM teams)")
+        young_owned_teams = count("teams t JOIN users u ON u.id = t.owner_id WHERE u.age < 60")
+        young_owners = count("users WHERE age < 60 AND id IN (SELECT owner_id FROM teams)")
         odd_teams = count("teams WHERE id % 2 = 1")
         cascade = {
             "delete memberships(team_id)": count("memberships WHERE team_id % 2 = 1"),

@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+from pathlib import Path
+
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -13,7 +18,7 @@ from pipeline.domain import load_domain
 from pipeline.schema.model import Column, Table
 from tests.validation.test_batch import good, items_table
 from validation.batch_arrow import schema_failures
-from validation.batch_pandera import batch_schema, pandera_rules
+from validation.batch_pandera import FAILURE_CASES, batch_schema, pandera_rules
 
 
 def arrow_rules(table: Table, batch: pa.Table) -> set[tuple[str, str]]:
@@ -79,3 +84,51 @@ def test_keys_that_may_be_null_stay_with_the_arrow_checks():
     dup = pa.table(good() | same)
     assert ("unique", "low") in arrow_rules(table, dup)
     assert ("unique", "low") not in pandera_rules(table, dup)
+
+
+def failure_cases_of_every_spoil() -> dict[str, list[dict]]:
+    """Each spoiled batch's `SchemaErrors.failure_cases` rows (the Arrow type checked on the way)."""
+    found = {}
+    for spoil, columns in SPOILED.items():
+        batch = pa.table({k: v for k, v in (good() | columns).items() if v is not None})
+        try:
+            batch_schema(items_table()).validate(batch, lazy=True)
+            found[spoil] = []
+        except SchemaErrors as exc:
+            cases = exc.failure_cases
+            assert isinstance(cases, pa.Table) and cases.schema == FAILURE_CASES, spoil
+            found[spoil] = cases.to_pylist()
+    return found
+
+
+WITHOUT_POLARS = """
+import json, sys
+
+class NoPolars:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] == "polars":
+            raise ImportError("polars hidden for this test")
+
+sys.meta_path.insert(0, NoPolars())
+from tests.validation.test_batch_pandera import failure_cases_of_every_spoil, pandera_rules
+assert "polars" not in sys.modules
+print(json.dumps(failure_cases_of_every_spoil()))
+"""
+
+
+def test_the_failure_cases_are_the_same_arrow_table_with_or_without_polars():
+    """pandera 0.35 builds a batch of scalar failures only (a missing column, a wrong type) with polars
+    when it can import it: the export reports the same Arrow rows either way."""
+    pytest.importorskip("polars", reason="polars (the dev extra) is what this compares against")
+    with_polars = failure_cases_of_every_spoil()
+    assert "polars" in sys.modules
+    root = Path(__file__).resolve().parents[2]
+    done = subprocess.run([sys.executable, "-c", WITHOUT_POLARS], cwd=root, capture_output=True, text=True,
+                          check=False, env={"PYTHONPATH": str(root), "PATH": ""})
+    assert done.returncode == 0, done.stderr
+    without = json.loads(done.stdout)
+    assert without == with_polars
+    assert without["missing column"] == [{"failure_case": "code", "schema_context": "DataFrameSchema",
+                                          "column": "items", "check": "column_in_dataframe",
+                                          "check_number": None, "index": None}]
+    assert [r["check"] for r in without["wrong type"]] == ["dtype('Int32')"]

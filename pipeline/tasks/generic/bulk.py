@@ -7,7 +7,7 @@ import datetime as dt
 from decimal import Decimal
 from typing import Any
 
-from pipeline.store.sql import quote_ident
+from pipeline.store.sql import key_cast, quote_ident, read_as
 from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.generic.edits import refusing
 from pipeline.tasks.generic.facts import (
@@ -211,8 +211,9 @@ def _parent_with(
 ) -> dict[str, Any]:
     """A uniquely named parent row with `low`..MOST children (all satisfying `extra`)."""
     assert parent.name is not None
+    held = read_as(q(fk), key_cast(child.table.column(fk).type, parent.table.column(ref).type))
     sql = (
-        f"SELECT p.* FROM {parent.ref} p JOIN (SELECT {q(fk)} AS k, count(*) AS n, "
+        f"SELECT p.* FROM {parent.ref} p JOIN (SELECT {held} AS k, count(*) AS n, "
         f"count(*) FILTER (WHERE {extra}) "
         f"AS ok FROM {child.ref} r GROUP BY 1) c ON c.k = p.{q(ref)} WHERE c.n BETWEEN {low} AND {MOST} "
         f"AND c.ok = c.n AND {uniquely_named(parent, 'p')}"

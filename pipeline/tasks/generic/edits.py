@@ -6,7 +6,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Any
 
-from pipeline.store.sql import quote_ident, table_ref
+from pipeline.store.sql import fk_match_sql, quote_ident, table_ref
 from pipeline.tasks.context import RecipeContext
 from pipeline.tasks.generic.facts import (
     TableFacts,
@@ -254,9 +254,7 @@ def refusing(ctx: RecipeContext, t: TableFacts) -> list[str]:
         for fk in child.foreign_keys:
             if fk.ref_table.lower() != t.table.name.lower() or fk.on_delete not in ("RESTRICT", "NO ACTION"):
                 continue
-            match = " AND ".join(
-                f"c.{q(c)} = r.{q(r)}" for c, r in zip(fk.columns, fk.ref_columns, strict=True)
-            )
+            match = fk_match_sql("c", child, fk, "r", t.table)
             out.append(f"EXISTS (SELECT 1 FROM {table_ref(child)} c WHERE {match})")
     return out
 

@@ -229,7 +229,7 @@ def test_bulk_friend_operations_touch_hundreds_of_rows(ep: Episode, cast: Cast):
         "SELECT count(*) FROM friendships WHERE (player_a_id = ? OR player_b_id = ?) AND intimacy <= 500",
         [me, me],
     )
-    assert weak >= 100, "the most social player has a long tail of weak friendships"
+    assert weak >= 50, "the most social player has a long tail of weak friendships"
     result = ep.call("remove_friends", {"player": cast.social, "max_intimacy": 500})
     assert (
         result.ok
