@@ -73,7 +73,7 @@ def install_views(con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan
         "fk_orphans": fk_orphans_sql(checks),
         "violations": violations_sql(checks),
     }
-    con.sql(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(METADATA_SCHEMA)}")
+    con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(METADATA_SCHEMA)}")
     for name in VIEWS:
-        con.sql(f"CREATE OR REPLACE VIEW {meta_ref(name)} AS\n{bodies[name]}")
+        con.execute(f"CREATE OR REPLACE VIEW {meta_ref(name)} AS\n{bodies[name]}")
     return [f"{METADATA_SCHEMA}.{name}" for name in VIEWS]
