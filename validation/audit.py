@@ -32,9 +32,10 @@ import duckdb
 from pipeline.errors import StoreError, guard
 from pipeline.schema.model import Schema, qualified
 from pipeline.store.metadata import read_model
-from pipeline.store.sql import METADATA_SCHEMA, orphan_counts_sql, table_ref
+from pipeline.store.sql import METADATA_SCHEMA
 from validation.checks import CheckQuery, build_checks, row_count_sql
 from validation.declared import declared_constraints
+from validation.orphans import orphan_queries
 
 __all__ = ["AuditReport", "Violation", "audit", "row_counts", "run_check"]
 
@@ -145,15 +146,15 @@ def run_check(con: duckdb.DuckDBPyConnection, query: CheckQuery, sample: int = 5
 def offence_counts(con: duckdb.DuckDBPyConnection, queries: Sequence[CheckQuery]) -> list[int]:
     """How many offences each check finds, in few queries: one per table for its own checks (fewer round
     trips than one per check; one for the whole database would hold every table's hash tables at once),
-    and one per parent key for the foreign keys to it (`orphan_counts_sql`: the parent's hash table is
-    built once, not once per child: 8 foreign keys to `songs` in music). A check that cannot run is named
-    by `run_check`."""
+    and one per parent key for the foreign keys to it (`validation.orphans`: one anti-join whatever the
+    number of children, or a range check for dense integer keys). A check that cannot run is named by
+    `run_check`."""
     counts = [0] * len(queries)
     by_table: dict[str, list[int]] = {}
-    by_parent: dict[tuple[str, tuple[str, ...], tuple[str, ...]], list[int]] = {}
+    fk_positions: list[int] = []
     for i, q in enumerate(queries):
         if q.kind == "foreign_key" and q.ref_table is not None and q.column_types:
-            by_parent.setdefault((q.ref_table, q.ref_columns, q.column_types), []).append(i)
+            fk_positions.append(i)
         else:
             by_table.setdefault(q.table, []).append(i)
     groups = [
@@ -168,17 +169,8 @@ def offence_counts(con: duckdb.DuckDBPyConnection, queries: Sequence[CheckQuery]
         for table, positions in by_table.items()
     ]
     groups += [
-        (
-            "auditing the foreign keys to the table",
-            parent,
-            positions,
-            orphan_counts_sql(
-                [(i, table_ref(queries[i].table), queries[i].columns) for i in positions],
-                table_ref(parent),
-                ref_columns,
-            ),
-        )
-        for (parent, ref_columns, _), positions in by_parent.items()
+        ("auditing the foreign keys to the table", parent, positions, sql)
+        for parent, positions, sql in orphan_queries(con, queries, fk_positions)
     ]
     for stage, table, positions, sql in groups:
         with guard(stage, table=table, passthrough=(duckdb.Error,)):
