@@ -26,7 +26,7 @@ from collections.abc import Sequence
 import duckdb
 
 from pipeline.schema.model import qualified
-from pipeline.store.sql import orphan_counts_sql, quote_ident, table_ref
+from pipeline.store.sql import METADATA_SCHEMA, orphan_counts_sql, quote_ident, table_ref
 from validation.checks import CheckQuery
 
 INTEGER_TYPES = frozenset(
@@ -40,10 +40,10 @@ GroupKey = tuple[str, tuple[str, ...], tuple[str, ...]]
 
 def integer_columns(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str]]:
     """(table, column) of every integer column of the database, lower-cased, tables named as the model
-    names them (`orders`, `sales.orders`)."""
+    names them (`orders`, `sales.orders`). The `stateforge` schema is left out: its views would be bound."""
     rows = con.execute(
         "SELECT schema_name, table_name, column_name, data_type FROM duckdb_columns() "
-        "WHERE database_name = current_database()"
+        f"WHERE database_name = current_database() AND schema_name <> '{METADATA_SCHEMA}'"
     ).fetchall()
     return {(qualified(s, t).lower(), c.lower()) for s, t, c, data_type in rows if data_type in INTEGER_TYPES}
 
