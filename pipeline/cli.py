@@ -835,12 +835,22 @@ def _exit_now(code: object) -> None:
         return
     if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
         return
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    atexit._run_exitfuncs()  # what the normal exit would run (logging's flush, for one)
-    for stream in (sys.stdout, sys.stderr):
-        stream.flush()
-    os._exit(code or 0)
+    if not _flushed():
+        return
+    atexit._run_exitfuncs()  # what the normal exit would run (logging's flush, for one); runs them once
+    if _flushed():
+        os._exit(code or 0)
+
+
+def _flushed() -> bool:
+    """Flush stdout and stderr; False if one cannot take it (a closed pipe, a closed file)."""
+    try:
+        for stream in (sys.stdout, sys.stderr):
+            if stream is not None:
+                stream.flush()
+    except (OSError, ValueError):
+        return False
+    return True
 
 
 if __name__ == "__main__":

@@ -100,20 +100,23 @@ def test_build_domain_exits_0_clean_1_not_clean_and_2_on_bad_input(tmp_path: Pat
 
 def test_the_process_skips_the_interpreter_teardown_only_when_it_is_safe():
     """`stateforge build-domain` ends with `os._exit` (`_exit_now`): never with a thread still running or a
-    code that is not a number, and only after the output is flushed and the atexit handlers have run."""
+    code that is not a number, or an output that cannot be flushed; only after the output is flushed and the
+    atexit handlers have run."""
     script = (
         "import atexit, sys, threading\n"
         "from pipeline.cli import _exit_now\n"
         "_exit_now('not a number'); print('kept')\n"
         "done = threading.Event(); worker = threading.Thread(target=done.wait); worker.start()\n"
         "_exit_now(0); print('kept'); done.set(); worker.join()\n"
+        "class Closed:\n    def flush(self): raise BrokenPipeError\n"
+        "out, sys.stdout = sys.stdout, Closed(); _exit_now(0); sys.stdout = out; print('kept')\n"
         "atexit.register(lambda: print('atexit ran'))\n"
         "print('exiting')\n"
         "_exit_now(3)\n"
         "print('not reached')\n"
     )
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
-    assert (done.returncode, done.stdout.split()) == (3, ["kept", "kept", "exiting", "atexit", "ran"])
+    assert (done.returncode, done.stdout.split()) == (3, ["kept", "kept", "kept", "exiting", "atexit", "ran"])
 
 
 @pytest.mark.parametrize(
