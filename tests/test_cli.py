@@ -78,6 +78,7 @@ def test_build_domain_exits_0_clean_1_not_clean_and_2_on_bad_input(tmp_path: Pat
     clean = run("build-domain", pack, "--out", out, "--json")
     assert clean.returncode == 0, clean.stderr
     assert json.loads(clean.stdout)["totals"]["violations"] == 0
+    assert sorted(p.name for p in out.iterdir()) == ["build_report.json", "shop.duckdb"]  # no WAL left
     good = (out / "shop.duckdb").read_bytes()
     # The rule holds after its repair, but the repair breaks VARCHAR(3), which only the final audit sees.
     (pack / "domain.yaml").write_text(
@@ -95,6 +96,27 @@ def test_build_domain_exits_0_clean_1_not_clean_and_2_on_bad_input(tmp_path: Pat
     assert bad.returncode == 2 and "t.cod" in bad.stderr and bad.stderr.startswith("error:")
     usage = run("build-domain", pack, "--scale", "lots")
     assert usage.returncode == 2
+
+
+def test_the_process_skips_the_interpreter_teardown_only_when_it_is_safe():
+    """`stateforge build-domain` ends with `os._exit` (`_exit_now`): never with a thread still running or a
+    code that is not a number, or an output that cannot be flushed; only after the output is flushed and the
+    atexit handlers have run."""
+    script = (
+        "import atexit, sys, threading\n"
+        "from pipeline.cli import _exit_now\n"
+        "_exit_now('not a number'); print('kept')\n"
+        "done = threading.Event(); worker = threading.Thread(target=done.wait); worker.start()\n"
+        "_exit_now(0); print('kept'); done.set(); worker.join()\n"
+        "class Closed:\n    def flush(self): raise BrokenPipeError\n"
+        "out, sys.stdout = sys.stdout, Closed(); _exit_now(0); sys.stdout = out; print('kept')\n"
+        "atexit.register(lambda: print('atexit ran'))\n"
+        "print('exiting')\n"
+        "_exit_now(3)\n"
+        "print('not reached')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert (done.returncode, done.stdout.split()) == (3, ["kept", "kept", "kept", "exiting", "atexit", "ran"])
 
 
 @pytest.mark.parametrize(

@@ -35,6 +35,7 @@ from pipeline.store.metadata import read_model
 from pipeline.store.sql import METADATA_SCHEMA
 from validation.checks import CheckQuery, build_checks, row_count_sql
 from validation.declared import declared_constraints
+from validation.orphans import orphan_queries
 
 __all__ = ["AuditReport", "Violation", "audit", "row_counts", "run_check"]
 
@@ -143,26 +144,44 @@ def run_check(con: duckdb.DuckDBPyConnection, query: CheckQuery, sample: int = 5
 
 
 def offence_counts(con: duckdb.DuckDBPyConnection, queries: Sequence[CheckQuery]) -> list[int]:
-    """How many offences each check finds: one query per table for all its checks (fewer round trips
-    than one per check; one for the whole database would hold every table's hash tables at once). A
-    check that cannot run is named by `run_check`."""
+    """How many offences each check finds, in few queries: one per table for its own checks (fewer round
+    trips than one per check; one for the whole database would hold every table's hash tables at once),
+    and one per parent key for the foreign keys to it (`validation.orphans`: one anti-join whatever the
+    number of children, or a range check for dense integer keys). A check that cannot run is named by
+    `run_check`."""
     counts = [0] * len(queries)
     by_table: dict[str, list[int]] = {}
+    fk_positions: list[int] = []
     for i, q in enumerate(queries):
-        by_table.setdefault(q.table, []).append(i)
-    for table, positions in by_table.items():
-        with guard("auditing the table", table=table, passthrough=(duckdb.Error,)):
-            union = " UNION ALL ".join(
+        if q.kind == "foreign_key" and q.ref_table is not None and q.column_types:
+            fk_positions.append(i)
+        else:
+            by_table.setdefault(q.table, []).append(i)
+    groups = [
+        (
+            "auditing the table",
+            table,
+            positions,
+            " UNION ALL ".join(
                 f"SELECT {i} AS i, count(*) AS n FROM ({queries[i].offenders}) AS o" for i in positions
-            )
+            ),
+        )
+        for table, positions in by_table.items()
+    ]
+    groups += [
+        ("auditing the foreign keys to the table", parent, positions, sql)
+        for parent, positions, sql in orphan_queries(con, queries, fk_positions)
+    ]
+    for stage, table, positions, sql in groups:
+        with guard(stage, table=table, passthrough=(duckdb.Error,)):
             try:
-                found = dict(con.sql(union).fetchall())
+                found = dict(con.execute(sql).fetchall())
             except duckdb.Error:
                 for i in positions:
                     run_check(con, queries[i], 0)  # raises StoreError naming the check
                 raise
             for i in positions:
-                counts[i] = int(found[i])
+                counts[i] = int(found.get(i, 0))
     return counts
 
 

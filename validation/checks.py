@@ -72,6 +72,9 @@ class CheckQuery:
     """Foreign keys: the parent table."""
     ref_columns: tuple[str, ...] = ()
     """Foreign keys: the parent's columns."""
+    column_types: tuple[str, ...] = ()
+    """Foreign keys: the types of `columns`, as the model declares them (the audit counts the orphans of
+    keys to the same parent key with the same types in one anti-join: `validation.audit.offence_counts`)."""
     declared: Declared | None = None
     """The constraint of the DuckDB catalog that enforces it on every write, when DuckDB can
     (`validation.declared`); None for foreign keys and VARCHAR(n), which only the audit enforces."""
@@ -188,6 +191,7 @@ def foreign_key_checks(schema: Schema, table: Table) -> list[CheckQuery]:
             CheckQuery(
                 "foreign_key", table.name, fk.name or readable, tuple(fk.columns), sql, shown,
                 ref_table=parent, ref_columns=tuple(fk.ref_columns),
+                column_types=tuple(table.column(c).type for c in fk.columns),
             )
         )
     return out

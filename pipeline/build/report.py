@@ -19,10 +19,13 @@ if TYPE_CHECKING:
     from validation.audit import AuditReport
 
 
-def table_reports(build: Build) -> list[dict[str, Any]]:
-    """Every completed table's report, in fill order (from the partial file, so resumed builds count too)."""
-    with duckdb.connect(str(build.partial_path), read_only=True) as con:
-        found = con.sql("SELECT report FROM stateforge.build_progress ORDER BY position").fetchall()
+def table_reports(build: Build, con: duckdb.DuckDBPyConnection | None = None) -> list[dict[str, Any]]:
+    """Every completed table's report, in fill order (from the partial file, so resumed builds count too);
+    read through `con` when given (a connection to the partial file), else through a connection of its own."""
+    if con is None:
+        with duckdb.connect(str(build.partial_path), read_only=True) as own:
+            return table_reports(build, own)
+    found = con.execute("SELECT report FROM stateforge.build_progress ORDER BY position").fetchall()
     return [json.loads(r[0]) for r in found]
 
 
@@ -33,9 +36,11 @@ def build_report(
     *,
     resumed: list[str] | None = None,
     llm: LLMFill | None = None,
+    con: duckdb.DuckDBPyConnection | None = None,
 ) -> dict[str, Any]:
-    """Assemble the report of a build whose audit is clean (with the LLM's accounting when one was used)."""
-    tables = table_reports(build)
+    """Assemble the report of a build whose audit is clean (with the LLM's accounting when one was used);
+    `con`: a connection to the partial file to read the tables' reports through (else one of its own)."""
+    tables = table_reports(build, con)
     repairs: Counter[str] = Counter()
     for t in tables:
         repairs.update(t.get("repairs", {}))

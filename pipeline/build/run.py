@@ -22,7 +22,6 @@ from typing import TYPE_CHECKING, Any
 import duckdb
 
 from pipeline.build import stages
-from pipeline.build.report import build_report
 from pipeline.domain import DomainPack
 from pipeline.llm.settings import LLMSettings
 
@@ -129,8 +128,9 @@ def audit(run: BuildRun) -> None:
 def publish(run: BuildRun) -> None:
     """Assemble the report, install the audit views and move the database into place."""
     assert run.audit is not None
-    run.report = build_report(run.planned, run.finish, run.audit, resumed=run.resumed, llm=run.enrich)
-    run.path = stages.publish(run.planned, run.report)
+    run.path, run.report = stages.publish(
+        run.planned, run.finish, run.audit, resumed=run.resumed, llm=run.enrich
+    )
 
 
 @dataclass(frozen=True)

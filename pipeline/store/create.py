@@ -129,7 +129,7 @@ def create_tables(
     """
     for namespace in schema.namespaces:
         try:
-            con.sql(f"CREATE SCHEMA IF NOT EXISTS {namespace_ref(namespace)}")
+            con.execute(f"CREATE SCHEMA IF NOT EXISTS {namespace_ref(namespace)}")
         except duckdb.Error as exc:
             raise StoreError(
                 f"namespace {namespace}: DuckDB refused to create it as a schema ({exc}). Rename the schema "
@@ -144,7 +144,7 @@ def create_tables(
         statements += [table_ddl(table, constraints=constraints), *_comments(table)]
         for sql in statements:
             try:
-                con.sql(sql)
+                con.execute(sql)
             except duckdb.Error as exc:
                 raise StoreError(
                     f"table {table.name}: DuckDB refused the generated DDL ({exc}).\n{sql}\n"
@@ -208,7 +208,7 @@ def reset_sequences(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str,
                 f"CREATE SEQUENCE {seq} START {start}",
                 f"ALTER TABLE {ref} ALTER COLUMN {col} SET DEFAULT {nextval(table.name, column.name)}",
             ):
-                con.sql(sql)
+                con.execute(sql)
             restarted[sequence_name(table.name, column.name)] = start
     return restarted
 

@@ -132,17 +132,17 @@ def _rows(schema: Schema, plan: FillPlan) -> dict[str, list[dict[str, Any]]]:
 
 def write_metadata(con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan) -> None:
     """Create the `stateforge` schema and its metadata tables, filled from the model (via Arrow)."""
-    con.sql(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(METADATA_SCHEMA)}")
+    con.execute(f"CREATE SCHEMA IF NOT EXISTS {quote_ident(METADATA_SCHEMA)}")
     for name, rows in _rows(schema, plan).items():
         comment, columns = METADATA_TABLES[name]
         ddl = ", ".join(f"{quote_ident(c)} {t}" for c, t in columns)
-        con.sql(f"CREATE OR REPLACE TABLE {meta_ref(name)} ({ddl})")
-        con.sql(f"COMMENT ON TABLE {meta_ref(name)} IS {quote_literal(comment)}")
+        con.execute(f"CREATE OR REPLACE TABLE {meta_ref(name)} ({ddl})")
+        con.execute(f"COMMENT ON TABLE {meta_ref(name)} IS {quote_literal(comment)}")
         arrow = pa.Table.from_pylist(rows, schema=pa.schema([(c, _ARROW[t]) for c, t in columns]))
         view = f"_stateforge_{name}_rows"
         con.register(view, arrow)
         try:
-            con.sql(f"INSERT INTO {meta_ref(name)} SELECT * FROM {quote_ident(view)}")
+            con.execute(f"INSERT INTO {meta_ref(name)} SELECT * FROM {quote_ident(view)}")
         finally:
             con.unregister(view)
 

@@ -259,3 +259,23 @@ def test_the_frozen_clock_is_the_window_s_last_second_or_the_pack_s_now() -> Non
     assert window.clock == datetime(2026, 6, 1, 9, 0)
     with pytest.raises(ValidationError, match="between start and end"):
         TimeWindow(start="2026-01-01", end="2026-06-30", now="2027-01-01T00:00:00")
+
+
+def test_the_fast_yaml_loader_reads_every_shipped_pack_as_the_safe_loader_does() -> None:
+    """`load_config` uses libyaml when PyYAML has it: the data must be the pure-Python loader's, and a
+    syntax error must point at the same line."""
+    import yaml
+
+    if yaml.__with_libyaml__:
+        assert domain_module.YAML_LOADER is yaml.CSafeLoader
+    assert list_domains()
+    for name in list_domains():
+        text = (domain_module.schemas_dir() / name / "domain.yaml").read_text(encoding="utf-8")
+        assert yaml.load(text, Loader=domain_module.YAML_LOADER) == yaml.safe_load(text), name
+    broken = "name: x\ncolumns:\n  users.email: {strategy: email\n  bad: [\n"
+    lines = []
+    for loader in (domain_module.YAML_LOADER, yaml.SafeLoader):
+        with pytest.raises(yaml.YAMLError) as err:
+            yaml.load(broken, Loader=loader)
+        lines.append(err.value.problem_mark.line)
+    assert lines[0] == lines[1]

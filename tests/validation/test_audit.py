@@ -294,3 +294,56 @@ def test_a_check_is_matched_to_the_catalog_by_its_syntax_tree_not_its_spelling()
     assert normalise("(a OR b) AND c") != normalise("a OR (b AND c)")
     assert normalise("x > 1") != normalise("x >= 1")
     assert normalise("x >") is None
+
+
+def test_foreign_keys_to_one_parent_are_counted_together_yet_each_gets_its_own_orphans():
+    """The audit counts the orphans of every foreign key to the same parent key in one anti-join: each
+    key must still get exactly its own count (as its own query finds), keys of other types must not be
+    mixed in, and a NULL must still exempt a row."""
+    from pipeline.graph import plan_fill
+    from pipeline.schema.model import Column, ForeignKey, Schema, Table
+    from validation.audit import offence_counts, run_check
+    from validation.checks import build_checks
+
+    def kid(name: str, *columns: tuple[str, str]) -> Table:
+        return Table(
+            name=name,
+            columns=[Column("id", "INTEGER", nullable=False), *(Column(c, t) for c, t in columns)],
+            primary_key=("id",),
+            foreign_keys=[ForeignKey((c,), "parents", ("id",)) for c, _ in columns],
+        )
+
+    schema = Schema(
+        [
+            Table(name="parents", columns=[Column("id", "INTEGER", nullable=False)], primary_key=("id",)),
+            kid("kids_a", ("parent_id", "INTEGER")),
+            kid("kids_b", ("parent_id", "INTEGER"), ("other_id", "INTEGER")),
+            kid("kids_c", ("parent_id", "BIGINT")),
+        ]
+    )
+    con = duckdb.connect()
+    create_tables(con, schema, plan_fill(schema), constraints=False)
+    con.execute("INSERT INTO parents SELECT range FROM range(1, 11)")
+    con.execute("INSERT INTO kids_a VALUES (1, 1), (2, 11), (3, 12), (4, NULL), (5, 12)")
+    con.execute("INSERT INTO kids_b VALUES (1, 1, 20), (2, 2, 21), (3, 3, NULL), (4, NULL, 22)")
+    con.execute("INSERT INTO kids_c VALUES (1, 10), (2, 1099511627776), (3, NULL)")
+    queries = build_checks(schema)
+    fks = [q for q in queries if q.kind == "foreign_key"]
+    assert len(fks) == 4
+    assert {q.column_types for q in fks} == {("INTEGER",), ("BIGINT",)}
+    counts = dict(zip([(q.table, q.columns) for q in queries], offence_counts(con, queries), strict=True))
+    expected = {
+        ("kids_a", ("parent_id",)): 3,
+        ("kids_b", ("parent_id",)): 0,
+        ("kids_b", ("other_id",)): 3,
+        ("kids_c", ("parent_id",)): 1,
+    }
+    assert {key: counts[key] for key in expected} == expected
+    assert {(q.table, q.columns): run_check(con, q).count for q in fks} == expected
+    report = audit(con, schema)
+    assert sorted((v.table, v.columns, v.count) for v in report.violations if v.check == "foreign_key") == [
+        ("kids_a", ("parent_id",), 3),
+        ("kids_b", ("other_id",), 3),
+        ("kids_c", ("parent_id",), 1),
+    ]
+    con.close()

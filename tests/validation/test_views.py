@@ -69,3 +69,27 @@ def test_a_schema_without_tables_still_gets_valid_views(tmp_path: Path):
 @pytest.mark.parametrize("module", ["validation.checks", "validation.audit", "validation.views"])
 def test_modules_import_first_without_a_cycle(module: str):
     subprocess.run([sys.executable, "-c", f"import {module}"], check=True, capture_output=True)
+
+
+def test_views_are_created_unbound_and_bind_when_read(db_path: Path):
+    with connect(db_path, read_only=True) as con:
+        bound = "SELECT view_name, is_bound FROM duckdb_views() WHERE schema_name = 'stateforge' ORDER BY 1"
+        assert con.sql(bound).fetchall() == [(v, False) for v in sorted(VIEWS)]
+        assert con.sql("SELECT count(*) FROM stateforge.violations").fetchall() == [(25,)]
+        assert ("violations", True) in con.sql(bound).fetchall()
+
+
+@pytest.mark.parametrize("pack", ["music", "game", "meeting"])
+def test_every_view_of_every_shipped_pack_binds(pack: str, tmp_path: Path):
+    """Views are bound only when read (`WITH (DEFER_BINDING)`): read every one of every shipped pack."""
+    from pipeline.domain import load_domain
+    from validation.checks import build_checks
+
+    schema = load_domain(pack).schema
+    path = create_database(schema, plan_fill(schema), tmp_path / f"{pack}.duckdb", setup=install_views)
+    with connect(path, read_only=True) as con:
+        checks = con.sql("SELECT count(*), sum(count) FROM stateforge.violations").fetchall()
+        assert checks == [(len(build_checks(schema)), 0)]
+        foreign_keys = sum(len(t.foreign_keys) for t in schema.tables)
+        assert con.sql("SELECT count(*) FROM stateforge.fk_orphans").fetchall() == [(foreign_keys,)]
+        assert con.sql("SELECT count(*) FROM stateforge.table_stats").fetchall() == [(len(schema.tables),)]
