@@ -75,6 +75,8 @@ class CheckQuery:
     column_types: tuple[str, ...] = ()
     """Foreign keys: the types of `columns`, as the model declares them (the audit counts the orphans of
     keys to the same parent key with the same types in one anti-join: `validation.audit.offence_counts`)."""
+    key_casts: tuple[str | None, ...] = ()
+    """Foreign keys: the type each of `columns` is read as to meet its key (`fk_casts`; None: as it is)."""
     declared: Declared | None = None
     """The constraint of the DuckDB catalog that enforces it on every write, when DuckDB can
     (`validation.declared`); None for foreign keys and VARCHAR(n), which only the audit enforces."""
@@ -182,16 +184,17 @@ def foreign_key_checks(schema: Schema, table: Table) -> list[CheckQuery]:
         fk = ref.fk
         parent = schema.table(fk.ref_table).name
         shown = _dedupe(_row_key(table) + tuple(fk.columns))
+        casts = fk_casts(table, fk, schema.table(parent))
         sql = orphans_sql(
             table_ref(table.name), fk.columns, table_ref(parent), fk.ref_columns, column_list(shown, "c"),
-            fk_casts(table, fk, schema.table(parent)),
+            casts,
         )
         readable = f"{describe_key(table.name, fk.columns)} -> {describe_key(parent, fk.ref_columns)}"
         out.append(
             CheckQuery(
                 "foreign_key", table.name, fk.name or readable, tuple(fk.columns), sql, shown,
                 ref_table=parent, ref_columns=tuple(fk.ref_columns),
-                column_types=tuple(table.column(c).type for c in fk.columns),
+                column_types=tuple(table.column(c).type for c in fk.columns), key_casts=casts,
             )
         )
     return out

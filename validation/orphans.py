@@ -35,7 +35,7 @@ INTEGER_TYPES = frozenset(
 )
 """DuckDB's integer types, as `duckdb_columns().data_type` names them."""
 
-GroupKey = tuple[str, tuple[str, ...], tuple[str, ...]]
+GroupKey = tuple[str, tuple[str, ...], tuple[str, ...], tuple[str | None, ...]]
 
 
 def integer_columns(con: duckdb.DuckDBPyConnection) -> set[tuple[str, str]]:
@@ -78,7 +78,7 @@ def orphan_queries(
     for i in positions:
         q = queries[i]
         assert q.kind == "foreign_key" and q.ref_table is not None, q
-        groups.setdefault((q.ref_table, q.ref_columns, q.column_types), []).append(i)
+        groups.setdefault((q.ref_table, q.ref_columns, q.column_types, q.key_casts), []).append(i)
     integers = integer_columns(con)
 
     def is_integer(table: str, columns: Sequence[str]) -> bool:
@@ -93,7 +93,7 @@ def orphan_queries(
     ranges = dense_ranges(con, sorted(set(ranged.values())))
     out = []
     for key, members in groups.items():
-        parent, ref_columns, _ = key
+        parent, ref_columns, _, casts = key
         found = ranges.get(ranged[key]) if key in ranged else None
         if found is not None:
             lo, hi = found
@@ -104,6 +104,6 @@ def orphan_queries(
             )
         else:
             children = [(i, table_ref(queries[i].table), queries[i].columns) for i in members]
-            sql = orphan_counts_sql(children, table_ref(parent), ref_columns)
+            sql = orphan_counts_sql(children, table_ref(parent), ref_columns, casts)
         out.append((parent, members, sql))
     return out

@@ -181,17 +181,21 @@ def orphans_sql(
 
 
 def orphan_counts_sql(
-    children: Sequence[tuple[int, str, Sequence[str]]], parent: str, ref_columns: Sequence[str]
+    children: Sequence[tuple[int, str, Sequence[str]]], parent: str, ref_columns: Sequence[str],
+    casts: Sequence[str | None] | None = None,
 ) -> str:
     """The number of orphans of several foreign keys to the same `parent` key, in one anti-join: rows
     (tag, orphans) for each `(tag, child, columns)` that has any (one hash table of the parent, not one
     per child). The columns of every child must have the same types, so that their union compares with
-    the parent exactly as each would alone (`orphans_sql`). A NULL in any column exempts the row.
+    the parent exactly as each would alone (`orphans_sql`), and `casts` (`fk_casts`, the same for each
+    child then) reads them as the key's types where the ends differ. A NULL in any column exempts the row.
     """
     keys = [f"k{i}" for i in range(len(ref_columns))]
+    casts = casts or (None,) * len(ref_columns)
     parts = []
     for tag, child, columns in children:
-        select = ", ".join(f"{quote_ident(c)} AS {k}" for c, k in zip(columns, keys, strict=True))
+        select = ", ".join(f"{read_as(quote_ident(c), cast)} AS {k}"
+                           for c, cast, k in zip(columns, casts, keys, strict=True))
         present = " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in columns)
         parts.append(f"SELECT {int(tag)} AS tag, {select} FROM {child} WHERE {present}")
     match = " AND ".join(f"p.{quote_ident(r)} = c.{k}" for r, k in zip(ref_columns, keys, strict=True))
