@@ -31,7 +31,7 @@ from pipeline.episode.domain_info import DomainInfo, file_key, read_domain_info
 from pipeline.episode.pool import POOL
 from pipeline.episode.results import ToolResult
 from pipeline.episode.rules import RuleCheck
-from pipeline.episode.storage import open_locked, release, remove_database
+from pipeline.episode.storage import dispose, open_locked, release, remove_database
 from pipeline.episode.template import content_key, forget, template_for
 from pipeline.errors import StoreError
 from pipeline.schema.model import Schema
@@ -134,10 +134,11 @@ class Episode:
                 kit = toolkit or toolkit_for(info.schema, info.name, pack_dir=Path(pack) if pack else None)
                 kit.check(info.schema)
             except BaseException:
-                con.close()
-                if not persist:
+                if persist:
+                    con.close()
+                else:
                     POOL.forget(path)
-                    remove_database(path)
+                    dispose(con, path)
                 raise
         except BaseException:
             if persist:
