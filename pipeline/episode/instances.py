@@ -14,7 +14,7 @@ the rest of an episode's opening and closing together. Three helpers keep that o
   holds no catalog but the copy (`memory` is detached): whatever the episode creates is in the copy's
   WAL, which is deleted. At close the instance takes a fresh, empty `memory` catalog, detaches the copy,
   and goes back to the pool beside it only if it is `pristine`: exactly the catalogs memory, system and
-  temp, one connection (its own), the configuration still locked. Otherwise it is closed and the next
+  temp, and one connection (its own). Otherwise it is closed and the next
   episode of that copy starts a new one.
 
 An instance serves one episode at a time, so concurrent episodes still share nothing but the read-only
@@ -65,12 +65,13 @@ FILES = ("", ".wal", ".wal.checkpoint", ".wal.recovery")
 recovery write beside it. A pooled instance may open these of its copy, and nothing else."""
 
 PRISTINE = (
-    "SELECT (SELECT list(database_name ORDER BY database_name) FROM duckdb_databases()), "
-    "(SELECT count FROM duckdb_connection_count()), current_setting('lock_configuration')"
+    "SELECT database_name, NULL FROM duckdb_databases() "
+    "UNION ALL SELECT 'connections', count FROM duckdb_connection_count()"
 )
-EXPECTED = (["memory", "system", "temp"], 1, True)
-"""What `PRISTINE` returns on an idle instance that nothing outlived: its catalogs, its connections (its
-own), the configuration locked."""
+EXPECTED = {("memory", None), ("system", None), ("temp", None), ("connections", 1)}
+"""What `PRISTINE` finds on an idle instance that nothing outlived: its catalogs and its one connection
+(its own). Its settings need no check: `lock_configuration` was set before its first episode, and no SET
+can change a setting after that, itself included."""
 
 class SpareInstance:
     """A plain in-memory DuckDB instance started ahead of need by a background thread, refilled after use."""
@@ -236,9 +237,8 @@ def leased(path: Path) -> bool:
 
 def pristine(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether an idle instance holds nothing an episode left: only its own empty `memory` catalog, no
-    other attached database, no other connection, its configuration locked."""
-    row = con.execute(PRISTINE).fetchone()
-    return row is not None and tuple(row) == EXPECTED
+    other attached database, no other connection."""
+    return set(con.execute(PRISTINE).fetchall()) == EXPECTED
 
 
 def _close(con: object) -> None:
