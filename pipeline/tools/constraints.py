@@ -82,7 +82,16 @@ def check_parents(ctx: WriteContext, table: Table, fk: ForeignKey, rows: Sequenc
         return
     parent = ctx.index.table(fk.ref_table)
     ordered = sorted(wanted, key=repr)
-    if len(ordered) <= 8:
+    if 1 < len(ordered) <= 8 and len(fk.ref_columns) == 1:
+        # one query for them all, each value compared as the one-key query compares it (same casts)
+        column = quote_ident(fk.ref_columns[0])
+        flags = ", ".join(f"bool_or({column} = ?)" for _ in ordered)
+        marks = ", ".join("?" * len(ordered))
+        sql = f"SELECT {flags} FROM {table_ref(parent.name)} WHERE {column} IN ({marks})"
+        keys = [t[0] for t in ordered]
+        found = ctx.con.execute(sql, keys + keys).fetchone() or ()
+        missing = [t for t, ok in zip(ordered, found, strict=True) if not ok]
+    elif len(ordered) <= 8:
         match = " AND ".join(f"{quote_ident(c)} = ?" for c in fk.ref_columns)
         sql = f"SELECT 1 FROM {table_ref(parent.name)} WHERE {match} LIMIT 1"
         missing = [t for t in ordered if not ctx.con.execute(sql, list(t)).fetchall()]
@@ -97,7 +106,8 @@ def check_parents(ctx: WriteContext, table: Table, fk: ForeignKey, rows: Sequenc
             f"WHERE NOT EXISTS (SELECT 1 FROM {table_ref(parent.name)} AS p WHERE {match})"
         )
         params = [[t[i] for t in ordered] for i in range(len(names))]
-        missing = [tuple(r) for r in ctx.con.execute(sql, params).fetchall()]
+        # in the order of `ordered`, as the other branches: the message is the same at every run
+        missing = sorted((tuple(r) for r in ctx.con.execute(sql, params).fetchall()), key=repr)
     if missing:
         cols = ", ".join(fk.columns)
         values = "; ".join(", ".join(show(v) for v in t) for t in missing[:SHOWN])

@@ -78,12 +78,24 @@ def raw_write(env: Env) -> int:
     return 0
 
 
+@tool(kind="write", writes=("wishlist",))
+def wish(env: Env, customer_id: int, product_ids: list[int]) -> list:
+    """env.insert_many of wishlist rows (each must find its customer and product).
+
+    Args:
+        customer_id: The customer.
+        product_ids: The products.
+    """
+    rows = [{"customer_id": customer_id, "product_id": p, "added_at": env.now} for p in product_ids]
+    return env.insert_many("wishlist", rows)
+
+
 PATHS = [path_insert, path_insert_many, path_update, path_update_where, path_delete, path_delete_where]
 
 
 @pytest.fixture
 def wep(shop_db: Path, tmp_path: Path):
-    kit = Toolkit([*PATHS, cte_write, sequence_write, raw_write, *full_toolkit(shop_schema())])
+    kit = Toolkit([*PATHS, wish, cte_write, sequence_write, raw_write, *full_toolkit(shop_schema())])
     with Episode.open(shop_db, toolkit=kit, workdir=tmp_path) as episode:
         yield episode
 
@@ -179,3 +191,24 @@ def test_a_call_that_recorded_no_change_keeps_none(wep: Episode):
     result = wep.call("raw_write", {})
     assert result.ok and result.changes == {}
     assert snapshot(wep) == before, "the unrecorded delete was rolled back with the call"
+
+
+def test_a_write_names_exactly_the_foreign_keys_that_find_no_parent(wep: Episode):
+    before = snapshot(wep)
+    customer = next(iter(before["customers"]))[0]
+    products = sorted(k[0] for k in before["products"])
+    for given, missing in (
+        ([products[0], 99_991, products[1], 99_992], "99991; 99992"),  # several values, one query
+        ([99_993, 99_993, products[2]], "99993"),
+        ([99_994], "99994"),  # one value
+        ([products[0], products[1], products[2]], None),
+        ([*products[:4], *range(99_995, 99_999), 99_999], "99995; 99996; 99997; 99998; 99999"),  # > 8
+    ):
+        result = wep.call("wish", {"customer_id": customer, "product_ids": given})
+        if missing is None:
+            assert result.ok, result.error
+            continue
+        assert result.error_kind == "constraint"
+        assert f"product_id = {missing} refers to no row of products(product_id)" in result.error
+    after = snapshot(wep)
+    assert len(after["wishlist"]) == len(before["wishlist"]) + 3
