@@ -6,16 +6,16 @@ the rest of an episode's opening and closing together. Three helpers keep that o
 - `SpareInstance`: one plain instance started by a background thread, taken by the next new episode;
 - `Reaper`: closes connections in a background thread;
 - `lease` / `give_back`: an instance made for one pooled copy (`pool.py`) serves that copy's next
-  episodes too. It is locked down once, before its first ATTACH, with that copy and its WAL as the only
-  files it may open (`allowed_paths`; then `enable_external_access = false`, `lock_configuration`: the
-  same lockdown as `storage.LOCKDOWN`, which no SET can undo). Each episode gets a cursor of it, a
+  episodes too. It is locked down once, before its first ATTACH, with that copy's files (`FILES`) as the
+  only ones it may open (`allowed_paths`; then `enable_external_access = false`, `lock_configuration`:
+  the same lockdown as `LOCKDOWN`, which no SET can undo). Each episode gets a cursor of it, a
   connection of its own: its temporary tables and macros, prepared statements, variables and `USE` go
   with the cursor at close (and so does every cursor made from it). While the episode runs the instance
   holds no catalog but the copy (`memory` is detached): whatever the episode creates is in the copy's
   WAL, which is deleted. At close the instance takes a fresh, empty `memory` catalog, detaches the copy,
   and goes back to the pool beside it only if it is `pristine`: exactly the catalogs memory, system and
-  temp, and one connection (its own). Otherwise it is closed and the next
-  episode of that copy starts a new one.
+  temp, and one connection (its own). Otherwise it is closed and the next episode of that copy starts a
+  new one.
 
 An instance serves one episode at a time, so concurrent episodes still share nothing but the read-only
 source file. Measured with `bench/episode.py`: see docs/BENCHMARKS.md, "Episode".
