@@ -8,9 +8,11 @@ load hits every variant alike):
 - a plain file copy of the database (`shutil.copyfile`, then delete the copy): the baseline;
 - the same copy opened and closed by plain `duckdb.connect` (what DuckDB alone adds);
 - `Episode.open(...)` + `close()` as a run of episodes does it: the closed copy goes back to the pool
-  (`pipeline/episode/pool.py`) and the next episode opens it again (no copy);
+  (`pipeline/episode/pool.py`) with its DuckDB instance, and the next episode opens it again on that
+  instance (no copy, no instance start);
 - the same with the pool emptied after each close, so that every open copies the template (the base
-  without its audit views, `pipeline/episode/template.py`) and every close deletes the copy.
+  without its audit views, `pipeline/episode/template.py`) and starts an instance, and every close
+  deletes the copy and closes the instance.
 
 Then the median and p95 latency (`ToolResult.ms`: validation, transaction, declaration and rule checks) of
 two read and three write tools of the generic toolkit, and what the domain-rule checks cost per write call
@@ -42,8 +44,11 @@ from pipeline.tools import generic_toolkit
 
 HEADING = "Episode (bench/episode.py)"
 BEFORE = (
-    "every open copied the base and ATTACH rebuilt its audit views (revision 86b0de7, the same command, "
-    "load 15.5): Episode.open + close **51.3 ms, 1.59x** the plain copy (32.3 ms), 45.4 CPU ms."
+    "every episode started a DuckDB instance of its own (a spare started in the background) and closed it "
+    "(revision 7b702c4, the same command, load 1.6): Episode.open + close **7.0 ms, 0.42x** the plain copy "
+    "(16.7 ms), 23.0 CPU ms with the background work; a fresh copy each time 23.8 ms, 41.1 CPU ms. Earlier, "
+    "every open copied the base and ATTACH rebuilt its audit views (revision 86b0de7, load 15.5): 51.3 ms, "
+    "1.59x the plain copy (32.3 ms), 45.4 CPU ms."
 )
 
 
@@ -228,16 +233,20 @@ def report(
     lines += [
         "",
         f"Goal: at most 30 ms and 1.3x the plain copy. Measured: **{episode:.1f} ms, {episode / base:.2f}x** "
-        f"(with a fresh copy each time: {fresh:.1f} ms, {fresh / base:.2f}x). An episode needs a DuckDB "
-        "instance of its own (settings are locked per instance); starting one costs ~12 ms, so a spare is "
-        "started in the background after each open, and the instance's shutdown is left to a background "
-        "thread (`pipeline/episode/storage.py`); the CPU column counts that work. On the caller's path: "
-        "taking a clean copy, ATTACH, the lockdown; at close, DETACH. A closed copy goes back to a pool "
-        "(`pipeline/episode/pool.py`): the episode never writes its main file (commits stay in the WAL, and "
-        "the DETACH does not checkpoint), so deleting the WAL restores it, and it is reused only while its "
-        "size, mtime and headers show it unwritten. Copies are made from a template of the base without "
-        "its three audit views (`pipeline/episode/template.py`), whose SQL ATTACH would otherwise rebuild "
-        "every time (5.9 ms with them, 2.6 ms without, measured apart on a quiet machine).",
+        f"(with a fresh copy each time: {fresh:.1f} ms, {fresh / base:.2f}x). A closed copy goes back to a "
+        "pool (`pipeline/episode/pool.py`): the episode never writes its main file (commits stay in the WAL, "
+        "and the DETACH does not checkpoint), so deleting the WAL restores it, and it is reused only while "
+        "its size, mtime and headers show it unwritten. The DuckDB instance it ran on waits beside it "
+        "(`pipeline/episode/instances.py`): starting an instance costs ~14 CPU ms and closing one ~2, so an "
+        "instance made for one copy (locked down before its first ATTACH, that copy's files the only ones "
+        "it may open) serves the copy's next episodes too, each through a cursor of its own, and is used "
+        "again only if nothing outlived the episode in it (its catalogs and connections are checked at "
+        "close); the CPU column counts any background work (the spare instance a new copy takes, the "
+        "closes). On the caller's path: taking a clean copy, ATTACH, a cursor; at close, DETACH and the "
+        "check. The fresh-copy variant empties the pool, instances included, after each close. Copies are "
+        "made from a template of the base without its three audit views (`pipeline/episode/template.py`), "
+        "whose SQL ATTACH would otherwise rebuild every time (5.9 ms with them, 2.6 ms without, measured "
+        "apart on a quiet machine).",
         "",
         f"Before: {BEFORE}",
         "",

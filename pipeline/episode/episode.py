@@ -7,8 +7,10 @@
 
 Every call validates its arguments, runs the tool in one transaction, checks that the tool touched only the
 tables it declares, then runs the domain rules that read a table the call changed; any failure rolls the
-whole call back and comes back as a failed `ToolResult` saying why. The base file is never written (unless
-`persist=True`, which writes to it directly, one episode at a time).
+whole call back and comes back as a failed `ToolResult` saying why. The call's write log (`changes`,
+cascades included) is what the grader trusts: the write helpers record every row they change, a tool's
+queries cannot write (`sqlcheck`), and a call that recorded no change is rolled back, not committed. The
+base file is never written (unless `persist=True`, which writes to it directly, one episode at a time).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from pipeline.episode.domain_info import DomainInfo, file_key, read_domain_info
 from pipeline.episode.pool import POOL
 from pipeline.episode.results import ToolResult
 from pipeline.episode.rules import RuleCheck
-from pipeline.episode.storage import open_locked, release, remove_database
+from pipeline.episode.storage import dispose, open_locked, release, remove_database
 from pipeline.episode.template import content_key, forget, template_for
 from pipeline.errors import StoreError
 from pipeline.schema.model import Schema
@@ -134,10 +136,11 @@ class Episode:
                 kit = toolkit or toolkit_for(info.schema, info.name, pack_dir=Path(pack) if pack else None)
                 kit.check(info.schema)
             except BaseException:
-                con.close()
-                if not persist:
+                if persist:
+                    con.close()
+                else:
                     POOL.forget(path)
-                    remove_database(path)
+                    dispose(con, path)
                 raise
         except BaseException:
             if persist:
@@ -245,7 +248,8 @@ class Episode:
             value = _jsonable(tool.run(env, validated))
             _check_declaration(tool, env)
             checked = self._check_rules(env.changes.tables)
-            con.execute("COMMIT")
+            # a call whose write log is empty keeps nothing: a write no helper recorded cannot persist
+            con.execute("COMMIT" if env.changes.counts else "ROLLBACK")
         except BaseException as exc:
             _rollback(con)
             if isinstance(exc, ToolError | ToolDefinitionError):

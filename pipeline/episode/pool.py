@@ -13,6 +13,10 @@ DuckDB writes straight into free blocks, an instance a stray cursor kept alive) 
 present: such a copy is deleted and the next episode copies the source again. DuckDB's file lock keeps a
 copy from being opened by two instances at once. Idle copies are deleted at exit (at most `MAX_IDLE` are
 kept per source), and with their source when it changes.
+
+An idle copy may wait with the locked DuckDB instance its last episode ran on (`instances.py`: an instance
+allowed to open that file alone); the next episode of the copy takes both (`take`, then `instance`). An
+instance is closed (`close_instance`) when its copy leaves the pool.
 """
 
 from __future__ import annotations
@@ -20,8 +24,10 @@ from __future__ import annotations
 import contextlib
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 CLEAN_MTIME_NS = 1_000_000_000
 """The mtime a pooled copy keeps while its main file is unwritten (1970-01-01T00:00:01Z)."""
@@ -50,6 +56,9 @@ class CopyPool:
         self._lock = threading.Lock()
         self._stamps: dict[Path, Stamp] = {}
         self._idle: dict[str, list[Path]] = {}
+        self._instances: dict[Path, Any] = {}
+        self.close_instance: Callable[[Any], None] = _close
+        """How an instance whose copy leaves the pool is closed (`storage` hands it to its reaper)."""
 
     def stamp(self, path: Path, source: str) -> None:
         """Mark the fresh copy at `path` (of the source whose key is `source`) as clean."""
@@ -73,13 +82,20 @@ class CopyPool:
                 return path
             self._drop(path)
 
-    def give_back(self, path: Path, wal: Path) -> bool:
+    def instance(self, path: Path) -> Any | None:
+        """The instance that waited with the copy at `path` (just taken), or None; the caller owns it."""
+        with self._lock:
+            return self._instances.pop(path, None)
+
+    def give_back(self, path: Path, wal: Path, *, instance: Any | None = None) -> bool:
         """Return a closed episode's copy: its WAL is deleted and, if the main file is still clean, the copy
-        is pooled (True); otherwise it is deleted (False)."""
+        is pooled (True), with `instance` (its idle DuckDB instance) if given; otherwise both go (False)."""
         with contextlib.suppress(FileNotFoundError):
             wal.unlink()
         with self._lock:
             stamp = self._stamps.get(path)
+            if instance is not None:
+                self._instances[path] = instance
         if stamp is None or not _clean(path, stamp):
             self._drop(path)
             return False
@@ -105,9 +121,12 @@ class CopyPool:
             return any(self._idle.values())
 
     def forget(self, path: Path) -> None:
-        """Stop tracking `path` (an episode kept it, or deleted it)."""
+        """Stop tracking `path` (an episode kept it, or deleted it); an instance waiting with it is closed."""
         with self._lock:
             self._stamps.pop(path, None)
+            instance = self._instances.pop(path, None)
+        if instance is not None:
+            self.close_instance(instance)
 
     def drop_source(self, prefix: str, keep: str) -> None:
         """Delete the idle copies of every source whose key starts with `prefix` but `keep` (the earlier
@@ -119,10 +138,14 @@ class CopyPool:
             self._drop(path)
 
     def clear(self) -> None:
-        """Delete every idle copy (at exit)."""
+        """Delete every idle copy and close the instances waiting with them, here and now (at exit)."""
         with self._lock:
             paths = [p for idle in self._idle.values() for p in idle]
             self._idle.clear()
+            instances = list(self._instances.values())
+            self._instances.clear()
+        for instance in instances:
+            _close(instance)
         for path in paths:
             self._drop(path)
 
@@ -131,6 +154,11 @@ class CopyPool:
         for item in (path, path.with_name(path.name + ".wal")):
             with contextlib.suppress(FileNotFoundError):
                 item.unlink()
+
+
+def _close(instance: Any) -> None:
+    with contextlib.suppress(Exception):
+        instance.close()
 
 
 def _clean(path: Path, stamp: Stamp) -> bool:

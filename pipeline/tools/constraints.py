@@ -83,7 +83,16 @@ def check_parents(ctx: WriteContext, table: Table, fk: ForeignKey, rows: Sequenc
     parent = ctx.index.table(fk.ref_table)
     casts = fk_casts(table, fk, parent)  # a column of another type is read as its key's (key_cast)
     ordered = sorted(wanted, key=repr)
-    if len(ordered) <= 8:
+    if 1 < len(ordered) <= 8 and len(fk.ref_columns) == 1:
+        # one query for them all, each value compared as the one-key query compares it (same casts)
+        column, value = quote_ident(fk.ref_columns[0]), read_as("?", casts[0])
+        flags = ", ".join(f"bool_or({column} = {value})" for _ in ordered)
+        marks = ", ".join(value for _ in ordered)
+        sql = f"SELECT {flags} FROM {table_ref(parent.name)} WHERE {column} IN ({marks})"
+        keys = [t[0] for t in ordered]
+        found = ctx.con.execute(sql, keys + keys).fetchone() or ()
+        missing = [t for t, ok in zip(ordered, found, strict=True) if not ok]
+    elif len(ordered) <= 8:
         match = " AND ".join(
             f"{quote_ident(c)} = {read_as('?', cast)}" for c, cast in zip(fk.ref_columns, casts, strict=True)
         )
@@ -101,7 +110,8 @@ def check_parents(ctx: WriteContext, table: Table, fk: ForeignKey, rows: Sequenc
             f"WHERE NOT EXISTS (SELECT 1 FROM {table_ref(parent.name)} AS p WHERE {match})"
         )
         params = [[t[i] for t in ordered] for i in range(len(names))]
-        missing = [tuple(r) for r in ctx.con.execute(sql, params).fetchall()]
+        # in the order of `ordered`, as the other branches: the message is the same at every run
+        missing = sorted((tuple(r) for r in ctx.con.execute(sql, params).fetchall()), key=repr)
     if missing:
         cols = ", ".join(fk.columns)
         values = "; ".join(", ".join(show(v) for v in t) for t in missing[:SHOWN])

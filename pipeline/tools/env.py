@@ -113,9 +113,10 @@ class Env:
         """One page of a query's rows and their total: `{"total", "offset", "limit", "rows"}`.
 
         `order_by` (SQL over the query's output columns, e.g. `"title, song_id"`) must make the order total,
-        so that pages neither repeat nor skip rows: end it with a key.
+        so that pages neither repeat nor skip rows: end it with a key. The total is counted by a second
+        query only when the page does not show it: a page shorter than `limit` (or an empty first page)
+        is the last one, so the total is `offset` plus its rows.
         """
-        total = self.scalar(f"SELECT count(*) FROM ({sql}) AS matching", params)
         bound = list(params.values()) if isinstance(params, Mapping) else list(params or [])
         if isinstance(params, Mapping):
             rows = self.query(
@@ -127,6 +128,10 @@ class Env:
                 f"SELECT * FROM ({sql}) AS matching ORDER BY {order_by} LIMIT ? OFFSET ?",
                 [*bound, limit, offset],
             )
+        if limit > 0 and (0 < len(rows) < limit or (offset == 0 and not rows)):
+            total = offset + len(rows)  # the last page: the rows before it and its own are all there are
+        else:
+            total = self.scalar(f"SELECT count(*) FROM ({sql}) AS matching", params)
         return {"total": total, "offset": offset, "limit": limit, "rows": rows}
 
     def get(self, table: str, key: Any) -> dict[str, Any] | None:

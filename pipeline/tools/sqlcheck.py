@@ -3,14 +3,19 @@
 `Env.query` runs only a single SELECT (the write helpers are the one write path), never reads the wall
 clock or a random generator (an episode is deterministic: use `env.now`), and reports the tables it reads
 so that `Episode.call` can check them against the tool's declared `reads`. DuckDB's own parser decides the
-statement type; sqlglot finds the tables and the forbidden functions.
+statement type and whether anything in it writes: a SELECT may hold a data-modifying CTE (`WITH d AS
+(DELETE ... RETURNING *) SELECT ...` deletes rows) or call a function that changes the database
+(`nextval`, `checkpoint`), and such a write would reach no write log, so the grader would not see it.
+sqlglot finds the tables and the forbidden functions.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from dataclasses import dataclass
+from typing import Any
 
 import duckdb
 import sqlglot
@@ -40,6 +45,10 @@ _NONDETERMINISTIC = {
     "uuidv7",
     "setseed",
 }
+_READ_NODES = {"SELECT_NODE", "SET_OPERATION_NODE", "RECURSIVE_CTE_NODE", "CTE_NODE"}
+"""The query nodes of DuckDB's parse tree that only read (any other, e.g. DELETE_QUERY_NODE, writes)."""
+_WRITING_FUNCTIONS = {"nextval", "setval", "checkpoint", "force_checkpoint"}
+_DML = (exp.Insert, exp.Update, exp.Delete, exp.Merge, exp.Copy)
 _WORDS = re.compile(r"\b(" + "|".join(sorted(_NONDETERMINISTIC)) + r")\b", re.I)
 _CLOCK_NODES = (exp.CurrentTimestamp, exp.CurrentDate, exp.CurrentTime, exp.Rand)
 _CACHE: dict[str, SqlInfo] = {}
@@ -69,12 +78,59 @@ def check_read(con: duckdb.DuckDBPyConnection, sql: str) -> SqlInfo:
             f"env.query/one/scalar run one SELECT; this SQL holds {kinds}. Write with env.insert, "
             f"env.update(_where) or env.delete(_where), which enforce the foreign keys.\n{sql}"
         )
+    _check_no_write(con, sql)
     info = SqlInfo(tables=_inspect(sql))
     with _LOCK:
         if len(_CACHE) >= _MAX:
             _CACHE.clear()
         _CACHE[sql] = info
     return info
+
+
+def _check_no_write(con: duckdb.DuckDBPyConnection, sql: str) -> None:
+    """`ToolDefinitionError` if the SELECT `sql` writes: a data-modifying CTE or a writing function, found
+    in DuckDB's own parse tree (sqlglot's where DuckDB cannot serialize it)."""
+    [(text,)] = con.execute("SELECT json_serialize_sql(?)", [sql]).fetchall()
+    tree = json.loads(text)
+    if tree.get("error"):
+        try:
+            parsed = sqlglot.parse_one(sql, read="duckdb")
+        except sqlglot.errors.SqlglotError:
+            return  # neither parser can tell; DuckDB said it is one SELECT statement
+        found = next((type(n).__name__.upper() for n in parsed.walk() if isinstance(n, _DML)), None)
+        functions: set[str] = set()
+    else:
+        nodes, functions = set(), set()
+        _walk(tree, nodes, functions)
+        found = next(iter(sorted(n for n in nodes - _READ_NODES if n.endswith("_QUERY_NODE"))), None)
+    if found:
+        raise ToolDefinitionError(
+            f"env.query/one/scalar only read; this SELECT holds {found.replace('_QUERY_NODE', '')}, a write "
+            "no write log would record. Write with env.insert, env.update(_where) or env.delete(_where)."
+            f"\n{sql}"
+        )
+    writing = sorted(functions & _WRITING_FUNCTIONS)
+    if writing:
+        raise ToolDefinitionError(
+            f"a query calls {writing[0]}, which changes the database, not only reads it; a tool's query "
+            f"only reads (write with the env.insert / update / delete helpers).\n{sql}"
+        )
+
+
+def _walk(node: Any, nodes: set[str], functions: set[str]) -> None:
+    """Collect the query node types and function names of DuckDB's serialized parse tree."""
+    if isinstance(node, dict):
+        kind = node.get("type")
+        if isinstance(kind, str) and kind.endswith("_NODE"):
+            nodes.add(kind)
+        name = node.get("function_name")
+        if isinstance(name, str):
+            functions.add(name.lower())
+        for value in node.values():
+            _walk(value, nodes, functions)
+    elif isinstance(node, list):
+        for value in node:
+            _walk(value, nodes, functions)
 
 
 def _inspect(sql: str) -> frozenset[str] | None:

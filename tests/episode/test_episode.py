@@ -103,6 +103,27 @@ def test_pages_of_a_query_with_named_parameters(ep: Episode):
     assert all(r["status"] == "paid" for r in paid.value["rows"])
 
 
+def test_every_page_tells_the_same_total(ep: Episode):
+    # the total comes from the rows when the page is the last one, else from a count: the same either way
+    busiest = ep.query(
+        "SELECT c.email, count(*) AS n FROM orders o JOIN customers c USING (customer_id) "
+        "GROUP BY 1 ORDER BY 2 DESC, 1 LIMIT 1"
+    )[0]
+    n = busiest["n"]
+    for limit in (1, n - 1, n, n + 1):
+        for offset in (0, 1, n - 1, n, n + 3):
+            page = ep.call("find_orders", {"email": busiest["email"], "limit": limit, "offset": offset}).value
+            assert page["total"] == n, (limit, offset)
+            assert len(page["rows"]) == max(0, min(limit, n - offset)), (limit, offset)
+    idle = ep.query(
+        "SELECT email FROM customers c WHERE NOT EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = "
+        "c.customer_id) ORDER BY 1 LIMIT 1"
+    )[0]["email"]
+    for offset in (0, 2):
+        page = ep.call("find_orders", {"email": idle, "limit": 5, "offset": offset}).value
+        assert page["total"] == 0 and page["rows"] == []
+
+
 def test_the_log_records_every_call(ep: Episode):
     ep.call("get_carrier", {"carrier_id": 1})
     ep.call("get_carier", {"carrier_id": 1})
