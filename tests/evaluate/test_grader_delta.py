@@ -1,0 +1,185 @@
+"""The grader reads only the row groups an episode changed (`pipeline/evaluate/delta.py`): its diff must be
+exactly the naive full diff (every table copied out whole and diffed against the base), and its short-cut
+verifiers must return the rows their whole SQL returns, for episodes that insert, update, delete, cascade,
+write a table twice, or write through `Episode.connection` where no call records it (the WAL check)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from pipeline.diff import Diff, diff_catalogs
+from pipeline.episode import Episode
+from pipeline.evaluate.delta import WalWrites, changed_groups, rowid_filter, wal_writes
+from pipeline.evaluate.grader import Grader, _State
+from pipeline.store.sql import quote_ident, quote_literal, table_ref
+from pipeline.tasks import Task
+from pipeline.tasks.model import Verifier
+from pipeline.tasks.verifiers import KEYS_NAME, constraints_sql, row_counts_sql
+from pipeline.tasks.workspace import checksums_sql
+from validation.checks import build_checks
+
+pytestmark = pytest.mark.xdist_group("evaluate")
+
+
+@pytest.fixture(scope="module", params=[4, 1024], ids=["groups of 4", "groups of 1024"])
+def grader(request: pytest.FixtureRequest, pack_db: Path) -> Iterator[Grader]:
+    with Episode.open(pack_db) as episode:
+        schema, config = episode.schema, episode.config
+    made = Grader(pack_db, schema, config, group=request.param)
+    yield made
+    made.close()
+
+
+def full_diff(base: Path, episode: Episode) -> Diff:
+    """The naive diff: every table of the episode copied out whole, diffed against the base."""
+    names = [t.name for t in episode.schema.tables]
+    with duckdb.connect() as con:
+        con.execute(f"ATTACH {quote_literal(str(base))} AS base (READ_ONLY)")
+        con.execute("ATTACH ':memory:' AS after")
+        for name in names:
+            rows = episode.connection.sql(f"FROM {table_ref(name)}").to_arrow_table()
+            target = f"after.main.{quote_ident(name)}"
+            con.execute(f"CREATE TABLE {target} AS FROM base.main.{quote_ident(name)} LIMIT 0")
+            con.register("rows_view", rows)
+            con.execute(f"INSERT INTO {target} FROM rows_view")
+            con.unregister("rows_view")
+        return diff_catalogs(con, "base", "after", tables=names)
+
+
+def _first(episode: Episode, sql: str) -> Any:
+    return next(iter(episode.query(sql)[0].values()))
+
+
+def _unplayed_track(episode: Episode) -> str:
+    sql = "SELECT min(id) FROM main.tracks WHERE id NOT IN (SELECT track_id FROM main.plays)"
+    return str(_first(episode, sql))
+
+
+def _busiest_listener(episode: Episode) -> int:
+    sql = "SELECT listener_id FROM main.plays GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1"
+    return int(_first(episode, sql))
+
+
+Step = Callable[[Episode], None]
+
+
+def call(tool: str, arguments: Callable[[Episode], dict[str, Any]] | dict[str, Any]) -> Step:
+    def step(episode: Episode) -> None:
+        args = arguments(episode) if callable(arguments) else arguments
+        result = episode.call(tool, args)
+        assert result.ok, result.error
+
+    return step
+
+
+def unrecorded(sql: str) -> Step:
+    """A write no call records (a privileged reader's connection)."""
+    return lambda episode: episode.connection.execute(sql).fetchall() and None
+
+
+SCENARIOS: dict[str, list[Step]] = {
+    "nothing": [],
+    "insert": [call("create_artist", {"name": "New Artist", "country": "FR"})],
+    "update": [call("update_artist", {"id": 2, "name": "Renamed"})],
+    "delete": [call("delete_track", lambda ep: {"id": _unplayed_track(ep)})],
+    "cascade": [call("delete_listener", lambda ep: {"id": _busiest_listener(ep)})],
+    "a table twice": [
+        call("update_artist", {"id": 3, "name": "First"}),
+        call("update_artist", {"id": 3, "name": "Second"}),
+        call("create_artist", {"name": "Made", "country": "DE"}),
+        call("update_artist", {"id": 3, "name": "Third"}),
+    ],
+    "unrecorded update": [unrecorded("UPDATE main.tracks SET title = title || '!' WHERE rowid = 7")],
+    "unrecorded insert and delete": [
+        unrecorded("INSERT INTO main.plays SELECT * REPLACE (seconds + 1 AS seconds, played_at + INTERVAL 1 "
+                   "SECOND AS played_at) FROM main.plays WHERE rowid = 3"),
+        unrecorded("DELETE FROM main.plays WHERE rowid = 900"),
+    ],
+    # plays keeps its rows, but the listener its rows point to is gone: orphans in an unchanged table
+    "unrecorded orphans": [unrecorded("DELETE FROM main.listeners WHERE id = 5")],
+}
+
+
+def _verifiers(grader: Grader, task: Task) -> list[Verifier]:
+    """Every verifier with a short cut, over every table: checksums, row counts, keys and constraints."""
+    names = sorted(t.name for t in grader.schema.tables)
+    out = [Verifier(kind="goal", name="nothing changed", sql=checksums_sql(names), expected=[]),
+           Verifier(kind="side_effect", name="row counts", sql=row_counts_sql(names), expected=[])]
+    for name in names:
+        checks = build_checks(grader.schema, [name])
+        sql = constraints_sql([(q.constraint, q.offenders) for q in checks])
+        out.append(Verifier(kind="integrity", name=f"{KEYS_NAME}{name}", sql=sql, expected=[]))
+    return out
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_the_grader_s_diff_and_verifiers_are_the_full_ones(
+    scenario: str, pack_db: Path, grader: Grader, tasks: list[Task]
+) -> None:
+    task = next(t for t in tasks if not t.diff.tables)  # an infeasible task: its diff names no table
+    with Episode.open(pack_db) as episode:
+        for step in SCENARIOS[scenario]:
+            step(episode)
+        expected = full_diff(pack_db, episode)
+        state = grader._export(task, episode, episode.log)
+        try:
+            assert grader._diff(task, state).to_json() == expected.to_json()
+            whole = _State(written=None)
+            for verifier in _verifiers(grader, task):
+                assert grader._plan(verifier) is not None, verifier.name
+                fast = grader._verify(task, episode, verifier, state)
+                full = grader._verify(task, episode, verifier, whole)
+                assert fast.passed == full.passed and fast.actual == full.actual, (scenario, verifier.name)
+                if scenario == "unrecorded orphans" and verifier.name == f"{KEYS_NAME}plays":
+                    assert not fast.passed and fast.actual  # the orphans are seen
+        finally:
+            grader._drop(state)
+    assert scenario == "nothing" or not expected.empty
+
+
+def test_an_unrecorded_write_is_caught_by_the_wal(pack_db: Path, grader: Grader) -> None:
+    with Episode.open(pack_db) as episode:
+        assert grader._written(episode, episode.log)[0] == set()
+        episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
+        assert grader._written(episode, episode.log)[0] == {"albums"}
+        result = episode.call("update_artist", {"id": 2, "name": "Renamed"})
+        assert result.ok and grader._written(episode, episode.log)[0] == {"albums", "artists"}
+
+
+def test_the_wal_tells_data_changes_from_catalog_changes(pack_db: Path, grader: Grader) -> None:
+    specs = list(grader._specs.values())
+    with Episode.open(pack_db) as episode:
+        assert wal_writes(episode, specs) == WalWrites(set(), data_only=True)
+        for tool, arguments in (("create_artist", {"name": "New", "country": "FR"}),  # a sequence moves
+                                ("delete_listener", {"id": 3})):  # ON DELETE CASCADE into plays
+            assert episode.call(tool, arguments).ok
+        assert wal_writes(episode, specs) == WalWrites({"artists", "listeners", "plays"}, data_only=True)
+        # a catalog change: the tables may no longer declare the base's constraints
+        episode.connection.execute("CREATE TABLE main.extra (a INTEGER)").fetchall()
+        assert wal_writes(episode, specs) == WalWrites({"artists", "listeners", "plays"}, data_only=False)
+
+
+def test_the_wal_cannot_tell_once_the_main_file_is_written(pack_db: Path, grader: Grader) -> None:
+    specs = list(grader._specs.values())
+    with Episode.open(pack_db) as episode:
+        episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
+        assert wal_writes(episode, specs) == WalWrites({"albums"}, data_only=True)
+        episode.connection.execute("CHECKPOINT").fetchall()
+        assert wal_writes(episode, specs) is None
+    with Episode.open(pack_db, keep=True) as kept:  # not a pooled copy: the WAL is not the whole story
+        assert wal_writes(kept, specs) is None
+        kept_path = kept.path
+    kept_path.unlink()
+
+
+def test_groups_and_their_rowid_ranges() -> None:
+    assert changed_groups({0: (4, 1), 1: (4, 2)}, {0: (4, 1), 1: (4, 3), 2: (1, 9)}) == [1, 2]
+    assert changed_groups({0: (4, 1)}, {}) == [0]
+    expected = "(rowid >= 10 AND rowid < 40) OR (rowid >= 70 AND rowid < 80)"
+    assert rowid_filter([3, 1, 2, 7], size=10) == expected
+    assert rowid_filter([]) == "false"
