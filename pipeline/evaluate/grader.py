@@ -10,9 +10,10 @@ In order, for one finished episode:
    included, those its WAL names, and those the expected diff names) are cut into groups of rowids, and
    each group's row count and hash sum is compared with the base's (read once per grader): only the rows
    of the groups that differ are read out of the episode, as Arrow (`delta.py`);
-2. diff: in the grader's own DuckDB instance, where the base is attached read-only, the base's rows of
-   those groups and the episode's become two small in-memory catalogs, whose diff (`diff_specs`) is the
-   diff of the whole tables (`delta.py` says why);
+2. diff: in the grader's own DuckDB instance, where the base is attached read-only, the episode's rows of
+   those groups go into an in-memory catalog of the thread's own, and are diffed against the base's rows
+   of the same groups (`diff_specs`, the base read in place): the diff of the whole tables (`delta.py`
+   says why);
 3. verifiers: the task's verifiers run on the episode's own connection (its end state, nothing copied):
    each one's rows must equal `expected` as a multiset of canonical JSON rows (times with a zone read in
    UTC, as the gate wrote them). Three kinds, recognised by their SQL text exactly as the gate writes it,
@@ -78,6 +79,7 @@ from pipeline.tasks.verifiers import (
 )
 from pipeline.values import dumps, json_value
 from validation.checks import CheckQuery, build_checks
+from validation.declared import Declared, declared_constraints
 
 BASE = "base"
 """The catalog name of the base database in the grader's instance."""
@@ -148,8 +150,8 @@ class _State:
     """Whether the episode's WAL holds data changes alone (its catalog is the base's: `delta.WalWrites`)."""
     changed: dict[str, _Changed] = field(default_factory=dict)
     """Lower-case table -> what changed in it, for every table the episode may have changed."""
-    catalogs: tuple[str, str] | None = None
-    """The in-memory catalogs `_diff` made: the differing groups' rows of the base and of the episode."""
+    end: str | None = None
+    """The in-memory catalog where `_diff` put the episode's rows of the differing groups."""
 
 
 def utc(value: Any) -> Any:
@@ -198,6 +200,7 @@ class Grader:
         self._plans: dict[str, tuple[str, list[str], list[CheckQuery]] | None] = {}
         self._base_sums: dict[str, Sums] = {}
         self._clean: dict[str, bool] = {}
+        self._declared: set[Declared] | None = None
         specs, _ = table_specs(self._con, BASE, BASE, names=(str(self.path), str(self.path)))
         self._specs: dict[str, TableSpec] = {s.label.lower(): s for s in specs}
 
@@ -210,6 +213,9 @@ class Grader:
                 self._cursors.append(cursor)
             cursor.execute(f"USE {BASE}")
             cursor.execute("SET TimeZone = 'UTC'")
+            # an in-memory catalog of this thread's own, where `_diff` puts an episode's changed rows
+            self._local.end = f"end_{next(self._names)}"
+            cursor.execute(f"ATTACH ':memory:' AS {quote_ident(self._local.end)}")
             found = self._local.state = (cursor, db_labeler(cursor, self.schema))
         return found
 
@@ -229,8 +235,6 @@ class Grader:
                 verifiers = [self._verify(task, episode, v, state) for v in task.verifiers]
         finally:
             episode.close()
-            if state is not None:
-                self._drop(state)
         with watch.part("compare"):
             _, labels = self._thread()
             try:
@@ -332,45 +336,32 @@ class Grader:
         return {s.label.lower(): self._base_sums[s.label.lower()] for s in specs}
 
     def _diff(self, task: Task, state: _State) -> Diff:
-        """The diff from the base to the episode: the differing groups of each table, base side against
-        episode side, in two in-memory catalogs of this thread (`delta.py`: the same as the whole tables')."""
+        """The diff from the base to the episode: the differing groups of each table, the base's read in
+        place (limited to those groups' rowids), the episode's from this thread's in-memory catalog
+        (`delta.py`: the same as the whole tables')."""
         moved = [c for c in state.changed.values() if c.groups]
         if not moved:
             return Diff(tables={})
         cursor, _ = self._thread()
-        n = next(self._names)
-        state.catalogs = (f"was_{n}", f"end_{n}")
-        was, end = state.catalogs
+        end = self._local.end
         try:
-            for catalog in state.catalogs:
-                cursor.execute(f"ATTACH ':memory:' AS {quote_ident(catalog)}")
             for c in moved:
-                for catalog in state.catalogs if c.spec.schema != "main" else ():
-                    schema = f"{quote_ident(catalog)}.{quote_ident(c.spec.schema)}"
-                    cursor.execute(f"CREATE SCHEMA IF NOT EXISTS {schema}")
-                cursor.execute(f"CREATE TABLE {c.spec.ref(end)} AS FROM {c.spec.ref(BASE)} LIMIT 0")
-                view = f"{end}_rows"  # a name of this episode's own
+                target = c.spec.ref(end)
+                if c.spec.schema != "main":
+                    namespace = f"{quote_ident(end)}.{quote_ident(c.spec.schema)}"
+                    cursor.execute(f"CREATE SCHEMA IF NOT EXISTS {namespace}")
+                cursor.execute(f"CREATE OR REPLACE TABLE {target} AS FROM {c.spec.ref(BASE)} LIMIT 0")
+                view = f"{end}_rows"  # a name of this thread's own
                 cursor.register(view, c.rows)
                 try:
-                    cursor.execute(f"INSERT INTO {c.spec.ref(end)} FROM {quote_ident(view)}")
+                    cursor.execute(f"INSERT INTO {target} FROM {quote_ident(view)}")
                 finally:
                     cursor.unregister(view)
-                cursor.execute(
-                    f"CREATE TABLE {c.spec.ref(was)} AS SELECT * FROM {c.spec.ref(BASE)} "
-                    f"WHERE {rowid_filter(c.groups, size=self.group)}"
-                )
-            return diff_specs(cursor, [c.spec for c in moved], was, end)
+            state.end = end
+            where = {c.spec.label: rowid_filter(c.groups, size=self.group) for c in moved}
+            return diff_specs(cursor, [c.spec for c in moved], BASE, end, where=where)
         except (DiffError, duckdb.Error) as exc:
             raise GradingError(f"task {task.id}: the episode's diff failed: {exc}") from exc
-
-    def _drop(self, state: _State) -> None:
-        """Detach the catalogs `_diff` made."""
-        if state.catalogs is None:
-            return
-        cursor, _ = self._thread()
-        cursor.execute(f"USE {BASE}")
-        for catalog in state.catalogs:
-            cursor.execute(f"DETACH DATABASE IF EXISTS {quote_ident(catalog)}")
 
     def _verify(self, task: Task, episode: Episode, verifier: Any, state: _State) -> VerifierResult:
         """Run one verifier on the end state, or answer it from what the episode changed
@@ -436,20 +427,30 @@ class Grader:
     def _keys(
         self, episode: Episode, sql: str, table: str, checks: list[CheckQuery], state: _State
     ) -> list[dict[str, Any]] | None:
-        """A 'keys and constraints' verifier of a table the episode did not change, narrowed to the rows
-        whose parent key the episode removed (`narrow.py`); None (run it whole) when the table changed, the
-        base breaks one of its constraints, or a check is of another kind.
+        """A 'keys and constraints' verifier answered with less than its whole SQL, or None (run it whole).
 
-        A changed table is checked whole: its changed rows alone cost what the whole table does at these
-        sizes, and leaving out the checks DuckDB enforces (`validation.declared`) would need the episode's
-        catalog read, whose first read in a new instance costs more (~17 ms) than the checks."""
+        - A table the episode did not change: narrowed to the rows whose parent key the episode removed
+          (`narrow.py`), when the base breaks none of its constraints.
+        - A changed table, when the episode's WAL holds data changes alone (its catalog is the base's:
+          `State.data_only`): without the checks DuckDB enforces on every write, the PRIMARY KEY, UNIQUE,
+          NOT NULL and CHECK constraints the base's catalog declares (`validation.declared`, which the
+          build's audit trusts the same way). Those count 0, and the verifier leaves a count of 0 out,
+          so the rows are the same. Its foreign keys and lengths are checked on the whole table: its
+          changed rows alone cost what the whole table does at these sizes (an operator over a scan)."""
         mine = state.changed.get(table.lower())
-        if (mine is not None and mine.groups) or not self._clean_on_base(sql):
-            return None
-        try:
-            narrowed = narrowed_sql(checks, partial(self._removed, state))
-        except CannotNarrow:
-            return None
+        if mine is not None and mine.groups:
+            if not state.data_only:
+                return None
+            declared = self._declared_constraints()
+            left = [q for q in checks if q.declared is None or q.declared not in declared]
+            narrowed = constraints_sql([(q.constraint, q.offenders) for q in left]) if left else None
+        else:
+            if not self._clean_on_base(sql):
+                return None
+            try:
+                narrowed = narrowed_sql(checks, partial(self._removed, state))
+            except CannotNarrow:
+                return None
         if narrowed is None:
             return []
         # SQL of our own making, different for every episode: run as is, not through `Episode.query`'s
@@ -458,19 +459,28 @@ class Grader:
         names = [d[0] for d in result.description or []]
         return [json_value(utc(dict(zip(names, row, strict=True)))) for row in result.fetchall()]
 
+    def _declared_constraints(self) -> set[Declared]:
+        """The constraints the base's catalog declares (`validation.declared`), read once per grader."""
+        if self._declared is None:
+            cursor, _ = self._thread()
+            found = declared_constraints(cursor)
+            with self._lock:
+                self._declared = found
+        return self._declared
+
     def _removed(self, state: _State, parent: str, columns: Any) -> list[tuple[Any, ...]] | None:
         """The values of `parent`'s `columns` its changed groups held on the base and no longer hold (a
         superset of the keys the episode removed), None when no group of it changed."""
         found = state.changed.get(parent.lower())
-        if found is None or not found.groups or state.catalogs is None:
+        if found is None or not found.groups or state.end is None:
             return None
         cursor, _ = self._thread()
-        was, end = state.catalogs
         cols = ", ".join(quote_ident(c) for c in columns)
         present = " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in columns)
         return cursor.execute(
-            f"SELECT DISTINCT {cols} FROM {found.spec.ref(was)} WHERE {present} "
-            f"EXCEPT SELECT {cols} FROM {found.spec.ref(end)}"
+            f"SELECT DISTINCT {cols} FROM {found.spec.ref(BASE)} "
+            f"WHERE ({rowid_filter(found.groups, size=self.group)}) AND {present} "
+            f"EXCEPT SELECT {cols} FROM {found.spec.ref(state.end)}"
         ).fetchall()
 
     def _clean_on_base(self, sql: str) -> bool:
