@@ -9,11 +9,11 @@ In order, for one finished episode:
 1. export: the tables the episode may have changed (those its successful calls recorded, cascades
    included, those its WAL names, and those the expected diff names) are cut into groups of rowids, and
    each group's row count and hash sum is compared with the base's (read once per grader): only the rows
-   of the groups that differ are read out of the episode, as Arrow (`delta.py`);
-2. diff: in the grader's own DuckDB instance, where the base is attached read-only, the episode's rows of
-   those groups go into an in-memory catalog of the thread's own, and are diffed against the base's rows
-   of the same groups (`diff_specs`, the base read in place): the diff of the whole tables (`delta.py`
-   says why);
+   of the groups that differ are read out of the episode (`delta.py`), with the base's rows of the same
+   groups (each group read once per grader);
+2. diff: those rows are diffed in Python (`rowdiff.py`; a table without a key, or with one Python cannot
+   order, in the grader's own DuckDB instance, the base's rows read in place): the diff of the whole
+   tables (`delta.py` says why);
 3. verifiers: the task's verifiers run on the episode's own connection (its end state, nothing copied):
    each one's rows must equal `expected` as a multiset of canonical JSON rows (times with a zone read in
    UTC, as the gate wrote them). Three kinds, recognised by their SQL text exactly as the gate writes it,
@@ -66,6 +66,7 @@ from pipeline.evaluate.delta import (
     wal_writes,
 )
 from pipeline.evaluate.narrow import CannotNarrow, narrowed_sql
+from pipeline.evaluate.rowdiff import Row, diff_rows, python_diffs
 from pipeline.evaluate.timing import Stopwatch
 from pipeline.schema.model import Schema
 from pipeline.store.sql import quote_ident, quote_literal, table_ref
@@ -138,6 +139,11 @@ class _Changed:
     sums: Sums
     groups: list[int]
     rows: Any = None
+    """The episode's rows of `groups` as Arrow, for a table diffed in DuckDB."""
+    end_rows: list[Row] | None = None
+    """The episode's rows of `groups`, for a table diffed in Python (`rowdiff.py`)."""
+    base_rows: list[Row] | None = None
+    """The base's rows of `groups`, for the same."""
 
 
 @dataclass
@@ -199,6 +205,7 @@ class Grader:
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._plans: dict[str, tuple[str, list[str], list[CheckQuery]] | None] = {}
         self._base_sums: dict[str, Sums] = {}
+        self._group_rows: dict[tuple[str, int], list[Row]] = {}
         self._clean: dict[str, bool] = {}
         self._declared: set[Declared] | None = None
         specs, _ = table_specs(self._con, BASE, BASE, names=(str(self.path), str(self.path)))
@@ -291,7 +298,8 @@ class Grader:
 
     def _export(self, task: Task, episode: Episode, log: list[Any]) -> _State:
         """The groups of rows that differ from the base's in every table the episode may have changed
-        (`_changed_tables`), and those rows, read out of the episode as Arrow."""
+        (`_changed_tables`), and the episode's rows in them: as Python rows for a table diffed in Python
+        (`rowdiff.py`), with the base's rows of the same groups; as Arrow for the others."""
         written, wal = self._written(episode, log)
         specs = [self._specs[t] for t in self._changed_tables(task, log, written)]
         con = episode.connection
@@ -301,15 +309,35 @@ class Grader:
             base = self._base_groups(specs)
             out = _State(written, data_only=wal is not None and wal.data_only)
             for spec, ref, mine in zip(specs, refs, sums, strict=True):
-                groups = changed_groups(base[spec.label.lower()], mine)
-                rows = None
-                if groups:
-                    where = rowid_filter(groups, size=self.group)
-                    rows = con.sql(f"SELECT * FROM {ref} WHERE {where}").to_arrow_table()
-                out.changed[spec.label.lower()] = _Changed(spec, mine, groups, rows)
+                found = _Changed(spec, mine, changed_groups(base[spec.label.lower()], mine))
+                if found.groups:
+                    sql = f"SELECT * FROM {ref} WHERE {rowid_filter(found.groups, size=self.group)}"
+                    if python_diffs(spec):
+                        found.end_rows = con.execute(sql).fetchall()
+                        found.base_rows = self._base_rows(spec, found.groups)
+                    else:
+                        found.rows = con.sql(sql).to_arrow_table()
+                out.changed[spec.label.lower()] = found
         except duckdb.Error as exc:
             raise GradingError(f"task {task.id}: the episode's changed rows cannot be read: {exc}") from exc
         return out
+
+    def _base_rows(self, spec: TableSpec, groups: list[int]) -> list[Row]:
+        """The base's rows of `groups` of `spec`'s table, each group read once per grader."""
+        label = spec.label.lower()
+        missing = [g for g in groups if (label, g) not in self._group_rows]
+        if missing:
+            cursor, _ = self._thread()
+            found: dict[tuple[str, int], list[Row]] = {(label, g): [] for g in missing}
+            sql = (
+                f"SELECT rowid // {int(self.group)}, * FROM {spec.ref(BASE)} "
+                f"WHERE {rowid_filter(missing, size=self.group)}"
+            )
+            for g, *row in cursor.execute(sql).fetchall():
+                found[(label, g)].append(tuple(row))
+            with self._lock:
+                self._group_rows.update(found)
+        return [row for g in groups for row in self._group_rows[(label, g)]]
 
     def _changed_tables(self, task: Task, log: list[Any], written: set[str] | None) -> list[str]:
         """Tables a successful call changed, those the WAL names and those the expected diff names (lower
@@ -336,12 +364,23 @@ class Grader:
         return {s.label.lower(): self._base_sums[s.label.lower()] for s in specs}
 
     def _diff(self, task: Task, state: _State) -> Diff:
-        """The diff from the base to the episode: the differing groups of each table, the base's read in
-        place (limited to those groups' rowids), the episode's from this thread's in-memory catalog
-        (`delta.py`: the same as the whole tables')."""
+        """The diff from the base to the episode: the differing groups of each table, diffed in Python
+        (`rowdiff.py`), or, for a table Python cannot diff, in DuckDB: the base's rows read in place
+        (limited to those groups' rowids), the episode's from this thread's in-memory catalog. The same as
+        the whole tables' diff (`delta.py`)."""
         moved = [c for c in state.changed.values() if c.groups]
-        if not moved:
-            return Diff(tables={})
+        tables = {
+            c.spec.label: diff_rows(c.spec, c.base_rows or [], c.end_rows, utc)
+            for c in moved
+            if c.end_rows is not None
+        }
+        rest = [c for c in moved if c.end_rows is None]
+        if rest:
+            tables |= self._engine_diff(task, state, rest).tables
+        return Diff(tables={name: tables[name] for name in sorted(tables) if not tables[name].empty})
+
+    def _engine_diff(self, task: Task, state: _State, moved: list[_Changed]) -> Diff:
+        """`_diff` in DuckDB, for tables without a key or with one Python cannot order."""
         cursor, _ = self._thread()
         end = self._local.end
         try:
@@ -472,7 +511,15 @@ class Grader:
         """The values of `parent`'s `columns` its changed groups held on the base and no longer hold (a
         superset of the keys the episode removed), None when no group of it changed."""
         found = state.changed.get(parent.lower())
-        if found is None or not found.groups or state.end is None:
+        if found is None or not found.groups:
+            return None
+        if found.end_rows is not None:
+            names = [c.name.lower() for c in found.spec.columns]
+            at = [names.index(c.lower()) for c in columns]
+            old = {tuple(r[i] for i in at) for r in found.base_rows or []}
+            new = {tuple(r[i] for i in at) for r in found.end_rows}
+            return sorted((k for k in old - new if None not in k), key=repr)
+        if state.end is None:
             return None
         cursor, _ = self._thread()
         cols = ", ".join(quote_ident(c) for c in columns)
