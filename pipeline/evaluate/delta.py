@@ -126,6 +126,16 @@ class WalWrites:
     """True when every entry is a data change or a commit (no catalog change: the tables, their columns
     and their declared constraints are the base's); False when one is not, or the WAL could not be read
     entry by entry (then `tables` comes from its whole bytes)."""
+    commits: list[set[str]] | None = None
+    """The tables each committed transaction wrote, in order (None when the WAL could not be read entry
+    by entry): one per call that changed rows, when no write went around the calls."""
+
+    def matches(self, changes: list[set[str]]) -> bool:
+        """Whether the commits are exactly `changes`' (the tables each call that changed rows recorded, in
+        order, lower case): as many, each writing only tables its call recorded, and no catalog change."""
+        if self.commits is None or not self.data_only or len(self.commits) != len(changes):
+            return False
+        return all({t.lower() for t in c} <= r for c, r in zip(self.commits, changes, strict=True))
 
 
 def _entries(data: bytes) -> list[tuple[int, bytes]]:
@@ -166,6 +176,16 @@ def _entries(data: bytes) -> list[tuple[int, bytes]]:
     return out
 
 
+def _named(data: bytes, specs: list[TableSpec]) -> set[str]:
+    """The labels of `specs` whose table name `data` holds as DuckDB serialises a string."""
+    out = set()
+    for spec in specs:
+        name = spec.name.encode()
+        if _varint(len(name)) + name in data:
+            out.add(spec.label)
+    return out
+
+
 def wal_writes(episode: Episode, specs: Iterable[TableSpec]) -> WalWrites | None:
     """What the WAL of `episode` says it wrote (see the module docstring); None when the WAL cannot tell
     (the main file was written, or the episode is not on a pooled copy)."""
@@ -182,16 +202,20 @@ def wal_writes(episode: Episode, specs: Iterable[TableSpec]) -> WalWrites | None
         return None
     if path.stat().st_mtime_ns != CLEAN_MTIME_NS:  # a checkpoint while the WAL was read
         return None
+    specs = list(specs)
     try:
         entries = _entries(data) if data else []
     except ValueError:
-        entries, data_only, named = [], False, data
-    else:
-        data_only = all(kind in DATA_ENTRIES for kind, _ in entries)
-        named = b"\x00".join(payload for kind, payload in entries if kind == USE_TABLE)
-    found = set()
-    for spec in specs:
-        name = spec.name.encode()
-        if _varint(len(name)) + name in named:
-            found.add(spec.label)
-    return WalWrites(found, data_only)
+        return WalWrites(_named(data, specs), data_only=False, commits=None)
+    commits: list[set[str]] | None = []
+    current: set[str] = set()
+    for kind, payload in entries:
+        if kind == USE_TABLE:
+            current |= _named(payload, specs)
+        elif kind == WAL_FLUSH:
+            commits.append(current)  # type: ignore[union-attr]
+            current = set()
+    if current:
+        commits = None  # entries after the last commit marker: not understood
+    tables = set().union(*commits) if commits else current
+    return WalWrites(tables, all(kind in DATA_ENTRIES for kind, _ in entries), commits)

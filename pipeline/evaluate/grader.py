@@ -75,6 +75,7 @@ from pipeline.tasks.verifiers import (
     KEYS_NAME,
     checksum_tables,
     constraints_sql,
+    count_sql,
     row_count_tables,
     rows_match,
 )
@@ -82,6 +83,8 @@ from pipeline.values import dumps, json_value
 from validation.checks import CheckQuery, build_checks
 from validation.declared import Declared, declared_constraints
 
+RULE_NAME = "rule "
+"""The name of a domain rule's verifier, before the rule's name (`pipeline.tasks.verifiers`)."""
 BASE = "base"
 """The catalog name of the base database in the grader's instance."""
 MAX_REASONS = 12
@@ -154,6 +157,12 @@ class _State:
     """`Grader._written`."""
     data_only: bool = False
     """Whether the episode's WAL holds data changes alone (its catalog is the base's: `delta.WalWrites`)."""
+    complete: bool = False
+    """Whether the log records every write of the episode: its WAL's commits are one per call that
+    changed rows, each writing only tables its call recorded, and hold data changes alone
+    (`delta.WalWrites.matches`)."""
+    log: list[Any] = field(default_factory=list)
+    """The episode's calls."""
     changed: dict[str, _Changed] = field(default_factory=dict)
     """Lower-case table -> what changed in it, for every table the episode may have changed."""
     end: str | None = None
@@ -207,6 +216,7 @@ class Grader:
         self._base_sums: dict[str, Sums] = {}
         self._group_rows: dict[tuple[str, int], list[Row]] = {}
         self._clean: dict[str, bool] = {}
+        self._base_rows_of: dict[str, list[dict[str, Any]]] = {}
         self._declared: set[Declared] | None = None
         specs, _ = table_specs(self._con, BASE, BASE, names=(str(self.path), str(self.path)))
         self._specs: dict[str, TableSpec] = {s.label.lower(): s for s in specs}
@@ -307,7 +317,9 @@ class Grader:
         try:
             sums = group_sums(con, refs, self.group)
             base = self._base_groups(specs)
-            out = _State(written, data_only=wal is not None and wal.data_only)
+            calls = [{t.lower() for t in r.changes} for r in log if r.ok and r.changes]
+            complete = wal is not None and wal.matches(calls)
+            out = _State(written, data_only=wal is not None and wal.data_only, complete=complete, log=log)
             for spec, ref, mine in zip(specs, refs, sums, strict=True):
                 found = _Changed(spec, mine, changed_groups(base[spec.label.lower()], mine))
                 if found.groups:
@@ -422,13 +434,16 @@ class Grader:
 
         Checksums and row counts ('untouched tables keep their rows', 'nothing changed', 'row counts of the
         changed tables') come from the group sums: a table the episode did not write has the base's. A
-        'keys and constraints' verifier runs narrowed to the changed rows (`narrow.py`)."""
+        'keys and constraints' verifier runs with less (`_keys`); a rule's from the calls' own checks
+        (`_rule`)."""
         plan = self._plan(verifier)
         if plan is None:
             return None
         kind, tables, checks = plan
         if kind == "keys":
             return self._keys(episode, verifier.sql, tables[0], checks, state)
+        if kind == "rule":
+            return self._rule(episode, verifier.sql, tables[0], state)
         specs = [self._specs[t.lower()] for t in tables]
         base = self._base_groups(specs)
         rows = []
@@ -443,7 +458,8 @@ class Grader:
 
     def _plan(self, verifier: Any) -> tuple[str, list[str], list[CheckQuery]] | None:
         """How `_answer` answers a verifier, worked out once per SQL text: ("checksums" or "counts", its
-        tables, []), ("keys", [its table], its checks), or None (its SQL is run)."""
+        tables, []), ("keys", [its table], its checks), ("rule", [the rule's name], []), or None (its SQL
+        is run)."""
         if verifier.sql in self._plans:
             return self._plans[verifier.sql]
         found: tuple[str, list[str], list[CheckQuery]] | None = None
@@ -457,7 +473,9 @@ class Grader:
             made = constraints_sql([(q.constraint, q.offenders) for q in checks]) if checks else None
             if made == verifier.sql:
                 found = ("keys", [self.schema.table(table).name], checks)
-        if found is not None and any(t.lower() not in self._specs for t in found[1]):
+        elif verifier.kind == "integrity" and verifier.name.startswith(RULE_NAME):
+            found = ("rule", [verifier.name[len(RULE_NAME):]], [])
+        if found is not None and found[0] != "rule" and any(t.lower() not in self._specs for t in found[1]):
             found = None
         with self._lock:
             self._plans[verifier.sql] = found
@@ -506,6 +524,35 @@ class Grader:
             with self._lock:
                 self._declared = found
         return self._declared
+
+    def _rule(self, episode: Episode, sql: str, name: str, state: _State) -> list[dict[str, Any]] | None:
+        """A domain rule's verifier ('rule <name>'), from the checks the episode's calls already ran.
+
+        The tool layer runs a rule after every call that changed a table it reads, and rolls back a call
+        that breaks it (`pipeline.episode.rules`). So when the log is complete (`_State.complete`), the
+        tables the rule reads last changed with a call after which it held: it holds on the end state (0
+        violations); when no call changed them, they are the base's, and so are the rule's rows (read once
+        per grader). None (run it) when the verifier's SQL is not the episode's check of that name, the
+        rule's tables are not known, the log may be incomplete, or the last call to change its tables did
+        not run it."""
+        rule = next((r for r in episode.rules if r.name == name), None)
+        if rule is None or rule.tables is None or count_sql(rule.sql) != sql or not state.complete:
+            return None
+        touched = [r for r in state.log if r.ok and rule.tables & {t.lower() for t in r.changes}]
+        if not touched:
+            return self._on_base(sql)
+        return [{"violations": 0}] if rule.name in touched[-1].rules_checked else None
+
+    def _on_base(self, sql: str) -> list[dict[str, Any]]:
+        """The rows `sql` returns on the base, as canonical JSON; once per text."""
+        if sql not in self._base_rows_of:
+            cursor, _ = self._thread()
+            result = cursor.execute(sql)
+            names = [d[0] for d in result.description or []]
+            rows = [json_value(dict(zip(names, r, strict=True))) for r in result.fetchall()]
+            with self._lock:
+                self._base_rows_of[sql] = rows
+        return self._base_rows_of[sql]
 
     def _removed(self, state: _State, parent: str, columns: Any) -> list[tuple[Any, ...]] | None:
         """The values of `parent`'s `columns` its changed groups held on the base and no longer hold (a

@@ -224,10 +224,15 @@ def policy_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[V
     ]
 
 
+def count_sql(sql: str) -> str:
+    """The SQL of a rule's or a policy's verifier: the number of rows its check finds (`violations`)."""
+    return f"SELECT count(*) AS violations FROM ({sql}) AS broken"
+
+
 def _count_verifier(kind: str, name: str, sql: str) -> Verifier:
     return Verifier(
         kind=kind,  # type: ignore[arg-type]
         name=name,
-        sql=f"SELECT count(*) AS violations FROM ({sql}) AS broken",
+        sql=count_sql(sql),
         expected=[{"violations": 0}],
     )

@@ -162,21 +162,28 @@ def test_an_unrecorded_write_is_caught_by_the_wal(pack_db: Path, grader: Grader)
 def test_the_wal_tells_data_changes_from_catalog_changes(pack_db: Path, grader: Grader) -> None:
     specs = list(grader._specs.values())
     with Episode.open(pack_db) as episode:
-        assert wal_writes(episode, specs) == WalWrites(set(), data_only=True)
+        assert wal_writes(episode, specs) == WalWrites(set(), data_only=True, commits=[])
         for tool, arguments in (("create_artist", {"name": "New", "country": "FR"}),  # a sequence moves
                                 ("delete_listener", {"id": 3})):  # ON DELETE CASCADE into plays
             assert episode.call(tool, arguments).ok
-        assert wal_writes(episode, specs) == WalWrites({"artists", "listeners", "plays"}, data_only=True)
+        calls = [{t.lower() for t in r.changes} for r in episode.log]
+        found = wal_writes(episode, specs)
+        commits = [{"artists"}, {"listeners", "plays"}]
+        assert found == WalWrites({"artists", "listeners", "plays"}, data_only=True, commits=commits)
+        assert found.matches(calls) and not found.matches(calls[:1]) and not found.matches(calls[::-1])
+        # a write no call recorded, to a table a call did write: one commit more
+        episode.connection.execute("UPDATE main.artists SET name = 'x' WHERE id = 2").fetchall()
+        assert not wal_writes(episode, specs).matches(calls)  # type: ignore[union-attr]
         # a catalog change: the tables may no longer declare the base's constraints
         episode.connection.execute("CREATE TABLE main.extra (a INTEGER)").fetchall()
-        assert wal_writes(episode, specs) == WalWrites({"artists", "listeners", "plays"}, data_only=False)
+        assert wal_writes(episode, specs).data_only is False  # type: ignore[union-attr]
 
 
 def test_the_wal_cannot_tell_once_the_main_file_is_written(pack_db: Path, grader: Grader) -> None:
     specs = list(grader._specs.values())
     with Episode.open(pack_db) as episode:
         episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
-        assert wal_writes(episode, specs) == WalWrites({"albums"}, data_only=True)
+        assert wal_writes(episode, specs) == WalWrites({"albums"}, data_only=True, commits=[{"albums"}])
         episode.connection.execute("CHECKPOINT").fetchall()
         assert wal_writes(episode, specs) is None
     with Episode.open(pack_db, keep=True) as kept:  # not a pooled copy: the WAL is not the whole story
