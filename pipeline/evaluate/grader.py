@@ -42,6 +42,8 @@ from __future__ import annotations
 import datetime as dt
 import itertools
 import threading
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -49,6 +51,7 @@ from typing import Any
 
 import duckdb
 
+from pipeline.constraints import table_constraints
 from pipeline.diff import Diff, DiffError, Policy, compare, db_labeler, diff_specs
 from pipeline.diff.labels import DbLabeler
 from pipeline.diff.specs import TableSpec, table_specs
@@ -65,7 +68,8 @@ from pipeline.evaluate.delta import (
     totals,
     wal_writes,
 )
-from pipeline.evaluate.narrow import CannotNarrow, narrowed_sql
+from pipeline.evaluate.narrow import LOCAL, CannotNarrow, narrowed_sql
+from pipeline.evaluate.pykeys import Rows, orphans, too_long
 from pipeline.evaluate.rowdiff import Row, diff_rows, python_diffs
 from pipeline.evaluate.timing import Stopwatch
 from pipeline.schema.model import Schema
@@ -217,6 +221,7 @@ class Grader:
         self._group_rows: dict[tuple[str, int], list[Row]] = {}
         self._clean: dict[str, bool] = {}
         self._base_rows_of: dict[str, list[dict[str, Any]]] = {}
+        self._counts: dict[tuple[str, tuple[str, ...]], Counter[tuple[Any, ...]]] = {}
         self._declared: set[Declared] | None = None
         specs, _ = table_specs(self._con, BASE, BASE, names=(str(self.path), str(self.path)))
         self._specs: dict[str, TableSpec] = {s.label.lower(): s for s in specs}
@@ -486,24 +491,56 @@ class Grader:
     ) -> list[dict[str, Any]] | None:
         """A 'keys and constraints' verifier answered with less than its whole SQL, or None (run it whole).
 
-        - A table the episode did not change: narrowed to the rows whose parent key the episode removed
-          (`narrow.py`), when the base breaks none of its constraints.
-        - A changed table, when the episode's WAL holds data changes alone (its catalog is the base's:
-          `State.data_only`): without the checks DuckDB enforces on every write, the PRIMARY KEY, UNIQUE,
-          NOT NULL and CHECK constraints the base's catalog declares (`validation.declared`, which the
-          build's audit trusts the same way). Those count 0, and the verifier leaves a count of 0 out,
-          so the rows are the same. Its foreign keys and lengths are checked on the whole table: its
-          changed rows alone cost what the whole table does at these sizes (an operator over a scan)."""
+        When the base breaks none of its constraints (checked once per verifier), the rows outside the
+        changed groups are the base's (`delta.py`), and the checks of the rows the grader read for the
+        diff are counted in Python (`pykeys.py`): foreign keys (the changed rows against the parent's
+        keys on the end state, the unchanged rows holding a removed parent key) and VARCHAR lengths (the
+        changed rows). The PRIMARY KEY, UNIQUE, NOT NULL and CHECK constraints count 0: on an unchanged
+        table because they read its rows alone; on a changed one because DuckDB enforces on every write
+        those its catalog declares (`validation.declared`, which the build's audit trusts the same way),
+        when the episode's WAL holds data changes alone (its catalog is the base's: `_State.data_only`).
+        A table or parent diffed in DuckDB goes to `_keys_sql`."""
+        if not self._clean_on_base(sql):
+            return None
         mine = state.changed.get(table.lower())
-        if mine is not None and mine.groups:
-            if not state.data_only:
-                return None
+        changed = mine is not None and bool(mine.groups)
+        if changed and not state.data_only:
+            return None
+        if changed and mine.end_rows is None:  # type: ignore[union-attr]
+            return self._keys_sql(episode, checks, state, changed)
+        own = self._rows(table, mine if changed else None)
+        declared = self._declared_constraints() if changed else set()
+        counted = []
+        try:
+            for q in checks:
+                if q.kind == "foreign_key":
+                    parent = state.changed.get((q.ref_table or "").lower())
+                    if parent is not None and not parent.groups:
+                        parent = None
+                    if parent is not None and parent.end_rows is None:
+                        raise CannotNarrow("its parent was diffed in DuckDB")
+                    moved = None if parent is None else self._rows(q.ref_table or "", parent)
+                    counted.append((q.constraint, orphans(own, moved, q, self._key_counts)))
+                elif q.kind == "max_length" and changed:
+                    limit = self._limits(table)[q.columns[0]]
+                    counted.append((q.constraint, too_long(own, q.columns[0], limit)))
+                elif q.kind not in LOCAL or (changed and (q.declared is None or q.declared not in declared)):
+                    raise CannotNarrow(f"{q.kind} {q.constraint}")
+        except CannotNarrow:
+            return self._keys_sql(episode, checks, state, changed)
+        found = [{"violated": name, "n": n} for name, n in counted if n > 0]
+        return sorted(found, key=lambda r: str(r["violated"]).encode())
+
+    def _keys_sql(
+        self, episode: Episode, checks: list[CheckQuery], state: _State, changed: bool
+    ) -> list[dict[str, Any]] | None:
+        """`_keys` in SQL on the episode: a changed table without the constraints DuckDB enforces, an
+        unchanged one narrowed to the rows whose parent key the episode removed (`narrow.py`)."""
+        if changed:
             declared = self._declared_constraints()
             left = [q for q in checks if q.declared is None or q.declared not in declared]
             narrowed = constraints_sql([(q.constraint, q.offenders) for q in left]) if left else None
         else:
-            if not self._clean_on_base(sql):
-                return None
             try:
                 narrowed = narrowed_sql(checks, partial(self._removed, state))
             except CannotNarrow:
@@ -515,6 +552,34 @@ class Grader:
         result = episode.connection.execute(narrowed)
         names = [d[0] for d in result.description or []]
         return [json_value(utc(dict(zip(names, row, strict=True)))) for row in result.fetchall()]
+
+    def _rows(self, table: str, found: _Changed | None) -> Rows:
+        """The rows of `table`'s changed groups (none when `found` is None) for `pykeys.py`."""
+        spec = self._specs[table.lower()]
+        if found is None:
+            return Rows(spec.label, spec.column_names, [], [])
+        return Rows(spec.label, spec.column_names, found.base_rows or [], found.end_rows or [])
+
+    def _key_counts(self, table: str, columns: Sequence[str]) -> Counter[tuple[Any, ...]]:
+        """How many base rows of `table` hold each value of `columns` (NULLs left out); once per grader."""
+        key = (table.lower(), tuple(c.lower() for c in columns))
+        if key not in self._counts:
+            cursor, _ = self._thread()
+            cols = ", ".join(quote_ident(c) for c in columns)
+            present = " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in columns)
+            rows = cursor.execute(
+                f"SELECT {cols}, count(*) FROM {self._specs[table.lower()].ref(BASE)} WHERE {present} "
+                "GROUP BY ALL"
+            ).fetchall()
+            found = Counter({tuple(r[:-1]): r[-1] for r in rows})
+            with self._lock:
+                self._counts[key] = found
+        return self._counts[key]
+
+    def _limits(self, table: str) -> dict[str, int]:
+        """The VARCHAR(n) lengths of `table`'s columns."""
+        columns = table_constraints(self.schema.table(table)).columns
+        return {c.name: c.max_length for c in columns if c.max_length}
 
     def _declared_constraints(self) -> set[Declared]:
         """The constraints the base's catalog declares (`validation.declared`), read once per grader."""
