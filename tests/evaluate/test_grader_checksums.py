@@ -13,7 +13,8 @@ import pytest
 
 from pipeline.domain import DomainConfig
 from pipeline.episode import Episode
-from pipeline.evaluate.grader import Grader, _State
+from pipeline.evaluate.grader import Grader
+from pipeline.evaluate.gradestate import EpisodeState
 from pipeline.schema.model import Schema
 from pipeline.tasks import Task
 from pipeline.tasks.model import Verifier
@@ -93,7 +94,7 @@ def test_checksum_verifiers_give_the_full_sql_s_rows(
         for verifier in verifiers:
             assert checksum_tables(verifier.sql) is not None
             fast = grader._verify(tasks[0], episode, verifier, state)
-            full = grader._verify(tasks[0], episode, verifier, _State(written=None))
+            full = grader._verify(tasks[0], episode, verifier, EpisodeState(written=None))
             assert fast.passed == full.passed == verdicts[verifier.name], (scenario, verifier.name)
             assert fast.actual == full.actual  # None when both passed, else the same rows in the same order
 

@@ -16,7 +16,8 @@ import pipeline.evaluate.grader as grader_module
 from pipeline.diff import Diff, diff_catalogs
 from pipeline.episode import Episode
 from pipeline.evaluate.delta import WalWrites, changed_groups, rowid_filter, wal_writes
-from pipeline.evaluate.grader import Grader, _State
+from pipeline.evaluate.grader import Grader
+from pipeline.evaluate.gradestate import EpisodeState
 from pipeline.store.sql import quote_ident, quote_literal, table_ref
 from pipeline.tasks import Task
 from pipeline.tasks.model import Verifier
@@ -150,7 +151,7 @@ def test_the_grader_s_diff_and_verifiers_are_the_full_ones(
         expected = full_diff(pack_db, episode)
         state = grader._export(task, episode, episode.log)
         assert grader._diff(task, state).to_json() == expected.to_json()
-        whole = _State(written=None)
+        whole = EpisodeState(written=None)
         for verifier in _verifiers(grader, task):
             assert grader._plan(verifier) is not None, verifier.name
             fast = grader._verify(task, episode, verifier, state)

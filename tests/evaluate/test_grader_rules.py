@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from pipeline.episode import Episode, compile_rules
-from pipeline.evaluate.grader import Grader, _State
+from pipeline.evaluate.grader import Grader
+from pipeline.evaluate.gradestate import EpisodeState
 from pipeline.tasks import Task
 from pipeline.tasks.model import Verifier
 from pipeline.tasks.verifiers import count_sql
@@ -77,7 +78,7 @@ def test_rule_verifiers_give_the_rows_of_their_sql(
         for verifier in _rule_verifiers(grader, episode):
             assert (grader._answer(episode, verifier, state) is not None) == answered
             fast = grader._verify(task, episode, verifier, state)
-            full = grader._verify(task, episode, verifier, _State(written=None))
+            full = grader._verify(task, episode, verifier, EpisodeState(written=None))
             assert fast.passed == full.passed and fast.actual == full.actual, verifier.name
             if sneak and verifier.name == "rule order_lines_numbered":
                 assert not fast.passed
