@@ -2,8 +2,8 @@
 
     sums = group_sums(con, specs)                 # {label: {group: (rows, hash sum)}}, one statement
     moved = changed_groups(base_sums, sums)       # the groups whose rows differ from the base's
-    where = rowid_filter(moved)                   # "(rowid >= 0 AND rowid < 1024) OR ..."
-    written = wal_tables(episode, specs)          # every table the episode's commits wrote, or None
+    where = rowid_filter(moved)                   # "(rowid >= 0 AND rowid < 64) OR ..."
+    wal = wal_writes(episode, specs)              # the tables each commit wrote, or None
 
 A table's rows are cut into groups of `GROUP` consecutive rowids; each group's row count and sum of row
 hashes (`hash(t)`, as `checksums_sql` hashes a row) is compared with the same group of the base. A group
@@ -14,12 +14,15 @@ episode side: a row found in an equal group is on both sides, with its key, and 
 one side. Rowids need not line up between the two files for this to hold (an update DuckDB makes as a
 delete and an insert moves the row to the end): rows that moved only make more groups differ.
 
-The grader trusts the tool layer's write log for which tables to look at; `wal_tables` checks it. An
+The grader trusts the tool layer's write log for which tables to look at; `wal_writes` checks it. An
 episode on a pooled copy (`pipeline.episode.pool`) never writes its main file: every commit since it
-was opened is in its WAL, where each write to a table follows a record naming it. The tables named
-there are a superset of those written (a table named by chance in a value is one more to diff), found in
-microseconds. When the main file was written (its mtime is no longer the pool's clean stamp: a CHECKPOINT
-through `Episode.connection`) or the episode is not a pooled copy, the WAL cannot tell: None.
+was opened is in its WAL, read here entry by entry (a few KB, in microseconds): each write to a table
+follows a USE_TABLE entry naming it, each commit ends with a WAL_FLUSH. So the WAL gives the tables each
+commit wrote (`WalWrites.commits`: one commit per call that changed rows, unless something wrote around
+the calls) and whether anything but data changed (a CREATE, DROP or ALTER: `data_only`). When the main
+file was written (its mtime is no longer the pool's clean stamp: a CHECKPOINT through
+`Episode.connection`) or the episode is not a pooled copy, the WAL cannot tell: None, and the log is
+trusted as it was before this check.
 """
 
 from __future__ import annotations

@@ -26,7 +26,7 @@ In order, for one finished episode:
 
 Only tables the episode may have changed are read: the tools are the only way to change an episode and
 record every table they change (cascades included: the tool layer carries them out itself), and the WAL
-check (`delta.wal_tables`) catches a write through `Episode.connection`, which bypasses the log, as long
+check (`delta.wal_writes`) catches a write through `Episode.connection`, which bypasses the log, as long
 as the main file is unwritten (a CHECKPOINT through that connection defeats it; then the log is trusted).
 
 Outcome: a feasible task passes when the diff matches and every verifier passes; an infeasible one when
