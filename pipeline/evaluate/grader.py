@@ -75,6 +75,8 @@ from pipeline.values import dumps, json_value
 from validation.checks import CheckQuery
 from validation.declared import Declared
 
+CACHED_ROWS = 200_000
+"""Base rows of changed groups a grader keeps (about, in groups) before it forgets them all."""
 MAX_REASONS = 12
 """Mismatch sentences kept per episode (the rest are counted)."""
 SHOWN = 300
@@ -278,21 +280,26 @@ class Grader(VerifierAnswers):
         return out
 
     def _base_rows(self, spec: TableSpec, groups: list[int]) -> list[Row]:
-        """The base's rows of `groups` of `spec`'s table, each group read once per grader."""
+        """The base's rows of `groups` of `spec`'s table, each group read once per grader (up to
+        `CACHED_ROWS` rows kept)."""
         label = spec.label.lower()
-        missing = [g for g in groups if (label, g) not in self._group_rows]
+        found = {(label, g): self._group_rows.get((label, g)) for g in groups}
+        missing = [g for (_, g), rows in found.items() if rows is None]
         if missing:
             cursor, _ = self._thread()
-            found: dict[tuple[str, int], list[Row]] = {(label, g): [] for g in missing}
+            read: dict[tuple[str, int], list[Row]] = {(label, g): [] for g in missing}
             sql = (
                 f"SELECT rowid // {int(self.group)}, * FROM {spec.ref(BASE)} "
                 f"WHERE {rowid_filter(missing, size=self.group)}"
             )
             for g, *row in cursor.execute(sql).fetchall():
-                found[(label, g)].append(tuple(row))
+                read[(label, g)].append(tuple(row))
+            found.update(read)
             with self._lock:
-                self._group_rows.update(found)
-        return [row for g in groups for row in self._group_rows[(label, g)]]
+                if len(self._group_rows) * self.group > CACHED_ROWS:  # keep memory flat on a big base
+                    self._group_rows.clear()
+                self._group_rows.update(read)
+        return [row for key in found for row in found[key] or ()]
 
     def _changed_tables(self, task: Task, log: list[Any], written: set[str] | None) -> list[str]:
         """Tables a successful call changed, those the WAL names and those the expected diff names (lower
