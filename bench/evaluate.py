@@ -53,23 +53,25 @@ HEADING = "Evaluation harness (bench/evaluate.py)"
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 50.0
 BEFORE = (
-    "revision 73dc091 (every verifier's SQL run whole on the end state; the same command, load 27.3): "
-    "harness 1.70 episodes/s, 131.4 CPU ms per episode (verifiers 42.1 of them), 15.2 episodes/s on free "
-    "cores; floor 56.9 CPU ms per episode. Earlier, revision 86b0de7 (every episode copied the base; load "
-    "20.5): harness 1.34 episodes/s, 150.3 CPU ms per episode, 13.3 episodes/s on free cores."
+    "revision 21618b8 (the grader read every changed table whole: copied it out and joined it against the "
+    "base, ran 'keys and constraints' and the rules over whole tables; the same command, load 14.0): harness "
+    "2.87 episodes/s, 109.2 CPU ms per episode, 18.3 episodes/s on free cores; on the episode's thread "
+    "verifiers 21.8, export 2.9, diff 18.7, compare 1.9 CPU ms (45.3 in all); floor 56.4 CPU ms per episode. "
+    "Earlier, revision 73dc091 (every verifier's SQL run whole on the end state; load 27.3): harness 1.70 "
+    "episodes/s, 131.4 CPU ms per episode; revision 86b0de7 (every episode copied the base; load 20.5): "
+    "1.34 episodes/s, 150.3 CPU ms per episode."
 )
 REMAINS = (
     "What keeps it from the goal (50 episodes/s on 2 cores is 40 CPU ms per episode, background work "
-    "included): the checksum verifiers ('untouched tables keep their rows', 'nothing changed') now read only "
-    "the tables the episode's calls wrote (cascades included; the others' rows are the base's, read once "
-    "per grader), so the verifiers left are the goals, 'keys and constraints' of each changed table and its "
-    "children (~6 CPU ms each: they scan the whole table) and the rules and policies reading a changed "
-    "table; solving is the tools' own work (validation, transaction, rule checks: 1.8 calls per task here); "
-    "the grader's diff copies each changed table out of the episode and joins it whole against the base; "
-    "and each episode starts a DuckDB instance of its own (~12-15 CPU ms, in a background thread: settings "
-    "are locked per instance, and reusing a locked instance would need `allowed_paths` for its copy and a "
-    "check that it holds no object an earlier episode made, which costs as much as a new one when it must "
-    "list the functions for macros)."
+    "included): grading is now export + diff + verifiers + compare on the episode's thread (the table "
+    "below). Export is the row-group sums of each table the episode may have changed (one hashed scan of "
+    "it: ~3.4 CPU ms for listening_history's 50,000 rows, which no cheaper signal replaces: DuckDB's "
+    "storage info does not show deletes and costs ~1 ms a table) and the changed groups' rows; the diff "
+    "of those rows runs in Python; the verifiers left to run as SQL are the goals and the policies (the "
+    "checksums, row counts, 'keys and constraints' and domain rules are answered from the groups, the rows "
+    "and the calls' own rule checks: pipeline/evaluate/answers.py). The rest is the floor: solving is the "
+    "tools' own work (validation, transaction, rule checks: 1.8 calls per task here), opening and closing "
+    "an episode, and each episode's own DuckDB instance (~12-15 CPU ms, in a background thread)."
 )
 
 

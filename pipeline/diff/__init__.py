@@ -15,7 +15,7 @@ diff for people.
 from __future__ import annotations
 
 from pipeline.diff.compare import compare
-from pipeline.diff.engine import diff_catalogs, diff_files
+from pipeline.diff.engine import diff_catalogs, diff_files, diff_specs
 from pipeline.diff.keys import surrogate_columns, table_key
 from pipeline.diff.labels import DbLabeler, Labeler, db_labeler, human_column
 from pipeline.diff.model import Diff, DiffError, RowUpdate, TableDiff
@@ -36,6 +36,7 @@ __all__ = [
     "compare",
     "db_labeler",
     "diff_catalogs",
+    "diff_specs",
     "diff_files",
     "human_column",
     "surrogate_columns",

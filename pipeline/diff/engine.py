@@ -30,14 +30,19 @@ DUCKDB_MAGIC = b"DUCK"
 
 
 def _keyed(
-    con: duckdb.DuckDBPyConnection, specs: list[TableSpec], base: str, after: str
+    con: duckdb.DuckDBPyConnection,
+    specs: list[TableSpec],
+    base: str,
+    after: str,
+    where: dict[str, str] | None = None,
 ) -> dict[str, TableDiff]:
     """The changes of every keyed table: stage 1 finds the changed rows of all of them, stage 2 reads
     those rows (both in one statement each)."""
     if not specs:
         return {}
     found: dict[int, list[tuple[int, int | None, int | None]]] = {}
-    for table, row_base, row_after, place in con.execute(changed_keys_sql(specs, base, after)).fetchall():
+    sql = changed_keys_sql(specs, base, after, where)
+    for table, row_base, row_after, place in con.execute(sql).fetchall():
         found.setdefault(table, []).append((place, row_base, row_after))
     rows = _fetch(con, specs, found, base, after)
     return {
@@ -119,9 +124,11 @@ def _table_diff(
     return TableDiff(inserted=inserted, deleted=deleted, updated=updated)
 
 
-def _multiset(con: duckdb.DuckDBPyConnection, spec: TableSpec, base: str, after: str) -> TableDiff:
+def _multiset(
+    con: duckdb.DuckDBPyConnection, spec: TableSpec, base: str, after: str, where: dict[str, str] | None
+) -> TableDiff:
     inserted, deleted = [], []
-    for row in con.execute(multiset_sql(spec, base, after)).fetchall():
+    for row in con.execute(multiset_sql(spec, base, after, where)).fetchall():
         *values, n_base, n_after = row
         doc = {name: json_value(v) for name, v in zip(spec.column_names, values, strict=True)}
         target = inserted if n_after > n_base else deleted
@@ -152,8 +159,7 @@ def diff_catalogs(
         con.execute("SET TimeZone = 'UTC'").fetchall()
     own = not (found[0].readonly and found[1].readonly) and _begin(con)  # read-only: one snapshot anyway
     try:
-        changed = _keyed(con, [s for s in specs if s.key], base, after)
-        changed |= {s.label: _multiset(con, s, base, after) for s in specs if not s.key}
+        diff = diff_specs(con, specs, base, after)
     except BaseException:
         if own:
             con.execute("ROLLBACK").fetchall()
@@ -164,6 +170,27 @@ def diff_catalogs(
     finally:
         if zone is not None:
             con.execute(f"SET TimeZone = {quote_literal(zone)}").fetchall()
+    return diff
+
+
+def diff_specs(
+    con: duckdb.DuckDBPyConnection,
+    specs: list[TableSpec],
+    base: str,
+    after: str,
+    *,
+    where: dict[str, str] | None = None,
+) -> Diff:
+    """The diff of the tables `specs` describe (`table_specs`), from catalog `base` to catalog `after`.
+
+    The core of `diff_catalogs` for a caller that already knows the tables and keys (a grader diffing many
+    episodes of one base) and takes care of the rest itself: times with a zone are read in the
+    connection's TimeZone, and both stages must see one snapshot (read-only catalogs, a transaction, or
+    catalogs no other connection writes). `where` limits the base side of some tables (label -> a
+    predicate on their rows, e.g. on rowid) to the rows the caller knows the after side may differ in.
+    """
+    changed = _keyed(con, [s for s in specs if s.key], base, after, where)
+    changed |= {s.label: _multiset(con, s, base, after, where) for s in specs if not s.key}
     return Diff(tables={name: changed[name] for name in sorted(changed) if not changed[name].empty})
 
 

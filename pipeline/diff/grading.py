@@ -16,6 +16,19 @@ from pipeline.diff.verdict import Mismatch
 from pipeline.graph import plan_fill
 from pipeline.schema.model import ForeignKey, Schema, Table
 
+_ORDERS: dict[int, tuple[Schema, list[str]]] = {}
+"""id(schema) -> (the schema, its tables in foreign-key order): a grader compares many episodes of one."""
+
+
+def fill_order(schema: Schema) -> list[str]:
+    """The tables of `schema` in foreign-key order (`plan_fill`), worked out once per schema object."""
+    found = _ORDERS.get(id(schema))
+    if found is None or found[0] is not schema:
+        if len(_ORDERS) >= 8:
+            _ORDERS.clear()
+        found = _ORDERS[id(schema)] = (schema, list(plan_fill(schema).order))
+    return found[1]
+
 
 class Grading:
     """The state of one `compare` call."""
@@ -29,7 +42,7 @@ class Grading:
             EXPECTED: DiffSide(EXPECTED, expected, schema),
             ACTUAL: DiffSide(ACTUAL, actual, schema),
         }
-        order = plan_fill(schema).order
+        order = fill_order(schema)
         self.position = {name: i for i, name in enumerate(order)}
         touched = {t for side in self.sides.values() for t in (*side.inserted, *side.updated)}
         self.order = [t for t in order if t in touched]

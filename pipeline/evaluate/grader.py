@@ -6,24 +6,28 @@
 
 In order, for one finished episode:
 
-1. the task's verifiers run on the episode's own connection (its end state, nothing copied): each one's
-   rows must equal `expected` as a multiset of canonical JSON rows (times with a zone read in UTC, as
-   the gate wrote them). A checksum verifier ('untouched tables keep their rows', 'nothing changed': SQL
-   exactly as `checksums_sql` writes it) reads only the tables the episode's successful calls changed
-   (cascades included); every other table of a fresh copy of the base is the base's, so its row is the
-   base's, read once per grader. Same rows as the whole SQL; an episode that is not a fresh copy of this
-   grader's base (a persisting one) runs the whole SQL;
-2. the tables the episode changed (every call's recorded changes, cascades included) and those the
-   expected diff names are read out of the episode as Arrow, and the episode is closed (its copy deleted);
-3. in the grader's own DuckDB instance, where the base is attached read-only, those tables become an
-   in-memory catalog and are diffed against the base (`diff_catalogs`); `compare` grades that diff against
-   the task's expected one under the task's policy (the domain's `grading:` defaults beneath it), naming
-   base rows by their human column (`db_labeler`).
+1. export: the tables the episode may have changed (those its successful calls recorded, cascades
+   included, those its WAL names, and those the expected diff names) are cut into groups of rowids, and
+   each group's row count and hash sum is compared with the base's (read once per grader): only the rows
+   of the groups that differ are read out of the episode (`delta.py`), with the base's rows of the same
+   groups (each group read once per grader);
+2. diff: those rows are diffed in Python (`rowdiff.py`; a table without a key, or with one Python cannot
+   order, in the grader's own DuckDB instance, the base's rows read in place): the diff of the whole
+   tables (`delta.py` says why);
+3. verifiers: the task's verifiers run on the episode's own connection (its end state, nothing copied):
+   each one's rows must equal `expected` as a multiset of canonical JSON rows (times with a zone read in
+   UTC, as the gate wrote them). For an episode on a fresh copy of this grader's base, four kinds are
+   answered with less, each with the rows its whole SQL gives (`answers.py`): checksums and row counts
+   from the group sums, 'keys and constraints' from the rows read for the diff, a domain rule from the
+   checks the calls ran when the log is complete;
+4. the episode is closed (its copy goes back to the pool), and `compare` grades the diff against the
+   task's expected one under the task's policy (the domain's `grading:` defaults beneath it), naming base
+   rows by their human column (`db_labeler`).
 
-Only changed tables are copied and diffed: the tools are the only way to change an episode and record
-every table they change (cascades included: the tool layer carries them out itself). Both the diff and
-the checksum verifiers rest on that record: solvers reach an episode only through its tool calls, and
-`Episode.connection`, which bypasses the log, is for privileged readers only.
+Only tables the episode may have changed are read: the tools are the only way to change an episode and
+record every table they change (cascades included: the tool layer carries them out itself), and the WAL
+check (`delta.wal_writes`) catches a write through `Episode.connection`, which bypasses the log, as long
+as the main file is unwritten (a CHECKPOINT through that connection defeats it; then the log is trusted).
 
 Outcome: a feasible task passes when the diff matches and every verifier passes; an infeasible one when
 nothing changed, every verifier passes and the solver declined (`cannot_complete`). Everything that keeps
@@ -33,30 +37,46 @@ infrastructure error, never the agent's failure.
 
 from __future__ import annotations
 
-import datetime as dt
 import itertools
 import threading
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from pipeline.diff import Diff, DiffError, Policy, compare, db_labeler, diff_catalogs
+from pipeline.diff import Diff, DiffError, Policy, compare, db_labeler, diff_specs
 from pipeline.diff.labels import DbLabeler
+from pipeline.diff.specs import TableSpec, table_specs
 from pipeline.domain import DomainConfig
 from pipeline.episode import Episode
 from pipeline.errors import TerminalError
+from pipeline.evaluate.answers import VerifierAnswers
+from pipeline.evaluate.delta import (
+    GROUP,
+    Sums,
+    WalWrites,
+    changed_groups,
+    group_sums,
+    rowid_filter,
+    wal_writes,
+)
+from pipeline.evaluate.gradestate import BASE, EpisodeState, TableChange, utc
+from pipeline.evaluate.rowdiff import Row, diff_rows, python_diffs
 from pipeline.evaluate.timing import Stopwatch
 from pipeline.schema.model import Schema
 from pipeline.store.sql import quote_ident, quote_literal, table_ref
 from pipeline.tasks import Task, domain_policy
-from pipeline.tasks.verifiers import checksum_tables, rows_match
-from pipeline.tasks.workspace import checksums_sql
+from pipeline.tasks.verifiers import (
+    rows_match,
+)
 from pipeline.values import dumps, json_value
+from validation.checks import CheckQuery
+from validation.declared import Declared
 
-BASE = "base"
-"""The catalog name of the base database in the grader's instance."""
+CACHED_ROWS = 200_000
+"""Base rows of changed groups a grader keeps (about, in groups) before it forgets them all."""
 MAX_REASONS = 12
 """Mismatch sentences kept per episode (the rest are counted)."""
 SHOWN = 300
@@ -103,17 +123,6 @@ class Grade:
     `goal check`, `not declined`, ..."""
 
 
-def utc(value: Any) -> Any:
-    """`value` with every datetime that has a zone moved to UTC (the episode reads in the machine's zone)."""
-    if isinstance(value, dt.datetime) and value.tzinfo is not None:
-        return value.astimezone(dt.UTC)
-    if isinstance(value, list | tuple):
-        return [utc(v) for v in value]
-    if isinstance(value, dict):
-        return {k: utc(v) for k, v in value.items()}
-    return value
-
-
 def short(rows: Any) -> str:
     """Rows as canonical JSON, cut to `SHOWN` characters."""
     text = dumps(rows)
@@ -125,11 +134,15 @@ def diff_summary(diff: Diff) -> dict[str, Any]:
     return {**diff.summary, "tables": {name: t.counts() for name, t in sorted(diff.tables.items())}}
 
 
-class Grader:
+class Grader(VerifierAnswers):
     """Grades episodes of one base database, from any number of threads (see the module docstring)."""
 
-    def __init__(self, db_path: str | Path, schema: Schema, config: DomainConfig) -> None:
+    def __init__(
+        self, db_path: str | Path, schema: Schema, config: DomainConfig, *, group: int = GROUP
+    ) -> None:
         self.path = Path(db_path).resolve()
+        self.group = group
+        """Rowids per group (`delta.py`)."""
         self.schema = schema
         self.defaults: Policy = domain_policy(config, schema)
         self._con = duckdb.connect(":memory:", config={"threads": 1})
@@ -142,8 +155,15 @@ class Grader:
         self._names = itertools.count(1)
         self._lock = threading.Lock()
         self._cursors: list[duckdb.DuckDBPyConnection] = []
-        self._plans: dict[str, list[str] | None] = {}
-        self._base_sums: dict[str, dict[str, Any]] = {}
+        self._plans: dict[str, tuple[str, list[str], list[CheckQuery]] | None] = {}
+        self._base_sums: dict[str, Sums] = {}
+        self._group_rows: dict[tuple[str, int], list[Row]] = {}
+        self._clean: dict[str, bool] = {}
+        self._base_rows_of: dict[str, list[dict[str, Any]]] = {}
+        self._counts: dict[tuple[str, tuple[str, ...]], Counter[tuple[Any, ...]]] = {}
+        self._declared: set[Declared] | None = None
+        specs, _ = table_specs(self._con, BASE, BASE, names=(str(self.path), str(self.path)))
+        self._specs: dict[str, TableSpec] = {s.label.lower(): s for s in specs}
 
     def _thread(self) -> tuple[duckdb.DuckDBPyConnection, DbLabeler]:
         """This thread's cursor (on the base, in UTC) and its labeler (whose cache it keeps)."""
@@ -154,27 +174,28 @@ class Grader:
                 self._cursors.append(cursor)
             cursor.execute(f"USE {BASE}")
             cursor.execute("SET TimeZone = 'UTC'")
+            # an in-memory catalog of this thread's own, where `_diff` puts an episode's changed rows
+            self._local.end = f"end_{next(self._names)}"
+            cursor.execute(f"ATTACH ':memory:' AS {quote_ident(self._local.end)}")
             found = self._local.state = (cursor, db_labeler(cursor, self.schema))
         return found
 
     def grade(self, task: Task, episode: Episode, watch: Stopwatch | None = None) -> Grade:
         """Grade `episode` (finished) against `task`, and close it; `GradingError` when it cannot be.
-        `watch` times the parts: verifiers, export, diff, compare."""
+        `watch` times the parts: export, diff, verifiers, compare."""
         watch = watch or Stopwatch()
+        state: EpisodeState | None = None
         try:
             log = episode.log
-            with watch.part("verifiers"):
-                written = self._written(episode, log)
-                verifiers = [self._verify(task, episode, v, written) for v in task.verifiers]
             with watch.part("export"):
                 declined = episode.declined
-                changed = self._changed_tables(task, log)
-                con = episode.connection
-                tables = {name: con.sql(f"FROM {table_ref(name)}").to_arrow_table() for name in changed}
+                state = self._export(task, episode, log)
+            with watch.part("diff"):
+                actual = self._diff(task, state)
+            with watch.part("verifiers"):
+                verifiers = [self._verify(task, episode, v, state) for v in task.verifiers]
         finally:
             episode.close()
-        with watch.part("diff"):
-            actual = self._diff(task, tables)
         with watch.part("compare"):
             _, labels = self._thread()
             try:
@@ -218,26 +239,138 @@ class Grader:
 
     # --- the steps --------------------------------------------------------------------------------
 
-    def _written(self, episode: Episode, log: list[Any]) -> set[str] | None:
-        """The tables (lower case) the episode's successful calls changed, cascades included; None when the
-        episode is not a fresh copy of this grader's base (a persisting one, or another base), whose
-        unwritten tables cannot be taken for the base's."""
+    def _written(self, episode: Episode, log: list[Any]) -> tuple[set[str] | None, WalWrites | None]:
+        """The tables (lower case) the episode changed: those its successful calls recorded (cascades
+        included) and those its WAL names (`delta.wal_writes`, which catches a write no call recorded),
+        with what the WAL said; (None, None) when the episode is not a fresh copy of this grader's base
+        (a persisting one, or another base), whose unwritten tables cannot be taken for the base's."""
         if episode.path == episode.base_path or episode.base_path.resolve() != self.path:
-            return None
-        return {t.lower() for result in log if result.ok for t in result.changes}
+            return None, None
+        logged = {t.lower() for result in log if result.ok for t in result.changes}
+        wal = wal_writes(episode, self._specs.values())
+        return logged | {t.lower() for t in (wal.tables if wal else ())}, wal
 
-    def _verify(
-        self, task: Task, episode: Episode, verifier: Any, written: set[str] | None = None
-    ) -> VerifierResult:
-        """Run one verifier on the end state. A checksum verifier ('untouched tables keep their rows',
-        'nothing changed') reads only the tables in `written`: every other one is the base's, so its row
-        is the base's, read once per grader (`_base_checksums`)."""
+    def _export(self, task: Task, episode: Episode, log: list[Any]) -> EpisodeState:
+        """The groups of rows that differ from the base's in every table the episode may have changed
+        (`_changed_tables`), and the episode's rows in them: as Python rows for a table diffed in Python
+        (`rowdiff.py`), with the base's rows of the same groups; as Arrow for the others."""
+        written, wal = self._written(episode, log)
+        specs = [self._specs[t] for t in self._changed_tables(task, log, written)]
+        con = episode.connection
+        refs = [table_ref(spec.label) for spec in specs]
         try:
-            tables = None if written is None else self._checksum_plan(verifier.sql)
-            if tables is None:
+            sums = group_sums(con, refs, self.group)
+            base = self._base_groups(specs)
+            calls = [{t.lower() for t in r.changes} for r in log if r.ok and r.changes]
+            complete = wal is not None and wal.matches(calls)
+            data_only = wal is not None and wal.data_only
+            out = EpisodeState(written, data_only=data_only, complete=complete, log=log)
+            for spec, ref, mine in zip(specs, refs, sums, strict=True):
+                found = TableChange(spec, mine, changed_groups(base[spec.label.lower()], mine))
+                if found.groups:
+                    sql = f"SELECT * FROM {ref} WHERE {rowid_filter(found.groups, size=self.group)}"
+                    if python_diffs(spec):
+                        found.end_rows = con.execute(sql).fetchall()
+                        found.base_rows = self._base_rows(spec, found.groups)
+                    else:
+                        found.rows = con.sql(sql).to_arrow_table()
+                out.changed[spec.label.lower()] = found
+        except duckdb.Error as exc:
+            raise GradingError(f"task {task.id}: the episode's changed rows cannot be read: {exc}") from exc
+        return out
+
+    def _base_rows(self, spec: TableSpec, groups: list[int]) -> list[Row]:
+        """The base's rows of `groups` of `spec`'s table, each group read once per grader (up to
+        `CACHED_ROWS` rows kept)."""
+        label = spec.label.lower()
+        found = {(label, g): self._group_rows.get((label, g)) for g in groups}
+        missing = [g for (_, g), rows in found.items() if rows is None]
+        if missing:
+            cursor, _ = self._thread()
+            read: dict[tuple[str, int], list[Row]] = {(label, g): [] for g in missing}
+            sql = (
+                f"SELECT rowid // {int(self.group)}, * FROM {spec.ref(BASE)} "
+                f"WHERE {rowid_filter(missing, size=self.group)}"
+            )
+            for g, *row in cursor.execute(sql).fetchall():
+                read[(label, g)].append(tuple(row))
+            found.update(read)
+            with self._lock:
+                if len(self._group_rows) * self.group > CACHED_ROWS:  # keep memory flat on a big base
+                    self._group_rows.clear()
+                self._group_rows.update(read)
+        return [row for key in found for row in found[key] or ()]
+
+    def _changed_tables(self, task: Task, log: list[Any], written: set[str] | None) -> list[str]:
+        """Tables a successful call changed, those the WAL names and those the expected diff names (lower
+        case)."""
+        names = {t for result in log if result.ok for t in result.changes} | set(task.diff.tables)
+        out = set(written or ())
+        for name in names:
+            if not self.schema.has_table(name) or self.schema.table(name).name.lower() not in self._specs:
+                raise GradingError(
+                    f"task {task.id}: table {name!r} is not in the database's model; the task file is from "
+                    "another build. Regenerate the tasks on this database."
+                )
+            out.add(self.schema.table(name).name.lower())
+        return sorted(out)
+
+    def _base_groups(self, specs: list[TableSpec]) -> dict[str, Sums]:
+        """The groups of `specs`' tables on the base, each table read once per grader."""
+        missing = [s for s in specs if s.label.lower() not in self._base_sums]
+        if missing:
+            cursor, _ = self._thread()
+            found = group_sums(cursor, [s.ref(BASE) for s in missing], self.group)
+            with self._lock:
+                self._base_sums.update({s.label.lower(): f for s, f in zip(missing, found, strict=True)})
+        return {s.label.lower(): self._base_sums[s.label.lower()] for s in specs}
+
+    def _diff(self, task: Task, state: EpisodeState) -> Diff:
+        """The diff from the base to the episode: the differing groups of each table, diffed in Python
+        (`rowdiff.py`), or, for a table Python cannot diff, in DuckDB: the base's rows read in place
+        (limited to those groups' rowids), the episode's from this thread's in-memory catalog. The same as
+        the whole tables' diff (`delta.py`)."""
+        moved = [c for c in state.changed.values() if c.groups]
+        tables = {
+            c.spec.label: diff_rows(c.spec, c.base_rows or [], c.end_rows, utc)
+            for c in moved
+            if c.end_rows is not None
+        }
+        rest = [c for c in moved if c.end_rows is None]
+        if rest:
+            tables |= self._engine_diff(task, state, rest).tables
+        return Diff(tables={name: tables[name] for name in sorted(tables) if not tables[name].empty})
+
+    def _engine_diff(self, task: Task, state: EpisodeState, moved: list[TableChange]) -> Diff:
+        """`_diff` in DuckDB, for tables without a key or with one Python cannot order."""
+        cursor, _ = self._thread()
+        end = self._local.end
+        try:
+            for c in moved:
+                target = c.spec.ref(end)
+                if c.spec.schema != "main":
+                    namespace = f"{quote_ident(end)}.{quote_ident(c.spec.schema)}"
+                    cursor.execute(f"CREATE SCHEMA IF NOT EXISTS {namespace}")
+                cursor.execute(f"CREATE OR REPLACE TABLE {target} AS FROM {c.spec.ref(BASE)} LIMIT 0")
+                view = f"{end}_rows"  # a name of this thread's own
+                cursor.register(view, c.rows)
+                try:
+                    cursor.execute(f"INSERT INTO {target} FROM {quote_ident(view)}")
+                finally:
+                    cursor.unregister(view)
+            state.end = end
+            where = {c.spec.label: rowid_filter(c.groups, size=self.group) for c in moved}
+            return diff_specs(cursor, [c.spec for c in moved], BASE, end, where=where)
+        except (DiffError, duckdb.Error) as exc:
+            raise GradingError(f"task {task.id}: the episode's diff failed: {exc}") from exc
+
+    def _verify(self, task: Task, episode: Episode, verifier: Any, state: EpisodeState) -> VerifierResult:
+        """Run one verifier on the end state, or answer it from what the episode changed
+        (`_answer`) when it is of a kind with a short cut and the episode is a fresh copy of the base."""
+        try:
+            rows = None if state.written is None else self._answer(episode, verifier, state)
+            if rows is None:
                 rows = [json_value(utc(row)) for row in episode.query(verifier.sql)]
-            else:
-                rows = self._checksums(episode, tables, written or set())
         except Exception as exc:  # noqa: BLE001 - any failure to run is the task's or the harness's
             raise GradingError(
                 f"task {task.id}: the {verifier.kind} verifier {verifier.name!r} cannot run on the end state "
@@ -245,74 +378,6 @@ class Grader:
             ) from exc
         passed = rows_match(rows, verifier.expected)
         return VerifierResult(verifier.kind, verifier.name, passed, None if passed else rows)
-
-    def _checksum_plan(self, sql: str) -> list[str] | None:
-        """`checksum_tables(sql)`, parsed once per SQL text."""
-        if sql not in self._plans:
-            found = checksum_tables(sql)
-            with self._lock:
-                self._plans[sql] = found
-        return self._plans[sql]
-
-    def _checksums(self, episode: Episode, tables: list[str], written: set[str]) -> list[dict[str, Any]]:
-        """The rows `checksums_sql(tables)` returns on the episode: the written tables read on it, the
-        others the base's."""
-        mine = [t for t in tables if t.lower() in written]
-        rows = [json_value(row) for row in episode.query(checksums_sql(mine))] if mine else []
-        base = self._base_checksums([t for t in tables if t.lower() not in written])
-        rows += [base[t] for t in tables if t.lower() not in written]
-        return sorted(rows, key=lambda r: r["table"].encode())
-
-    def _base_checksums(self, tables: list[str]) -> dict[str, dict[str, Any]]:
-        """(table, rows, checksum) of `tables` on the base, each table read once per grader."""
-        missing = [t for t in tables if t not in self._base_sums]
-        if missing:
-            cursor, _ = self._thread()
-            cursor.execute(checksums_sql(missing))
-            names = [d[0] for d in cursor.description or []]
-            found = {r[0]: json_value(dict(zip(names, r, strict=True))) for r in cursor.fetchall()}
-            with self._lock:
-                self._base_sums.update(found)
-        return {t: self._base_sums[t] for t in tables}
-
-    def _changed_tables(self, task: Task, log: list[Any]) -> list[str]:
-        """Tables a successful call changed, and those the expected diff names (the schema's spelling)."""
-        names = {t for result in log if result.ok for t in result.changes} | set(task.diff.tables)
-        out = set()
-        for name in names:
-            if not self.schema.has_table(name):
-                raise GradingError(
-                    f"task {task.id}: table {name!r} is not in the database's model; the task file is from "
-                    "another build. Regenerate the tasks on this database."
-                )
-            out.add(self.schema.table(name).name)
-        return sorted(out)
-
-    def _diff(self, task: Task, tables: dict[str, Any]) -> Diff:
-        """The diff from the base to the exported tables, in an in-memory catalog of this thread."""
-        if not tables:
-            return Diff(tables={})
-        cursor, _ = self._thread()
-        catalog = f"end_{next(self._names)}"
-        cursor.execute(f"ATTACH ':memory:' AS {quote_ident(catalog)}")
-        try:
-            for name, data in tables.items():
-                target = f"{quote_ident(catalog)}.main.{quote_ident(name)}"
-                cursor.execute(f"CREATE TABLE {target} AS FROM {BASE}.main.{quote_ident(name)} LIMIT 0")
-                view = f"{catalog}_rows"  # a name of this episode's own
-                cursor.register(view, data)
-                try:
-                    cursor.execute(f"INSERT INTO {target} FROM {quote_ident(view)}")
-                finally:
-                    cursor.unregister(view)
-            return diff_catalogs(
-                cursor, BASE, catalog, tables=list(tables), names=(str(self.path), "the episode")
-            )
-        except (DiffError, duckdb.Error) as exc:
-            raise GradingError(f"task {task.id}: the episode's diff failed: {exc}") from exc
-        finally:
-            cursor.execute(f"USE {BASE}")
-            cursor.execute(f"DETACH {quote_ident(catalog)}")
 
     def close(self) -> None:
         """Close the grader's instance (the base file is never written)."""

@@ -141,19 +141,35 @@ def side_effect_verifiers(ws: Workspace, diff: Diff) -> list[Verifier]:
     for name in sorted(diff.tables):
         change = diff.tables[name]
         counts.append({"rows": ws.count(name) + len(change.inserted) - len(change.deleted), "table": name})
-    parts = [
-        f'SELECT {quote_literal(c["table"])} AS "table", count(*) AS "rows" FROM {table_ref(c["table"])}'
-        for c in counts
-    ]
     out.append(
         Verifier(
             kind="side_effect",
             name="row counts of the changed tables",
-            sql="SELECT * FROM (" + " UNION ALL ".join(parts) + ') AS c ORDER BY "table"',
+            sql=row_counts_sql([c["table"] for c in counts]),
             expected=counts,
         )
     )
     return out
+
+
+def row_counts_sql(tables: list[str]) -> str:
+    """One SELECT of (table, rows) per table, ordered by table: the row count verifier's SQL."""
+    parts = [f'SELECT {quote_literal(t)} AS "table", count(*) AS "rows" FROM {table_ref(t)}' for t in tables]
+    return "SELECT * FROM (" + " UNION ALL ".join(parts) + ') AS c ORDER BY "table"'
+
+
+_COUNT_NAME = re.compile(r"SELECT '((?:[^']|'')*)' AS \"table\", count\(\*\) AS \"rows\" FROM ")
+
+
+def row_count_tables(sql: str) -> list[str] | None:
+    """The tables of a verifier whose SQL is exactly `row_counts_sql(tables)`, in its order; None for any
+    other SQL (rebuilt from the names found and compared character for character, as `checksum_tables`)."""
+    if not sql.startswith("SELECT * FROM (SELECT '"):
+        return None
+    names = [m.group(1).replace("''", "'") for m in _COUNT_NAME.finditer(sql)]
+    if not names or row_counts_sql(names) != sql:
+        return None
+    return names
 
 
 def integrity_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[Verifier]:
@@ -169,18 +185,11 @@ def integrity_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> lis
         checks = build_checks(schema, [name])
         if not checks:
             continue
-        parts = [
-            f"SELECT {quote_literal(q.constraint)} AS violated, "
-            f"(SELECT count(*) FROM ({q.offenders}) AS o) AS n"
-            for q in checks
-        ]
         out.append(
             Verifier(
                 kind="integrity",
-                name=f"keys and constraints of {name}",
-                sql="SELECT violated, n FROM ("
-                + " UNION ALL ".join(parts)
-                + ") AS c WHERE n > 0 ORDER BY violated",
+                name=f"{KEYS_NAME}{name}",
+                sql=constraints_sql([(q.constraint, q.offenders) for q in checks]),
                 expected=[],
             )
         )
@@ -188,6 +197,20 @@ def integrity_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> lis
         if rule.tables is None or rule.tables & touched:
             out.append(_count_verifier("integrity", f"rule {rule.name}", rule.sql))
     return out
+
+
+KEYS_NAME = "keys and constraints of "
+"""The name of a table's constraints verifier, before the table's name."""
+
+
+def constraints_sql(counts: list[tuple[str, str]]) -> str:
+    """The SELECT of (violated, n) for each (constraint, SQL of its offending rows) with offences, ordered
+    by constraint: what a 'keys and constraints' verifier runs (and expects no row of)."""
+    parts = [
+        f"SELECT {quote_literal(name)} AS violated, (SELECT count(*) FROM ({sql}) AS o) AS n"
+        for name, sql in counts
+    ]
+    return "SELECT violated, n FROM (" + " UNION ALL ".join(parts) + ") AS c WHERE n > 0 ORDER BY violated"
 
 
 def policy_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[Verifier]:
@@ -201,10 +224,15 @@ def policy_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[V
     ]
 
 
+def count_sql(sql: str) -> str:
+    """The SQL of a rule's or a policy's verifier: the number of rows its check finds (`violations`)."""
+    return f"SELECT count(*) AS violations FROM ({sql}) AS broken"
+
+
 def _count_verifier(kind: str, name: str, sql: str) -> Verifier:
     return Verifier(
         kind=kind,  # type: ignore[arg-type]
         name=name,
-        sql=f"SELECT count(*) AS violations FROM ({sql}) AS broken",
+        sql=count_sql(sql),
         expected=[{"violations": 0}],
     )

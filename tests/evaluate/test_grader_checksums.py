@@ -14,6 +14,7 @@ import pytest
 from pipeline.domain import DomainConfig
 from pipeline.episode import Episode
 from pipeline.evaluate.grader import Grader
+from pipeline.evaluate.gradestate import EpisodeState
 from pipeline.schema.model import Schema
 from pipeline.tasks import Task
 from pipeline.tasks.model import Verifier
@@ -85,14 +86,15 @@ def test_checksum_verifiers_give_the_full_sql_s_rows(
                 arguments = {**arguments, "id": _an_id(episode, tool)}
             result = episode.call(tool, arguments)
             assert result.ok == (scenario != "a failed call"), result.error
-        written = grader._written(episode, episode.log)
+        written, _ = grader._written(episode, episode.log)
         assert written is not None
         if scenario == "another table, cascading":
             assert written == {"listeners", "plays"}  # plays changed through ON DELETE CASCADE only
+        state = grader._export(tasks[0], episode, episode.log)
         for verifier in verifiers:
             assert checksum_tables(verifier.sql) is not None
-            fast = grader._verify(tasks[0], episode, verifier, written)
-            full = grader._verify(tasks[0], episode, verifier, None)
+            fast = grader._verify(tasks[0], episode, verifier, state)
+            full = grader._verify(tasks[0], episode, verifier, EpisodeState(written=None))
             assert fast.passed == full.passed == verdicts[verifier.name], (scenario, verifier.name)
             assert fast.actual == full.actual  # None when both passed, else the same rows in the same order
 
@@ -106,11 +108,11 @@ def test_an_episode_that_is_not_a_fresh_copy_of_the_grader_s_base_is_read_whole(
         config = episode.config
     own = Grader(copy, grader.schema, config)
     with Episode.open(copy) as episode:  # a fresh copy of another base
-        assert own._written(episode, episode.log) == set()
-        assert grader._written(episode, episode.log) is None
+        assert own._written(episode, episode.log)[0] == set()
+        assert grader._written(episode, episode.log) == (None, None)
     own.close()  # its instance holds the file, which a persisting episode opens itself
     with Episode.open(copy, persist=True) as episode:  # writes to its base: no copy at all
-        assert own._written(episode, episode.log) is None
+        assert own._written(episode, episode.log) == (None, None)
 
 
 def test_only_the_exact_checksum_sql_is_recognised() -> None:

@@ -1,0 +1,212 @@
+"""The grader reads only the row groups an episode changed (`pipeline/evaluate/delta.py`): its diff must be
+exactly the naive full diff (every table copied out whole and diffed against the base), and its short-cut
+verifiers must return the rows their whole SQL returns, for episodes that insert, update, delete, cascade,
+write a table twice, or write through `Episode.connection` where no call records it (the WAL check)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+import pipeline.evaluate.grader as grader_module
+from pipeline.diff import Diff, diff_catalogs
+from pipeline.episode import Episode
+from pipeline.evaluate.delta import WalWrites, changed_groups, rowid_filter, wal_writes
+from pipeline.evaluate.grader import Grader
+from pipeline.evaluate.gradestate import EpisodeState
+from pipeline.store.sql import quote_ident, quote_literal, table_ref
+from pipeline.tasks import Task
+from pipeline.tasks.model import Verifier
+from pipeline.tasks.verifiers import KEYS_NAME, constraints_sql, row_counts_sql
+from pipeline.tasks.workspace import checksums_sql
+from validation.checks import build_checks
+
+pytestmark = pytest.mark.xdist_group("evaluate")
+
+
+@pytest.fixture(
+    scope="module",
+    params=[(4, "python"), (64, "python"), (4, "duckdb")],
+    ids=["groups of 4", "groups of 64", "groups of 4 diffed in DuckDB"],
+)
+def grader(request: pytest.FixtureRequest, pack_db: Path) -> Iterator[Grader]:
+    """A grader of the pack; the last one diffs every table in DuckDB (`Grader._engine_diff`), the path
+    of tables without a key or with one Python cannot order."""
+    group, where = request.param
+    with Episode.open(pack_db) as episode:
+        schema, config = episode.schema, episode.config
+    with pytest.MonkeyPatch.context() as patch:
+        if where == "duckdb":
+            patch.setattr(grader_module, "python_diffs", lambda spec: False)
+        made = Grader(pack_db, schema, config, group=group)
+        yield made
+        made.close()
+
+
+def full_diff(base: Path, episode: Episode) -> Diff:
+    """The naive diff: every table of the episode copied out whole, diffed against the base."""
+    names = [t.name for t in episode.schema.tables]
+    with duckdb.connect() as con:
+        con.execute(f"ATTACH {quote_literal(str(base))} AS base (READ_ONLY)")
+        con.execute("ATTACH ':memory:' AS after")
+        for name in names:
+            rows = episode.connection.sql(f"FROM {table_ref(name)}").to_arrow_table()
+            target = f"after.main.{quote_ident(name)}"
+            con.execute(f"CREATE TABLE {target} AS FROM base.main.{quote_ident(name)} LIMIT 0")
+            con.register("rows_view", rows)
+            con.execute(f"INSERT INTO {target} FROM rows_view")
+            con.unregister("rows_view")
+        return diff_catalogs(con, "base", "after", tables=names)
+
+
+def _first(episode: Episode, sql: str) -> Any:
+    return next(iter(episode.query(sql)[0].values()))
+
+
+def _unplayed_track(episode: Episode) -> str:
+    sql = "SELECT min(id) FROM main.tracks WHERE id NOT IN (SELECT track_id FROM main.plays)"
+    return str(_first(episode, sql))
+
+
+def _busiest_listener(episode: Episode) -> int:
+    sql = "SELECT listener_id FROM main.plays GROUP BY 1 ORDER BY count(*) DESC, 1 LIMIT 1"
+    return int(_first(episode, sql))
+
+
+Step = Callable[[Episode], None]
+
+
+def call(tool: str, arguments: Callable[[Episode], dict[str, Any]] | dict[str, Any]) -> Step:
+    def step(episode: Episode) -> None:
+        args = arguments(episode) if callable(arguments) else arguments
+        result = episode.call(tool, args)
+        assert result.ok, result.error
+
+    return step
+
+
+def unrecorded(sql: str) -> Step:
+    """A write no call records (a privileged reader's connection)."""
+    return lambda episode: episode.connection.execute(sql).fetchall() and None
+
+
+SCENARIOS: dict[str, list[Step]] = {
+    "nothing": [],
+    "insert": [call("create_artist", {"name": "New Artist", "country": "FR"})],
+    "update": [call("update_artist", {"id": 2, "name": "Renamed"})],
+    "delete": [call("delete_track", lambda ep: {"id": _unplayed_track(ep)})],
+    "cascade": [call("delete_listener", lambda ep: {"id": _busiest_listener(ep)})],
+    "a table twice": [
+        call("update_artist", {"id": 3, "name": "First"}),
+        call("update_artist", {"id": 3, "name": "Second"}),
+        call("create_artist", {"name": "Made", "country": "DE"}),
+        call("update_artist", {"id": 3, "name": "Third"}),
+    ],
+    "unrecorded update": [unrecorded("UPDATE main.tracks SET title = title || '!' WHERE rowid = 7")],
+    "unrecorded insert and delete": [
+        unrecorded("INSERT INTO main.plays SELECT * REPLACE (seconds + 1 AS seconds, played_at + INTERVAL 1 "
+                   "SECOND AS played_at) FROM main.plays WHERE rowid = 3"),
+        unrecorded("DELETE FROM main.plays WHERE rowid = 900"),
+    ],
+    # plays keeps its rows, but the listener its rows point to is gone: orphans in an unchanged table
+    "unrecorded orphans": [unrecorded("DELETE FROM main.listeners WHERE id = 5")],
+    # a changed row pointing nowhere, and a handle longer than its VARCHAR(40)
+    "unrecorded orphan row and long text": [
+        unrecorded("INSERT INTO main.plays SELECT * REPLACE (987654 AS listener_id) FROM main.plays "
+                   "WHERE rowid = 5"),
+        unrecorded("UPDATE main.listeners SET handle = repeat('x', 41) WHERE id = 6"),
+    ],
+}
+BROKEN = {
+    "unrecorded orphans": {"plays"},
+    "unrecorded orphan row and long text": {"plays", "listeners"},
+}
+"""Scenarios that break the constraints of some tables: their verifiers must fail (the same way)."""
+
+
+def _verifiers(grader: Grader, task: Task) -> list[Verifier]:
+    """Every verifier with a short cut, over every table: checksums, row counts, keys and constraints."""
+    names = sorted(t.name for t in grader.schema.tables)
+    out = [Verifier(kind="goal", name="nothing changed", sql=checksums_sql(names), expected=[]),
+           Verifier(kind="side_effect", name="row counts", sql=row_counts_sql(names), expected=[])]
+    for name in names:
+        checks = build_checks(grader.schema, [name])
+        sql = constraints_sql([(q.constraint, q.offenders) for q in checks])
+        out.append(Verifier(kind="integrity", name=f"{KEYS_NAME}{name}", sql=sql, expected=[]))
+    return out
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_the_grader_s_diff_and_verifiers_are_the_full_ones(
+    scenario: str, pack_db: Path, grader: Grader, tasks: list[Task]
+) -> None:
+    task = next(t for t in tasks if not t.diff.tables)  # an infeasible task: its diff names no table
+    with Episode.open(pack_db) as episode:
+        for step in SCENARIOS[scenario]:
+            step(episode)
+        expected = full_diff(pack_db, episode)
+        state = grader._export(task, episode, episode.log)
+        assert grader._diff(task, state).to_json() == expected.to_json()
+        whole = EpisodeState(written=None)
+        for verifier in _verifiers(grader, task):
+            assert grader._plan(verifier) is not None, verifier.name
+            fast = grader._verify(task, episode, verifier, state)
+            full = grader._verify(task, episode, verifier, whole)
+            assert fast.passed == full.passed and fast.actual == full.actual, (scenario, verifier.name)
+            if verifier.name.removeprefix(KEYS_NAME) in BROKEN.get(scenario, set()):
+                assert not fast.passed and fast.actual, verifier.name  # the offences are seen
+    assert scenario == "nothing" or not expected.empty
+
+
+def test_an_unrecorded_write_is_caught_by_the_wal(pack_db: Path, grader: Grader) -> None:
+    with Episode.open(pack_db) as episode:
+        assert grader._written(episode, episode.log)[0] == set()
+        episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
+        assert grader._written(episode, episode.log)[0] == {"albums"}
+        result = episode.call("update_artist", {"id": 2, "name": "Renamed"})
+        assert result.ok and grader._written(episode, episode.log)[0] == {"albums", "artists"}
+
+
+def test_the_wal_tells_data_changes_from_catalog_changes(pack_db: Path, grader: Grader) -> None:
+    specs = list(grader._specs.values())
+    with Episode.open(pack_db) as episode:
+        assert wal_writes(episode, specs) == WalWrites(set(), data_only=True, commits=[])
+        for tool, arguments in (("create_artist", {"name": "New", "country": "FR"}),  # a sequence moves
+                                ("delete_listener", {"id": 3})):  # ON DELETE CASCADE into plays
+            assert episode.call(tool, arguments).ok
+        calls = [{t.lower() for t in r.changes} for r in episode.log]
+        found = wal_writes(episode, specs)
+        commits = [{"artists"}, {"listeners", "plays"}]
+        assert found == WalWrites({"artists", "listeners", "plays"}, data_only=True, commits=commits)
+        assert found.matches(calls) and not found.matches(calls[:1]) and not found.matches(calls[::-1])
+        # a write no call recorded, to a table a call did write: one commit more
+        episode.connection.execute("UPDATE main.artists SET name = 'x' WHERE id = 2").fetchall()
+        assert not wal_writes(episode, specs).matches(calls)  # type: ignore[union-attr]
+        # a catalog change: the tables may no longer declare the base's constraints
+        episode.connection.execute("CREATE TABLE main.extra (a INTEGER)").fetchall()
+        assert wal_writes(episode, specs).data_only is False  # type: ignore[union-attr]
+
+
+def test_the_wal_cannot_tell_once_the_main_file_is_written(pack_db: Path, grader: Grader) -> None:
+    specs = list(grader._specs.values())
+    with Episode.open(pack_db) as episode:
+        episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
+        assert wal_writes(episode, specs) == WalWrites({"albums"}, data_only=True, commits=[{"albums"}])
+        episode.connection.execute("CHECKPOINT").fetchall()
+        assert wal_writes(episode, specs) is None
+    with Episode.open(pack_db, keep=True) as kept:  # not a pooled copy: the WAL is not the whole story
+        assert wal_writes(kept, specs) is None
+        kept_path = kept.path
+    kept_path.unlink()
+
+
+def test_groups_and_their_rowid_ranges() -> None:
+    assert changed_groups({0: (4, 1), 1: (4, 2)}, {0: (4, 1), 1: (4, 3), 2: (1, 9)}) == [1, 2]
+    assert changed_groups({0: (4, 1)}, {}) == [0]
+    expected = "(rowid >= 10 AND rowid < 40) OR (rowid >= 70 AND rowid < 80)"
+    assert rowid_filter([3, 1, 2, 7], size=10) == expected
+    assert rowid_filter([]) == "false"
