@@ -16,7 +16,7 @@ names the table, the columns and the batch. An empty list means the batch can be
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -55,9 +55,12 @@ def validate_batch(
     *,
     batch_no: int = 0,
     fks: Sequence[ForeignKey] | None = None,
-    stored: bool = True,
+    stored: bool | Collection[tuple[str, ...]] = True,
 ) -> list[Failure]:
-    """Every failure of `batch`: the Arrow half's, then (when the types are right) the store's."""
+    """Every failure of `batch`: the Arrow half's, then (when the types are right) the store's.
+
+    `stored`: which unique keys to look up among the stored rows: all (True), none (False: the table is
+    empty) or the keys listed (`batch_ranges.WrittenRanges.keys_to_check`)."""
     failures = schema_failures(table, batch, batch_no)
     if any(f.rule in ("dtype", "missing_column") for f in failures):
         return failures

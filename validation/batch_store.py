@@ -11,7 +11,7 @@ stored (a semi-join per unique key), foreign keys without a parent (the anti-joi
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import duckdb
 import numpy as np
@@ -22,6 +22,7 @@ from pipeline.errors import BuildError
 from pipeline.schema.model import ForeignKey, Table
 from pipeline.store.sql import orphans_sql, table_ref
 from pipeline.store.sql import quote_ident as _q
+from validation.batch_ranges import stored_keys
 from validation.failures import Failure, failure
 
 ROW = "__sf_row"
@@ -34,10 +35,12 @@ Test = tuple[str, tuple[str, ...], str, str]
 
 
 def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table, batch_no: int = 0,
-                   fks: Sequence[ForeignKey] | None = None, stored: bool = True) -> list[Failure]:
+                   fks: Sequence[ForeignKey] | None = None,
+                   stored: bool | Collection[tuple[str, ...]] = True) -> list[Failure]:
     """Keys already stored, foreign keys without a parent (`fks`, default all) and failed CHECKs.
 
-    `stored=False` skips the stored-key checks (the table is known to be empty).
+    `stored=False` skips the stored-key checks (the table is known to be empty); a collection of keys
+    (their columns) looks up only those (`batch_ranges.WrittenRanges.keys_to_check`).
     """
     tests = store_tests(table, batch.column_names, fks, stored)
     if not tests:
@@ -58,15 +61,15 @@ def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table
 
 
 def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] | None = None,
-                stored: bool = True) -> list[Test]:
-    """The tests a batch with `columns` gets: stored keys (unless `stored` is false), `fks` (default
-    every foreign key), and the CHECKs whose columns it carries."""
+                stored: bool | Collection[tuple[str, ...]] = True) -> list[Test]:
+    """The tests a batch with `columns` gets: stored keys (all, none, or the keys `stored` lists), `fks`
+    (default every foreign key), and the CHECKs whose columns it carries."""
     tc = table_constraints(table)
     have = {c.lower() for c in columns}
     tests: list[Test] = []
     ref = table_ref(table.name)
     for key in tc.unique_keys if stored else ():
-        if all(c.lower() in have for c in key.columns):
+        if all(c.lower() in have for c in key.columns) and stored_keys(stored, key.columns):
             on = " AND ".join(f"b.{_q(c)} = s.{_q(c)}" for c in key.columns)
             tests.append(("stored", key.columns, f"{table.name}({', '.join(key.columns)})",
                           f"SELECT b.{ROW} FROM {_BATCH} b SEMI JOIN {ref} s ON {on}"))

@@ -36,6 +36,7 @@ from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import ForeignKey, Schema, Table
 from pipeline.store.sql import table_ref
 from validation.batch import validate_batch
+from validation.batch_ranges import WrittenRanges
 from validation.repair import MAX_ROUNDS, RepairContext, repair_batch
 
 Enrich = Callable[[duckdb.DuckDBPyConnection, Table, pa.Table, int], pa.Table]
@@ -121,6 +122,9 @@ class _BatchWriter:
         self.fks: list[ForeignKey] = list(keys.checked)
         """The foreign keys each batch is checked for (`checked_fks`)."""
         self.written = 0
+        self.ranges = WrittenRanges(table)
+        """The key values written so far: a batch's stored-key look-ups skip keys it cannot repeat (the
+        table was emptied before batch 0 and only this writer writes it, in one transaction)."""
         self.next_fresh = fresh_from
         self.keep = _kept_columns(schema, plan, config, table)
         self.order = [c.name for c in table.columns]
@@ -153,7 +157,7 @@ class _BatchWriter:
         outcome = repair_batch(
             batch,
             lambda x: validate_batch(self.con, self.table, x, batch_no=b, fks=self.fks,
-                                     stored=self.written > 0),  # the table was emptied before batch 0
+                                     stored=self.ranges.keys_to_check(x) if self.written else False),
             ctx, rounds=rounds, first=self.written == 0,
         )
         if outcome.batch.num_rows:
@@ -169,6 +173,7 @@ class _BatchWriter:
             finally:
                 with contextlib.suppress(duckdb.Error):  # keep the error above, not "transaction aborted"
                     self.con.unregister("__sf_insert")
+        self.ranges.add(outcome.batch)
         self.written += outcome.batch.num_rows
         return outcome.batch.num_rows, outcome.repairs
 
