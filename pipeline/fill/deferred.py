@@ -174,7 +174,7 @@ def _compute_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Fo
     if own:
         parents = [rows.column("__sf_ref_" + r).combine_chunks() for r in fk.ref_columns]
     else:
-        stored = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        stored = load_keys(con, schema.table(fk.ref_table), fk.ref_columns)
         stored = holdable_parents(stored, fk, table, parent=fk.ref_table)
         parents = [stored.column(r).combine_chunks() for r in fk.ref_columns]
     codes, parent_codes = group_codes([key[c] for c in fk.columns], parents)
@@ -234,7 +234,7 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
         ix = earlier_in_group(codes, rng, chain=is_unique_fk(table, fk), roots=roots)
         redraw = partial(earlier_in_group, codes, rng, chain=False, roots=roots)
     else:
-        parents = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        parents = load_keys(con, schema.table(fk.ref_table), fk.ref_columns)
         parents = holdable_parents(parents, fk, table, parent=fk.ref_table)
         cdf = parent_cdf(config, table.name, fk, parents.num_rows, seed)
         if shared:
