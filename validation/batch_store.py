@@ -5,7 +5,8 @@
 The batch is registered as Arrow (with a row-number column) and every test is one set-based query
 derived from the table's constraints (`pipeline.constraints`), all run as one UNION ALL: keys already
 stored (a semi-join per unique key), foreign keys without a parent (the anti-join of
-`pipeline.store.sql.orphans_sql`) and CHECK constraints (`WHERE NOT (check)`).
+`pipeline.store.sql.orphans_sql`) and CHECK constraints (`WHERE NOT (check)`). CHECKs that Arrow
+compute evaluates exactly (`validation.batch_checks`) are evaluated there, without a query.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pipeline.errors import BuildError
 from pipeline.schema.model import ForeignKey, Table
 from pipeline.store.sql import orphans_sql, table_ref
 from pipeline.store.sql import quote_ident as _q
+from validation.batch_checks import arrow_check
 from validation.batch_ranges import stored_keys
 from validation.failures import Failure, failure
 
@@ -43,20 +45,24 @@ def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table
     (their columns) looks up only those (`batch_ranges.WrittenRanges.keys_to_check`).
     """
     tests = store_tests(table, batch.column_names, fks, stored)
-    if not tests:
-        return []
-    numbered = batch.append_column(ROW, pa.array(np.arange(batch.num_rows, dtype=np.int64)))
-    con.register(_BATCH, numbered)
-    try:
-        found = _run(con, table.name, tests)
-    finally:
-        with contextlib.suppress(duckdb.Error):
-            con.unregister(_BATCH)
+    # CHECKs that Arrow evaluates exactly (`batch_checks`) need no query; the others go to DuckDB
+    done = {i: rows for i, (rule, _, detail, _) in enumerate(tests)
+            if rule == "check" and (rows := arrow_check(detail, batch)) is not None}
+    queried = [i for i in range(len(tests)) if i not in done]
+    if queried:
+        numbered = batch.append_column(ROW, pa.array(np.arange(batch.num_rows, dtype=np.int64)))
+        con.register(_BATCH, numbered)
+        try:
+            found = _run(con, table.name, [tests[i] for i in queried])
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                con.unregister(_BATCH)
+        for k, i in enumerate(queried):
+            done[i] = np.sort(found[found[:, 0] == k, 1]) if len(found) else np.zeros(0, np.int64)
     out = []
     for i, (rule, columns, detail, _) in enumerate(tests):
-        rows = found[found[:, 0] == i, 1] if len(found) else np.zeros(0, np.int64)
-        if len(rows):
-            out.append(failure(rule, table.name, tuple(columns), np.sort(rows), batch_no, detail))
+        if len(done[i]):
+            out.append(failure(rule, table.name, tuple(columns), done[i], batch_no, detail))
     return out
 
 
