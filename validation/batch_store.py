@@ -25,6 +25,7 @@ from pipeline.store.sql import orphans_sql, table_ref
 from pipeline.store.sql import quote_ident as _q
 from validation.batch_checks import arrow_check
 from validation.batch_ranges import stored_keys
+from validation.batch_trust import Enforced
 from validation.failures import Failure, failure
 
 ROW = "__sf_row"
@@ -38,13 +39,15 @@ Test = tuple[str, tuple[str, ...], str, str]
 
 def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table, batch_no: int = 0,
                    fks: Sequence[ForeignKey] | None = None,
-                   stored: bool | Collection[tuple[str, ...]] = True) -> list[Failure]:
+                   stored: bool | Collection[tuple[str, ...]] = True,
+                   enforced: Enforced | None = None) -> list[Failure]:
     """Keys already stored, foreign keys without a parent (`fks`, default all) and failed CHECKs.
 
     `stored=False` skips the stored-key checks (the table is known to be empty); a collection of keys
-    (their columns) looks up only those (`batch_ranges.WrittenRanges.keys_to_check`).
+    (their columns) looks up only those (`batch_ranges.WrittenRanges.keys_to_check`). `enforced` names
+    keys and CHECKs left to DuckDB's INSERT (`batch_trust`).
     """
-    tests = store_tests(table, batch.column_names, fks, stored)
+    tests = store_tests(table, batch.column_names, fks, stored, enforced)
     # CHECKs that Arrow evaluates exactly (`batch_checks`) need no query; the others go to DuckDB
     done = {i: rows for i, (rule, _, detail, _) in enumerate(tests)
             if rule == "check" and (rows := arrow_check(detail, batch)) is not None}
@@ -67,7 +70,8 @@ def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table
 
 
 def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] | None = None,
-                stored: bool | Collection[tuple[str, ...]] = True) -> list[Test]:
+                stored: bool | Collection[tuple[str, ...]] = True, enforced: Enforced | None = None
+                ) -> list[Test]:
     """The tests a batch with `columns` gets: stored keys (all, none, or the keys `stored` lists), `fks`
     (default every foreign key), and the CHECKs whose columns it carries."""
     tc = table_constraints(table)
@@ -75,6 +79,8 @@ def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] 
     tests: list[Test] = []
     ref = table_ref(table.name)
     for key in tc.unique_keys if stored else ():
+        if enforced is not None and enforced.key(key.columns):
+            continue
         if all(c.lower() in have for c in key.columns) and stored_keys(stored, key.columns):
             on = " AND ".join(f"b.{_q(c)} = s.{_q(c)}" for c in key.columns)
             tests.append(("stored", key.columns, f"{table.name}({', '.join(key.columns)})",
@@ -85,6 +91,8 @@ def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] 
             sql = orphans_sql(_BATCH, fk.columns, table_ref(fk.ref_table), fk.ref_columns, f"c.{ROW}")
             tests.append(("foreign_key", fk.columns, f"{fk.ref_table}({', '.join(fk.ref_columns)})", sql))
     for check in tc.checks:
+        if enforced is not None and check.sql in enforced.checks:
+            continue
         if all(c.lower() in have for c in check.columns):
             tests.append(("check", check.columns or (check.name or "",), check.sql,
                           f"SELECT {ROW} FROM {_BATCH} WHERE NOT ({check.sql})"))
