@@ -4,7 +4,9 @@
 
 Per table, in one DuckDB transaction: draw every foreign key of the planned rows (`TableKeys`), then per
 batch: generate the table's own columns -> attach the keys -> number sequences, compute expressions ->
-validate (`validation.batch`) -> repair (`validation.repair`) -> insert through Arrow. The order of the
+validate (`validation.batch`) -> repair (`validation.repair`) -> insert through Arrow. Checks DuckDB makes
+itself on INSERT (keys, NOT NULL, declared CHECKs) are left to it unless a batch fails another check; a
+refused INSERT refills the table checking everything first (`fill_table`'s `trust_declared`). The order of the
 tables, the second pass (`pipeline.fill.deferred`) and the domain's rules are stages of a build
 (`pipeline.build.run.STAGES`).
 Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
@@ -35,7 +37,7 @@ from pipeline.fill.sampling import rng_for
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import ForeignKey, Schema, Table
 from pipeline.store.sql import table_ref
-from validation.batch import validate_batch
+from validation.batch import Failure, validate_batch
 from validation.batch_ranges import WrittenRanges
 from validation.batch_trust import Enforced, enforced_constraints
 from validation.repair import MAX_ROUNDS, RepairContext, RepairOutcome, repair_batch
@@ -86,9 +88,8 @@ def fill_table(
     if trust_declared and enrich is None:
         try:
             return _fill(con, schema, plan, config, table, trusted=True, **kwargs)
-        except _Refused:
-            report = _fill(con, schema, plan, config, table, trusted=False, **kwargs, refilled=True)
-            return report
+        except _Refused:  # rolled back: the same fill, checking everything before each INSERT
+            return _fill(con, schema, plan, config, table, trusted=False, **kwargs, refilled=True)
     return _fill(con, schema, plan, config, table, trusted=False, **kwargs)
 
 
@@ -184,7 +185,7 @@ class _BatchWriter:
         ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep,
                             self.source)
 
-        def validate(x: pa.Table, enforced: Enforced | None = None) -> list:
+        def validate(x: pa.Table, enforced: Enforced | None = None) -> list[Failure]:
             stored = self.ranges.keys_to_check(x) if self.written else False
             return validate_batch(self.con, self.table, x, batch_no=b, fks=self.fks, stored=stored,
                                   enforced=enforced)
