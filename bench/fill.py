@@ -15,6 +15,8 @@
 5. The fixed costs: a build of the same pack at `--fixed-scale` (a few hundred rows), whose time is
    almost all interpreter start, imports, parsing, opening and publishing the file; the naive loop is
    also compared with the build less these, its per-row part.
+6. The stages: one more build (and one of `--before`'s tree) with a CPU timer around each stage of
+   `pipeline.build.run.STAGES`, to show where the time goes and what changed.
 
 Faker pools come from the on-disk cache (`pipeline.fill.pool_cache`) when it holds them: the table says
 whether it did when the first build started (a build's first run on a machine makes and stores them).
@@ -88,6 +90,33 @@ def run_build(domain: str, scale: float, out: Path, source: Path | None = None) 
         raise subprocess.CalledProcessError(child.returncode, command)
     took = Took(seconds, usage.ru_utime + usage.ru_stime)
     return took, usage.ru_maxrss / 1024, json.loads((out / "build_report.json").read_text())
+
+
+_STAGES = """
+import json, resource, sys, time
+from pipeline.build.run import BuildRun, run_build
+def cpu():
+    u = resource.getrusage(resource.RUSAGE_SELF)
+    return u.ru_utime + u.ru_stime
+spent = {}
+def runner(stage, label, work):
+    started = cpu()
+    work()
+    spent[stage.name] = spent.get(stage.name, 0.0) + cpu() - started
+run_build(BuildRun(sys.argv[1], scale=float(sys.argv[2]), out=sys.argv[3]), runner)
+print(json.dumps(spent))
+"""
+
+
+def stage_cpu(domain: str, scale: float, out: Path, source: Path | None = None) -> dict[str, float]:
+    """CPU seconds of each stage of one build (`pipeline.build.run.STAGES`), in a child process running
+    `source`'s code when given; imports and interpreter start are in no stage."""
+    env = dict(os.environ)
+    if source is not None:
+        env["PYTHONPATH"] = os.pathsep.join([str(source), *filter(None, [env.get("PYTHONPATH")])])
+    done = subprocess.run([sys.executable, "-c", _STAGES, domain, str(scale), str(out)], env=env,
+                          cwd=source or Path.cwd(), check=True, capture_output=True, text=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def floor(db: Path) -> Took:
@@ -181,6 +210,9 @@ def main() -> None:
             f.peak_mib = max(f.peak_mib, peak)
             db = out / f"{report['domain']}.duckdb"
             f.floors.append(floor(db))
+        if args.before is not None:
+            f.stages_before = stage_cpu(args.domain, args.scale, Path(tmp) / "stages_before", args.before)
+        f.stages = stage_cpu(args.domain, args.scale, Path(tmp) / "stages")
         fixed = [run_build(args.domain, args.fixed_scale, Path(tmp) / f"fixed{i}")
                  for i in range(args.repeats)]
         f.fixed = median([t for t, _, _ in fixed])
@@ -214,6 +246,9 @@ class Figures:
     fixed_rows: int = 0
     cached_pools: int = 0
     """Pool files in the cache when the first build started."""
+    stages: dict[str, float] = field(default_factory=dict)
+    """CPU seconds per stage of one build (`stage_cpu`)."""
+    stages_before: dict[str, float] = field(default_factory=dict)
 
 
 def median(runs: list[Took]) -> Took:
@@ -259,6 +294,18 @@ def render(args: argparse.Namespace, f: Figures) -> str:
                      "start, imports, parse, open, publish)", f.fixed,
                      f"the build less them is **{naive_all.wall / per_row.wall:.0f}x**, "
                      f"**{naive_all.cpu / per_row.cpu:.0f}x** faster than the naive loop", f.fixed_rows))
+    if f.stages:
+        lines += ["", "CPU seconds per stage of one more build each (in-process stage timers; imports and "
+                  "interpreter start are in no stage):", ""]
+        head = "| stage | CPU s |" + (" before, CPU s | before / now |" if f.stages_before else "")
+        lines += [head, "|---|---:|" + ("---:|---:|" if f.stages_before else "")]
+        for name in [*f.stages, "total"]:
+            now = sum(f.stages.values()) if name == "total" else f.stages[name]
+            cell = f"| {'**total**' if name == 'total' else name} | {now:.2f} |"
+            if f.stages_before:
+                was = sum(f.stages_before.values()) if name == "total" else f.stages_before.get(name, 0.0)
+                cell += f" {was:.2f} | {was / now:.2f}x |" if now else f" {was:.2f} | |"
+            lines.append(cell)
     lines += [
         "",
         f"Faker pools: {'from the on-disk cache' if f.cached_pools else 'made by Faker (an empty cache)'} "

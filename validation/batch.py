@@ -16,7 +16,7 @@ names the table, the columns and the batch. An empty list means the batch can be
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import duckdb
 import pyarrow as pa
@@ -25,6 +25,7 @@ from pipeline.constraints import Coverage
 from pipeline.schema.model import ForeignKey, Table
 from validation.batch_arrow import schema_failures
 from validation.batch_store import ROW, store_failures
+from validation.batch_trust import Enforced
 from validation.failures import RULES, Failure
 
 __all__ = ["COVERAGE", "ROW", "RULES", "Failure", "schema_failures", "store_failures", "validate_batch"]
@@ -55,10 +56,16 @@ def validate_batch(
     *,
     batch_no: int = 0,
     fks: Sequence[ForeignKey] | None = None,
-    stored: bool = True,
+    stored: bool | Collection[tuple[str, ...]] = True,
+    enforced: Enforced | None = None,
 ) -> list[Failure]:
-    """Every failure of `batch`: the Arrow half's, then (when the types are right) the store's."""
-    failures = schema_failures(table, batch, batch_no)
+    """Every failure of `batch`: the Arrow half's, then (when the types are right) the store's.
+
+    `stored`: which unique keys to look up among the stored rows: all (True), none (False: the table is
+    empty) or the keys listed (`batch_ranges.WrittenRanges.keys_to_check`). `enforced`: the keys, NOT
+    NULLs and CHECKs to leave to DuckDB's INSERT, for a caller that redoes a refused batch with every
+    check (`batch_trust`)."""
+    failures = schema_failures(table, batch, batch_no, enforced)
     if any(f.rule in ("dtype", "missing_column") for f in failures):
         return failures
-    return failures + store_failures(con, table, batch, batch_no, fks, stored)
+    return failures + store_failures(con, table, batch, batch_no, fks, stored, enforced)

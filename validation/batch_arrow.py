@@ -19,13 +19,17 @@ import pyarrow.compute as pc
 from pipeline.constraints import ColumnConstraints, TableConstraints, table_constraints
 from pipeline.schema.model import Table
 from pipeline.store.sql import quote_literal
+from validation.batch_trust import Enforced
 from validation.failures import Failure, failure, in_rule_order
 
 _NONE = np.zeros(0, np.int64)
 
 
-def schema_failures(table: Table, batch: pa.Table, batch_no: int = 0) -> list[Failure]:
-    """What `batch` breaks of the table's column constraints and within-batch keys, in `RULES` order."""
+def schema_failures(table: Table, batch: pa.Table, batch_no: int = 0, enforced: Enforced | None = None
+                    ) -> list[Failure]:
+    """What `batch` breaks of the table's column constraints and within-batch keys, in `RULES` order.
+
+    `enforced` names the NOT NULL columns and unique keys left to DuckDB's INSERT (`batch_trust`)."""
     tc = table_constraints(table)
     names = {c.lower(): c for c in batch.column_names}
     out: list[Failure] = []
@@ -44,10 +48,11 @@ def schema_failures(table: Table, batch: pa.Table, batch_no: int = 0) -> list[Fa
             out.append(failure("dtype", tc.table, (column.name,), _NONE, batch_no, detail))
             continue
         typed.add(column.name.lower())
-        for rule, rows, detail in _column_checks(column, values):
+        nulls_checked = enforced is None or column.name.lower() not in enforced.not_null
+        for rule, rows, detail in _column_checks(column, values, nulls_checked):
             if len(rows):
                 out.append(failure(rule, tc.table, (column.name,), rows, batch_no, detail))
-    out += _unique_failures(tc, batch, names, typed, batch_no)
+    out += _unique_failures(tc, batch, names, typed, batch_no, enforced)
     return in_rule_order(out)
 
 
@@ -59,10 +64,12 @@ def _checked_type(column: ColumnConstraints) -> pa.DataType | None:
     return typ
 
 
-def _column_checks(column: ColumnConstraints, values: pa.ChunkedArray) -> list[tuple[str, np.ndarray, str]]:
-    """(rule, offending rows, detail) of every single-column check, the empty ones included."""
+def _column_checks(column: ColumnConstraints, values: pa.ChunkedArray, nulls: bool = True
+                   ) -> list[tuple[str, np.ndarray, str]]:
+    """(rule, offending rows, detail) of every single-column check, the empty ones included (NOT NULL
+    only if `nulls`)."""
     out = []
-    if not column.nullable and values.null_count:
+    if nulls and not column.nullable and values.null_count:
         out.append(("not_null", _rows(pc.is_null(values)), "NOT NULL"))
     if column.max_length and pa.types.is_string(values.type):
         too_long = pc.greater(pc.utf8_length(values), column.max_length)
@@ -96,11 +103,13 @@ def _rows(mask: pa.ChunkedArray | pa.Array) -> np.ndarray:
 
 
 def _unique_failures(tc: TableConstraints, batch: pa.Table, names: dict[str, str], typed: set[str],
-                     batch_no: int) -> list[Failure]:
+                     batch_no: int, enforced: Enforced | None = None) -> list[Failure]:
     """Rows whose key repeats an earlier row's of the batch (a key with a NULL part collides with nothing)."""
     out = []
     for key in tc.unique_keys:
         if not all(c.lower() in typed for c in key.columns):
+            continue
+        if enforced is not None and enforced.key(key.columns):
             continue
         rows = duplicate_rows(batch.select([names[c.lower()] for c in key.columns]))
         if len(rows):

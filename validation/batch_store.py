@@ -5,13 +5,14 @@
 The batch is registered as Arrow (with a row-number column) and every test is one set-based query
 derived from the table's constraints (`pipeline.constraints`), all run as one UNION ALL: keys already
 stored (a semi-join per unique key), foreign keys without a parent (the anti-join of
-`pipeline.store.sql.orphans_sql`) and CHECK constraints (`WHERE NOT (check)`).
+`pipeline.store.sql.orphans_sql`) and CHECK constraints (`WHERE NOT (check)`). CHECKs that Arrow
+compute evaluates exactly (`validation.batch_checks`) are evaluated there, without a query.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 
 import duckdb
 import numpy as np
@@ -22,6 +23,9 @@ from pipeline.errors import BuildError
 from pipeline.schema.model import ForeignKey, Table
 from pipeline.store.sql import column_list, key_cast, orphans_sql, table_ref
 from pipeline.store.sql import quote_ident as _q
+from validation.batch_checks import arrow_check
+from validation.batch_ranges import stored_keys
+from validation.batch_trust import Enforced
 from validation.failures import Failure, failure
 
 ROW = "__sf_row"
@@ -34,35 +38,43 @@ Test = tuple[str, tuple[str, ...], str, str]
 
 
 def store_failures(con: duckdb.DuckDBPyConnection, table: Table, batch: pa.Table, batch_no: int = 0,
-                   fks: Sequence[ForeignKey] | None = None, stored: bool = True) -> list[Failure]:
+                   fks: Sequence[ForeignKey] | None = None,
+                   stored: bool | Collection[tuple[str, ...]] = True,
+                   enforced: Enforced | None = None) -> list[Failure]:
     """Keys already stored, foreign keys without a parent (`fks`, default all) and failed CHECKs.
 
-    `stored=False` skips the stored-key checks (the table is known to be empty).
+    `stored=False` skips the stored-key checks (the table is known to be empty); a collection of keys
+    (their columns) looks up only those (`batch_ranges.WrittenRanges.keys_to_check`). `enforced` names
+    keys and CHECKs left to DuckDB's INSERT (`batch_trust`).
     """
-    tests = store_tests(table, batch.column_names, fks, stored,
+    tests = store_tests(table, batch.column_names, fks, stored, enforced,
                         key_types=lambda fk: _key_types(con, table.name, fk))
-    if not tests:
-        return []
-    numbered = batch.append_column(ROW, pa.array(np.arange(batch.num_rows, dtype=np.int64)))
-    con.register(_BATCH, numbered)
-    try:
-        found = _run(con, table.name, tests)
-    finally:
-        with contextlib.suppress(duckdb.Error):
-            con.unregister(_BATCH)
+    # CHECKs that Arrow evaluates exactly (`batch_checks`) need no query; the others go to DuckDB
+    done = {i: rows for i, (rule, _, detail, _) in enumerate(tests)
+            if rule == "check" and (rows := arrow_check(detail, batch)) is not None}
+    queried = [i for i in range(len(tests)) if i not in done]
+    if queried:
+        numbered = batch.append_column(ROW, pa.array(np.arange(batch.num_rows, dtype=np.int64)))
+        con.register(_BATCH, numbered)
+        try:
+            found = _run(con, table.name, [tests[i] for i in queried])
+        finally:
+            with contextlib.suppress(duckdb.Error):
+                con.unregister(_BATCH)
+        for k, i in enumerate(queried):
+            done[i] = np.sort(found[found[:, 0] == k, 1]) if len(found) else np.zeros(0, np.int64)
     out = []
     for i, (rule, columns, detail, _) in enumerate(tests):
-        rows = found[found[:, 0] == i, 1] if len(found) else np.zeros(0, np.int64)
-        if len(rows):
-            out.append(failure(rule, table.name, tuple(columns), np.sort(rows), batch_no, detail))
+        if len(done[i]):
+            out.append(failure(rule, table.name, tuple(columns), done[i], batch_no, detail))
     return out
 
 
 def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] | None = None,
-                stored: bool = True,
+                stored: bool | Collection[tuple[str, ...]] = True, enforced: Enforced | None = None,
                 key_types: Callable[[ForeignKey], Sequence[str]] | None = None) -> list[Test]:
-    """The tests a batch with `columns` gets: stored keys (unless `stored` is false), `fks` (default
-    every foreign key), and the CHECKs whose columns it carries. `key_types` gives the types of the
+    """The tests a batch with `columns` gets: stored keys (all, none, or the keys `stored` lists), `fks`
+    (default every foreign key), and the CHECKs whose columns it carries. `key_types` gives the types of the
     columns a foreign key references, so that a column of another type is read as the key's (`key_cast`).
     """
     tc = table_constraints(table)
@@ -70,7 +82,9 @@ def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] 
     tests: list[Test] = []
     ref = table_ref(table.name)
     for key in tc.unique_keys if stored else ():
-        if all(c.lower() in have for c in key.columns):
+        if enforced is not None and enforced.key(key.columns):
+            continue
+        if all(c.lower() in have for c in key.columns) and stored_keys(stored, key.columns):
             on = " AND ".join(f"b.{_q(c)} = s.{_q(c)}" for c in key.columns)
             tests.append(("stored", key.columns, f"{table.name}({', '.join(key.columns)})",
                           f"SELECT b.{ROW} FROM {_BATCH} b SEMI JOIN {ref} s ON {on}"))
@@ -82,6 +96,8 @@ def store_tests(table: Table, columns: Sequence[str], fks: Sequence[ForeignKey] 
             sql = orphans_sql(_BATCH, fk.columns, table_ref(fk.ref_table), fk.ref_columns, f"c.{ROW}", casts)
             tests.append(("foreign_key", fk.columns, f"{fk.ref_table}({', '.join(fk.ref_columns)})", sql))
     for check in tc.checks:
+        if enforced is not None and check.sql in enforced.checks:
+            continue
         if all(c.lower() in have for c in check.columns):
             tests.append(("check", check.columns or (check.name or "",), check.sql,
                           f"SELECT {ROW} FROM {_BATCH} WHERE NOT ({check.sql})"))

@@ -13,6 +13,8 @@ queries it. Foreign keys, VARCHAR(n) lengths and the domain's rules are never de
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import duckdb
 import sqlglot
 from sqlglot import exp
@@ -43,11 +45,13 @@ def declared_constraints(con: duckdb.DuckDBPyConnection) -> set[Declared]:
             for ns, name, kind, cols, sql in rows}
 
 
+@lru_cache(maxsize=4096)
 def normalise(sql: str) -> str | None:
     """A CHECK's expression as the structure of its syntax tree, the same however it is spelled
     (parentheses, case, quoting of identifiers, `!=` or `<>`), or None when it does not parse (then it
     matches nothing, and the audit queries it). The tree, not SQL text: without its parentheses the
-    text of `(a OR b) AND c` would read like `a OR (b AND c)`, their trees never do."""
+    text of `(a OR b) AND c` would read like `a OR (b AND c)`, their trees never do. Cached: the fill
+    reads the catalog once per table, and the same CHECKs come back each time."""
     try:
         tree = sqlglot.parse_one(sql, dialect="duckdb")
     except sqlglot.errors.SqlglotError:

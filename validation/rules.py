@@ -166,7 +166,30 @@ def _sample(con: duckdb.DuckDBPyConnection, rule: Rule) -> dict[str, object]:
     return dict(zip(names, rows[0], strict=True)) if rows else {}
 
 
-def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: RuleReport) -> None:
+def read_tables(schema: Schema, sql: str) -> set[str] | None:
+    """The tables of `schema` a rule's check reads (bare lower-case names); None when that cannot be
+    told: the SQL does not parse, or it reads something that is neither a table of the schema nor one of
+    its own CTEs (a view, a table function)."""
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    tables = {t.name.split(".")[-1].lower() for t in schema.tables}
+    ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
+    names = {t.name.lower() for t in tree.find_all(exp.Table)}
+    if any(not n or (n not in tables and n not in ctes) for n in names):
+        return None
+    return names - ctes
+
+
+def _bare(names: Collection[str]) -> set[str]:
+    return {n.split(".")[-1].lower() for n in names}
+
+
+def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: RuleReport
+            ) -> set[str] | None:
+    """Run the rule's repair and clean what it left dangling, in one transaction; the tables written
+    (bare lower-case names; None: not known)."""
     con.begin()
     try:
         for i, statement in enumerate(rule.repair):
@@ -179,24 +202,39 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
                 ) from exc
             if _writes(statement) and result and len(result[0]) == 1:
                 report.repaired += int(result[0][0])  # DuckDB answers a DML statement with its row count
-        for key, n in clean_orphans(con, schema, changed_tables(rule.repair)).items():
+        changed = changed_tables(rule.repair)
+        written = None if changed is None else _bare(changed)
+        for key, n in clean_orphans(con, schema, changed).items():
             report.orphans[key] = report.orphans.get(key, 0) + n
+            if written is not None and n:  # "delete table(columns)" / "set_null table(columns)"
+                written |= _bare([key.split(" ", 1)[1].rsplit("(", 1)[0]])
         con.commit()
     except BaseException:
         con.rollback()
         raise
+    return written
 
 
 def apply_rules(
     con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig, max_rounds: int = 5
 ) -> list[RuleReport]:
-    """Check and repair every rule of `config` until none finds a row (see the module docstring)."""
+    """Check and repair every rule of `config` until none finds a row (see the module docstring).
+
+    After the first round, a rule that found nothing is checked again only if a repair since wrote to a
+    table its check reads (`read_tables`): its rows are unchanged, so is its answer."""
     reports = [RuleReport(rule.name) for rule in config.rules]
+    reads = [read_tables(schema, rule.check) for rule in config.rules]
+    found = [1] * len(config.rules)  # every rule is checked in the first round
+    written: set[str] | None = set()
     for round_ in range(max_rounds + 1):
-        violated = [(rule, rep, n) for rule, rep in zip(config.rules, reports, strict=True)
-                    if (n := _count(con, rule))]
+        for i, rule in enumerate(config.rules):
+            read = reads[i]
+            unchanged = not found[i] and read is not None and written is not None and not read & written
+            found[i] = 0 if unchanged else _count(con, rule)
+        violated = [(rule, rep, n) for rule, rep, n in zip(config.rules, reports, found, strict=True) if n]
         if not violated:
             break
+        written = set()
         for rule, rep, n in violated:
             if round_ == max_rounds or not rule.repair:
                 why = f"still finds {n} row(s) after {max_rounds} rounds of repairs" if rule.repair else (
@@ -208,5 +246,6 @@ def apply_rules(
                 )
             rep.found += n
             rep.rounds += 1
-            _repair(con, schema, rule, rep)
+            changed = _repair(con, schema, rule, rep)
+            written = None if written is None or changed is None else written | changed
     return reports

@@ -259,6 +259,7 @@ class DomainConfig(_Model):
     `pipeline.diff.ColumnRule` by `pipeline.tasks.grading` (the diff sits above the domain layer)."""
 
     _source: Path | None = PrivateAttr(default=None)
+    _hint_index: tuple[tuple[str, ...], dict[str, str]] | None = PrivateAttr(default=None)
 
     @property
     def source(self) -> Path | None:
@@ -272,14 +273,22 @@ class DomainConfig(_Model):
 
     def hint(self, table: str, column: str) -> ColumnHint | None:
         """The hint for `table.column` (case-insensitive), or None."""
-        return self._hints().get(f"{table}.{column}".lower())
+        key = self._hint_keys().get(f"{table}.{column}".lower())
+        return self.columns[key] if key is not None else None
 
     def table_config(self, table: str) -> TableConfig | None:
         """The `tables:` entry for `table` (case-insensitive), or None."""
         return {k.lower(): v for k, v in self.tables.items()}.get(table.lower())
 
-    def _hints(self) -> dict[str, ColumnHint]:
-        return {k.lower(): v for k, v in self.columns.items()}
+    def _hint_keys(self) -> dict[str, str]:
+        """Lower-cased `columns` keys -> the keys as written (the last one wins, as a dict would have it).
+
+        The fill asks for hints per column and batch (thousands of times a build): the index is rebuilt
+        only when the keys change (values are looked up live, so replacing a hint needs no rebuild)."""
+        keys = tuple(self.columns)
+        if self._hint_index is None or self._hint_index[0] != keys:
+            self._hint_index = (keys, {k.lower(): k for k in keys})
+        return self._hint_index[1]
 
     def validate_against(self, schema: Schema) -> None:
         """Raise `DomainError` for any table, column or foreign key the schema does not have.

@@ -174,7 +174,7 @@ def _compute_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Fo
     if own:
         parents = [rows.column("__sf_ref_" + r).combine_chunks() for r in fk.ref_columns]
     else:
-        stored = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        stored = load_keys(con, schema.table(fk.ref_table), fk.ref_columns)
         stored = holdable_parents(stored, fk, table, parent=fk.ref_table)
         parents = [stored.column(r).combine_chunks() for r in fk.ref_columns]
     codes, parent_codes = group_codes([key[c] for c in fk.columns], parents)
@@ -234,7 +234,7 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
         ix = earlier_in_group(codes, rng, chain=is_unique_fk(table, fk), roots=roots)
         redraw = partial(earlier_in_group, codes, rng, chain=False, roots=roots)
     else:
-        parents = load_keys(con, schema.table(fk.ref_table).name, fk.ref_columns)
+        parents = load_keys(con, schema.table(fk.ref_table), fk.ref_columns)
         parents = holdable_parents(parents, fk, table, parent=fk.ref_table)
         cdf = parent_cdf(config, table.name, fk, parents.num_rows, seed)
         if shared:
@@ -263,12 +263,28 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
     return int(chosen.sum()), clashed
 
 
+def in_place(table: Table, columns: list[str] | tuple[str, ...]) -> bool:
+    """Whether an UPDATE of `columns` is cheap in DuckDB: the table has a primary key and no generated
+    column, and no CHECK, primary or UNIQUE key reads the columns. Otherwise DuckDB 2.0.1 runs the UPDATE
+    as a delete and re-insert of every row, in time that grows with the square of the rows, and the table
+    is rewritten instead (bench/second_pass.py); an UPDATE in place of 15,000 keys of a 25,000-row table
+    takes 4 ms of CPU where the rewrite takes 53."""
+    wanted = {c.lower() for c in columns}
+    read = {c.lower() for check in table.checks for c in check.columns}
+    keyed = {c.lower() for key in table.unique_keys for c in key}
+    return (bool(table.primary_key) and not any(c.generated is not None for c in table.columns)
+            and not wanted & (read | keyed))
+
+
 def _update(con, table: Table, ids: list[str], rows: pa.Table, chosen: np.ndarray,
-            values: dict[str, pa.Array | pa.ChunkedArray], *, rows_taken: bool = False) -> None:
+            values: dict[str, pa.Array | pa.ChunkedArray], *, rows_taken: bool = False,
+            rewrite: bool | None = None) -> None:
     """Set `values` (one per row, or per chosen row with `rows_taken`) on the chosen rows, the other rows
-    unchanged: the table is rewritten with the new values joined in (rows in their stored order)."""
+    unchanged: an UPDATE of the chosen rows where that is cheap (`in_place`), else the table is rewritten
+    with the new values joined in (rows in their stored order). `rewrite` forces one way (tests)."""
     if not chosen.any():
         return
+    rewrite = not in_place(table, list(values)) if rewrite is None else rewrite
     mask = pa.array(chosen)
     update = rows.filter(mask).select([f"__sf_id_{i}" for i in ids])
     for column, array in values.items():
@@ -284,8 +300,13 @@ def _update(con, table: Table, ids: list[str], rows: pa.Table, chosen: np.ndarra
             if c.generated is None  # DuckDB computes generated columns
         )
         match = " AND ".join(f"t.{_ident(i)} = u.{_q('__sf_id_' + i)}" for i in ids)
-        rewrite_table(con, table, f"SELECT {columns} FROM {table_ref(table.name)} AS t "
-                                  f"LEFT JOIN __sf_update AS u ON {match} ORDER BY t.rowid")
+        if rewrite:
+            rewrite_table(con, table, f"SELECT {columns} FROM {table_ref(table.name)} AS t "
+                                      f"LEFT JOIN __sf_update AS u ON {match} ORDER BY t.rowid")
+        else:
+            sets = ", ".join(f"{_q(c)} = u.{_q(c)}" for c in values)
+            con.execute(f"UPDATE {table_ref(table.name)} AS t SET {sets} FROM __sf_update AS u "
+                        f"WHERE {match}").fetchall()
     finally:
         with contextlib.suppress(duckdb.Error):
             con.unregister("__sf_update")

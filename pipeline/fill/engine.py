@@ -4,7 +4,9 @@
 
 Per table, in one DuckDB transaction: draw every foreign key of the planned rows (`TableKeys`), then per
 batch: generate the table's own columns -> attach the keys -> number sequences, compute expressions ->
-validate (`validation.batch`) -> repair (`validation.repair`) -> insert through Arrow. The order of the
+validate (`validation.batch`) -> repair (`validation.repair`) -> insert through Arrow. Checks DuckDB makes
+itself on INSERT (keys, NOT NULL, declared CHECKs) are left to it unless a batch fails another check; a
+refused INSERT refills the table checking everything first (`fill_table`'s `trust_declared`). The order of the
 tables, the second pass (`pipeline.fill.deferred`) and the domain's rules are stages of a build
 (`pipeline.build.run.STAGES`).
 Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
@@ -35,8 +37,10 @@ from pipeline.fill.sampling import rng_for
 from pipeline.graph.plan import FillPlan
 from pipeline.schema.model import ForeignKey, Schema, Table
 from pipeline.store.sql import table_ref
-from validation.batch import validate_batch
-from validation.repair import MAX_ROUNDS, RepairContext, repair_batch
+from validation.batch import Failure, validate_batch
+from validation.batch_ranges import WrittenRanges
+from validation.batch_trust import Enforced, enforced_constraints
+from validation.repair import MAX_ROUNDS, RepairContext, RepairOutcome, repair_batch
 
 Enrich = Callable[[duckdb.DuckDBPyConnection, Table, pa.Table, int], pa.Table]
 """A hook that rewrites a finished batch before validation (the LLM fill: `pipeline.llm.fill.LLMFill`)."""
@@ -65,6 +69,7 @@ def fill_table(
     record: Callable[[duckdb.DuckDBPyConnection, TableReport], None] | None = None,
     rounds: int = MAX_ROUNDS,
     enrich: Enrich | None = None,
+    trust_declared: bool = True,
 ) -> TableReport:
     """Fill one table in one transaction (rows left by an interrupted fill are deleted first).
 
@@ -72,11 +77,34 @@ def fill_table(
     just before COMMIT, so that progress is recorded with the rows. `enrich(con, table, batch, batch_no)`
     rewrites each complete batch (keys, sequences and expressions filled) before it is validated;
     replacement rows made by repairs are not enriched. Returns the table's report.
+
+    `trust_declared` (without `enrich`) leaves to DuckDB's INSERT the checks it makes itself (keys, NOT
+    NULL, declared CHECKs: `validation.batch_trust`); a batch that fails any other check is checked in
+    full before it is repaired, and if DuckDB refuses a batch the table is rolled back and filled again
+    with every check (`TableReport.refilled`). Either way the rows are those of a fill with every check.
     """
+    kwargs = dict(seed=seed, rows=rows, batch_size=batch_size, on_batch=on_batch, record=record,
+                  rounds=rounds, enrich=enrich)
+    if trust_declared and enrich is None:
+        try:
+            return _fill(con, schema, plan, config, table, trusted=True, **kwargs)
+        except _Refused:  # rolled back: the same fill, checking everything before each INSERT
+            return _fill(con, schema, plan, config, table, trusted=False, **kwargs, refilled=True)
+    return _fill(con, schema, plan, config, table, trusted=False, **kwargs)
+
+
+class _Refused(Exception):
+    """DuckDB refused a batch whose keys, NOT NULLs or CHECKs were left to it: fill again, checking all."""
+
+
+def _fill(con, schema: Schema, plan: FillPlan, config: DomainConfig, table: str, *, seed: int,
+          rows: dict[str, int] | int, batch_size: int | None, on_batch, record, rounds: int,
+          enrich: Enrich | None, trusted: bool, refilled: bool = False) -> TableReport:
     t = schema.table(table)
     bs = batch_size or config.batch_size
     planned = _rows_for(rows, t.name)
     started = time.perf_counter()
+    enforced = enforced_constraints(con, t) if trusted else None
     con.begin()
     try:
         con.execute(f"DELETE FROM {table_ref(t.name)}").fetchall()
@@ -86,7 +114,8 @@ def fill_table(
         writer = _BatchWriter(con, schema, plan, config, t, keys, seed=seed, fresh_from=fresh_from)
         writer.enrich = enrich
         writer.fks = checked_fks(t, config, keys, enriched=enrich is not None)
-        report = TableReport(t.name, rows=0, planned=planned)
+        writer.enforced = enforced
+        report = TableReport(t.name, rows=0, planned=planned, refilled=refilled)
         repairs: Counter[str] = Counter()
         spans = [(start, min(bs, keys.rows - start)) for start in range(0, keys.rows, bs)]
         with _Ahead(writer.raw, spans) as ahead:
@@ -121,6 +150,11 @@ class _BatchWriter:
         self.fks: list[ForeignKey] = list(keys.checked)
         """The foreign keys each batch is checked for (`checked_fks`)."""
         self.written = 0
+        self.enforced: Enforced | None = None
+        """Checks left to DuckDB's INSERT (`validation.batch_trust`); None: every check runs first."""
+        self.ranges = WrittenRanges(table)
+        """The key values written so far: a batch's stored-key look-ups skip keys it cannot repeat (the
+        table was emptied before batch 0 and only this writer writes it, in one transaction)."""
         self.next_fresh = fresh_from
         self.keep = _kept_columns(schema, plan, config, table)
         self.order = [c.name for c in table.columns]
@@ -150,18 +184,24 @@ class _BatchWriter:
             batch = self.enrich(self.con, self.table, batch, b)
         ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep,
                             self.source)
-        outcome = repair_batch(
-            batch,
-            lambda x: validate_batch(self.con, self.table, x, batch_no=b, fks=self.fks,
-                                     stored=self.written > 0),  # the table was emptied before batch 0
-            ctx, rounds=rounds, first=self.written == 0,
-        )
+
+        def validate(x: pa.Table, enforced: Enforced | None = None) -> list[Failure]:
+            stored = self.ranges.keys_to_check(x) if self.written else False
+            return validate_batch(self.con, self.table, x, batch_no=b, fks=self.fks, stored=stored,
+                                  enforced=enforced)
+
+        if self.enforced is not None and not validate(batch, self.enforced):
+            outcome = RepairOutcome(batch, Counter(), 0, 0)  # DuckDB's INSERT checks the rest
+        else:  # a batch with failures is checked in full before it is repaired, as without trust
+            outcome = repair_batch(batch, validate, ctx, rounds=rounds, first=self.written == 0)
         if outcome.batch.num_rows:
             self.con.register("__sf_insert", outcome.batch)
             try:
                 sql = f"INSERT INTO {table_ref(self.table.name)} BY NAME SELECT * FROM __sf_insert"
                 self.con.execute(sql).fetchall()
             except duckdb.Error as exc:
+                if self.enforced is not None:
+                    raise _Refused(str(exc)) from exc
                 raise BuildError(
                     f"table {self.table.name}, batch {b}: DuckDB refused a validated batch ({exc}). "
                     "The batch checks missed a constraint: report it with the DDL of the table."
@@ -169,6 +209,7 @@ class _BatchWriter:
             finally:
                 with contextlib.suppress(duckdb.Error):  # keep the error above, not "transaction aborted"
                     self.con.unregister("__sf_insert")
+        self.ranges.add(outcome.batch)
         self.written += outcome.batch.num_rows
         return outcome.batch.num_rows, outcome.repairs
 

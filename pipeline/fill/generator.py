@@ -28,6 +28,7 @@ from pipeline.domain.config import DomainConfig
 from pipeline.errors import SchemaError, guard
 from pipeline.fill.columns import choose, plan_columns
 from pipeline.fill.convert import to_arrow
+from pipeline.fill.numbering import Numbering
 from pipeline.fill.pools import stable_hash
 from pipeline.fill.shaping import shape
 from pipeline.fill.spec import ColumnSpec, Ctx
@@ -218,8 +219,8 @@ def apply_sequences(
 ) -> pa.Table:
     """Add (or replace) the grouped `sequence` columns: 1..n inside each group of the `within` columns.
 
-    `counters` is the engine's per-table state across batches, mutated in place:
-    `counters[column][group values tuple] = the last number given`. Start it as `{}` for each table and
+    `counters` is the engine's per-table state across batches, mutated in place: `counters[column]` is
+    the column's `Numbering` (the last number given in each group). Start it as `{}` for each table and
     pass the same dict for every batch of that table; rows are numbered in batch order.
     """
     for name in sequence_columns(table, config):
@@ -227,55 +228,15 @@ def apply_sequences(
         assert hint is not None and hint.within
         groups = [_batch_column(batch, g, table) for g in hint.within]
         first = hint.min if isinstance(hint.min, int) else 1
-        numbers = _number_groups(groups, counters.setdefault(name.lower(), {}), first)
+        numbering = counters.get(name.lower())
+        if numbering is None or numbering.first != first:
+            numbering = counters[name.lower()] = Numbering(first)
+        numbers = numbering.next(groups)
         column = table.column(name)
         target = arrow_type(column.type) or pa.int64()
         with guard("numbering a grouped sequence", table=table.name, column=column.name):
             batch = _put(batch, column.name, to_arrow(numbers, target))
     return _in_table_order(batch, table)
-
-
-def _number_groups(groups: list[pa.ChunkedArray], seen: dict[tuple[Any, ...], int], first: int) -> np.ndarray:
-    """1-based numbers inside each group, in row order, continuing from `seen` (updated in place)."""
-    n = len(groups[0])
-    if n == 0:
-        return np.zeros(0, dtype=np.int64)
-    inverse = _group_index(groups)
-    order = np.argsort(inverse, kind="stable")
-    sizes = np.bincount(inverse)
-    run_starts = np.repeat(np.cumsum(sizes) - sizes, sizes)
-    rank = np.empty(n, dtype=np.int64)
-    rank[order] = np.arange(n) - run_starts
-    # one dictionary look-up per group, not per row
-    representatives = order[np.cumsum(sizes) - sizes]
-    keys = list(zip(*(g.take(pa.array(representatives)).to_pylist() for g in groups), strict=True))
-    offsets = np.array([seen.get(key, first - 1) for key in keys], dtype=np.int64)
-    for key, offset, size in zip(keys, offsets, sizes, strict=True):
-        seen[key] = int(offset + size)
-    return offsets[inverse] + rank + 1
-
-
-def _codes(values: pa.ChunkedArray) -> np.ndarray:
-    """Integer codes of a column's distinct values (NULL gets its own code)."""
-    encoded = pc.dictionary_encode(values.combine_chunks())
-    return pc.fill_null(encoded.indices, -1).to_numpy().astype(np.int64)
-
-
-def _group_index(groups: list[pa.ChunkedArray]) -> np.ndarray:
-    """Per row, the index of its group (rows equal on every column of `groups`), from 0.
-
-    The columns' codes are packed into one int64 (mixed radix) so that one 1-D `np.unique` groups them;
-    `np.unique(axis=0)` sorts rows as opaque bytes and costs ten times more. Codes too wide to pack fall
-    back to it."""
-    codes = [_codes(g) + 1 for g in groups]  # NULL's -1 becomes 0
-    packed, span = np.zeros(len(codes[0]), dtype=np.int64), 1
-    for c in codes:
-        width = int(c.max()) + 1
-        span *= width
-        if span >= 2**62:
-            return np.unique(np.stack(codes, axis=1), axis=0, return_inverse=True)[1].ravel()
-        packed = packed * width + c
-    return np.unique(packed, return_inverse=True)[1].ravel()
 
 
 def _batch_column(batch: pa.Table, name: str, table: Table) -> pa.ChunkedArray:

@@ -76,12 +76,29 @@ def table_generator(table: Table, config: DomainConfig, seed: int):
 # --- parents and draws ----------------------------------------------------------------------------
 
 
-def load_keys(con: duckdb.DuckDBPyConnection, table: str, columns: tuple[str, ...]) -> pa.Table:
-    """The distinct non-NULL values of `columns` in `table`, ordered by them (the parents to draw from)."""
+def load_keys(con: duckdb.DuckDBPyConnection, table: str | Table, columns: tuple[str, ...]) -> pa.Table:
+    """The distinct non-NULL values of `columns` in `table`, ordered by them (the parents to draw from).
+
+    Given the `Table`, columns that are a NOT NULL primary or unique key of it (as most referenced columns
+    are) are read without DISTINCT and the NULL filter: DuckDB enforced both on every row written to the
+    table, so the result is the same, for a sort instead of a hash aggregate and a sort (2-3x less)."""
     cols = ", ".join(_q(c) for c in columns)
+    name = table.name if isinstance(table, Table) else table
+    if isinstance(table, Table) and is_not_null_key(table, columns):
+        return con.sql(f"SELECT {cols} FROM {table_ref(name)} ORDER BY {cols}").to_arrow_table()
     where = " AND ".join(f"{_q(c)} IS NOT NULL" for c in columns)
-    sql = f"SELECT DISTINCT {cols} FROM {table_ref(table)} WHERE {where} ORDER BY {cols}"
+    sql = f"SELECT DISTINCT {cols} FROM {table_ref(name)} WHERE {where} ORDER BY {cols}"
     return con.sql(sql).to_arrow_table()
+
+
+def is_not_null_key(table: Table, columns: tuple[str, ...] | list[str]) -> bool:
+    """`columns` are exactly the primary key of `table` (never NULL in SQL), or a UNIQUE key of it whose
+    columns are all NOT NULL."""
+    wanted = sorted(_lower(list(columns)))
+    if table.primary_key and sorted(_lower(list(table.primary_key))) == wanted:
+        return True
+    return any(sorted(_lower(list(k))) == wanted for k in table.unique) and not any(
+        table.column(c).nullable for c in columns)
 
 
 def planned_keys(
@@ -270,7 +287,7 @@ class TableKeys:
             parent = _distinct(planned_keys(config, ref, list(fk.ref_columns), seed=seed, rows=n_ref,
                                             batch_size=bs))
         else:
-            parent = load_keys(con, ref.name, fk.ref_columns)
+            parent = load_keys(con, ref, fk.ref_columns)
         if not own:
             parent = holdable_parents(parent, fk, t, parent=ref.name)
         nullable = all(t.column(c).nullable for c in fk.columns) and not pk & set(_lower(fk.columns))

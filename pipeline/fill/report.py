@@ -24,9 +24,12 @@ class TableReport:
     """Planned rows that could not be written (invalid after every repair round, or over capacity)."""
     planned: int = 0
     """Rows the plan asked for."""
+    refilled: bool = False
+    """DuckDB refused a batch whose keys, NOT NULLs or CHECKs were left to it, so the table was filled
+    again with every check (`pipeline.fill.engine.fill_table`); the rows are the same either way."""
 
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out = {
             "table": self.table,
             "rows": self.rows,
             "planned": self.planned,
@@ -35,3 +38,4 @@ class TableReport:
             "shortfall": self.shortfall,
             "seconds": round(self.seconds, 3),
         }
+        return out | ({"refilled": True} if self.refilled else {})

@@ -213,3 +213,24 @@ def test_repairs_redraw_with_the_hinted_popularity(blog):
     keys = TableKeys.build(con, schema, plan_fill(schema), cfg, "posts", seed=1, rows=10)
     redrawn = keys.redraw(keys.position(("author_id",)), 20_000, np.random.default_rng(0))
     assert top_share(redrawn["author_id"].to_numpy()) < 0.15
+
+
+def test_load_keys_reads_a_not_null_key_plainly_and_anything_else_distinct() -> None:
+    """Parents read without DISTINCT only where the table's constraints make them distinct and set: a
+    nullable UNIQUE column's NULLs and a non-key column's repeats must never become parents."""
+    from pipeline.fill.keys import is_not_null_key, load_keys
+
+    table = _t("codes", [Column("id", "INTEGER", nullable=False), Column("code", "VARCHAR"),
+                         Column("tag", "VARCHAR", nullable=False), Column("slot", "INTEGER", nullable=False)],
+               ("id",), unique=[("code",), ("tag", "slot")])
+    assert is_not_null_key(table, ("ID",)) and is_not_null_key(table, ("slot", "tag"))
+    assert not is_not_null_key(table, ("code",)) and not is_not_null_key(table, ("tag",))
+    with duckdb.connect() as con:
+        create_tables(con, Schema([table]), plan_fill(Schema([table])))
+        con.execute("INSERT INTO codes VALUES (3, NULL, 'a', 1), (1, 'x', 'a', 2), (2, NULL, 'b', 1)")
+        assert load_keys(con, table, ("id",)).column("id").to_pylist() == [1, 2, 3]
+        assert load_keys(con, table, ("code",)).column("code").to_pylist() == ["x"]
+        assert load_keys(con, table, ("tag",)).column("tag").to_pylist() == ["a", "b"]
+        both = load_keys(con, table, ("tag", "slot"))
+        assert both.to_pylist() == [{"tag": "a", "slot": 1}, {"tag": "a", "slot": 2}, {"tag": "b", "slot": 1}]
+        assert load_keys(con, "codes", ("id",)).equals(load_keys(con, table, ("id",)))

@@ -142,3 +142,31 @@ def test_bad_rule_sql_is_a_domain_error(con):
     with pytest.raises(DomainError, match="rule bad_fix: repair statement 1 failed"):
         apply_rules(con, shop(), config)
     assert count(con, "orders") == 4  # the failed repair was rolled back
+
+
+def test_a_clean_rule_is_checked_again_when_a_repair_writes_what_it_reads(con, monkeypatch):
+    """Rules clean in one round are skipped in the next only if no repair (nor the orphan cleanup after
+    it) wrote a table they read; a repair that breaks a clean rule is caught either way."""
+    import validation.rules as rules_module
+
+    checked: list[str] = []
+    real = rules_module._count
+    monkeypatch.setattr(rules_module, "_count", lambda c, rule: checked.append(rule.name) or real(c, rule))
+    config = rules(
+        {"name": "no_zero", "check": "SELECT id FROM orders WHERE total = 0",
+         "repair": ["UPDATE orders SET total = 2 WHERE total = 0"]},
+        {"name": "four_items", "check": "SELECT n FROM (SELECT count(*) AS n FROM items) WHERE n < 4",
+         "repair": ["INSERT INTO items VALUES (100, 9, 1)"]},
+        {"name": "coupons_kept", "check": "WITH c AS (SELECT * FROM coupons) SELECT id FROM c WHERE id < 0",
+         "repair": []},
+        {"name": "no_negative", "check": "SELECT id FROM orders WHERE total < 0",
+         "repair": ["UPDATE orders SET total = 0 WHERE total < 0", "DELETE FROM orders WHERE id = 101"]},
+    )
+    reports = apply_rules(con, shop(), config)
+    # order 101 went with its 2 items (the cleanup), so four_items is checked again and repaired;
+    # the zero total it wrote is caught by no_zero; coupons are never written: checked once
+    assert [(r.name, r.found) for r in reports] == [("no_zero", 1), ("four_items", 1), ("coupons_kept", 0),
+                                                    ("no_negative", 1)]
+    assert count(con, "orders WHERE total <= 0") == 0 and count(con, "items") == 4
+    assert checked.count("coupons_kept") == 1
+    assert checked.count("no_zero") == 3  # round 0 clean, round 1 violated, round 2 clean
