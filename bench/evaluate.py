@@ -13,6 +13,9 @@ machine's load hits every variant alike), runs every (task, trial) pair at --con
   records on disk (the run's fixed start, reading the tasks and checking the database's fingerprint, is
   left out of the wall time; its CPU counts, with the fingerprint computed once by a warm-up run, as in
   any process that runs several evaluations of a database);
+- a process's first run: the same evaluation with the database's data fingerprint computed (forgotten
+  first: `pipeline/evaluate/fingerprint.py`), what a one-run process such as the CLI pays; its wall time
+  includes the run's start;
 - a naive grader: the episode closed and its copy attached beside the base (`Workspace.end_state`), every
   table diffed, then `compare` and the verifiers: what `pipeline/evaluate/grader.py` avoids.
 
@@ -44,6 +47,7 @@ from pipeline.diff import compare
 from pipeline.episode import Episode
 from pipeline.episode.storage import REAPER, SPARE
 from pipeline.evaluate import evaluate
+from pipeline.evaluate.fingerprint import forget
 from pipeline.evaluate.rundir import RunFolder
 from pipeline.evaluate.summary import PARTS
 from pipeline.tasks import Task, generate_tasks, read_tasks
@@ -55,6 +59,7 @@ from pipeline.tools.loader import toolkit_for
 HEADING = "Evaluation harness (bench/evaluate.py)"
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 50.0
+FIRST = "a process's first run: the harness, its data fingerprint computed (wall: with the run's start)"
 BEFORE = (
     "revision 547c79f (the data fingerprint computed by every run, ~340 CPU ms, ~6 ms an episode of this "
     "run; an episode's close timed in no part; the same command, load 2.8): harness 30.27 episodes/s, "
@@ -187,9 +192,16 @@ def run_rounds(args: argparse.Namespace, db: Path, tasks_file: Path, kit: Toolki
             out["episode_cpu"].append(statistics.mean(sum(r.cpu_ms.values()) for r in records))
             return summary
 
+        def first_run() -> None:
+            forget(db)  # what a process's first evaluation of the database pays
+            summary = evaluate(db, solver="oracle", k=args.k, concurrency=args.concurrency, toolkit=kit,
+                               tasks_file=tasks_file, out=runs, workdir=work, report=False)
+            assert summary["passed"] == len(pairs), summary["failures"]
+
         variants: dict[str, Callable[[], Any]] = {
             "floor: open + reference calls + close": lambda: floor(db, kit, pairs, args.concurrency, work),
             "harness: evaluate --solver oracle": harness,
+            FIRST: first_run,
             "naive grader: attach the closed copy, diff every table": lambda: naive(
                 db, kit, pairs, args.concurrency, work),
         }

@@ -75,6 +75,15 @@ def data_fingerprint(path: Path, workspace: Fingerprinted, *, settled: float | N
     return fingerprint
 
 
+def forget(path: Path | None = None) -> None:
+    """Drop the cached fingerprint of `path` (of every file: None), so that the next run computes it."""
+    with _LOCK:
+        if path is None:
+            _CACHE.clear()
+        else:
+            _CACHE.pop(Path(path).resolve(), None)
+
+
 def cached(path: Path) -> bool:
     """Whether a fingerprint of `path` is cached (for tests)."""
     with _LOCK:

@@ -51,13 +51,15 @@ def test_cached_while_unchanged_recomputed_after_a_write(pack_db: Path, tmp_path
     assert not fp.cached(db), "a file changed less than SETTLED seconds ago is not cached"
     assert fp.data_fingerprint(db, source, settled=0) == first and fp.cached(db)
     assert fp.data_fingerprint(db, source, settled=0) == first and source.calls == 2  # from the cache
+    fp.forget(db)
+    assert not fp.cached(db) and fp.data_fingerprint(db, source, settled=0) == first and source.calls == 3
     mtime = db.stat().st_mtime_ns
     with duckdb.connect(str(db)) as con:
         table = con.execute("SELECT table_name FROM duckdb_tables() ORDER BY 1 LIMIT 1").fetchone()[0]
         con.execute(f'DELETE FROM "{table}" WHERE rowid = (SELECT min(rowid) FROM "{table}")')
     os.utime(db, ns=(mtime, mtime))
     changed = fp.data_fingerprint(db, source, settled=0)
-    assert source.calls == 3 and changed != first
+    assert source.calls == 4 and changed != first
     with Workspace(db) as ws:
         assert changed == ws.fingerprint()
 
