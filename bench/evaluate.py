@@ -9,8 +9,13 @@ generic recipes through the generic toolkit), then, interleaved in each of --rou
 machine's load hits every variant alike), runs every (task, trial) pair at --concurrency:
 
 - the floor: `Episode.open`, the reference calls, `close`; what any harness pays (no grading);
-- the harness: `evaluate(solver="oracle")`'s episodes (the run's fixed start, reading the tasks and
-  fingerprinting the database, left out): open, solve, verifiers, diff, compare, records on disk;
+- the harness: `evaluate(solver="oracle")`'s episodes: open, solve, verifiers, diff, close, compare,
+  records on disk (the run's fixed start, reading the tasks and checking the database's fingerprint, is
+  left out of the wall time; its CPU counts, with the fingerprint computed once by a warm-up run, as in
+  any process that runs several evaluations of a database);
+- a process's first run: the same evaluation with the database's data fingerprint computed (forgotten
+  first: `pipeline/evaluate/fingerprint.py`), what a one-run process such as the CLI pays; its wall time
+  includes the run's start;
 - a naive grader: the episode closed and its copy attached beside the base (`Workspace.end_state`), every
   table diffed, then `compare` and the verifiers: what `pipeline/evaluate/grader.py` avoids.
 
@@ -42,6 +47,8 @@ from pipeline.diff import compare
 from pipeline.episode import Episode
 from pipeline.episode.storage import REAPER, SPARE
 from pipeline.evaluate import evaluate
+from pipeline.evaluate.fingerprint import forget
+from pipeline.evaluate.rundir import RunFolder
 from pipeline.evaluate.summary import PARTS
 from pipeline.tasks import Task, generate_tasks, read_tasks
 from pipeline.tasks.verifiers import rows_match
@@ -52,26 +59,48 @@ from pipeline.tools.loader import toolkit_for
 HEADING = "Evaluation harness (bench/evaluate.py)"
 ROOT = Path(__file__).resolve().parent.parent
 GOAL = 50.0
+FIRST = "a process's first run: the harness, its data fingerprint computed (wall: with the run's start)"
 BEFORE = (
+    "revision 547c79f (the data fingerprint computed by every run, ~340 CPU ms, ~6 ms an episode of this "
+    "run; an episode's close timed in no part; the same command, load 2.8): harness 30.27 episodes/s, "
+    "40.7 CPU ms per episode, 49.1 episodes/s on free cores; floor 20.0 CPU ms per episode. Earlier, "
     "revision 21618b8 (the grader read every changed table whole: copied it out and joined it against the "
     "base, ran 'keys and constraints' and the rules over whole tables; the same command, load 14.0): harness "
     "2.87 episodes/s, 109.2 CPU ms per episode, 18.3 episodes/s on free cores; on the episode's thread "
     "verifiers 21.8, export 2.9, diff 18.7, compare 1.9 CPU ms (45.3 in all); floor 56.4 CPU ms per episode. "
-    "Earlier, revision 73dc091 (every verifier's SQL run whole on the end state; load 27.3): harness 1.70 "
-    "episodes/s, 131.4 CPU ms per episode; revision 86b0de7 (every episode copied the base; load 20.5): "
+    "Before that, revision 73dc091 (every verifier's SQL run whole on the end state; load 27.3): harness "
+    "1.70 episodes/s, 131.4 CPU ms per episode; revision 86b0de7 (every episode copied the base; load 20.5): "
     "1.34 episodes/s, 150.3 CPU ms per episode."
+)
+COMPARABLE = (
+    "The tasks now change 5 rows on average, against 10 for the revisions before 547c79f: the data's "
+    "foreign-key popularity changed on main (a heavy-tail fix), so per-episode costs across that line are "
+    "not strictly comparable."
 )
 REMAINS = (
     "What keeps it from the goal (50 episodes/s on 2 cores is 40 CPU ms per episode, background work "
-    "included): grading is now export + diff + verifiers + compare on the episode's thread (the table "
-    "below). Export is the row-group sums of each table the episode may have changed (one hashed scan of "
-    "it: ~3.4 CPU ms for listening_history's 50,000 rows, which no cheaper signal replaces: DuckDB's "
-    "storage info does not show deletes and costs ~1 ms a table) and the changed groups' rows; the diff "
-    "of those rows runs in Python; the verifiers left to run as SQL are the goals and the policies (the "
-    "checksums, row counts, 'keys and constraints' and domain rules are answered from the groups, the rows "
-    "and the calls' own rule checks: pipeline/evaluate/answers.py). The rest is the floor: solving is the "
-    "tools' own work (validation, transaction, rule checks: 1.8 calls per task here), opening and closing "
-    "an episode, and each episode's own DuckDB instance (~12-15 CPU ms, in a background thread)."
+    "included): on free cores the CPU allows more than 50; the wall figure is what the machine's other "
+    "work leaves (the load average). Threads are not the limit: the episode's thread holds the GIL ~20% of "
+    "its CPU time (py-spy 0.4.3 `record --gil` against a plain `record` of the same run at --concurrency "
+    "1: 537 of 2,630 samples; DuckDB's work, most of an episode, runs without it), so 2 concurrent "
+    "episodes use 2 cores: the harness alone at load 2.4 (medians of 3 runs of 60 episodes) ran 32.1 "
+    "episodes/s at --concurrency 1, 51.3 at 2, 51.5 at 3 and 42.6 at 4 (the threads then contend for the "
+    "cores, 39.7 CPU ms an episode against 30.8): the cores, not the GIL, are full, and worker processes "
+    "would not raise it on 2 cores. The run's own start "
+    "(`prepare`: reading the tasks, the grader's base, the solver) is ~90 CPU ms a run once the "
+    "database's data fingerprint is cached (`pipeline/evaluate/fingerprint.py`: computed once a process "
+    "while the file's inode, size, mtime, ctime and WAL are unchanged; ~340 CPU ms on music at scale 1, "
+    "paid by the first run of a process). Grading is export + diff + verifiers + compare on the episode's "
+    "thread (the table below). Export is the row-group sums of each table the episode may have changed "
+    "(one hashed scan of it: ~3.4 CPU ms for listening_history's 50,000 rows, which no cheaper signal "
+    "replaces: DuckDB's storage info does not show deletes and costs ~1 ms a table) and the changed "
+    "groups' rows; the diff of those rows runs in Python; the verifiers left to run as SQL are the goals "
+    "and the policies (the checksums, row counts, 'keys and constraints' and domain rules are answered "
+    "from the groups, the rows and the calls' own rule checks: pipeline/evaluate/answers.py). The rest is "
+    "the floor: solving is the tools' own work (validation, transaction, rule checks: 1.8 calls per task "
+    "here), and opening and closing an episode: a clean copy from the pool on the DuckDB instance its last "
+    "episode ran on (`pipeline/episode/instances.py`: started once per pooled copy, ~14 CPU ms, not once "
+    "per episode), attached, used through a cursor of its own, detached and checked `pristine` at close."
 )
 
 
@@ -147,7 +176,9 @@ def measure(fn: Callable[[], Any]) -> tuple[float, float, Any]:
 def run_rounds(args: argparse.Namespace, db: Path, tasks_file: Path, kit: Toolkit) -> dict[str, Any]:
     tasks = read_tasks(tasks_file)
     pairs = [(t, trial) for trial in range(args.k) for t in tasks]
-    out: dict[str, Any] = {"wall": {}, "cpu": {}, "records": [], "pairs": len(pairs), "tasks": tasks}
+    out: dict[str, Any] = {
+        "wall": {}, "cpu": {}, "records": [], "episode_cpu": [], "pairs": len(pairs), "tasks": tasks
+    }
     with tempfile.TemporaryDirectory(prefix="bench-evaluate-") as tmp:
         work, runs = Path(tmp) / "work", Path(tmp) / "runs"
         work.mkdir()
@@ -159,15 +190,27 @@ def run_rounds(args: argparse.Namespace, db: Path, tasks_file: Path, kit: Toolki
                                tasks_file=tasks_file, out=runs, workdir=work, report=False)
             assert summary["passed"] == len(pairs), summary["failures"]
             harness_wall.append(summary["timing"]["session_seconds"])
+            records = RunFolder.open(Path(summary["folder"])).records()
+            out["episode_cpu"].append(statistics.mean(sum(r.cpu_ms.values()) for r in records))
             return summary
+
+        def first_run() -> None:
+            forget(db)  # what a process's first evaluation of the database pays
+            summary = evaluate(db, solver="oracle", k=args.k, concurrency=args.concurrency, toolkit=kit,
+                               tasks_file=tasks_file, out=runs, workdir=work, report=False)
+            assert summary["passed"] == len(pairs), summary["failures"]
 
         variants: dict[str, Callable[[], Any]] = {
             "floor: open + reference calls + close": lambda: floor(db, kit, pairs, args.concurrency, work),
             "harness: evaluate --solver oracle": harness,
+            FIRST: first_run,
             "naive grader: attach the closed copy, diff every table": lambda: naive(
                 db, kit, pairs, args.concurrency, work),
         }
         floor(db, kit, pairs, 1, work)  # warm: the page cache, the model cache, every SQL text checked once
+        # and the data fingerprint, which a process computes once per database (`evaluate/fingerprint.py`)
+        evaluate(db, solver="oracle", toolkit=kit, tasks_file=tasks_file, out=runs, workdir=work, limit=1,
+                 report=False)
         for _ in range(args.rounds):
             for name, fn in variants.items():
                 wall, cpu, result = measure(fn)
@@ -209,6 +252,8 @@ def report(args: argparse.Namespace, db: Path, how: str, data: dict[str, Any]) -
     wall = {p: statistics.median(t.get(p) or 0 for t in walls) for p in (*PARTS, "episode")}
     cpu = {p: statistics.median(t.get(p) or 0 for t in cpus) for p in (*PARTS, "episode")}
     harness = statistics.median(data["wall"]["harness: evaluate --solver oracle"])
+    harness_cpu = statistics.median(data["cpu"]["harness: evaluate --solver oracle"]) / n * 1000
+    own = statistics.median(data["episode_cpu"])
     lines += [
         "",
         f"Goal: at least {GOAL:g} episodes/s on 2 cores. Measured: **{n / harness:.2f} episodes/s** at this "
@@ -216,6 +261,13 @@ def report(args: argparse.Namespace, db: Path, how: str, data: dict[str, Any]) -
         "clean copy from the pool (`pipeline/episode/pool.py`) instead of copying the database.",
         "",
         f"Before: {BEFORE}",
+        "",
+        COMPARABLE,
+        "",
+        f"Of the harness's {harness_cpu:.1f} CPU ms per episode, {own:.1f} are the episodes' own (the mean "
+        "over the episodes of the parts below, on their threads) and "
+        f"{harness_cpu - own:.1f} the rest: the run's start and end (`prepare`, `summarize`) spread over its "
+        f"{n} episodes, the records' writing on the main thread, the thread pool, GC.",
         "",
         REMAINS,
         "",

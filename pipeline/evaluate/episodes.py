@@ -139,7 +139,8 @@ def attempt_episode(ctx: EpisodeContext, task: Task, trial: int) -> Attempt:
                 infra, retry = f"grading failed: {_error(exc)}", True
                 solved.details["traceback"] = _tail(exc)
     finally:
-        episode.close()
+        with watch.part("close"):  # (grading closed it already, unless it did not run)
+            episode.close()
     outcome = solved.outcome or SolverOutcome()
     record = EpisodeRecord(
         task_id=task.id,

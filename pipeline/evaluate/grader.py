@@ -182,7 +182,7 @@ class Grader(VerifierAnswers):
 
     def grade(self, task: Task, episode: Episode, watch: Stopwatch | None = None) -> Grade:
         """Grade `episode` (finished) against `task`, and close it; `GradingError` when it cannot be.
-        `watch` times the parts: export, diff, verifiers, compare."""
+        `watch` times the parts: export, diff, verifiers, close, compare."""
         watch = watch or Stopwatch()
         state: EpisodeState | None = None
         try:
@@ -195,7 +195,8 @@ class Grader(VerifierAnswers):
             with watch.part("verifiers"):
                 verifiers = [self._verify(task, episode, v, state) for v in task.verifiers]
         finally:
-            episode.close()
+            with watch.part("close"):
+                episode.close()
         with watch.part("compare"):
             _, labels = self._thread()
             try:

@@ -89,7 +89,8 @@ class EpisodeRecord(_Model):
     mismatches: int = 0
     wall_seconds: float = 0.0
     timings: dict[str, float] = Field(
-        default_factory=dict, description="Wall milliseconds: open, solve, verifiers, export, diff, compare."
+        default_factory=dict,
+        description="Wall milliseconds: open, solve, verifiers, export, diff, close, compare.",
     )
     cpu_ms: dict[str, float] = Field(
         default_factory=dict, description="CPU milliseconds of the same parts (the episode's thread)."

@@ -28,6 +28,7 @@ from typing import Any
 from pipeline import __version__
 from pipeline.errors import TerminalError
 from pipeline.evaluate.episodes import EpisodeContext, run_batch
+from pipeline.evaluate.fingerprint import data_fingerprint
 from pipeline.evaluate.grader import Grader
 from pipeline.evaluate.records import EpisodeRecord, RunSpec
 from pipeline.evaluate.registry import make_solver, solver_entry
@@ -132,7 +133,7 @@ def prepare(run: EvalRun) -> None:
     all_tasks = read_tasks(tasks_path)
     with Workspace(run.db_path, workdir=run.workdir) as ws:
         info = ws.info
-        fingerprint = ws.fingerprint()
+        fingerprint = data_fingerprint(run.db_path, ws)  # computed once per process while unchanged
     _check_tasks(all_tasks, tasks_path, run.db_path, info.name, fingerprint)
     runs_dir = (Path(run.out) if run.out else artifacts_dir() / info.name / RUNS).resolve()
     resumed = RunFolder.open(find_run(run.resume, [runs_dir])) if run.resume else None

@@ -20,7 +20,7 @@ from pipeline.evaluate.metrics import TaskScore, grouped, metrics, plan_bin, pla
 from pipeline.evaluate.records import EpisodeRecord, RunSpec, TaskFacts
 from pipeline.tasks import CAPABILITIES, DIFFICULTIES
 
-PARTS = ("open", "solve", "verifiers", "export", "diff", "compare")
+PARTS = ("open", "solve", "verifiers", "export", "diff", "close", "compare")
 """The parts of an episode's time, in order (`EpisodeRecord.timings`)."""
 TOP = 10
 

@@ -81,7 +81,7 @@ def test_the_run_folder_holds_what_was_asked_every_episode_and_the_summary(
         )
         assert [v["passed"] for v in record["verifiers"]] == [True] * len(task.verifiers)
         assert record["declined"] == (None if task.feasible else task.reference_calls[-1].arguments["reason"])
-        assert record["timings"].keys() >= {"open", "solve", "verifiers", "diff", "compare"}
+        assert record["timings"].keys() >= {"open", "solve", "verifiers", "diff", "close", "compare"}
 
 
 def test_noop_passes_exactly_the_infeasible_tasks(noop: dict, tasks: list[Task]) -> None:
