@@ -47,6 +47,7 @@ from pipeline.diff import compare
 from pipeline.episode import Episode
 from pipeline.episode.storage import REAPER, SPARE
 from pipeline.evaluate import evaluate
+from pipeline.evaluate.basefacts import forget_facts
 from pipeline.evaluate.fingerprint import forget
 from pipeline.evaluate.rundir import RunFolder
 from pipeline.evaluate.summary import PARTS
@@ -195,7 +196,8 @@ def run_rounds(args: argparse.Namespace, db: Path, tasks_file: Path, kit: Toolki
             return summary
 
         def first_run() -> None:
-            forget(db)  # what a process's first evaluation of the database pays
+            forget(db)  # what a process's first evaluation of the database pays: the fingerprint and
+            forget_facts(db)  # what its grader reads of the base (`pipeline/evaluate/basefacts.py`)
             summary = evaluate(db, solver="oracle", k=args.k, concurrency=args.concurrency, toolkit=kit,
                                tasks_file=tasks_file, out=runs, workdir=work, report=False)
             assert summary["passed"] == len(pairs), summary["failures"]

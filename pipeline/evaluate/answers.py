@@ -28,6 +28,7 @@ from pipeline.constraints import table_constraints
 from pipeline.diff.labels import DbLabeler
 from pipeline.diff.specs import TableSpec
 from pipeline.episode import Episode
+from pipeline.evaluate.basefacts import BaseFacts
 from pipeline.evaluate.delta import Sums, rowid_filter, totals
 from pipeline.evaluate.gradestate import BASE, EpisodeState, TableChange, utc
 from pipeline.evaluate.narrow import LOCAL, CannotNarrow, narrowed_sql
@@ -53,10 +54,7 @@ class VerifierAnswers:
     """The short cuts of `Grader` (see the module docstring)."""
 
     _plans: dict[str, tuple[str, list[str], list[CheckQuery]] | None]
-    _clean: dict[str, bool]
-    _base_rows_of: dict[str, list[dict[str, Any]]]
-    _counts: dict[tuple[str, tuple[str, ...]], Counter[tuple[Any, ...]]]
-    _declared: set[Declared] | None
+    _facts: BaseFacts
     _specs: dict[str, TableSpec]
     _lock: threading.Lock
     group: int
@@ -88,12 +86,30 @@ class VerifierAnswers:
         rows = []
         for table in tables:
             mine = state.changed.get(table.lower()) if table.lower() in (state.written or ()) else None
-            count, checksum = totals(mine.sums if mine is not None else base[table.lower()])
+            count, checksum = self._totals(table.lower(), base[table.lower()], mine)
             rows.append(
                 {"table": table, "rows": count, "checksum": checksum} if kind == "checksums"
                 else {"table": table, "rows": count}
             )
         return [json_value(r) for r in sorted(rows, key=lambda r: r["table"].encode())]
+
+    def _totals(self, table: str, base: Sums, mine: TableChange | None) -> tuple[int, int]:
+        """(rows, hash sum) of `table` at the episode's end (`delta.totals`): the base's, read once per
+        base, moved by the groups that differ (every other group's count and sum are the base's)."""
+        found = self._facts.totals.get(table)
+        if found is None:
+            found = totals(base)
+            with self._lock:
+                self._facts.totals[table] = found
+        if mine is None:
+            return found
+        if mine.totals is None:
+            count, checksum = found
+            for g in mine.groups:
+                old, new = base.get(g, (0, 0)), mine.sums.get(g, (0, 0))
+                count, checksum = count + new[0] - old[0], checksum + new[1] - old[1]
+            mine.totals = (count, checksum)
+        return mine.totals
 
     def _plan(self, verifier: Any) -> tuple[str, list[str], list[CheckQuery]] | None:
         """How `_answer` answers a verifier, worked out once per SQL text: ("checksums" or "counts", its
@@ -197,7 +213,7 @@ class VerifierAnswers:
     def _key_counts(self, table: str, columns: Sequence[str]) -> Counter[tuple[Any, ...]]:
         """How many base rows of `table` hold each value of `columns` (NULLs left out); once per grader."""
         key = (table.lower(), tuple(c.lower() for c in columns))
-        if key not in self._counts:
+        if key not in self._facts.counts:
             cursor, _ = self._thread()
             cols = ", ".join(quote_ident(c) for c in columns)
             present = " AND ".join(f"{quote_ident(c)} IS NOT NULL" for c in columns)
@@ -207,8 +223,8 @@ class VerifierAnswers:
             ).fetchall()
             found = Counter({tuple(r[:-1]): r[-1] for r in rows})
             with self._lock:
-                self._counts[key] = found
-        return self._counts[key]
+                self._facts.counts[key] = found
+        return self._facts.counts[key]
 
     def _limits(self, table: str) -> dict[str, int]:
         """The VARCHAR(n) lengths of `table`'s columns."""
@@ -217,12 +233,12 @@ class VerifierAnswers:
 
     def _declared_constraints(self) -> set[Declared]:
         """The constraints the base's catalog declares (`validation.declared`), read once per grader."""
-        if self._declared is None:
+        if self._facts.declared is None:
             cursor, _ = self._thread()
             found = declared_constraints(cursor)
             with self._lock:
-                self._declared = found
-        return self._declared
+                self._facts.declared = found
+        return self._facts.declared
 
     def _rule(
         self, episode: Episode, sql: str, name: str, state: EpisodeState
@@ -246,14 +262,14 @@ class VerifierAnswers:
 
     def _on_base(self, sql: str) -> list[dict[str, Any]]:
         """The rows `sql` returns on the base, as canonical JSON; once per text."""
-        if sql not in self._base_rows_of:
+        if sql not in self._facts.rows_of:
             cursor, _ = self._thread()
             result = cursor.execute(sql)
             names = [d[0] for d in result.description or []]
             rows = [json_value(dict(zip(names, r, strict=True))) for r in result.fetchall()]
             with self._lock:
-                self._base_rows_of[sql] = rows
-        return self._base_rows_of[sql]
+                self._facts.rows_of[sql] = rows
+        return self._facts.rows_of[sql]
 
     def _removed(self, state: EpisodeState, parent: str, columns: Any) -> list[tuple[Any, ...]] | None:
         """The values of `parent`'s `columns` its changed groups held on the base and no longer hold (a
@@ -280,9 +296,9 @@ class VerifierAnswers:
 
     def _clean_on_base(self, sql: str) -> bool:
         """Whether `sql` (a 'keys and constraints' verifier) returns no row on the base; once per text."""
-        if sql not in self._clean:
+        if sql not in self._facts.clean:
             cursor, _ = self._thread()
             clean = not cursor.execute(sql).fetchall()
             with self._lock:
-                self._clean[sql] = clean
-        return self._clean[sql]
+                self._facts.clean[sql] = clean
+        return self._facts.clean[sql]

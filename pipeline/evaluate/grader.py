@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import itertools
 import threading
-from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +52,7 @@ from pipeline.domain import DomainConfig
 from pipeline.episode import Episode
 from pipeline.errors import TerminalError
 from pipeline.evaluate.answers import VerifierAnswers
+from pipeline.evaluate.basefacts import base_facts, settle_facts
 from pipeline.evaluate.delta import (
     GROUP,
     Sums,
@@ -73,7 +73,6 @@ from pipeline.tasks.verifiers import (
 )
 from pipeline.values import dumps, json_value
 from validation.checks import CheckQuery
-from validation.declared import Declared
 
 CACHED_ROWS = 200_000
 """Base rows of changed groups a grader keeps (about, in groups) before it forgets them all."""
@@ -153,15 +152,11 @@ class Grader(VerifierAnswers):
             raise GradingError(f"{self.path} cannot be opened as a DuckDB database: {exc}") from exc
         self._local = threading.local()
         self._names = itertools.count(1)
-        self._lock = threading.Lock()
+        # what the base holds, shared with this process's other graders of the file (`basefacts.py`)
+        self._facts = base_facts(self.path, group)
+        self._lock = self._facts.lock
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._plans: dict[str, tuple[str, list[str], list[CheckQuery]] | None] = {}
-        self._base_sums: dict[str, Sums] = {}
-        self._group_rows: dict[tuple[str, int], list[Row]] = {}
-        self._clean: dict[str, bool] = {}
-        self._base_rows_of: dict[str, list[dict[str, Any]]] = {}
-        self._counts: dict[tuple[str, tuple[str, ...]], Counter[tuple[Any, ...]]] = {}
-        self._declared: set[Declared] | None = None
         specs, _ = table_specs(self._con, BASE, BASE, names=(str(self.path), str(self.path)))
         self._specs: dict[str, TableSpec] = {s.label.lower(): s for s in specs}
 
@@ -284,7 +279,7 @@ class Grader(VerifierAnswers):
         """The base's rows of `groups` of `spec`'s table, each group read once per grader (up to
         `CACHED_ROWS` rows kept)."""
         label = spec.label.lower()
-        found = {(label, g): self._group_rows.get((label, g)) for g in groups}
+        found = {(label, g): self._facts.group_rows.get((label, g)) for g in groups}
         missing = [g for (_, g), rows in found.items() if rows is None]
         if missing:
             cursor, _ = self._thread()
@@ -297,9 +292,9 @@ class Grader(VerifierAnswers):
                 read[(label, g)].append(tuple(row))
             found.update(read)
             with self._lock:
-                if len(self._group_rows) * self.group > CACHED_ROWS:  # keep memory flat on a big base
-                    self._group_rows.clear()
-                self._group_rows.update(read)
+                if len(self._facts.group_rows) * self.group > CACHED_ROWS:  # keep memory flat on a big base
+                    self._facts.group_rows.clear()
+                self._facts.group_rows.update(read)
         return [row for key in found for row in found[key] or ()]
 
     def _changed_tables(self, task: Task, log: list[Any], written: set[str] | None) -> list[str]:
@@ -318,13 +313,13 @@ class Grader(VerifierAnswers):
 
     def _base_groups(self, specs: list[TableSpec]) -> dict[str, Sums]:
         """The groups of `specs`' tables on the base, each table read once per grader."""
-        missing = [s for s in specs if s.label.lower() not in self._base_sums]
+        missing = [s for s in specs if s.label.lower() not in self._facts.sums]
         if missing:
             cursor, _ = self._thread()
             found = group_sums(cursor, [s.ref(BASE) for s in missing], self.group)
             with self._lock:
-                self._base_sums.update({s.label.lower(): f for s, f in zip(missing, found, strict=True)})
-        return {s.label.lower(): self._base_sums[s.label.lower()] for s in specs}
+                self._facts.sums.update({s.label.lower(): f for s, f in zip(missing, found, strict=True)})
+        return {s.label.lower(): self._facts.sums[s.label.lower()] for s in specs}
 
     def _diff(self, task: Task, state: EpisodeState) -> Diff:
         """The diff from the base to the episode: the differing groups of each table, diffed in Python
@@ -387,6 +382,7 @@ class Grader(VerifierAnswers):
                 cursor.close()
             self._cursors.clear()
         self._con.close()
+        settle_facts(self.path, self.group, self._facts)
 
 
 def infeasible_reasons(

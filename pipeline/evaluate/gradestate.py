@@ -30,6 +30,8 @@ class TableChange:
     """The episode's rows of `groups`, for a table diffed in Python (`rowdiff.py`)."""
     base_rows: list[Row] | None = None
     """The base's rows of `groups`, for the same."""
+    totals: tuple[int, int] | None = None
+    """(rows, hash sum) of the whole table at the episode's end, once worked out (`answers.py`)."""
 
 
 @dataclass
