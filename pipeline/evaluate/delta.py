@@ -19,8 +19,12 @@ episode on a pooled copy (`pipeline.episode.pool`) never writes its main file: e
 was opened is in its WAL, read here entry by entry (a few KB, in microseconds): each write to a table
 follows a USE_TABLE entry naming it, each commit ends with a WAL_FLUSH. So the WAL gives the tables each
 commit wrote (`WalWrites.commits`: one commit per call that changed rows, unless something wrote around
-the calls) and whether anything but data changed (a CREATE, DROP or ALTER: `data_only`). When the main
-file was written (its mtime is no longer the pool's clean stamp: a CHECKPOINT through
+the calls), whether anything but data changed (a CREATE, DROP or ALTER: `data_only`), and which tables
+had more than rows appended (`changed`: an entry other than INSERT_TUPLE after a USE_TABLE naming them).
+With data changes alone, the grader sums no group of a table the WAL names no write to, and of a table
+only appended to only the groups from the base's last one on (`appended_from`: an appended row's rowid is
+past every rowid the table holds; DuckDB reuses none before a checkpoint, which the WAL check excludes).
+When the main file was written (its mtime is no longer the pool's clean stamp: a CHECKPOINT through
 `Episode.connection`) or the episode is not a pooled copy, the WAL cannot tell: None, and the log is
 trusted as it was before this check.
 """
@@ -48,23 +52,34 @@ Sums = dict[int, tuple[int, int]]
 """group -> (rows, sum of the rows' hashes)."""
 
 
-def group_sums_sql(refs: list[str], size: int = GROUP) -> str:
+def group_sums_sql(refs: list[str], size: int = GROUP, starts: list[int] | None = None) -> str:
     """One statement: (index into `refs`, group, rows, hash sum) of every group of `size` rowids of every
-    table."""
+    table, from its group `starts[i]` on (all of them without `starts`)."""
     return " UNION ALL ".join(
         f"SELECT {i} AS i, t.rowid // {int(size)} AS g, count(*) AS n, sum(hash(t)::HUGEINT) AS h "
-        f"FROM {ref} AS t GROUP BY ALL"
+        f"FROM {ref} AS t"
+        + (f" WHERE t.rowid >= {int(starts[i]) * int(size)}" if starts and starts[i] else "")
+        + " GROUP BY ALL"
         for i, ref in enumerate(refs)
     )
 
 
-def group_sums(con: duckdb.DuckDBPyConnection, refs: list[str], size: int = GROUP) -> list[Sums]:
-    """The groups of each table `refs` name (`"catalog"."schema"."table"` or `main."t"`), in that order."""
+def group_sums(
+    con: duckdb.DuckDBPyConnection, refs: list[str], size: int = GROUP, starts: list[int] | None = None
+) -> list[Sums]:
+    """The groups of each table `refs` name (`"catalog"."schema"."table"` or `main."t"`), in that order;
+    with `starts`, only the groups from `starts[i]` on of table i."""
     out: list[Sums] = [{} for _ in refs]
     if refs:
-        for i, g, n, h in con.execute(group_sums_sql(refs, size)).fetchall():
+        for i, g, n, h in con.execute(group_sums_sql(refs, size, starts)).fetchall():
             out[i][g] = (n, h)
     return out
+
+
+def appended_from(base: Sums) -> int:
+    """The first group an INSERT can reach in a table whose base groups are `base`: its last one (an
+    appended row's rowid is past every rowid the table holds, deleted ones included), 0 when empty."""
+    return max(base, default=0)
 
 
 def changed_groups(base: Sums, end: Sums) -> list[int]:
@@ -112,7 +127,7 @@ def _read_varint(data: bytes, at: int) -> tuple[int, int]:
             return value, at
 
 
-WAL_VERSION, USE_TABLE, WAL_FLUSH = 98, 25, 100
+WAL_VERSION, USE_TABLE, WAL_FLUSH, INSERT_TUPLE, SEQUENCE_VALUE = 98, 25, 100, 26, 10
 DATA_ENTRIES = frozenset({10, USE_TABLE, 26, 27, 28, 29, WAL_FLUSH})
 """WAL entry types of data alone (DuckDB's `WALType`): SEQUENCE_VALUE (a sequence's counter moved),
 USE_TABLE, INSERT_TUPLE, DELETE_TUPLE, UPDATE_TUPLE, ROW_GROUP_DATA and the commit marker WAL_FLUSH; any
@@ -132,6 +147,19 @@ class WalWrites:
     commits: list[set[str]] | None = None
     """The tables each committed transaction wrote, in order (None when the WAL could not be read entry
     by entry): one per call that changed rows, when no write went around the calls."""
+    changed: set[str] | None = None
+    """Labels of the tables some entry other than an INSERT_TUPLE follows a USE_TABLE naming (deleted
+    or updated rows, row groups written whole); None when the WAL could not be read entry by entry. A
+    table in `tables` but not here was only appended to: its rows before the episode are the base's."""
+
+    def appended_only(self, label: str) -> bool:
+        """Whether the WAL shows every write to the table `label` as an appended row (an INSERT), and
+        no catalog change at all."""
+        return self.data_only and self.changed is not None and label not in self.changed
+
+    def untouched(self, label: str) -> bool:
+        """Whether the WAL shows no write to the table `label` (and no catalog change at all)."""
+        return self.data_only and self.changed is not None and label not in self.tables
 
     def matches(self, changes: list[set[str]]) -> bool:
         """Whether the commits are exactly `changes`' (the tables each call that changed rows recorded, in
@@ -212,13 +240,21 @@ def wal_writes(episode: Episode, specs: Iterable[TableSpec]) -> WalWrites | None
         return WalWrites(_named(data, specs), data_only=False, commits=None)
     commits: list[set[str]] | None = []
     current: set[str] = set()
+    using: set[str] | None = None  # the tables the last USE_TABLE named: the entries after it write them
+    changed: set[str] | None = set()
     for kind, payload in entries:
         if kind == USE_TABLE:
-            current |= _named(payload, specs)
+            using = _named(payload, specs)
+            current |= using
         elif kind == WAL_FLUSH:
             commits.append(current)  # type: ignore[union-attr]
             current = set()
+        elif kind not in (INSERT_TUPLE, SEQUENCE_VALUE) and changed is not None:
+            changed = None if using is None else changed | using  # a write before any USE_TABLE: unknown
     if current:
         commits = None  # entries after the last commit marker: not understood
     tables = set().union(*commits) if commits else current
-    return WalWrites(tables, all(kind in DATA_ENTRIES for kind, _ in entries), commits)
+    return WalWrites(
+        tables, all(kind in DATA_ENTRIES for kind, _ in entries), commits,
+        changed=changed if commits is not None and changed is not None else None,
+    )

@@ -57,6 +57,7 @@ from pipeline.evaluate.delta import (
     GROUP,
     Sums,
     WalWrites,
+    appended_from,
     changed_groups,
     group_sums,
     rowid_filter,
@@ -255,8 +256,8 @@ class Grader(VerifierAnswers):
         con = episode.connection
         refs = [table_ref(spec.label) for spec in specs]
         try:
-            sums = group_sums(con, refs, self.group)
             base = self._base_groups(specs)
+            sums = self._end_sums(con, specs, refs, base, wal)
             calls = [{t.lower() for t in r.changes} for r in log if r.ok and r.changes]
             complete = wal is not None and wal.matches(calls)
             data_only = wal is not None and wal.data_only
@@ -274,6 +275,33 @@ class Grader(VerifierAnswers):
         except duckdb.Error as exc:
             raise GradingError(f"task {task.id}: the episode's changed rows cannot be read: {exc}") from exc
         return out
+
+    def _end_sums(
+        self, con: duckdb.DuckDBPyConnection, specs: list[TableSpec], refs: list[str],
+        base: dict[str, Sums], wal: WalWrites | None,
+    ) -> list[Sums]:
+        """The episode's group sums of each table (`delta.group_sums`), one statement for all, scanning
+        less where the WAL shows every write: a table it names no write to has the base's groups; one
+        it shows only appended to (INSERTs) has the base's groups up to the last one, where the appended
+        rows start, and only the groups from there on are summed."""
+        out: list[Sums | None] = [None] * len(specs)
+        todo: list[int] = []
+        starts: list[int] = []
+        for i, spec in enumerate(specs):
+            mine = base[spec.label.lower()]
+            if wal is not None and wal.untouched(spec.label):
+                out[i] = mine
+            else:
+                todo.append(i)
+                appended = wal is not None and wal.appended_only(spec.label)
+                starts.append(appended_from(mine) if appended else 0)
+        found = group_sums(con, [refs[i] for i in todo], self.group, starts)
+        for i, start, sums in zip(todo, starts, found, strict=True):
+            if start:
+                mine = base[specs[i].label.lower()]
+                sums = {**{g: v for g, v in mine.items() if g < start}, **sums}
+            out[i] = sums
+        return [s if s is not None else {} for s in out]
 
     def _base_rows(self, spec: TableSpec, groups: list[int]) -> list[Row]:
         """The base's rows of `groups` of `spec`'s table, each group read once per grader (up to

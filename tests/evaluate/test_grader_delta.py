@@ -112,6 +112,19 @@ SCENARIOS: dict[str, list[Step]] = {
                    "SECOND AS played_at) FROM main.plays WHERE rowid = 3"),
         unrecorded("DELETE FROM main.plays WHERE rowid = 900"),
     ],
+    # appends only (the WAL shows INSERTs alone: only the groups from the base's last one on are summed)
+    "appends only": [
+        call("create_artist", {"name": "One", "country": "FR"}),
+        call("create_artist", {"name": "Two", "country": "DE"}),
+        unrecorded("INSERT INTO main.plays SELECT * REPLACE (seconds + 2 AS seconds, played_at + INTERVAL 2 "
+                   "SECOND AS played_at) FROM main.plays WHERE rowid = 11"),
+    ],
+    # the last row deleted, then a row appended: not appends only, the whole table is summed
+    "the last row deleted, then one appended": [
+        unrecorded("DELETE FROM main.plays WHERE rowid = (SELECT max(rowid) FROM main.plays)"),
+        unrecorded("INSERT INTO main.plays SELECT * REPLACE (seconds + 3 AS seconds, played_at + INTERVAL 3 "
+                   "SECOND AS played_at) FROM main.plays WHERE rowid = 12"),
+    ],
     # plays keeps its rows, but the listener its rows point to is gone: orphans in an unchanged table
     "unrecorded orphans": [unrecorded("DELETE FROM main.listeners WHERE id = 5")],
     # a changed row pointing nowhere, and a handle longer than its VARCHAR(40)
@@ -174,18 +187,24 @@ def test_an_unrecorded_write_is_caught_by_the_wal(pack_db: Path, grader: Grader)
 def test_the_wal_tells_data_changes_from_catalog_changes(pack_db: Path, grader: Grader) -> None:
     specs = list(grader._specs.values())
     with Episode.open(pack_db) as episode:
-        assert wal_writes(episode, specs) == WalWrites(set(), data_only=True, commits=[])
+        assert wal_writes(episode, specs) == WalWrites(set(), data_only=True, commits=[], changed=set())
         for tool, arguments in (("create_artist", {"name": "New", "country": "FR"}),  # a sequence moves
                                 ("delete_listener", {"id": 3})):  # ON DELETE CASCADE into plays
             assert episode.call(tool, arguments).ok
         calls = [{t.lower() for t in r.changes} for r in episode.log]
         found = wal_writes(episode, specs)
         commits = [{"artists"}, {"listeners", "plays"}]
-        assert found == WalWrites({"artists", "listeners", "plays"}, data_only=True, commits=commits)
+        assert found == WalWrites(
+            {"artists", "listeners", "plays"}, data_only=True, commits=commits, changed={"listeners", "plays"}
+        )
         assert found.matches(calls) and not found.matches(calls[:1]) and not found.matches(calls[::-1])
-        # a write no call recorded, to a table a call did write: one commit more
+        # artists was only appended to (its old rows are the base's), the others had rows deleted
+        assert found.appended_only("artists") and not found.appended_only("plays")
+        assert found.untouched("albums") and not found.untouched("artists")
+        # a write no call recorded, to a table a call did write: one commit more, and no longer appends only
         episode.connection.execute("UPDATE main.artists SET name = 'x' WHERE id = 2").fetchall()
-        assert not wal_writes(episode, specs).matches(calls)  # type: ignore[union-attr]
+        again = wal_writes(episode, specs)
+        assert again is not None and not again.matches(calls) and not again.appended_only("artists")
         # a catalog change: the tables may no longer declare the base's constraints
         episode.connection.execute("CREATE TABLE main.extra (a INTEGER)").fetchall()
         assert wal_writes(episode, specs).data_only is False  # type: ignore[union-attr]
@@ -195,7 +214,9 @@ def test_the_wal_cannot_tell_once_the_main_file_is_written(pack_db: Path, grader
     specs = list(grader._specs.values())
     with Episode.open(pack_db) as episode:
         episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
-        assert wal_writes(episode, specs) == WalWrites({"albums"}, data_only=True, commits=[{"albums"}])
+        assert wal_writes(episode, specs) == WalWrites(
+            {"albums"}, data_only=True, commits=[{"albums"}], changed={"albums"}
+        )
         episode.connection.execute("CHECKPOINT").fetchall()
         assert wal_writes(episode, specs) is None
     with Episode.open(pack_db, keep=True) as kept:  # not a pooled copy: the WAL is not the whole story
