@@ -1,15 +1,15 @@
 """What graders learn of a base database, kept per process while the file is unchanged.
 
-    facts = base_facts(db_path)        # the same object for every grader of this file, while unchanged
+    facts = base_facts(db_path, 64)    # the same object for every grader of this file, while unchanged
     ...                                # graders fill it lazily (under facts.lock)
-    settle_facts(db_path, facts)       # at the grader's close: dropped if the file changed meanwhile
+    settle_facts(db_path, 64, facts)   # at the grader's close: dropped if the file changed meanwhile
 
-A grader reads the base's row-group sums, the rows of the groups episodes changed, whether each 'keys
-and constraints' verifier is clean on the base, the base's rows of rule verifiers, the key counts of
-parent tables and the constraints its catalog declares: each once. A run of 60 episodes paid these at
-every run (~0.2 s on music at scale 1, ~3 ms an episode); a process that runs several evaluations of one
-database (a notebook, the flow's worker, the work pool's shards, the benchmarks) now pays them once, as it
-does the data fingerprint (`fingerprint.py`).
+A grader reads the base's catalog (its tables' specs), its row-group sums, the rows of the groups
+episodes changed, whether each 'keys and constraints' verifier is clean on the base, the base's rows of
+rule verifiers, the key counts of parent tables and the constraints its catalog declares: each once. A
+run of 60 episodes paid these at every run (~0.2 s on music at scale 1, ~3 ms an episode); a process that
+runs several evaluations of one database (a notebook, the flow's worker, the work pool's shards, the
+benchmarks) now pays them once, as it does the data fingerprint (`fingerprint.py`).
 
 Everything here is a function of the base file's bytes, and the cache trusts the same stamp as the
 fingerprint's: the file's and its WAL's device, inode, size, mtime and ctime (`fingerprint.stamp_of`).
@@ -38,6 +38,8 @@ class BaseFacts:
 
     stamp: FileStamp
     lock: threading.Lock = field(default_factory=threading.Lock)
+    specs: dict[str, Any] | None = None
+    """Lower-case table -> its `TableSpec` on the base (read from its catalog)."""
     sums: dict[str, Any] = field(default_factory=dict)
     """Lower-case table -> its group sums (`delta.Sums`)."""
     totals: dict[str, tuple[int, int]] = field(default_factory=dict)

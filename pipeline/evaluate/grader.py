@@ -158,8 +158,11 @@ class Grader(VerifierAnswers):
         self._lock = self._facts.lock
         self._cursors: list[duckdb.DuckDBPyConnection] = []
         self._plans: dict[str, tuple[str, list[str], list[CheckQuery]] | None] = {}
-        specs, _ = table_specs(self._con, BASE, BASE, names=(str(self.path), str(self.path)))
-        self._specs: dict[str, TableSpec] = {s.label.lower(): s for s in specs}
+        if self._facts.specs is None:
+            specs, _ = table_specs(self._con, BASE, BASE, names=(str(self.path), str(self.path)))
+            with self._lock:
+                self._facts.specs = {s.label.lower(): s for s in specs}
+        self._specs: dict[str, TableSpec] = self._facts.specs
 
     def _thread(self) -> tuple[duckdb.DuckDBPyConnection, DbLabeler]:
         """This thread's cursor (on the base, in UTC) and its labeler (whose cache it keeps)."""
