@@ -22,8 +22,10 @@ commit wrote (`WalWrites.commits`: one commit per call that changed rows, unless
 the calls), whether anything but data changed (a CREATE, DROP or ALTER: `data_only`), and which tables
 had more than rows appended (`changed`: an entry other than INSERT_TUPLE after a USE_TABLE naming them).
 With data changes alone, the grader sums no group of a table the WAL names no write to, and of a table
-only appended to only the groups from the base's last one on (`appended_from`: an appended row's rowid is
-past every rowid the table holds; DuckDB reuses none before a checkpoint, which the WAL check excludes).
+whose every write is an appended row or a delete or update whose row ids it reads (`WalWrites.rowids`)
+only the groups of those row ids and those from the base's last one on (`appended_from`: an appended
+row's rowid is past every rowid the table holds; DuckDB reuses none before a checkpoint, which the WAL
+check excludes; an update keeps the row's rowid, or is a delete and an append).
 When the main file was written (its mtime is no longer the pool's clean stamp: a CHECKPOINT through
 `Episode.connection`) or the episode is not a pooled copy, the WAL cannot tell: None, and the log is
 trusted as it was before this check.
@@ -32,7 +34,7 @@ trusted as it was before this check.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -52,26 +54,27 @@ Sums = dict[int, tuple[int, int]]
 """group -> (rows, sum of the rows' hashes)."""
 
 
-def group_sums_sql(refs: list[str], size: int = GROUP, starts: list[int] | None = None) -> str:
+def group_sums_sql(refs: list[str], size: int = GROUP, wheres: list[str | None] | None = None) -> str:
     """One statement: (index into `refs`, group, rows, hash sum) of every group of `size` rowids of every
-    table, from its group `starts[i]` on (all of them without `starts`)."""
+    table (aliased `t`), of its rows matching `wheres[i]` alone when that is given (whole groups)."""
     return " UNION ALL ".join(
         f"SELECT {i} AS i, t.rowid // {int(size)} AS g, count(*) AS n, sum(hash(t)::HUGEINT) AS h "
         f"FROM {ref} AS t"
-        + (f" WHERE t.rowid >= {int(starts[i]) * int(size)}" if starts and starts[i] else "")
+        + (f" WHERE {wheres[i]}" if wheres and wheres[i] else "")
         + " GROUP BY ALL"
         for i, ref in enumerate(refs)
     )
 
 
 def group_sums(
-    con: duckdb.DuckDBPyConnection, refs: list[str], size: int = GROUP, starts: list[int] | None = None
+    con: duckdb.DuckDBPyConnection, refs: list[str], size: int = GROUP,
+    wheres: list[str | None] | None = None,
 ) -> list[Sums]:
     """The groups of each table `refs` name (`"catalog"."schema"."table"` or `main."t"`), in that order;
-    with `starts`, only the groups from `starts[i]` on of table i."""
+    with `wheres`, only the groups the condition `wheres[i]` (on whole groups of rowids) selects."""
     out: list[Sums] = [{} for _ in refs]
     if refs:
-        for i, g, n, h in con.execute(group_sums_sql(refs, size, starts)).fetchall():
+        for i, g, n, h in con.execute(group_sums_sql(refs, size, wheres)).fetchall():
             out[i][g] = (n, h)
     return out
 
@@ -128,6 +131,7 @@ def _read_varint(data: bytes, at: int) -> tuple[int, int]:
 
 
 WAL_VERSION, USE_TABLE, WAL_FLUSH, INSERT_TUPLE, SEQUENCE_VALUE = 98, 25, 100, 26, 10
+DELETE_TUPLE, UPDATE_TUPLE = 27, 28
 DATA_ENTRIES = frozenset({10, USE_TABLE, 26, 27, 28, 29, WAL_FLUSH})
 """WAL entry types of data alone (DuckDB's `WALType`): SEQUENCE_VALUE (a sequence's counter moved),
 USE_TABLE, INSERT_TUPLE, DELETE_TUPLE, UPDATE_TUPLE, ROW_GROUP_DATA and the commit marker WAL_FLUSH; any
@@ -151,6 +155,18 @@ class WalWrites:
     """Labels of the tables some entry other than an INSERT_TUPLE follows a USE_TABLE naming (deleted
     or updated rows, row groups written whole); None when the WAL could not be read entry by entry. A
     table in `tables` but not here was only appended to: its rows before the episode are the base's."""
+    rowids: dict[str, set[int]] = field(default_factory=dict)
+    """Label -> the row ids of its deleted and updated rows, for each table in `changed` whose every
+    such entry was read (`_rowids`); a table in `changed` but not here wrote something else too."""
+
+    def touched_rowids(self, label: str) -> set[int] | None:
+        """The row ids of the rows of `label` the WAL shows deleted or updated (empty: none), when it
+        shows every write to the table as those or as appended rows, and no catalog change; else None."""
+        if not self.data_only or self.changed is None:
+            return None
+        if label not in self.changed:
+            return set()
+        return self.rowids.get(label)
 
     def appended_only(self, label: str) -> bool:
         """Whether the WAL shows every write to the table `label` as an appended row (an INSERT), and
@@ -242,6 +258,8 @@ def wal_writes(episode: Episode, specs: Iterable[TableSpec]) -> WalWrites | None
     current: set[str] = set()
     using: set[str] | None = None  # the tables the last USE_TABLE named: the entries after it write them
     changed: set[str] | None = set()
+    rowids: dict[str, set[int]] = {}
+    opaque: set[str] = set()  # tables with a write whose row ids were not read
     for kind, payload in entries:
         if kind == USE_TABLE:
             using = _named(payload, specs)
@@ -250,11 +268,61 @@ def wal_writes(episode: Episode, specs: Iterable[TableSpec]) -> WalWrites | None
             commits.append(current)  # type: ignore[union-attr]
             current = set()
         elif kind not in (INSERT_TUPLE, SEQUENCE_VALUE) and changed is not None:
-            changed = None if using is None else changed | using  # a write before any USE_TABLE: unknown
+            if using is None:
+                changed = None  # a write before any USE_TABLE: unknown
+                continue
+            changed |= using
+            ids = _rowids(kind, payload)
+            for label in using:
+                if ids is None or len(using) != 1:
+                    opaque.add(label)
+                else:
+                    rowids.setdefault(label, set()).update(ids)
     if current:
         commits = None  # entries after the last commit marker: not understood
     tables = set().union(*commits) if commits else current
     return WalWrites(
         tables, all(kind in DATA_ENTRIES for kind, _ in entries), commits,
         changed=changed if commits is not None and changed is not None else None,
+        rowids={label: ids for label, ids in rowids.items() if label not in opaque},
     )
+
+
+def _rowids(kind: int, payload: bytes) -> list[int] | None:
+    """The row ids a DELETE_TUPLE or UPDATE_TUPLE entry names; None for another entry or a layout not
+    understood.
+
+    Both hold a serialised data chunk whose last column is the row ids, a flat BIGINT vector without a
+    validity mask, which ends the entry: `64 00 00` (no mask), `66 00`, the byte count (8 a row) as a
+    varint, the little-endian ids, and three `ff ff` (the vector's, the chunk's, the entry's end). A
+    DELETE_TUPLE's chunk has that column alone, and its whole payload is checked byte for byte; an
+    UPDATE_TUPLE's chunk (the new values first) is read from its row count and checked from its tail."""
+    try:
+        if kind == DELETE_TUPLE:
+            head = b"d\x00\x1be\x00d\x00"
+            if not payload.startswith(head):
+                return None
+            rows, _ = _read_varint(payload, len(head))
+        elif kind == UPDATE_TUPLE:
+            head = b"d\x00\x1ce\x00"
+            if not payload.startswith(head):
+                return None
+            count, at = _read_varint(payload, len(head))  # the updated column's index path
+            for _ in range(count):
+                _, at = _read_varint(payload, at)
+            if payload[at : at + 4] != b"f\x00d\x00":
+                return None
+            rows, _ = _read_varint(payload, at + 4)
+        else:
+            return None
+    except ValueError:
+        return None
+    ids = payload[len(payload) - 6 - 8 * rows : len(payload) - 6]
+    tail = b"d\x00\x00f\x00" + _varint(8 * rows) + ids + b"\xff\xff" * 3
+    if rows <= 0 or not payload.endswith(tail):
+        return None
+    if kind == DELETE_TUPLE:
+        whole = head + _varint(rows) + b"e\x00\x01d\x00\x0e\xff\xfff\x00\x01" + tail
+        if payload != whole:
+            return None
+    return [int.from_bytes(ids[i : i + 8], "little", signed=True) for i in range(0, 8 * rows, 8)]

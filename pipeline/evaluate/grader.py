@@ -284,25 +284,36 @@ class Grader(VerifierAnswers):
         base: dict[str, Sums], wal: WalWrites | None,
     ) -> list[Sums]:
         """The episode's group sums of each table (`delta.group_sums`), one statement for all, scanning
-        less where the WAL shows every write: a table it names no write to has the base's groups; one
-        it shows only appended to (INSERTs) has the base's groups up to the last one, where the appended
-        rows start, and only the groups from there on are summed."""
+        less where the WAL shows every write: a table it names no write to has the base's groups; of one
+        whose writes it shows as appended rows and deleted or updated row ids, only the groups of those
+        ids and those from the base's last group on (where appended rows start) are summed, the others
+        are the base's."""
         out: list[Sums | None] = [None] * len(specs)
         todo: list[int] = []
-        starts: list[int] = []
+        wheres: list[str | None] = []
+        kept: dict[int, tuple[int, set[int]]] = {}
         for i, spec in enumerate(specs):
             mine = base[spec.label.lower()]
+            ids = None if wal is None else wal.touched_rowids(spec.label)
             if wal is not None and wal.untouched(spec.label):
                 out[i] = mine
-            else:
-                todo.append(i)
-                appended = wal is not None and wal.appended_only(spec.label)
-                starts.append(appended_from(mine) if appended else 0)
-        found = group_sums(con, [refs[i] for i in todo], self.group, starts)
-        for i, start, sums in zip(todo, starts, found, strict=True):
-            if start:
+                continue
+            todo.append(i)
+            if ids is None:
+                wheres.append(None)
+                continue
+            start, groups = appended_from(mine), {r // self.group for r in ids}
+            kept[i] = (start, groups)
+            wheres.append(
+                f"({rowid_filter(groups, column='t.rowid', size=self.group)}) "
+                f"OR t.rowid >= {start * self.group}"
+            )
+        found = group_sums(con, [refs[i] for i in todo], self.group, wheres)
+        for i, sums in zip(todo, found, strict=True):
+            if i in kept:
+                start, groups = kept[i]
                 mine = base[specs[i].label.lower()]
-                sums = {**{g: v for g, v in mine.items() if g < start}, **sums}
+                sums = {**{g: v for g, v in mine.items() if g < start and g not in groups}, **sums}
             out[i] = sums
         return [s if s is not None else {} for s in out]
 

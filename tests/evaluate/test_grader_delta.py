@@ -125,6 +125,13 @@ SCENARIOS: dict[str, list[Step]] = {
         unrecorded("INSERT INTO main.plays SELECT * REPLACE (seconds + 3 AS seconds, played_at + INTERVAL 3 "
                    "SECOND AS played_at) FROM main.plays WHERE rowid = 12"),
     ],
+    # updates and deletes scattered over a table, the WAL's row ids naming the groups to sum
+    "scattered updates and deletes": [
+        unrecorded("UPDATE main.plays SET seconds = CASE WHEN seconds > 1 THEN seconds - 1 ELSE 2 END, "
+                   "played_at = played_at + INTERVAL 1 SECOND WHERE rowid % 7 = 3"),
+        unrecorded("DELETE FROM main.plays WHERE rowid % 11 = 5"),
+        unrecorded("UPDATE main.tracks SET title = title || '?' WHERE rowid IN (0, 2)"),
+    ],
     # plays keeps its rows, but the listener its rows point to is gone: orphans in an unchanged table
     "unrecorded orphans": [unrecorded("DELETE FROM main.listeners WHERE id = 5")],
     # a changed row pointing nowhere, and a handle longer than its VARCHAR(40)
@@ -188,6 +195,10 @@ def test_the_wal_tells_data_changes_from_catalog_changes(pack_db: Path, grader: 
     specs = list(grader._specs.values())
     with Episode.open(pack_db) as episode:
         assert wal_writes(episode, specs) == WalWrites(set(), data_only=True, commits=[], changed=set())
+        gone = {
+            t: {r["rowid"] for r in episode.query(f"SELECT rowid FROM main.{t} WHERE {c} = 3")}
+            for t, c in (("listeners", "id"), ("plays", "listener_id"))
+        }
         for tool, arguments in (("create_artist", {"name": "New", "country": "FR"}),  # a sequence moves
                                 ("delete_listener", {"id": 3})):  # ON DELETE CASCADE into plays
             assert episode.call(tool, arguments).ok
@@ -195,8 +206,10 @@ def test_the_wal_tells_data_changes_from_catalog_changes(pack_db: Path, grader: 
         found = wal_writes(episode, specs)
         commits = [{"artists"}, {"listeners", "plays"}]
         assert found == WalWrites(
-            {"artists", "listeners", "plays"}, data_only=True, commits=commits, changed={"listeners", "plays"}
+            {"artists", "listeners", "plays"}, data_only=True, commits=commits,
+            changed={"listeners", "plays"}, rowids=gone,
         )
+        assert found.touched_rowids("plays") == gone["plays"] and found.touched_rowids("artists") == set()
         assert found.matches(calls) and not found.matches(calls[:1]) and not found.matches(calls[::-1])
         # artists was only appended to (its old rows are the base's), the others had rows deleted
         assert found.appended_only("artists") and not found.appended_only("plays")
@@ -205,6 +218,8 @@ def test_the_wal_tells_data_changes_from_catalog_changes(pack_db: Path, grader: 
         episode.connection.execute("UPDATE main.artists SET name = 'x' WHERE id = 2").fetchall()
         again = wal_writes(episode, specs)
         assert again is not None and not again.matches(calls) and not again.appended_only("artists")
+        [(two,)] = episode.connection.execute("SELECT rowid FROM main.artists WHERE id = 2").fetchall()
+        assert again.touched_rowids("artists") == {two}
         # a catalog change: the tables may no longer declare the base's constraints
         episode.connection.execute("CREATE TABLE main.extra (a INTEGER)").fetchall()
         assert wal_writes(episode, specs).data_only is False  # type: ignore[union-attr]
@@ -215,7 +230,7 @@ def test_the_wal_cannot_tell_once_the_main_file_is_written(pack_db: Path, grader
     with Episode.open(pack_db) as episode:
         episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
         assert wal_writes(episode, specs) == WalWrites(
-            {"albums"}, data_only=True, commits=[{"albums"}], changed={"albums"}
+            {"albums"}, data_only=True, commits=[{"albums"}], changed={"albums"}, rowids={"albums": {1}}
         )
         episode.connection.execute("CHECKPOINT").fetchall()
         assert wal_writes(episode, specs) is None
