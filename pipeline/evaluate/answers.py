@@ -211,7 +211,7 @@ class VerifierAnswers:
         return Rows(spec.label, spec.column_names, found.base_rows or [], found.end_rows or [])
 
     def _key_counts(self, table: str, columns: Sequence[str]) -> Counter[tuple[Any, ...]]:
-        """How many base rows of `table` hold each value of `columns` (NULLs left out); once per grader."""
+        """How many base rows of `table` hold each value of `columns` (NULLs left out); once per base."""
         key = (table.lower(), tuple(c.lower() for c in columns))
         if key not in self._facts.counts:
             cursor, _ = self._thread()
@@ -232,7 +232,7 @@ class VerifierAnswers:
         return {c.name: c.max_length for c in columns if c.max_length}
 
     def _declared_constraints(self) -> set[Declared]:
-        """The constraints the base's catalog declares (`validation.declared`), read once per grader."""
+        """The constraints the base's catalog declares (`validation.declared`), read once per base."""
         if self._facts.declared is None:
             cursor, _ = self._thread()
             found = declared_constraints(cursor)

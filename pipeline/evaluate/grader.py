@@ -8,9 +8,10 @@ In order, for one finished episode:
 
 1. export: the tables the episode may have changed (those its successful calls recorded, cascades
    included, those its WAL names, and those the expected diff names) are cut into groups of rowids, and
-   each group's row count and hash sum is compared with the base's (read once per grader): only the rows
-   of the groups that differ are read out of the episode (`delta.py`), with the base's rows of the same
-   groups (each group read once per grader);
+   each group's row count and hash sum is compared with the base's (read once per base and process:
+   `basefacts.py`): only the rows of the groups that differ are read out of the episode (`delta.py`; the
+   WAL's row ids narrow which groups are summed at all), with the base's rows of the same groups (each
+   group read once per base);
 2. diff: those rows are diffed in Python (`rowdiff.py`; a table without a key, or with one Python cannot
    order, in the grader's own DuckDB instance, the base's rows read in place): the diff of the whole
    tables (`delta.py` says why);
@@ -318,7 +319,7 @@ class Grader(VerifierAnswers):
         return [s if s is not None else {} for s in out]
 
     def _base_rows(self, spec: TableSpec, groups: list[int]) -> list[Row]:
-        """The base's rows of `groups` of `spec`'s table, each group read once per grader (up to
+        """The base's rows of `groups` of `spec`'s table, each group read once per base (up to
         `CACHED_ROWS` rows kept)."""
         label = spec.label.lower()
         found = {(label, g): self._facts.group_rows.get((label, g)) for g in groups}
@@ -354,7 +355,7 @@ class Grader(VerifierAnswers):
         return sorted(out)
 
     def _base_groups(self, specs: list[TableSpec]) -> dict[str, Sums]:
-        """The groups of `specs`' tables on the base, each table read once per grader."""
+        """The groups of `specs`' tables on the base, each table read once per base."""
         missing = [s for s in specs if s.label.lower() not in self._facts.sums]
         if missing:
             cursor, _ = self._thread()

@@ -11,7 +11,7 @@ What 'keys and constraints' of a changed table leaves to check once DuckDB's own
   code points, as Python's `len` does;
 - a foreign key is broken by a row of the changed groups whose key the parent no longer holds, and by an
   unchanged row whose key was one of the parent's keys the episode removed. The parent's keys on the end
-  state are counted from the base's (once per grader) moved by its own changed groups, and the unchanged
+  state are counted from the base's (once per base) moved by its own changed groups, and the unchanged
   rows holding a removed key from the child's base counts less those of its changed groups: all exact
   (multisets), whatever the keys' uniqueness.
 
