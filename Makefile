@@ -10,11 +10,19 @@ export PREFECT_HOME ?= $(CURDIR)/.prefect
 export PREFECT_SERVER_ANALYTICS_ENABLED ?= false
 export PREFECT_SERVER_EPHEMERAL_STARTUP_TIMEOUT_SECONDS ?= 90
 
-.PHONY: run test venv lock serve serve-stop lint clean browser
+.PHONY: run test venv lock serve serve-stop lint clean browser bytecode
 
 ## The project's venv: every package at the version requirements.lock pins, then Stateforge itself
 ## (editable, no dependency resolution), so every machine gets the same transitive versions.
-venv: $(STAMP)
+venv: $(STAMP) bytecode
+
+## The project's own modules compiled to __pycache__/*.pyc, as pip does for a wheel: the editable install
+## leaves them as sources, and where PYTHONDONTWRITEBYTECODE is set every process compiled ~300 modules
+## again (~0.2 s of each `stateforge` command). Incremental: only sources newer than their .pyc are
+## compiled; a stale .pyc is never read (its header records the source's mtime and size).
+PACKAGES := pipeline validation flows schemas prompts
+bytecode: $(STAMP)
+	$(BIN)/python -m compileall -q $(PACKAGES)
 
 $(STAMP): pyproject.toml $(LOCK)
 	$(PYTHON) -m venv $(VENV)
@@ -38,11 +46,11 @@ lock:
 	rm -rf $(LOCK_VENV) build
 
 ## Build the default domain offline into artifacts/$(DOMAIN)/.
-run: $(STAMP)
+run: $(STAMP) bytecode
 	$(BIN)/stateforge build-domain $(DOMAIN)
 
 ## The whole test suite (CI calls this). `browser` first: the HTML report's test renders it in Chromium.
-test: $(STAMP) browser
+test: $(STAMP) bytecode browser
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 ## Chromium from the Debian packages, for the browser tests (tests/html, tests/report): installed with apt

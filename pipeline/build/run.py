@@ -30,6 +30,13 @@ if TYPE_CHECKING:
     from validation.audit import AuditReport
 
 
+FILL_THREADS = 1
+"""DuckDB's threads while the tables fill: its INSERTs of a batch (50,000 rows) and their commits gain
+nothing from a second thread (wall = CPU either way) and it competes with the worker making the next
+batch; with one, music at scale 12.7 fills on ~0.5 s less CPU (bench/fill.py). The later stages (second
+pass, rules, audit) open their own connections with DuckDB's default."""
+
+
 @dataclass
 class BuildRun:
     """One build: what was asked for, then what each stage produced."""
@@ -78,6 +85,7 @@ class BuildRun:
         self.enrich = stages.open_llm(self.planned)
         try:
             with duckdb.connect(str(self.planned.partial_path)) as con:
+                con.execute(f"SET threads = {FILL_THREADS}")
                 self._con = con
                 yield
         finally:

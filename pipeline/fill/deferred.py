@@ -281,7 +281,8 @@ def _update(con, table: Table, ids: list[str], rows: pa.Table, chosen: np.ndarra
             rewrite: bool | None = None) -> None:
     """Set `values` (one per row, or per chosen row with `rows_taken`) on the chosen rows, the other rows
     unchanged: an UPDATE of the chosen rows where that is cheap (`in_place`), else the table is rewritten
-    with the new values joined in (rows in their stored order). `rewrite` forces one way (tests)."""
+    with the new values paired with its rows by position (rows in their stored order). `rewrite` forces
+    one way (tests)."""
     if not chosen.any():
         return
     rewrite = not in_place(table, list(values)) if rewrite is None else rewrite
@@ -301,8 +302,14 @@ def _update(con, table: Table, ids: list[str], rows: pa.Table, chosen: np.ndarra
         )
         match = " AND ".join(f"t.{_ident(i)} = u.{_q('__sf_id_' + i)}" for i in ids)
         if rewrite:
+            # The new values lined up with the stored rows (rowid order), then paired with them by
+            # position: a scan in stored order, no join or sort of the whole rows (0.22 s where a join of
+            # them sorted by rowid took 0.37 for music's 127,000 users at scale 12.7).
+            new = ", ".join(["u.__sf_hit", *(f"u.{_q(c)}" for c in values)])
+            lined = (f"SELECT {new} FROM {table_ref(table.name)} AS t LEFT JOIN __sf_update AS u ON {match} "
+                     "ORDER BY t.rowid")
             rewrite_table(con, table, f"SELECT {columns} FROM {table_ref(table.name)} AS t "
-                                      f"LEFT JOIN __sf_update AS u ON {match} ORDER BY t.rowid")
+                                      f"POSITIONAL JOIN ({lined}) AS u")
         else:
             sets = ", ".join(f"{_q(c)} = u.{_q(c)}" for c in values)
             con.execute(f"UPDATE {table_ref(table.name)} AS t SET {sets} FROM __sf_update AS u "

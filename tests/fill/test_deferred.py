@@ -217,3 +217,36 @@ def test_keys_no_check_or_unique_key_reads_are_updated_in_place_with_the_same_re
     monkeypatch.setattr(deferred, "in_place", lambda table, columns: False)
     assert run((again, schema), {}) == first
     assert again.execute("SELECT * FROM units ORDER BY id").fetchall() == rows
+
+
+def test_a_rewrite_pairs_the_new_values_with_their_rows_past_row_groups_and_deleted_rows():
+    """The rewrite lines the new values up with the stored rows and pairs them by position: over several
+    row groups, rows stored out of key order and rowids left by deleted rows, every row must get its own
+    value (the in-place UPDATE, which matches by key, is the reference)."""
+    import numpy as np
+    import pyarrow as pa
+
+    from pipeline.fill.deferred import _update
+
+    n = 300_000  # past two of DuckDB's 122,880-row groups, so the scan is split among threads
+    table = Table("items", [Column("id", "BIGINT", nullable=False), Column("ref", "BIGINT"),
+                            Column("note", "VARCHAR")], primary_key=("id",))
+    schema = Schema([table])
+    ids = np.random.default_rng(5).permutation(n) + 1
+    built = []
+    for _ in range(2):
+        con = duckdb.connect()
+        create_tables(con, schema, plan_fill(schema))
+        con.register("src", pa.table({"id": ids, "ref": pa.nulls(n, pa.int64()), "note": ids.astype(str)}))
+        con.execute("INSERT INTO items SELECT * FROM src")
+        con.execute("DELETE FROM items WHERE id % 1000 = 7")  # holes in the rowids
+        built.append(con)
+    rows = built[0].sql('SELECT id AS "__sf_id_id" FROM items ORDER BY id').to_arrow_table()
+    key = rows.column(0).to_numpy()
+    chosen = key % 3 != 0
+    values = {"ref": pa.array((key * 7919) % 100_003)}
+    for con, rewrite in zip(built, (False, True), strict=True):
+        _update(con, table, ["id"], rows, chosen, values, rewrite=rewrite)
+    stored = [con.execute("SELECT id, ref, note FROM items ORDER BY rowid").fetchall() for con in built]
+    assert stored[1] == stored[0]
+    assert sum(ref is not None for _, ref, _ in stored[1]) == int(chosen.sum())
