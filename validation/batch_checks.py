@@ -13,13 +13,13 @@ operands of different types that SQL would cast) answers None, and the caller qu
 from __future__ import annotations
 
 from decimal import Decimal, InvalidOperation
-from functools import lru_cache
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-import sqlglot
 from sqlglot import exp
+
+from pipeline.schema.satisfiable import parse_check
 
 _COMPARE = {exp.EQ: "equal", exp.NEQ: "not_equal", exp.GT: "greater", exp.GTE: "greater_equal",
             exp.LT: "less", exp.LTE: "less_equal"}
@@ -29,18 +29,10 @@ class _Unsupported(Exception):
     """The expression needs SQL: evaluate it in DuckDB."""
 
 
-@lru_cache(maxsize=1024)
-def _parsed(sql: str) -> exp.Expression | None:
-    try:
-        return sqlglot.parse_one(sql, read="duckdb")
-    except sqlglot.errors.SqlglotError:
-        return None
-
-
 def arrow_check(sql: str, batch: pa.Table) -> np.ndarray | None:
     """The rows of `batch` for which the CHECK `sql` is FALSE (sorted int64), or None when the CHECK is
     not one this module evaluates exactly (then run it in SQL)."""
-    tree = _parsed(sql)
+    tree = parse_check(sql)
     if tree is None:
         return None
     columns = {name.lower(): batch.column(name) for name in batch.column_names}

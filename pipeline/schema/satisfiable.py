@@ -64,11 +64,12 @@ class _Range:
 
 
 @lru_cache(maxsize=4096)
-def _parsed(sql: str) -> exp.Expr | None:
-    """The CHECK's tree (read only; dumps repeat the same CHECK on many tables)."""
+def parse_check(sql: str) -> exp.Expr | None:
+    """A CHECK's condition as a sqlglot tree, cached (read only: dumps repeat the same CHECK on many tables,
+    and the fill evaluates each batch's CHECKs from it); None when sqlglot cannot read it."""
     try:
         return sqlglot.parse_one(sql, read="duckdb")
-    except sqlglot.errors.ParseError:
+    except sqlglot.errors.SqlglotError:
         return None
 
 
@@ -93,7 +94,7 @@ def _literal(node: exp.Expr) -> object:
 
 def impossible(check: Check, table: Table) -> str | None:
     """Why `check` (DuckDB SQL over columns of `table`) can hold for no non-NULL values, or None."""
-    tree = _parsed(check.sql)
+    tree = parse_check(check.sql)
     if tree is None:
         return None
     ranges: dict[str, _Range] = {}
