@@ -20,7 +20,7 @@ venv: $(STAMP) bytecode
 ## leaves them as sources, and where PYTHONDONTWRITEBYTECODE is set every process compiled ~300 modules
 ## again (~0.2 s of each `stateforge` command). Incremental: only sources newer than their .pyc are
 ## compiled; a stale .pyc is never read (its header records the source's mtime and size).
-PACKAGES := pipeline validation flows schemas prompts
+PACKAGES := stateforge
 bytecode: $(STAMP)
 	$(BIN)/python -m compileall -q $(PACKAGES)
 
@@ -66,7 +66,7 @@ browser:
 	  "(install Chromium as root with 'apt-get install chromium')"; fi
 
 lint: $(STAMP)
-	$(BIN)/ruff check pipeline validation flows tests bench
+	$(BIN)/ruff check stateforge tests bench
 
 clean:
 	rm -rf artifacts/*/ .pytest_cache .hypothesis

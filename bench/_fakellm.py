@@ -20,10 +20,10 @@ from typing import Any
 
 @contextlib.contextmanager
 def fake_server(latency: float, faults: dict[str, float] | None, **options: Any) -> Iterator[str]:
-    """A `FakeLLMServer` in a child process (`pipeline.fakellm.server.serve`, seed 11 unless `options` say
+    """A `FakeLLMServer` in a child process (`stateforge.fakellm.server.serve`, seed 11 unless `options` say
     otherwise; `options` are its other keywords); yields its base URL and stops it on the way out."""
     code = (
-        "import sys, json; from pipeline.fakellm.server import serve; "
+        "import sys, json; from stateforge.fakellm.server import serve; "
         "serve(port=0, **json.loads(sys.argv[1]))"
     )
     arguments = json.dumps({"latency": latency, "faults": faults, "seed": 11, **options})

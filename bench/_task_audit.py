@@ -18,9 +18,9 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from pipeline.tasks import Task, Workspace
-from pipeline.tasks.verifiers import rows_match
-from pipeline.tools import CANNOT_COMPLETE, load_toolkit
+from stateforge.tasks import Task, Workspace
+from stateforge.tasks.verifiers import rows_match
+from stateforge.tools import CANNOT_COMPLETE, load_toolkit
 
 
 @dataclass

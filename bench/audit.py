@@ -27,11 +27,11 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from _doc import DOC, write_section
 
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.store import create_database
-from validation.audit import audit, run_check
-from validation.checks import build_checks
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Check, Column, ForeignKey, Schema, Table
+from stateforge.store import create_database
+from stateforge.validation.audit import audit, run_check
+from stateforge.validation.checks import build_checks
 
 HEADING = "Audit (bench/audit.py)"
 REGIONS = ["eu", "us", "apac", "latam", "mea", "cn", "in", "jp"]

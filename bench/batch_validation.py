@@ -6,8 +6,10 @@
 2. Reads every table back and cuts it into the build's batches (`batch_size` of the pack's config): the
    batches the build validated, as they were inserted.
 3. Times, batch by batch and in alternating order, the column checks of both validators on each batch:
-   `validation.batch_arrow.schema_failures` (what the build runs) and `batch_schema(table).validate(batch,
-   lazy=True)` (`validation.batch_pandera`, the same rules derived from the same description); `--rounds`
+   `stateforge.validation.batch_arrow.schema_failures` (what the build runs) and
+   `batch_schema(table).validate(batch,
+   lazy=True)` (`stateforge.validation.batch_pandera`, the same rules derived from the same description);
+   `--rounds`
    passes over every batch, medians of the pass totals reported. Both must pass every batch.
 4. The same on one batch of the largest table with a few bad rows (NULLs in a NOT NULL column, a string
    too long), where pandera builds its failure cases.
@@ -38,12 +40,12 @@ import pyarrow.compute as pc
 from _doc import write_section
 from pandera.errors import SchemaErrors
 
-from pipeline.domain import load_domain
-from pipeline.schema.model import Table
-from pipeline.store import read_model
-from pipeline.store.sql import table_ref
-from validation.batch_arrow import schema_failures
-from validation.batch_pandera import batch_schema, pandera_rules
+from stateforge.domain import load_domain
+from stateforge.schema.model import Table
+from stateforge.store import read_model
+from stateforge.store.sql import table_ref
+from stateforge.validation.batch_arrow import schema_failures
+from stateforge.validation.batch_pandera import batch_schema, pandera_rules
 
 HEADING = "Batch validation: pandera against the Arrow checks (bench/batch_validation.py)"
 
@@ -180,9 +182,10 @@ def main() -> None:
         "NULL column: "
         f"Arrow {bad_arrow * 1000:.0f} ms, pandera {bad_pd * 1000:.0f} ms (same rules failed: {agree}).",
         "",
-        "Decision: the build keeps the Arrow checks (`validation.batch_arrow`) as its batch validator, and "
-        "the pandera schema stays a tested export derived from the same description "
-        f"(`validation.batch_pandera.batch_schema`). The cost above is {within} the +15% the issue "
+        "Decision: the build keeps the Arrow checks (`stateforge.validation.batch_arrow`) as its batch "
+        "validator, and the pandera schema stays a tested export derived from the same description "
+        f"(`stateforge.validation.batch_pandera.batch_schema`). The cost above is {within} "
+        f"the +15% the issue "
         "allowed, but would come on top of a build held to 2.5x the insert floor; and "
         "above all pandera's pyarrow backend cannot do the validator's job alone: its failure cases carry "
         "no row positions (`index` is empty for checks, and for NULLs it "

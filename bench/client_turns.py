@@ -20,9 +20,9 @@ from typing import Any
 import openai
 from openai.types.chat import ChatCompletion
 
-from pipeline.llm.cache import canonical_json, encoded_tools_key, tools_key
-from pipeline.llm.settings import LLMSettings
-from pipeline.llm.tooluse import encode_tools, tool_message, tools_body
+from stateforge.llm.cache import canonical_json, encoded_tools_key, tools_key
+from stateforge.llm.settings import LLMSettings
+from stateforge.llm.tooluse import encode_tools, tool_message, tools_body
 
 MODEL = "fake"
 POST = {"security": {"bearer_auth": True}}

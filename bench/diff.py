@@ -33,11 +33,11 @@ import duckdb
 import pandas as pd
 from _doc import DOC, write_section
 
-from pipeline.build import build_domain
-from pipeline.diff import diff_catalogs, diff_files
-from pipeline.diff.queries import changed_keys_sql, keyed_counts_sql
-from pipeline.diff.specs import TableSpec, table_specs
-from pipeline.resources import artifacts_dir
+from stateforge.build import build_domain
+from stateforge.diff import diff_catalogs, diff_files
+from stateforge.diff.queries import changed_keys_sql, keyed_counts_sql
+from stateforge.diff.specs import TableSpec, table_specs
+from stateforge.resources import artifacts_dir
 
 HEADING = "Diff (bench/diff.py)"
 BEFORE = (

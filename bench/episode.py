@@ -8,10 +8,10 @@ load hits every variant alike):
 - a plain file copy of the database (`shutil.copyfile`, then delete the copy): the baseline;
 - the same copy opened and closed by plain `duckdb.connect` (what DuckDB alone adds);
 - `Episode.open(...)` + `close()` as a run of episodes does it: the closed copy goes back to the pool
-  (`pipeline/episode/pool.py`) with its DuckDB instance, and the next episode opens it again on that
+  (`stateforge/episode/pool.py`) with its DuckDB instance, and the next episode opens it again on that
   instance (no copy, no instance start);
 - the same with the pool emptied after each close, so that every open copies the template (the base
-  without its audit views, `pipeline/episode/template.py`) and starts an instance, and every close
+  without its audit views, `stateforge/episode/template.py`) and starts an instance, and every close
   deletes the copy and closes the instance.
 
 Then the median and p95 latency (`ToolResult.ms`: validation, transaction, declaration and rule checks) of
@@ -36,11 +36,11 @@ from typing import Any
 import duckdb
 from _doc import write_section
 
-from pipeline.build import build_domain
-from pipeline.episode import Episode
-from pipeline.episode.pool import POOL
-from pipeline.episode.storage import REAPER, SPARE
-from pipeline.tools import generic_toolkit
+from stateforge.build import build_domain
+from stateforge.episode import Episode
+from stateforge.episode.pool import POOL
+from stateforge.episode.storage import REAPER, SPARE
+from stateforge.tools import generic_toolkit
 
 HEADING = "Episode (bench/episode.py)"
 BEFORE = (
@@ -234,17 +234,19 @@ def report(
         "",
         f"Goal: at most 30 ms and 1.3x the plain copy. Measured: **{episode:.1f} ms, {episode / base:.2f}x** "
         f"(with a fresh copy each time: {fresh:.1f} ms, {fresh / base:.2f}x). A closed copy goes back to a "
-        "pool (`pipeline/episode/pool.py`): the episode never writes its main file (commits stay in the WAL, "
+        "pool (`stateforge/episode/pool.py`): the episode never writes its main file "
+        "(commits stay in the WAL, "
         "and the DETACH does not checkpoint), so deleting the WAL restores it, and it is reused only while "
         "its size, mtime and headers show it unwritten. The DuckDB instance it ran on waits beside it "
-        "(`pipeline/episode/instances.py`): starting an instance costs ~14 CPU ms and closing one ~2, so an "
+        "(`stateforge/episode/instances.py`): starting an instance costs ~14 CPU ms "
+        "and closing one ~2, so an "
         "instance made for one copy (locked down before its first ATTACH, that copy's files the only ones "
         "it may open) serves the copy's next episodes too, each through a cursor of its own, and is used "
         "again only if nothing outlived the episode in it (its catalogs and connections are checked at "
         "close); the CPU column counts any background work (the spare instance a new copy takes, the "
         "closes). On the caller's path: taking a clean copy, ATTACH, a cursor; at close, DETACH and the "
         "check. The fresh-copy variant empties the pool, instances included, after each close. Copies are "
-        "made from a template of the base without its three audit views (`pipeline/episode/template.py`), "
+        "made from a template of the base without its three audit views (`stateforge/episode/template.py`), "
         "whose SQL ATTACH would otherwise rebuild every time (5.9 ms with them, 2.6 ms without, measured "
         "apart on a quiet machine).",
         "",

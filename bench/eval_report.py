@@ -23,10 +23,10 @@ from pathlib import Path
 from _doc import bench_parser, publish
 from evaluate import prepare
 
-from pipeline.evaluate import evaluate
-from pipeline.evaluate.htmlreport import write_run_report
-from pipeline.evaluate.rundir import RunFolder, write_json
-from pipeline.evaluate.summary import summarize
+from stateforge.evaluate import evaluate
+from stateforge.evaluate.htmlreport import write_run_report
+from stateforge.evaluate.rundir import RunFolder, write_json
+from stateforge.evaluate.summary import summarize
 
 HEADING = "Evaluation report (bench/eval_report.py)"
 

@@ -4,7 +4,7 @@
                                        [--no-write]
 
 Builds the music pack at --scale and generates --tasks tasks on it once (kept under
-artifacts/bench-evaluate/ and reused; the pack's recipes.py and tools when it has recipes, else the
+artifacts/bench-evaluate/ and reused; the pack's `tasks/` and tools when it has recipes, else the
 generic recipes through the generic toolkit), then, interleaved in each of --rounds rounds (so that the
 machine's load hits every variant alike), runs every (task, trial) pair at --concurrency:
 
@@ -14,10 +14,10 @@ machine's load hits every variant alike), runs every (task, trial) pair at --con
   left out of the wall time; its CPU counts, with the fingerprint and what a grader reads of the base
   computed once by a warm-up run, as in any process that runs several evaluations of a database);
 - a process's first run: the same evaluation with the database's data fingerprint and what its grader
-  reads of the base computed (forgotten first: `pipeline/evaluate/fingerprint.py`, `basefacts.py`), what
+  reads of the base computed (forgotten first: `stateforge/evaluate/fingerprint.py`, `basefacts.py`), what
   a one-run process such as the CLI pays; its wall time includes the run's start;
 - a naive grader: the episode closed and its copy attached beside the base (`Workspace.end_state`), every
-  table diffed, then `compare` and the verifiers: what `pipeline/evaluate/grader.py` avoids.
+  table diffed, then `compare` and the verifiers: what `stateforge/evaluate/grader.py` avoids.
 
 Reports episodes per second (wall, at the machine's load), CPU ms per episode (every thread of the process,
 background work included) and the throughput that CPU cost allows on the machine's cores when they are
@@ -42,20 +42,20 @@ from typing import Any
 import duckdb
 from _doc import write_section
 
-from pipeline.build import build_domain
-from pipeline.diff import compare
-from pipeline.episode import Episode
-from pipeline.episode.storage import REAPER, SPARE
-from pipeline.evaluate import evaluate
-from pipeline.evaluate.basefacts import forget_facts
-from pipeline.evaluate.fingerprint import forget
-from pipeline.evaluate.rundir import RunFolder
-from pipeline.evaluate.summary import PARTS
-from pipeline.tasks import Task, generate_tasks, read_tasks
-from pipeline.tasks.verifiers import rows_match
-from pipeline.tasks.workspace import Workspace
-from pipeline.tools import Toolkit, generic_toolkit
-from pipeline.tools.loader import toolkit_for
+from stateforge.build import build_domain
+from stateforge.diff import compare
+from stateforge.episode import Episode
+from stateforge.episode.storage import REAPER, SPARE
+from stateforge.evaluate import evaluate
+from stateforge.evaluate.basefacts import forget_facts
+from stateforge.evaluate.fingerprint import forget
+from stateforge.evaluate.rundir import RunFolder
+from stateforge.evaluate.summary import PARTS
+from stateforge.tasks import Task, generate_tasks, read_tasks
+from stateforge.tasks.verifiers import rows_match
+from stateforge.tasks.workspace import Workspace
+from stateforge.tools import Toolkit, generic_toolkit
+from stateforge.tools.loader import toolkit_for
 
 HEADING = "Evaluation harness (bench/evaluate.py)"
 ROOT = Path(__file__).resolve().parent.parent
@@ -98,23 +98,23 @@ REMAINS = (
     "cores, 39.7 CPU ms an episode against 30.8): the cores, not the GIL, are full, and worker processes "
     "would not raise it on 2 cores. The run's own start "
     "(`prepare`: reading the tasks, the grader's base, the solver) is ~90 CPU ms a run once the "
-    "database's data fingerprint is cached (`pipeline/evaluate/fingerprint.py`: computed once a process "
+    "database's data fingerprint is cached (`stateforge/evaluate/fingerprint.py`: computed once a process "
     "while the file's inode, size, mtime, ctime and WAL are unchanged; ~340 CPU ms on music at scale 1, "
     "paid by the first run of a process); what a grader reads of the base (its catalog, group sums, clean "
     "checks, key counts, the base's rows of changed groups) is kept the same way "
-    "(`pipeline/evaluate/basefacts.py`, ~0.2 s a run before). Grading is export + diff + verifiers + "
+    "(`stateforge/evaluate/basefacts.py`, ~0.2 s a run before). Grading is export + diff + verifiers + "
     "compare on the episode's thread (the table below). Export is the row-group sums of each table the "
     "episode may have changed and the changed groups' rows: a hashed scan of the table (~3.4 CPU ms for "
     "listening_history's 50,000 rows), of only its groups from the base's last one on when the WAL shows "
     "nothing but appended rows for it (~1 ms, most of it the statement's own cost), none when the WAL "
-    "shows it unwritten (`pipeline/evaluate/delta.py`); deletes and updates still scan the whole table "
+    "shows it unwritten (`stateforge/evaluate/delta.py`); deletes and updates still scan the whole table "
     "(the WAL's row ids of them are not read; DuckDB's storage info does not show deletes and costs ~1 ms "
     "a table); the diff of those rows runs in Python; the verifiers left to run as SQL are the goals "
     "and the policies (the checksums, row counts, 'keys and constraints' and domain rules are answered "
-    "from the groups, the rows and the calls' own rule checks: pipeline/evaluate/answers.py). The rest is "
+    "from the groups, the rows and the calls' own rule checks: stateforge/evaluate/answers.py). The rest is "
     "the floor: solving is the tools' own work (validation, transaction, rule checks: 1.8 calls per task "
     "here), and opening and closing an episode: a clean copy from the pool on the DuckDB instance its last "
-    "episode ran on (`pipeline/episode/instances.py`: started once per pooled copy, ~14 CPU ms, not once "
+    "episode ran on (`stateforge/episode/instances.py`: started once per pooled copy, ~14 CPU ms, not once "
     "per episode), attached, used through a cursor of its own, detached and checked `pristine` at close."
 )
 
@@ -126,7 +126,7 @@ def prepare(scale: float, n: int) -> tuple[Path, Path, Toolkit, str]:
     if not db.is_file():
         build_domain("music", scale=scale, out=folder)
     with Workspace(db) as ws:
-        recipes = (ROOT / "schemas" / "music" / "recipes.py").is_file()
+        recipes = (ROOT / "stateforge" / "packs" / "music" / "tasks").is_dir()
         kit = toolkit_for(ws.schema, ws.domain) if recipes else generic_toolkit(ws.schema)
     how = "the music pack's recipes and tools" if recipes else "the generic recipes and toolkit"
     if not tasks.is_file():
@@ -211,7 +211,7 @@ def run_rounds(args: argparse.Namespace, db: Path, tasks_file: Path, kit: Toolki
 
         def first_run() -> None:
             forget(db)  # what a process's first evaluation of the database pays: the fingerprint and
-            forget_facts(db)  # what its grader reads of the base (`pipeline/evaluate/basefacts.py`)
+            forget_facts(db)  # what its grader reads of the base (`stateforge/evaluate/basefacts.py`)
             summary = evaluate(db, solver="oracle", k=args.k, concurrency=args.concurrency, toolkit=kit,
                                tasks_file=tasks_file, out=runs, workdir=work, report=False)
             assert summary["passed"] == len(pairs), summary["failures"]
@@ -274,7 +274,7 @@ def report(args: argparse.Namespace, db: Path, how: str, data: dict[str, Any]) -
         "",
         f"Goal: at least {GOAL:g} episodes/s on 2 cores. Measured: **{n / harness:.2f} episodes/s** at this "
         "load; the last column is the bound the CPU cost sets on free cores. Opening an episode takes a "
-        "clean copy from the pool (`pipeline/episode/pool.py`) instead of copying the database.",
+        "clean copy from the pool (`stateforge/episode/pool.py`) instead of copying the database.",
         "",
         f"Before: {BEFORE}",
         "",

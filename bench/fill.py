@@ -16,9 +16,9 @@
    almost all interpreter start, imports, parsing, opening and publishing the file; the naive loop is
    also compared with the build less these, its per-row part.
 6. The stages: one more build (and one of `--before`'s tree) with a CPU timer around each stage of
-   `pipeline.build.run.STAGES`, to show where the time goes and what changed.
+   `stateforge.build.run.STAGES`, to show where the time goes and what changed.
 
-Faker pools come from the on-disk cache (`pipeline.fill.pool_cache`) when it holds them: the table says
+Faker pools come from the on-disk cache (`stateforge.fill.pool_cache`) when it holds them: the table says
 whether it did when the first build started (a build's first run on a machine makes and stores them).
 
 Each is timed twice: wall clock, and CPU (user + system, every thread). The machine is shared: wall
@@ -48,10 +48,10 @@ from pathlib import Path
 import duckdb
 from _doc import write_section
 
-from pipeline.fill.generator import strategy_for
-from pipeline.fill.pool_cache import pool_cache
-from pipeline.schema import Schema
-from pipeline.store import create_tables, read_model
+from stateforge.fill.generator import strategy_for
+from stateforge.fill.pool_cache import pool_cache
+from stateforge.schema import Schema
+from stateforge.store import create_tables, read_model
 
 
 @dataclass
@@ -94,7 +94,7 @@ def run_build(domain: str, scale: float, out: Path, source: Path | None = None) 
 
 _STAGES = """
 import json, resource, sys, time
-from pipeline.build.run import BuildRun, run_build
+from stateforge.build.run import BuildRun, run_build
 def cpu():
     u = resource.getrusage(resource.RUSAGE_SELF)
     return u.ru_utime + u.ru_stime
@@ -109,7 +109,7 @@ print(json.dumps(spent))
 
 
 def stage_cpu(domain: str, scale: float, out: Path, source: Path | None = None) -> dict[str, float]:
-    """CPU seconds of each stage of one build (`pipeline.build.run.STAGES`), in a child process running
+    """CPU seconds of each stage of one build (`stateforge.build.run.STAGES`), in a child process running
     `source`'s code when given; imports and interpreter start are in no stage."""
     env = dict(os.environ)
     if source is not None:
@@ -164,7 +164,7 @@ def naive(schema: Schema, rows: dict[str, int], per_table: int) -> tuple[Took, i
     """The time a per-row Faker loop takes for `per_table` rows of each table, and the rows it wrote."""
     from faker import Faker
 
-    from pipeline.domain.config import DomainConfig
+    from stateforge.domain.config import DomainConfig
 
     fake = Faker()
     Faker.seed(0)

@@ -3,7 +3,8 @@
     .venv/bin/python bench/game_tasks.py [--scale 1] [--n 150] [--seed 0] [--sample 15] [--no-write]
 
 The game pack built at --scale into ./artifacts/bench-tasks/game-<scale>/ (when missing), then
-`generate_tasks` with its recipes (schemas/game/recipes.py): the report's figures (kept, attempts, rejections
+`generate_tasks` with its recipes (stateforge/packs/game/tasks/): the report's figures (kept, attempts,
+rejections
 and skips by reason, capability mix, infeasible share, changed rows per feasible task with the 95th
 percentile, difficulty) and the seconds per kept task (recipe + gate).
 
@@ -28,10 +29,10 @@ from typing import Any
 
 from _doc import DOC, write_section
 
-from pipeline.build import build_domain
-from pipeline.resources import artifacts_dir
-from pipeline.tasks import Workspace, generate_tasks, read_tasks
-from pipeline.tools import toolkit_for
+from stateforge.build import build_domain
+from stateforge.resources import artifacts_dir
+from stateforge.tasks import Workspace, generate_tasks, read_tasks
+from stateforge.tools import toolkit_for
 
 HEADING = "Task generation: game (bench/game_tasks.py)"
 
@@ -132,7 +133,8 @@ def main() -> None:
         "Command: `.venv/bin/python bench/game_tasks.py "
         f"--scale {args.scale:g} --n {args.n} --seed {args.seed}` ({dt.date.today().isoformat()}; "
         f"{os.cpu_count()} cores, load average {load:.1f} at the end). The game pack at scale "
-        f"{args.scale:g}, its {len(report['recipes'])} recipes (schemas/game/recipes.py) and its tools.\n\n"
+        f"{args.scale:g}, its {len(report['recipes'])} recipes "
+        "(stateforge/packs/game/tasks/) and its tools.\n\n"
         f"{table}\n"
         f"Baseline on {len(sample)} kept feasible tasks (spread over the sizes), median of {args.runs} runs: "
         f"replay + diff **{baseline * 1000:.0f} ms**; a kept task costs **{per_task / baseline:.1f}x** that "

@@ -35,15 +35,15 @@ import pyarrow as pa
 from _doc import write_section
 from _fakellm import fake_server, server_stats
 
-from pipeline.domain import load_domain
-from pipeline.fill.engine import fill_table
-from pipeline.fill.sizing import plan_rows
-from pipeline.graph import plan_fill
-from pipeline.llm.fill import LLMFill
-from pipeline.llm.settings import LLMSettings
-from pipeline.store import create_tables
-from pipeline.types import batch_arrow_type
-from validation.batch import validate_batch
+from stateforge.domain import load_domain
+from stateforge.fill.engine import fill_table
+from stateforge.fill.sizing import plan_rows
+from stateforge.graph import plan_fill
+from stateforge.llm.fill import LLMFill
+from stateforge.llm.settings import LLMSettings
+from stateforge.store import create_tables
+from stateforge.types import batch_arrow_type
+from stateforge.validation.batch import validate_batch
 
 HEADING = "LLM fill (bench/llm_fill.py)"
 MIXED_FAULTS = {"wrong_types": 0.03, "invented_fk": 0.03, "duplicates": 0.03, "missing_fields": 0.03,

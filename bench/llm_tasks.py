@@ -32,10 +32,10 @@ from typing import Any
 from _doc import write_section
 from _fakellm import fake_server, server_stats
 
-from pipeline.build import build_domain
-from pipeline.llm.settings import LLMSettings
-from pipeline.resources import artifacts_dir
-from pipeline.tasks import generate_tasks
+from stateforge.build import build_domain
+from stateforge.llm.settings import LLMSettings
+from stateforge.resources import artifacts_dir
+from stateforge.tasks import generate_tasks
 
 HEADING = "Task generation: the LLM generator (bench/llm_tasks.py)"
 FAULTS = {

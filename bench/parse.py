@@ -67,7 +67,7 @@ def _measure(what: str, tables: int, runs: int) -> dict:
     import sqlglot
     import sqlglot.tokens
 
-    from pipeline.schema import parse_ddl
+    from stateforge.schema import parse_ddl
 
     if what == "ours":
         text = big_dump(tables)

@@ -24,8 +24,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench._doc import bench_parser, publish  # noqa: E402
-from pipeline.release import ReleaseRun, Stage, baseline_names, run_release  # noqa: E402
-from pipeline.release.verify import verify_release  # noqa: E402
+from stateforge.release import ReleaseRun, Stage, baseline_names, run_release  # noqa: E402
+from stateforge.release.verify import verify_release  # noqa: E402
 
 
 def cpu() -> float:

@@ -2,7 +2,8 @@
 
     .venv/bin/python bench/report.py [--scales 1 10] [--runs 3] [--no-write]
 
-For each scale, in one run: the baseline is `validation.audit.audit` on the same file (what `stateforge
+For each scale, in one run: the baseline is `stateforge.validation.audit.audit` on the same file (what
+`stateforge
 audit` does, and a part of the report); then the report's two halves, `collect` (every figure, in
 DuckDB: counts, ranges, distributions, fan-outs, rules, the audit) and `render` (the page and its
 matplotlib plots), and `write_report` end to end. Times are medians of --runs, interleaved. Also: rows,
@@ -23,10 +24,10 @@ from pathlib import Path
 
 from _doc import write_section
 
-from pipeline.build import build_domain
-from pipeline.report import collect, render, write_report
-from pipeline.store import connect
-from validation.audit import audit
+from stateforge.build import build_domain
+from stateforge.report import collect, render, write_report
+from stateforge.store import connect
+from stateforge.validation.audit import audit
 
 HEADING = "Report (bench/report.py)"
 

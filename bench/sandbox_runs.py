@@ -20,9 +20,9 @@ import tempfile
 import time
 from typing import Any
 
-from pipeline.evaluate.solvers import sandbox_child
-from pipeline.evaluate.solvers.sandbox import Sandbox
-from pipeline.evaluate.solvers.sandbox_forks import running_server, shared_server
+from stateforge.evaluate.solvers import sandbox_child
+from stateforge.evaluate.solvers.sandbox import Sandbox
+from stateforge.evaluate.solvers.sandbox_forks import running_server, shared_server
 
 CHILD = sandbox_child.__file__
 CODE = "a = get_user(id=1)\nb = get_user(id=2)\nprint(a['name'], b['name'])"

@@ -6,7 +6,7 @@
    (`users.referred_by_user_id <> user_id`): DuckDB's `UPDATE ... FROM` against `rewrite_table` (the table
    built anew and moved into place), each in its own transaction, on a fresh copy of the same table.
 2. The orphan cleanup on `--children` rows with 1% of them dangling: counting the dangling rows and
-   deleting them, with the cleanup's anti-join (`pipeline.store.sql.orphans_sql`) against NOT EXISTS.
+   deleting them, with the cleanup's anti-join (`stateforge.store.sql.orphans_sql`) against NOT EXISTS.
 
 Medians of `--repeats` runs; prints a markdown section and, unless `--no-write`, replaces the "Second
 pass" section of docs/BENCHMARKS.md.
@@ -27,9 +27,9 @@ import numpy as np
 import pyarrow as pa
 from _doc import write_section
 
-from pipeline.schema.model import Check, Column, Table
-from pipeline.store import rewrite_table, table_ddl
-from pipeline.store.sql import orphans_sql, table_ref
+from stateforge.schema.model import Check, Column, Table
+from stateforge.store import rewrite_table, table_ddl
+from stateforge.store.sql import orphans_sql, table_ref
 
 USERS = Table(
     "users",

@@ -7,7 +7,7 @@ On music at --scale (built with its tasks by bench/evaluate.py's `prepare`, unde
 and reused), takes --tasks tasks with at most 6 reference calls and runs them, interleaved in each of
 --rounds rounds, with:
 
-- `openai`: the fake server (`pipeline.fakellm`, latency --latency s a turn) replaying each task's reference
+- `openai`: the fake server (`stateforge.fakellm`, latency --latency s a turn) replaying each task's reference
   calls as tool calls, one per turn, then a final message;
 - `openai-code`: the same calls as one exec_code run (each call a function in the sandbox), then a final
   message;
@@ -43,14 +43,14 @@ from typing import Any
 
 from _doc import write_section
 
-from pipeline.evaluate import EvalRun, run_evaluation
-from pipeline.evaluate.rundir import EPISODES_FILE
-from pipeline.evaluate.runner import Stage
-from pipeline.evaluate.solvers.sandbox import Sandbox
-from pipeline.evaluate.solvers.sandbox_forks import running_server
-from pipeline.fakellm.scripts import replay_script
-from pipeline.tasks import Task, read_tasks
-from pipeline.tools import Toolkit
+from stateforge.evaluate import EvalRun, run_evaluation
+from stateforge.evaluate.rundir import EPISODES_FILE
+from stateforge.evaluate.runner import Stage
+from stateforge.evaluate.solvers.sandbox import Sandbox
+from stateforge.evaluate.solvers.sandbox_forks import running_server
+from stateforge.fakellm.scripts import replay_script
+from stateforge.tasks import Task, read_tasks
+from stateforge.tools import Toolkit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from client_turns import measure as measure_turns  # noqa: E402 - one client turn, two ways

@@ -37,9 +37,9 @@ from typing import Any
 from _doc import write_section
 from _task_audit import Audit, audit_tasks
 
-from pipeline.build import build_domain
-from pipeline.evaluate import evaluate
-from pipeline.tasks import CAPABILITIES, generate_tasks, read_tasks
+from stateforge.build import build_domain
+from stateforge.evaluate import evaluate
+from stateforge.tasks import CAPABILITIES, generate_tasks, read_tasks
 
 TARGETS = (
     "150+ kept; each capability 15%+; 10%+ infeasible; changed rows mean 10+, 5%+ with 50+, max 200+; "
@@ -207,7 +207,7 @@ def fixtures_section(runs: list[dict[str, Any]], rows: int, n: int, argv: str) -
         f"Command: `.venv/bin/python bench/task_generation.py {argv}` ({dt.date.today()}; 2 cores shared "
         f"with other work, load average {load:.1f} at the end). Every DDL of the parser tests "
         f"(tests/fixtures/ddl/*.sql) with no pack: built with `--rows {rows}`, the generic toolkit and the "
-        f"generic recipe set (pipeline/tasks/generic), `generate_tasks(..., n={n})`. Target (issue 10): a "
+        f"generic recipe set (stateforge/tasks/generic), `generate_tasks(..., n={n})`. Target (issue 10): a "
         f"bare DDL yields at least 30 tasks that pass the gate. The audit column is the independent one "
         f"(bench/_task_audit.py, as in the pack sections).",
         "",

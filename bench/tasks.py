@@ -4,7 +4,7 @@
 
 Two cases, each built into ./artifacts/bench-tasks/ when missing: a bare DDL (tests/fixtures/ddl/
 postgres_dump.sql, --rows 40, 30 tasks) and the music pack (--scale, --n tasks), both with the recipes they
-have (the pack's recipes.py, else the generic set). For each: the generation report's figures (kept,
+have (the pack's `tasks/`, else the generic set). For each: the generation report's figures (kept,
 attempts, rejections by reason, capability mix, infeasible share, changed rows, seconds per kept task).
 
 Then, on a sample of the kept tasks, interleaved, medians of --runs:
@@ -29,12 +29,12 @@ from typing import Any
 
 from _doc import DOC, write_section
 
-from pipeline.build import build_domain
-from pipeline.resources import artifacts_dir
-from pipeline.tasks import Gate, Workspace, generate_tasks, read_tasks
-from pipeline.tasks.gate import draft_of
-from pipeline.tasks.grading import domain_policy
-from pipeline.tools import toolkit_for
+from stateforge.build import build_domain
+from stateforge.resources import artifacts_dir
+from stateforge.tasks import Gate, Workspace, generate_tasks, read_tasks
+from stateforge.tasks.gate import draft_of
+from stateforge.tasks.grading import domain_policy
+from stateforge.tools import toolkit_for
 
 HEADING = "Task generation (bench/tasks.py)"
 FIXTURE = Path(__file__).resolve().parent.parent / "tests" / "fixtures" / "ddl" / "postgres_dump.sql"
@@ -145,8 +145,8 @@ def main() -> None:
     ]
     body = (
         f"Command: `.venv/bin/python bench/tasks.py --scale {args.scale:g} --n {args.n} --seed {args.seed}` "
-        f"({dt.date.today().isoformat()}; {os.cpu_count()} cores). Recipes: the pack's recipes.py, else the "
-        "generic set; the solver's tools: the pack's tools.py, else the generic toolkit.\n\n"
+        f"({dt.date.today().isoformat()}; {os.cpu_count()} cores). Recipes: the pack's `tasks/`, else the "
+        "generic set; the solver's tools: the pack's `tools/`, else the generic toolkit.\n\n"
         + "\n".join(sections)
     )
     print(body)

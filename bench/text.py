@@ -21,9 +21,9 @@ from typing import Any
 
 from _doc import bench_parser, publish
 
-from pipeline.domain.config import DomainConfig
-from pipeline.fill.generator import TableGenerator
-from pipeline.schema.model import Column, Table
+from stateforge.domain.config import DomainConfig
+from stateforge.fill.generator import TableGenerator
+from stateforge.schema.model import Column, Table
 
 # (what, table, column type, the strategy the packs use now, the Faker hint that stood in for it before)
 CASES: tuple[tuple[str, str, str, dict[str, Any], dict[str, Any]], ...] = (

@@ -37,9 +37,9 @@ import anyio
 from _doc import write_section
 from mcp import Client, StdioServerParameters
 
-from pipeline.build import build_domain
-from pipeline.episode import Episode
-from pipeline.mcp import serve_mcp
+from stateforge.build import build_domain
+from stateforge.episode import Episode
+from stateforge.mcp import serve_mcp
 
 HEADING = "Tool calls over MCP (bench/tools.py)"
 STATEFORGE = str(Path(sys.executable).with_name("stateforge"))

@@ -38,12 +38,12 @@ class Mutant:
 
 def _noop(rule: str, signature: str) -> Mutant:
     """The repair `rule` returns its batch untouched and claims nothing."""
-    return Mutant(f"{rule}_removed", "validation/repair.py", signature,
+    return Mutant(f"{rule}_removed", "stateforge/validation/repair.py", signature,
                   f'{signature}\n    return batch, RepairCount("{rule}")')
 
 
-REPAIR = "validation/repair.py"
-RULES = "validation/rules.py"
+REPAIR = "stateforge/validation/repair.py"
+RULES = "stateforge/validation/rules.py"
 SIGNATURE = "(batch: pa.Table, failures: list[Failure], ctx: RepairContext) -> Repaired:"
 MUTANTS: tuple[Mutant, ...] = (
     *(_noop(rule, f"def {rule}{SIGNATURE}") for rule in (
@@ -79,7 +79,7 @@ MUTANTS: tuple[Mutant, ...] = (
 
 
 def _copy(dest: Path) -> None:
-    for name in ("pipeline", "validation", "flows", "tests", "schemas", "prompts"):
+    for name in ("stateforge", "tests"):
         shutil.copytree(ROOT / name, dest / name, ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", dest / "pyproject.toml")
 

@@ -13,11 +13,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.domain import list_domains, load_domain
-from pipeline.errors import BuildError
-from pipeline.store import read_model, table_hashes
-from pipeline.store.build_meta import frozen_now, read_build_meta
+from stateforge.build import build_domain
+from stateforge.domain import list_domains, load_domain
+from stateforge.errors import BuildError
+from stateforge.store import read_model, table_hashes
+from stateforge.store.build_meta import frozen_now, read_build_meta
 from tests.conftest import FIXTURES
 
 DDL_FIXTURES = sorted((FIXTURES / "ddl").glob("*.sql"))
@@ -80,7 +80,7 @@ def test_same_inputs_and_seed_give_identical_tables(tmp_path: Path):
 KILLER = textwrap.dedent(
     """
     import os, signal, sys
-    from pipeline.build import build_domain
+    from stateforge.build import build_domain
 
     def start(table, rows, seen=[]):
         seen.append(table)
@@ -167,7 +167,7 @@ CREATE TABLE item_versions (
 KILLED_AFTER_SECOND_PASS = textwrap.dedent(
     """
     import os, signal, sys
-    from pipeline.build import build_domain, stages
+    from stateforge.build import build_domain, stages
 
     def audit_partial(build):  # the second pass is committed: killed before the audit and the publish
         os.kill(os.getpid(), signal.SIGKILL)

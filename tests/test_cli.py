@@ -104,7 +104,7 @@ def test_the_process_skips_the_interpreter_teardown_only_when_it_is_safe():
     atexit handlers have run."""
     script = (
         "import atexit, sys, threading\n"
-        "from pipeline.cli import _exit_now\n"
+        "from stateforge.cli import _exit_now\n"
         "_exit_now('not a number'); print('kept')\n"
         "done = threading.Event(); worker = threading.Thread(target=done.wait); worker.start()\n"
         "_exit_now(0); print('kept'); done.set(); worker.join()\n"

@@ -18,12 +18,12 @@ from typing import Any
 import duckdb
 import pytest
 
-from pipeline.store import read_model, table_hashes
+from stateforge.store import read_model, table_hashes
 
 PACKS = ("music", "game")
 BUILD = """
 import sys
-from pipeline.build import build_domain
+from stateforge.build import build_domain
 for pack in sys.argv[2:]:
     build_domain(pack, scale=0.01, seed=11, out=f"{sys.argv[1]}/{pack}")
 """

@@ -15,10 +15,10 @@ import sys
 from pathlib import Path
 
 NOT_FOR_AN_OFFLINE_BUILD = (
-    "prefect",  # the flows: `stateforge serve`, `flows/`
+    "prefect",  # the flows: `stateforge serve`, `stateforge/flows/`
     "openai",  # the LLM backend: `--backend openai`
     "httpx",
-    "pandera",  # batch validation is Arrow-native (`validation.batch_arrow`)
+    "pandera",  # batch validation is Arrow-native (`stateforge.validation.batch_arrow`)
     "mcp",  # `stateforge mcp`
     "starlette",
     "uvicorn",
@@ -30,7 +30,7 @@ NOT_FOR_AN_OFFLINE_BUILD = (
 
 SCRIPT = """
 import json, sys
-from pipeline.cli import main
+from stateforge.cli import main
 try:
     main(["build-domain", "music", "--scale", "0.002", "--out", sys.argv[1], "--json"])
 except SystemExit as exc:
@@ -51,12 +51,12 @@ def test_an_offline_build_imports_no_llm_client_flow_engine_or_server(tmp_path: 
     assert result["code"] == 0, done.stderr
     assert json.loads(done.stdout)["totals"]["violations"] == 0
     modules = set(result["modules"])
-    assert {"pipeline", "validation", "duckdb"} <= modules  # it did build
+    assert {"stateforge", "duckdb"} <= modules  # it did build
     assert sorted(modules.intersection(NOT_FOR_AN_OFFLINE_BUILD)) == []
 
 
 def test_the_cli_imports_no_command_s_dependencies_before_a_command_runs():
-    script = "import sys, pipeline.cli; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
+    script = "import sys, stateforge.cli; print(' '.join(sorted({m.split('.')[0] for m in sys.modules})))"
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     modules = set(done.stdout.split())
     assert "typer" in modules

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-import pipeline.build.stages as build_module
-from pipeline.build import build_domain
-from pipeline.errors import InternalError
-from pipeline.fill.strategies import STRATEGIES
-from validation import checks
+import stateforge.build.stages as build_module
+from stateforge.build import build_domain
+from stateforge.errors import InternalError
+from stateforge.fill.strategies import STRATEGIES
+from stateforge.validation import checks
 
 
 def test_an_internal_error_while_filling_names_the_table_and_the_file(tmp_path: Path, monkeypatch) -> None:

@@ -1,4 +1,4 @@
-"""The module boundaries: imports between subpackages go one way, down `pipeline.LAYERS`, with no cycle.
+"""The module boundaries: imports between subpackages go one way, down `stateforge.LAYERS`, with no cycle.
 
 Every import counts: at the top of a module, inside a function, under `TYPE_CHECKING`.
 """
@@ -12,10 +12,10 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-import pipeline
+import stateforge
 
-ROOT = Path(pipeline.__file__).resolve().parent.parent
-PACKAGES = ("pipeline", "validation", "flows")
+ROOT = Path(stateforge.__file__).resolve().parent.parent
+PACKAGES = ("stateforge",)
 
 
 def module_name(path: Path) -> str:
@@ -27,10 +27,10 @@ MODULES = {module_name(p): p for pkg in PACKAGES for p in sorted((ROOT / pkg).rg
 
 
 def unit(module: str) -> str:
-    """The layer unit a module belongs to: `pipeline.fill.keys` -> `fill`, `validation.audit` -> `validation`;
-    the `pipeline` package's own `__init__` is `pipeline`."""
+    """The layer unit a module belongs to: `stateforge.fill.keys` -> `fill`, `stateforge.validation.audit` ->
+    `validation`; the `stateforge` package's own `__init__` is `stateforge`."""
     parts = module.split(".")
-    return parts[1] if parts[0] == "pipeline" and len(parts) > 1 else parts[0]
+    return parts[1] if len(parts) > 1 else parts[0]
 
 
 def imported(module: str, tree: ast.AST) -> list[tuple[str, int]]:
@@ -49,7 +49,7 @@ def imported(module: str, tree: ast.AST) -> list[tuple[str, int]]:
         else:
             continue
         for name in names:
-            while name and name not in MODULES:  # `import pipeline.fill.keys as k` names a module
+            while name and name not in MODULES:  # `import stateforge.fill.keys as k` names a module
                 name = name.rpartition(".")[0]
             if name:
                 found.append((name, node.lineno))
@@ -67,18 +67,18 @@ def unit_edges() -> dict[tuple[str, str], list[str]]:
 
 
 EDGES = unit_edges()
-LAYER = {name: i for i, layer in enumerate(pipeline.LAYERS) for name in layer}
+LAYER = {name: i for i, layer in enumerate(stateforge.LAYERS) for name in layer}
 
 
 def test_the_package_root_imports_nothing_of_stateforge():
-    assert not [target for (src, target) in EDGES if src == "pipeline"]
+    assert not [target for (src, target) in EDGES if src == "stateforge"]
 
 
 def test_every_subpackage_has_a_layer():
-    units = {unit(m) for m in MODULES} - {"pipeline"}
+    units = {unit(m) for m in MODULES} - {"stateforge"}
     missing = sorted(units - set(LAYER))
-    assert not missing, f"add {missing} to pipeline.LAYERS (and its docstring), below what they import"
-    assert not set(LAYER) - units, "pipeline.LAYERS names a subpackage that does not exist"
+    assert not missing, f"add {missing} to stateforge.LAYERS (and its docstring), below what they import"
+    assert not set(LAYER) - units, "stateforge.LAYERS names a subpackage that does not exist"
 
 
 def test_subpackages_import_each_other_without_a_cycle():
@@ -94,15 +94,15 @@ def test_subpackages_import_each_other_without_a_cycle():
 @pytest.mark.parametrize("edge", sorted(EDGES), ids=lambda e: f"{e[0]}->{e[1]}")
 def test_imports_go_down_the_layers(edge: tuple[str, str]):
     src, target = edge
-    if target == "pipeline":
+    if target == "stateforge":
         return  # the package root (`__version__`) sits below everything
     assert LAYER[src] > LAYER[target], (
         f"{src} (layer {LAYER[src]}) imports {target} (layer {LAYER[target]}) at {', '.join(EDGES[edge])}: "
-        "move the shared code down to a layer both can import (pipeline.LAYERS)"
+        "move the shared code down to a layer both can import (stateforge.LAYERS)"
     )
 
 
 def test_the_walk_sees_imports_inside_functions():
     """The checker itself: a function-level import is found (so a lazy import cannot hide a cycle)."""
-    tree = ast.parse("def f():\n    from pipeline.store.sql import table_ref\n")
-    assert imported("pipeline.fill.engine", tree) == [("pipeline.store.sql", 2)]
+    tree = ast.parse("def f():\n    from stateforge.store.sql import table_ref\n")
+    assert imported("stateforge.fill.engine", tree) == [("stateforge.store.sql", 2)]

@@ -14,10 +14,10 @@ import duckdb
 import pytest
 from mcp import Client
 
-from pipeline.build import build_domain
-from pipeline.diff import diff_files
-from pipeline.mcp import serve_mcp
-from pipeline.store import read_model
+from stateforge.build import build_domain
+from stateforge.diff import diff_files
+from stateforge.mcp import serve_mcp
+from stateforge.store import read_model
 from tests.conftest import FIXTURES
 
 DDL = FIXTURES / "ddl" / "pg_namespaces.sql"

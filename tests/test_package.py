@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 CHECKOUT = Path(__file__).resolve().parent.parent
-SOURCES = ("pipeline", "validation", "flows", "schemas", "prompts", "pyproject.toml", "README.md")
+SOURCES = ("stateforge", "pyproject.toml", "README.md")
 
 
 def run(*args: str | Path, cwd: Path | None = None, env: dict[str, str] | None = None) -> str:
@@ -44,10 +44,14 @@ def test_the_wheel_installs_outside_the_checkout_and_builds_a_pack(tmp_path: Pat
         "-w", tmp_path / "dist", src)
     (wheel,) = (tmp_path / "dist").glob("stateforge-*.whl")
     shipped = set(zipfile.ZipFile(wheel).namelist())
+    # One namespace: the package and its dist-info, nothing else at the top of site-packages.
+    assert {name.split("/")[0] for name in shipped} == {"stateforge", "stateforge-0.1.0.dist-info"}
     for pack in ("music", "game", "meeting"):
-        assert {f"schemas/{pack}/schema.sql", f"schemas/{pack}/domain.yaml"} <= shipped
-    assert {"prompts/fill_rows.md", "prompts/repair_rows.md", "pipeline/cli.py",
-            "pipeline/tasks/task.schema.json"} <= shipped
+        assert {f"stateforge/packs/{pack}/schema.sql", f"stateforge/packs/{pack}/domain.yaml",
+                f"stateforge/packs/{pack}/tools/__init__.py",
+                f"stateforge/packs/{pack}/tasks/__init__.py"} <= shipped
+    assert {"stateforge/prompts/fill_rows.md", "stateforge/prompts/repair_rows.md", "stateforge/cli.py",
+            "stateforge/tasks/task.schema.json"} <= shipped
 
     venv = tmp_path / "venv"
     run(sys.executable, "-m", "venv", "--without-pip", venv)
@@ -63,11 +67,14 @@ def test_the_wheel_installs_outside_the_checkout_and_builds_a_pack(tmp_path: Pat
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")}
     probe = (
-        "import importlib.util, json, sys, pipeline, schemas, prompts, validation, flows\n"
-        "from pipeline.domain import list_domains\n"
-        "print(json.dumps({'files': [m.__file__ for m in (pipeline, schemas, prompts, validation, flows)],"
-        " 'path': sys.path, 'packs': list_domains(),"
-        " 'tests': importlib.util.find_spec('tests') is not None}))\n"
+        "import importlib.util, json, sys\n"
+        "import stateforge, stateforge.packs, stateforge.prompts, stateforge.flows\n"
+        "from stateforge.domain import list_domains\n"
+        "mods = (stateforge, stateforge.packs, stateforge.prompts, stateforge.flows)\n"
+        "print(json.dumps({'files': [m.__file__ for m in mods], 'path': sys.path, 'packs': list_domains(),"
+        " 'tests': importlib.util.find_spec('tests') is not None,"
+        " 'others': [n for n in ('pipeline', 'schemas', 'validation', 'flows', 'prompts')"
+        " if importlib.util.find_spec(n) is not None]}))\n"
     )
     found = json.loads(run(python, "-c", probe, cwd=work, env=env))
     assert all(Path(f).is_relative_to(site) for f in found["files"]), found["files"]
@@ -75,6 +82,9 @@ def test_the_wheel_installs_outside_the_checkout_and_builds_a_pack(tmp_path: Pat
     reachable = [p for p in found["path"] if p and p != deps and Path(p).resolve().is_relative_to(CHECKOUT)]
     assert not reachable and not found["tests"], found["path"]
     assert found["packs"] == ["game", "meeting", "music"]
+    assert found["others"] == [], "the wheel installs a top-level package besides stateforge"
+    done = subprocess.run([python, "-c", "import schemas"], cwd=work, env=env, capture_output=True, text=True)
+    assert done.returncode != 0 and "ModuleNotFoundError" in done.stderr
 
     before = snapshot(site)
     run(venv / "bin" / "stateforge", "build-domain", "music", "--scale", "0.02", cwd=work, env=env)

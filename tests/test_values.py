@@ -8,7 +8,7 @@ from decimal import Decimal
 
 import duckdb
 
-from pipeline.values import dumps, json_row, json_value
+from stateforge.values import dumps, json_row, json_value
 
 
 def test_scalars_keep_their_exact_spelling() -> None:

@@ -6,8 +6,8 @@ from datetime import date, datetime
 
 import pytest
 
-from pipeline.constraints.checks import derive_checks
-from pipeline.schema import parse_ddl
+from stateforge.constraints.checks import derive_checks
+from stateforge.schema import parse_ddl
 
 
 def facts(check: str, column: str = "c", type_: str = "VARCHAR(40)"):

@@ -17,20 +17,20 @@ import jsonschema
 import pyarrow as pa
 import pytest
 
-from pipeline.constraints import KINDS, Coverage
-from pipeline.graph import plan_fill
-from pipeline.llm.rows import MODEL_COVERAGE, SCHEMA_COVERAGE, RowShape
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.store.create import COVERAGE as DDL_COVERAGE
-from pipeline.store.create import create_tables
-from validation.audit import audit
-from validation.batch import COVERAGE as BATCH_COVERAGE
-from validation.batch import validate_batch
-from validation.batch_pandera import COVERAGE as PANDERA_COVERAGE
-from validation.batch_pandera import pandera_rules
-from validation.checks import COVERAGE as AUDIT_COVERAGE
-from validation.rules import COVERAGE as CLEANUP_COVERAGE
-from validation.rules import clean_orphans
+from stateforge.constraints import KINDS, Coverage
+from stateforge.graph import plan_fill
+from stateforge.llm.rows import MODEL_COVERAGE, SCHEMA_COVERAGE, RowShape
+from stateforge.schema.model import Check, Column, ForeignKey, Schema, Table
+from stateforge.store.create import COVERAGE as DDL_COVERAGE
+from stateforge.store.create import create_tables
+from stateforge.validation.audit import audit
+from stateforge.validation.batch import COVERAGE as BATCH_COVERAGE
+from stateforge.validation.batch import validate_batch
+from stateforge.validation.batch_pandera import COVERAGE as PANDERA_COVERAGE
+from stateforge.validation.batch_pandera import pandera_rules
+from stateforge.validation.checks import COVERAGE as AUDIT_COVERAGE
+from stateforge.validation.rules import COVERAGE as CLEANUP_COVERAGE
+from stateforge.validation.rules import clean_orphans
 
 THINGS = Table(
     "things",

@@ -6,8 +6,8 @@ from decimal import Decimal
 
 import pytest
 
-from pipeline.constraints import KINDS, Coverage, table_constraints
-from pipeline.schema.model import Check, Column, ForeignKey, Table
+from stateforge.constraints import KINDS, Coverage, table_constraints
+from stateforge.schema.model import Check, Column, ForeignKey, Table
 
 
 def orders() -> Table:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.diff import diff_files
+from stateforge.diff import diff_files
 from tests.diff.conftest import make_pair
 from tests.diff.test_engine import SHOP, SHOP_CHANGES, SHOP_ROWS
 

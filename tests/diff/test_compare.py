@@ -9,8 +9,8 @@ import duckdb
 import pytest
 from pydantic import ValidationError
 
-from pipeline.diff import ColumnRule, Diff, DiffError, Policy, compare, db_labeler, diff_files, human_column
-from pipeline.schema import parse_ddl
+from stateforge.diff import ColumnRule, Diff, DiffError, Policy, compare, db_labeler, diff_files, human_column
+from stateforge.schema import parse_ddl
 from tests.diff.conftest import make_pair
 
 DDL = """

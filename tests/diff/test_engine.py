@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.diff import Diff, DiffError, diff_catalogs, diff_files
+from stateforge.diff import Diff, DiffError, diff_catalogs, diff_files
 from tests.diff.conftest import make_pair
 
 SHOP = """
@@ -180,7 +180,7 @@ def test_rows_are_in_the_keys_type_order(tmp_path: Path):
 
 def test_json_is_byte_identical_in_another_process_and_time_zone(tmp_path: Path, shop: Diff):
     script = (
-        "import sys; from pipeline.diff import diff_files; "
+        "import sys; from stateforge.diff import diff_files; "
         "sys.stdout.write(diff_files(sys.argv[1], sys.argv[2]).to_json())"
     )
     for ddl, rows, changes in ((SHOP, SHOP_ROWS, SHOP_CHANGES), (TYPES, TYPE_ROWS, TYPE_CHANGES)):

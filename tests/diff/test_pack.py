@@ -9,9 +9,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.diff import Policy, compare, db_labeler, diff_files
-from pipeline.store import read_model
+from stateforge.build import build_domain
+from stateforge.diff import Policy, compare, db_labeler, diff_files
+from stateforge.store import read_model
 
 
 @pytest.fixture(scope="module")

@@ -14,8 +14,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.diff import Diff, compare
-from pipeline.values import dumps
+from stateforge.diff import Diff, compare
+from stateforge.values import dumps
 from tests.diff.test_compare import SCHEMA
 
 TITLES = ["a", "b", "c"]

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-import pipeline.domain.loader as domain_module
-from pipeline.domain import ColumnHint, DomainConfig, list_domains, load_config, load_domain, parse_duration
-from pipeline.errors import DomainError
-from pipeline.schema.model import Column, ForeignKey, Schema, Table
+import stateforge.domain.loader as domain_module
+from stateforge.domain import ColumnHint, DomainConfig, list_domains, load_config, load_domain, parse_duration
+from stateforge.errors import DomainError
+from stateforge.schema.model import Column, ForeignKey, Schema, Table
 
 
 @pytest.mark.parametrize(
@@ -233,7 +233,7 @@ def test_pack_hints_are_checked_against_the_ddl(packs: Path) -> None:
 
 
 def test_policies_are_named_sentences_with_an_optional_check() -> None:
-    from pipeline.domain import DomainConfig, DomainPolicy
+    from stateforge.domain import DomainConfig, DomainPolicy
 
     config = DomainConfig.model_validate({
         "name": "shop",
@@ -252,7 +252,7 @@ def test_policies_are_named_sentences_with_an_optional_check() -> None:
 def test_the_frozen_clock_is_the_window_s_last_second_or_the_pack_s_now() -> None:
     from datetime import datetime
 
-    from pipeline.domain import TimeWindow
+    from stateforge.domain import TimeWindow
 
     assert TimeWindow(end="2026-06-30").clock == datetime(2026, 6, 30, 23, 59, 59)
     window = TimeWindow(start="2026-01-01", end="2026-06-30", now="2026-06-01T09:00:00")

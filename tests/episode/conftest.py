@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.tools import Toolkit
+from stateforge.episode import Episode
+from stateforge.tools import Toolkit
 from tests.episode.fixture import build_shop, full_toolkit, shop_schema
 
 

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.tools import Env, Expr, ToolError, Toolkit, tool
+from stateforge.tools import Env, Expr, ToolError, Toolkit, tool
 
 
 class Item(BaseModel):

@@ -6,10 +6,10 @@ import hashlib
 import threading
 from pathlib import Path
 
-from pipeline.build import build_domain
-from pipeline.domain import load_domain
-from pipeline.schema.model import Schema
-from pipeline.tools import Toolkit, generic_tools
+from stateforge.build import build_domain
+from stateforge.domain import load_domain
+from stateforge.schema.model import Schema
+from stateforge.tools import Toolkit, generic_tools
 from tests.episode.example_tools import EXAMPLES, MISBEHAVING
 
 SHOP = Path(__file__).parent / "shop"

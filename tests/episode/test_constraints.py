@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.tools import Env, Toolkit, tool
+from stateforge.episode import Episode
+from stateforge.tools import Env, Toolkit, tool
 from tests.episode.fixture import full_toolkit, shop_schema
 
 

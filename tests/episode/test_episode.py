@@ -12,10 +12,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.episode.template import FOLDER
-from pipeline.errors import StoreError
-from pipeline.tools import Toolkit
+from stateforge.episode import Episode
+from stateforge.episode.template import FOLDER
+from stateforge.errors import StoreError
+from stateforge.tools import Toolkit
 from tests.episode.fixture import sha256
 
 NOW = dt.datetime(2025, 12, 31, 23, 59, 59)  # the shop's time_window ends 2025-12-31: its last second
@@ -262,7 +262,7 @@ def test_an_episode_never_closed_does_not_keep_the_interpreter_alive(shop_db: Pa
     """A forgotten episode is closed by the garbage collector at exit, without starting a thread then."""
     script = (
         "import sys\n"
-        "from pipeline.episode import Episode\n"
+        "from stateforge.episode import Episode\n"
         "ep = Episode.open(sys.argv[1], workdir=sys.argv[2])\n"
         "ep.call('cannot_complete', {'reason': 'checking'})\n"
     )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from pipeline.episode import Episode
+from stateforge.episode import Episode
 
 
 def count(ep: Episode, sql: str, params: list | None = None) -> int:

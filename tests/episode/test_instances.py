@@ -7,9 +7,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.episode.instances import instance_of, pristine
-from pipeline.tools import Toolkit
+from stateforge.episode import Episode
+from stateforge.episode.instances import instance_of, pristine
+from stateforge.tools import Toolkit
 
 
 def test_the_next_episode_runs_on_the_same_instance_and_sees_none_of_the_last_ones_objects(

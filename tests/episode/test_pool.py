@@ -7,8 +7,8 @@ import sys
 import threading
 from pathlib import Path
 
-from pipeline.episode import Episode
-from pipeline.tools import Toolkit
+from stateforge.episode import Episode
+from stateforge.tools import Toolkit
 
 
 def carriers(ep: Episode) -> int:
@@ -64,7 +64,7 @@ def test_concurrent_episodes_never_share_a_copy(shop_db: Path, kit: Toolkit, tmp
 def test_pooled_copies_are_removed_at_exit(shop_db: Path, tmp_path: Path):
     script = (
         "import sys\n"
-        "from pipeline.episode import Episode\n"
+        "from stateforge.episode import Episode\n"
         "with Episode.open(sys.argv[1], workdir=sys.argv[2]) as ep:\n"
         "    ep.call('cannot_complete', {'reason': 'checking'})\n"
         "assert ep.path.exists()\n"

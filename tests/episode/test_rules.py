@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.domain import DomainConfig
-from pipeline.episode import Episode, compile_rules
+from stateforge.domain import DomainConfig
+from stateforge.episode import Episode, compile_rules
 from tests.episode.fixture import shop_schema
 
 SHIPPED = "shipped_orders_have_a_shipment"

@@ -7,8 +7,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.tools import Env, Toolkit, tool
+from stateforge.episode import Episode
+from stateforge.tools import Env, Toolkit, tool
 from tests.episode.fixture import full_toolkit, shop_schema
 
 INJECTIONS = [

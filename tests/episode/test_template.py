@@ -7,9 +7,9 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.episode import Episode
-from pipeline.episode.template import FOLDER
-from pipeline.tools import Toolkit
+from stateforge.episode import Episode
+from stateforge.episode.template import FOLDER
+from stateforge.tools import Toolkit
 from tests.episode.fixture import sha256
 
 STATE = (

@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.tools import Env, Expr, Toolkit, tool
+from stateforge.episode import Episode
+from stateforge.tools import Env, Expr, Toolkit, tool
 from tests.episode.fixture import full_toolkit, shop_schema
 from tests.episode.test_fk_actions import DELETABLE
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.tasks import Task
+from stateforge.tasks import Task
 from tests.evaluate.pack import built_pack, pack_tasks
 
 

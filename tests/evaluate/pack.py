@@ -7,8 +7,8 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from pipeline.build import build_domain
-from pipeline.tasks import Task, generate_tasks, read_tasks
+from stateforge.build import build_domain
+from stateforge.tasks import Task, generate_tasks, read_tasks
 from tests.conftest import FIXTURES
 
 _LOCK = threading.Lock()

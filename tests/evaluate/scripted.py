@@ -7,8 +7,8 @@ import json
 import urllib.request
 from typing import Any
 
-from pipeline.fakellm.scripts import replay_script
-from pipeline.tasks import Task
+from stateforge.fakellm.scripts import replay_script
+from stateforge.tasks import Task
 from tests.evaluate.pack import SHORT_TASKS, short_feasible
 
 

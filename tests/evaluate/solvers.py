@@ -9,11 +9,11 @@ import threading
 import time
 from collections.abc import Mapping
 
-from pipeline.errors import TransientError
-from pipeline.evaluate import Assignment, BaseSolver, EpisodeHandle, SolverConfig, SolverOutcome
-from pipeline.evaluate.solvers.noop import NoopSolver
-from pipeline.tasks import Task
-from pipeline.tools import Env, tool
+from stateforge.errors import TransientError
+from stateforge.evaluate import Assignment, BaseSolver, EpisodeHandle, SolverConfig, SolverOutcome
+from stateforge.evaluate.solvers.noop import NoopSolver
+from stateforge.tasks import Task
+from stateforge.tools import Env, tool
 
 
 class SkipLastCall(BaseSolver):

@@ -1,4 +1,4 @@
-"""What graders read of the base, shared per process (`pipeline/evaluate/basefacts.py`): a second grader
+"""What graders read of the base, shared per process (`stateforge/evaluate/basefacts.py`): a second grader
 of an unchanged file uses the first one's, and a grader of a file changed since (its mtime even put
 back) reads the base anew, so its diffs and short-cut verifiers stay exact."""
 
@@ -12,13 +12,13 @@ from typing import Any
 import duckdb
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.evaluate import basefacts
-from pipeline.evaluate.grader import Grade, Grader
-from pipeline.store.sql import quote_ident
-from pipeline.tasks import Task
-from pipeline.tasks.verifiers import rows_match
-from pipeline.values import json_value
+from stateforge.episode import Episode
+from stateforge.evaluate import basefacts
+from stateforge.evaluate.grader import Grade, Grader
+from stateforge.store.sql import quote_ident
+from stateforge.tasks import Task
+from stateforge.tasks.verifiers import rows_match
+from stateforge.values import json_value
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.evaluate.rundir import EPISODES_FILE
-from pipeline.tasks import Task
+from stateforge.evaluate.rundir import EPISODES_FILE
+from stateforge.tasks import Task
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 STATEFORGE = str(Path(sys.executable).with_name("stateforge"))

@@ -10,10 +10,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.errors import TerminalError
-from pipeline.evaluate import evaluate
-from pipeline.evaluate import fingerprint as fp
-from pipeline.tasks.workspace import Workspace
+from stateforge.errors import TerminalError
+from stateforge.evaluate import evaluate
+from stateforge.evaluate import fingerprint as fp
+from stateforge.tasks.workspace import Workspace
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 

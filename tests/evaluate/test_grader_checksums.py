@@ -11,15 +11,15 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.domain import DomainConfig
-from pipeline.episode import Episode
-from pipeline.evaluate.grader import Grader
-from pipeline.evaluate.gradestate import EpisodeState
-from pipeline.schema.model import Schema
-from pipeline.tasks import Task
-from pipeline.tasks.model import Verifier
-from pipeline.tasks.verifiers import checksum_tables
-from pipeline.tasks.workspace import checksums_sql
+from stateforge.domain import DomainConfig
+from stateforge.episode import Episode
+from stateforge.evaluate.grader import Grader
+from stateforge.evaluate.gradestate import EpisodeState
+from stateforge.schema.model import Schema
+from stateforge.tasks import Task
+from stateforge.tasks.model import Verifier
+from stateforge.tasks.verifiers import checksum_tables
+from stateforge.tasks.workspace import checksums_sql
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 

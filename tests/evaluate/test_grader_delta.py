@@ -1,4 +1,4 @@
-"""The grader reads only the row groups an episode changed (`pipeline/evaluate/delta.py`): its diff must be
+"""The grader reads only the row groups an episode changed (`stateforge/evaluate/delta.py`): its diff must be
 exactly the naive full diff (every table copied out whole and diffed against the base), and its short-cut
 verifiers must return the rows their whole SQL returns, for episodes that insert, update, delete, cascade,
 write a table twice, or write through `Episode.connection` where no call records it (the WAL check)."""
@@ -12,18 +12,18 @@ from typing import Any
 import duckdb
 import pytest
 
-import pipeline.evaluate.grader as grader_module
-from pipeline.diff import Diff, diff_catalogs
-from pipeline.episode import Episode
-from pipeline.evaluate.delta import WalWrites, changed_groups, rowid_filter, wal_writes
-from pipeline.evaluate.grader import Grader
-from pipeline.evaluate.gradestate import EpisodeState
-from pipeline.store.sql import quote_ident, quote_literal, table_ref
-from pipeline.tasks import Task
-from pipeline.tasks.model import Verifier
-from pipeline.tasks.verifiers import KEYS_NAME, constraints_sql, row_counts_sql
-from pipeline.tasks.workspace import checksums_sql
-from validation.checks import build_checks
+import stateforge.evaluate.grader as grader_module
+from stateforge.diff import Diff, diff_catalogs
+from stateforge.episode import Episode
+from stateforge.evaluate.delta import WalWrites, changed_groups, rowid_filter, wal_writes
+from stateforge.evaluate.grader import Grader
+from stateforge.evaluate.gradestate import EpisodeState
+from stateforge.store.sql import quote_ident, quote_literal, table_ref
+from stateforge.tasks import Task
+from stateforge.tasks.model import Verifier
+from stateforge.tasks.verifiers import KEYS_NAME, constraints_sql, row_counts_sql
+from stateforge.tasks.workspace import checksums_sql
+from stateforge.validation.checks import build_checks
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 

@@ -10,12 +10,12 @@ from typing import Any
 
 import pytest
 
-from pipeline.episode import Episode, compile_rules
-from pipeline.evaluate.grader import Grader
-from pipeline.evaluate.gradestate import EpisodeState
-from pipeline.tasks import Task
-from pipeline.tasks.model import Verifier
-from pipeline.tasks.verifiers import count_sql
+from stateforge.episode import Episode, compile_rules
+from stateforge.evaluate.grader import Grader
+from stateforge.evaluate.gradestate import EpisodeState
+from stateforge.tasks import Task
+from stateforge.tasks.model import Verifier
+from stateforge.tasks.verifiers import count_sql
 from tests.episode.fixture import build_shop, full_toolkit, shop_schema
 
 pytestmark = pytest.mark.xdist_group("evaluate")

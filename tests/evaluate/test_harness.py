@@ -11,12 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.errors import TerminalError
-from pipeline.evaluate import EvalRun, Limits, SolverError, compare_runs, evaluate, run_evaluation
-from pipeline.evaluate.rundir import EPISODES_FILE, RUN_FILE, SUMMARY_FILE
-from pipeline.tasks import Task
-from pipeline.tasks.workspace import Workspace
-from pipeline.tools import Toolkit, generic_tools
+from stateforge.errors import TerminalError
+from stateforge.evaluate import EvalRun, Limits, SolverError, compare_runs, evaluate, run_evaluation
+from stateforge.evaluate.rundir import EPISODES_FILE, RUN_FILE, SUMMARY_FILE
+from stateforge.tasks import Task
+from stateforge.tasks.workspace import Workspace
+from stateforge.tools import Toolkit, generic_tools
 from tests.evaluate.solvers import (
     CallsBrokenTool,
     Crashing,

@@ -17,15 +17,15 @@ from typing import Any
 
 import pytest
 
-from pipeline.errors import TerminalError
-from pipeline.evaluate import Limits, evaluate
-from pipeline.evaluate.rundir import EPISODES_FILE, RUN_FILE
-from pipeline.evaluate.solver import SolverConfig
-from pipeline.evaluate.solvers.llm_options import llm_settings
-from pipeline.evaluate.solvers.openai_agent import make
-from pipeline.fakellm import FakeLLMServer
-from pipeline.llm.prompts import prompt_sha256
-from pipeline.tasks import Task
+from stateforge.errors import TerminalError
+from stateforge.evaluate import Limits, evaluate
+from stateforge.evaluate.rundir import EPISODES_FILE, RUN_FILE
+from stateforge.evaluate.solver import SolverConfig
+from stateforge.evaluate.solvers.llm_options import llm_settings
+from stateforge.evaluate.solvers.openai_agent import make
+from stateforge.fakellm import FakeLLMServer
+from stateforge.llm.prompts import prompt_sha256
+from stateforge.tasks import Task
 from tests.evaluate.scripted import code_script, pick, post_scripts, tool_script
 
 pytestmark = pytest.mark.xdist_group("evaluate")

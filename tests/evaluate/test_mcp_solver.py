@@ -14,11 +14,11 @@ from typing import Any
 
 import pytest
 
-from pipeline.errors import TerminalError
-from pipeline.evaluate import evaluate
-from pipeline.evaluate.rundir import EPISODES_FILE
-from pipeline.fakellm import FakeLLMServer
-from pipeline.tasks import Task
+from stateforge.errors import TerminalError
+from stateforge.evaluate import evaluate
+from stateforge.evaluate.rundir import EPISODES_FILE
+from stateforge.fakellm import FakeLLMServer
+from stateforge.tasks import Task
 from tests.evaluate.scripted import pick, post_scripts, tool_script
 
 pytestmark = pytest.mark.xdist_group("evaluate")

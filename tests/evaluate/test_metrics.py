@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.evaluate.metrics import (
+from stateforge.evaluate.metrics import (
     TaskScore,
     avg_at_k,
     bootstrap_mean,

@@ -10,8 +10,8 @@ import anyio
 import pytest
 from mcp import Client
 
-from pipeline.episode import Episode
-from pipeline.evaluate import (
+from stateforge.episode import Episode
+from stateforge.evaluate import (
     EpisodeAborted,
     EpisodeHandle,
     LimitReached,
@@ -21,13 +21,13 @@ from pipeline.evaluate import (
     SolverError,
     make_solver,
 )
-from pipeline.evaluate.records import EpisodeRecord, RunSpec, TaskFacts
-from pipeline.evaluate.rundir import RunError, new_run_id
-from pipeline.evaluate.selection import FilterError, parse_filter, select_tasks
-from pipeline.evaluate.solvers.noop import NoopSolver
-from pipeline.evaluate.solvers.oracle import OracleSolver
-from pipeline.tasks import Task
-from pipeline.tools import Toolkit, generic_tools
+from stateforge.evaluate.records import EpisodeRecord, RunSpec, TaskFacts
+from stateforge.evaluate.rundir import RunError, new_run_id
+from stateforge.evaluate.selection import FilterError, parse_filter, select_tasks
+from stateforge.evaluate.solvers.noop import NoopSolver
+from stateforge.evaluate.solvers.oracle import OracleSolver
+from stateforge.tasks import Task
+from stateforge.tools import Toolkit, generic_tools
 from tests.evaluate.solvers import SlowNoop, explode
 
 pytestmark = pytest.mark.xdist_group("evaluate")

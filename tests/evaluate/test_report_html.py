@@ -12,12 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.evaluate import Assignment, BaseSolver, EpisodeHandle, SolverOutcome, evaluate
-from pipeline.evaluate.comparehtml import write_comparison
-from pipeline.evaluate.htmlreport import REPORT_FILE, write_run_report
-from pipeline.evaluate.rundir import RunFolder
-from pipeline.evaluate.taskrows import failure_groups, failure_label, task_rows
-from pipeline.tasks import Task
+from stateforge.evaluate import Assignment, BaseSolver, EpisodeHandle, SolverOutcome, evaluate
+from stateforge.evaluate.comparehtml import write_comparison
+from stateforge.evaluate.htmlreport import REPORT_FILE, write_run_report
+from stateforge.evaluate.rundir import RunFolder
+from stateforge.evaluate.taskrows import failure_groups, failure_label, task_rows
+from stateforge.tasks import Task
 from tests.html.browser import PLOTS_JS, Chromium, distinct_colours, undrawn
 
 pytestmark = pytest.mark.xdist_group("evaluate")

@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.evaluate.solvers.sandbox import RunResult, Sandbox, SandboxLimits
-from pipeline.evaluate.solvers.sandbox_forks import shared_server
+from stateforge.episode import Episode
+from stateforge.evaluate.solvers.sandbox import RunResult, Sandbox, SandboxLimits
+from stateforge.evaluate.solvers.sandbox_forks import shared_server
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 TOOLS = [("get_user", ["id"])]

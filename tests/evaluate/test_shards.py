@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.errors import TerminalError
-from pipeline.evaluate import EvalRun, evaluate
-from pipeline.evaluate.rundir import RUN_FILE, SHARDS_DIR, RunFolder
-from pipeline.evaluate.runner import prepare, release
-from pipeline.evaluate.shards import WorkerSetupError, merge_shards, run_pairs, run_shard, split, workers
+from stateforge.errors import TerminalError
+from stateforge.evaluate import EvalRun, evaluate
+from stateforge.evaluate.rundir import RUN_FILE, SHARDS_DIR, RunFolder
+from stateforge.evaluate.runner import prepare, release
+from stateforge.evaluate.shards import WorkerSetupError, merge_shards, run_pairs, run_shard, split, workers
 
 pytestmark = pytest.mark.xdist_group("evaluate")
 KEPT = ("episodes", "passed", "failed", "infra_errors", "avg_at_k", "pass_at_k", "pass_hat_k", "groups",

@@ -11,7 +11,7 @@ import jsonschema
 import openai
 import pytest
 
-from pipeline.fakellm.server import FakeLLMServer
+from stateforge.fakellm.server import FakeLLMServer
 
 LABELS = ["song_id=3", "song_id=7", "song_id=11"]
 ROW = {

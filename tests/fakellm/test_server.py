@@ -23,9 +23,9 @@ import openai
 import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from pipeline.fakellm.faults import choose_fault, parse_faults
-from pipeline.fakellm.rows import synthesize
-from pipeline.fakellm.server import FakeLLMServer
+from stateforge.fakellm.faults import choose_fault, parse_faults
+from stateforge.fakellm.rows import synthesize
+from stateforge.fakellm.server import FakeLLMServer
 
 MODEL = "fake-model"
 FIXED_IDS = [3, 7, 11]
@@ -381,7 +381,7 @@ def _swallow(call: Any, *args: Any) -> None:
         pass
 
 
-SERVE = "from pipeline.fakellm.server import serve; serve(port=0, faults=['malformed=every:2'])"
+SERVE = "from stateforge.fakellm.server import serve; serve(port=0, faults=['malformed=every:2'])"
 # What a non-interactive shell does to a command it starts with `&`: SIGINT ignored, kept across exec.
 IGNORING_SIGINT = (
     "import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_IGN); "

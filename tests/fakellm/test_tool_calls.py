@@ -13,9 +13,9 @@ from typing import Any
 import openai
 import pytest
 
-from pipeline.fakellm.agent_plans import COLUMNS_SQL
-from pipeline.fakellm.scripts import decline_script, replay_script
-from pipeline.fakellm.server import FakeLLMServer
+from stateforge.fakellm.agent_plans import COLUMNS_SQL
+from stateforge.fakellm.scripts import decline_script, replay_script
+from stateforge.fakellm.server import FakeLLMServer
 
 MODEL = "fake-model"
 

@@ -9,8 +9,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.errors import BuildError, SchemaError
+from stateforge.build import build_domain
+from stateforge.errors import BuildError, SchemaError
 
 SHAPES_DDL = """\
 CREATE TABLE parents (id integer PRIMARY KEY, name text NOT NULL);

@@ -6,13 +6,13 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from pipeline.domain import DomainConfig
-from pipeline.errors import DomainError
-from pipeline.fill import check_config
-from pipeline.fill.deferred import fill_deferred
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.store import create_tables
+from stateforge.domain import DomainConfig
+from stateforge.errors import DomainError
+from stateforge.fill import check_config
+from stateforge.fill.deferred import fill_deferred
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Check, Column, ForeignKey, Schema, Table
+from stateforge.store import create_tables
 
 UNITS = 200
 PEOPLE = 50
@@ -201,7 +201,7 @@ def test_a_computed_self_reference_sets_the_clashing_rows_null_and_counts_them(v
 def test_keys_no_check_or_unique_key_reads_are_updated_in_place_with_the_same_result(org, monkeypatch):
     """units.head_id (read by no CHECK or key) is set by an UPDATE of its rows, parent_id (read by a
     CHECK beside the primary key) by a rewrite; forcing the rewrite everywhere gives the same rows."""
-    import pipeline.fill.deferred as deferred
+    import stateforge.fill.deferred as deferred
 
     con, schema = org
     units = schema.table("units")
@@ -226,7 +226,7 @@ def test_a_rewrite_pairs_the_new_values_with_their_rows_past_row_groups_and_dele
     import numpy as np
     import pyarrow as pa
 
-    from pipeline.fill.deferred import _update
+    from stateforge.fill.deferred import _update
 
     n = 300_000  # past two of DuckDB's 122,880-row groups, so the scan is split among threads
     table = Table("items", [Column("id", "BIGINT", nullable=False), Column("ref", "BIGINT"),

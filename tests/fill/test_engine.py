@@ -1,5 +1,5 @@
 """The fill engine end to end on a small hand-built schema, built through the build's stages
-(`pipeline.build.run_build`, as the CLI and the flow run them) into a real DuckDB file.
+(`stateforge.build.run_build`, as the CLI and the flow run them) into a real DuckDB file.
 
 The game schema has every shape the engine must handle: a text primary key, a self-reference
 (users.referrer_id), a cycle broken at a nullable key (users.best_team_id <-> teams.owner_id), a cycle of
@@ -16,16 +16,16 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from pipeline.build import STAGES, BuildRun, build_domain, run_build
-from pipeline.domain import DomainConfig, DomainPack
-from pipeline.errors import BuildError
-from pipeline.fill.engine import fill_table
-from pipeline.fill.report import TableReport
-from pipeline.fill.sizing import plan_rows
-from pipeline.graph import FillPlan, plan_fill
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.store import create_tables, table_hashes
-from validation.audit import audit
+from stateforge.build import STAGES, BuildRun, build_domain, run_build
+from stateforge.domain import DomainConfig, DomainPack
+from stateforge.errors import BuildError
+from stateforge.fill.engine import fill_table
+from stateforge.fill.report import TableReport
+from stateforge.fill.sizing import plan_rows
+from stateforge.graph import FillPlan, plan_fill
+from stateforge.schema.model import Check, Column, ForeignKey, Schema, Table
+from stateforge.store import create_tables, table_hashes
+from stateforge.validation.audit import audit
 
 
 def game_schema() -> Schema:
@@ -371,8 +371,8 @@ def test_batches_skip_only_the_foreign_keys_their_draw_guarantees(filled):
     """A key drawn from another table's stored rows is not looked up again per batch; a self-reference,
     a VARCHAR(n) key (a repair may truncate it), a key an `expr` hint computes and every key under an
     enrich hook still are."""
-    from pipeline.fill.engine import checked_fks
-    from pipeline.fill.keys import TableKeys
+    from stateforge.fill.engine import checked_fks
+    from stateforge.fill.keys import TableKeys
 
     con, schema, plan, config, rows, *_ = filled
     skipped = kept_kinds = 0
@@ -400,7 +400,7 @@ def test_checks_left_to_duckdb_give_the_rows_of_a_fill_with_every_check(tmp_path
     a table whose batch DuckDB refuses (matches: a CHECK a tenth of the generated rows break) is
     filled again with every check. Were a skipped check's failure ever inserted or repaired
     differently, the tables would differ."""
-    from validation.batch_trust import enforced_constraints
+    from stateforge.validation.batch_trust import enforced_constraints
 
     schema, plan, config = game()
     columns = {k: v.model_dump(exclude_unset=True) for k, v in config.columns.items()}

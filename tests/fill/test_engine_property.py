@@ -14,10 +14,10 @@ import duckdb
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from pipeline.build import build_domain
-from pipeline.domain import DomainConfig, DomainPack
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from validation.audit import audit
+from stateforge.build import build_domain
+from stateforge.domain import DomainConfig, DomainPack
+from stateforge.schema.model import Check, Column, ForeignKey, Schema, Table
+from stateforge.validation.audit import audit
 
 EXTRA = {
     "int": lambda n, nullable: (Column(n, "INTEGER", nullable=nullable), [Check(f"{n} >= 0", (n,))]),

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from pipeline.domain.config import DomainConfig
-from pipeline.fill.sizing import plan_rows
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Column, ForeignKey, Schema, Table
+from stateforge.domain.config import DomainConfig
+from stateforge.fill.sizing import plan_rows
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Column, ForeignKey, Schema, Table
 from tests.fill.test_engine import game
 
 

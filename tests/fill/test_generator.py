@@ -12,16 +12,16 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from pipeline.domain.config import DomainConfig
-from pipeline.errors import DomainError, SchemaError
-from pipeline.fill.generator import (
+from stateforge.domain.config import DomainConfig
+from stateforge.errors import DomainError, SchemaError
+from stateforge.fill.generator import (
     TableGenerator,
     apply_expressions,
     apply_sequences,
     expression_columns,
     sequence_columns,
 )
-from pipeline.schema.model import Check, Column, ForeignKey, Table
+from stateforge.schema.model import Check, Column, ForeignKey, Table
 
 
 def users() -> Table:

@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from pipeline.domain.config import ColumnHint, DomainConfig
-from pipeline.errors import DomainError
-from pipeline.fill import check_config
-from pipeline.fill.key_kinds import key_skew
-from pipeline.schema.model import Column, ForeignKey, Schema, Table
+from stateforge.domain.config import ColumnHint, DomainConfig
+from stateforge.errors import DomainError
+from stateforge.fill import check_config
+from stateforge.fill.key_kinds import key_skew
+from stateforge.schema.model import Column, ForeignKey, Schema, Table
 
 
 def _int(name: str, nullable: bool = False) -> Column:

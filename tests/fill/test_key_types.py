@@ -10,11 +10,11 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.errors import BuildError
-from pipeline.fill.key_types import holdable
-from pipeline.schema import parse_ddl
-from pipeline.schema.model import Column
+from stateforge.build import build_domain
+from stateforge.errors import BuildError
+from stateforge.fill.key_types import holdable
+from stateforge.schema import parse_ddl
+from stateforge.schema.model import Column
 
 
 def build(tmp_path: Path, name: str, ddl: str, dialect: str | None = None, rows: int = 30) -> Path:

@@ -7,13 +7,13 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline.domain.config import DomainConfig
-from pipeline.errors import BuildError
-from pipeline.fill.deferred import fill_deferred
-from pipeline.fill.keys import TableKeys
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Column, ForeignKey, Schema, Table
-from pipeline.store import create_tables
+from stateforge.domain.config import DomainConfig
+from stateforge.errors import BuildError
+from stateforge.fill.deferred import fill_deferred
+from stateforge.fill.keys import TableKeys
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Column, ForeignKey, Schema, Table
+from stateforge.store import create_tables
 
 
 def _t(name: str, cols: list[Column], pk: tuple[str, ...] = (), fks: list[ForeignKey] | None = None,
@@ -218,7 +218,7 @@ def test_repairs_redraw_with_the_hinted_popularity(blog):
 def test_load_keys_reads_a_not_null_key_plainly_and_anything_else_distinct() -> None:
     """Parents read without DISTINCT only where the table's constraints make them distinct and set: a
     nullable UNIQUE column's NULLs and a non-key column's repeats must never become parents."""
-    from pipeline.fill.keys import is_not_null_key, load_keys
+    from stateforge.fill.keys import is_not_null_key, load_keys
 
     table = _t("codes", [Column("id", "INTEGER", nullable=False), Column("code", "VARCHAR"),
                          Column("tag", "VARCHAR", nullable=False), Column("slot", "INTEGER", nullable=False)],

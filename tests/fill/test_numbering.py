@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyarrow as pa
 
-from pipeline.fill.numbering import Numbering
+from stateforge.fill.numbering import Numbering
 
 
 def _reference(batches: list[list[object]], first: int) -> list[list[int]]:

@@ -7,8 +7,8 @@ from pathlib import Path
 import pyarrow as pa
 import pytest
 
-from pipeline.fill import pools
-from pipeline.fill.pool_cache import PoolCache, pool_cache
+from stateforge.fill import pools
+from stateforge.fill.pool_cache import PoolCache, pool_cache
 
 CASES = [
     ("city", {}, False),

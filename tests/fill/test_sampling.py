@@ -6,7 +6,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline.fill.sampling import (
+from stateforge.fill.sampling import (
     DEFAULT_SKEW,
     cdf_index,
     cycle_cuts,

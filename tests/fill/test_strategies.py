@@ -11,13 +11,13 @@ from typing import Any
 import pyarrow as pa
 import pytest
 
-from pipeline.constraints.checks import After, derive_checks, unhandled_checks
-from pipeline.domain.config import DomainConfig
-from pipeline.fill.generator import TableGenerator, strategy_for
-from pipeline.fill.strategies import STRATEGIES
-from pipeline.fill.strategies_vocab import NAME_VOCABULARIES
-from pipeline.schema.model import Check, Column, ForeignKey, Table
-from pipeline.types import arrow_type
+from stateforge.constraints.checks import After, derive_checks, unhandled_checks
+from stateforge.domain.config import DomainConfig
+from stateforge.fill.generator import TableGenerator, strategy_for
+from stateforge.fill.strategies import STRATEGIES
+from stateforge.fill.strategies_vocab import NAME_VOCABULARIES
+from stateforge.schema.model import Check, Column, ForeignKey, Table
+from stateforge.types import arrow_type
 
 N = 400
 

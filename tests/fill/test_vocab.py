@@ -14,12 +14,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from pipeline.domain.config import DomainConfig
-from pipeline.fill.generator import TableGenerator, strategy_for
-from pipeline.fill.grammar import Grammar
-from pipeline.fill.topics import topic_of
-from pipeline.fill.vocab import BY_KIND, VOCABULARIES
-from pipeline.schema.model import Check, Column, ForeignKey, Table
+from stateforge.domain.config import DomainConfig
+from stateforge.fill.generator import TableGenerator, strategy_for
+from stateforge.fill.grammar import Grammar
+from stateforge.fill.topics import topic_of
+from stateforge.fill.vocab import BY_KIND, VOCABULARIES
+from stateforge.schema.model import Check, Column, ForeignKey, Table
 
 
 def batch(table: Table, hints: dict[str, Any] | None = None, n: int = 20_000, start: int = 0,

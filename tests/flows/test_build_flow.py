@@ -14,9 +14,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import BuildRun, run_build
-from pipeline.build import build_domain as build_with_functions
-from pipeline.store import read_model, table_hashes
+from stateforge.build import BuildRun, run_build
+from stateforge.build import build_domain as build_with_functions
+from stateforge.store import read_model, table_hashes
 from tests.conftest import FIXTURES
 from tests.prefect_runs import flow_run_artifacts, recorded_task_runs
 
@@ -57,7 +57,7 @@ def without_timings(value):
 
 
 def test_the_flow_and_the_cli_function_resume_to_the_same_report_and_tables(prefect_server, tmp_path: Path):
-    from flows.build_domain import build_domain
+    from stateforge.flows.build_domain import build_domain
 
     ddl = str(FIXTURES / "ddl" / "duckdb_schema.sql")
     out = tmp_path / "out"
@@ -196,8 +196,8 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
 
 
 def test_flow_takes_the_llm_options(prefect_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
-    from flows.build_domain import build_domain
-    from pipeline.fakellm.server import FakeLLMServer
+    from stateforge.fakellm.server import FakeLLMServer
+    from stateforge.flows.build_domain import build_domain
 
     monkeypatch.setenv("OPENAI_API_KEY", "k")
     monkeypatch.setenv("STATEFORGE_LLM_CACHE", str(tmp_path / "cache"))

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.evaluate import evaluate as evaluate_with_functions
-from pipeline.tasks import read_tasks
+from stateforge.evaluate import evaluate as evaluate_with_functions
+from stateforge.tasks import read_tasks
 from tests.evaluate.pack import built_pack
 from tests.prefect_runs import flow_run_artifacts, recorded_task_runs
 
@@ -22,7 +22,7 @@ KEPT = ("episodes", "passed", "failed", "infra_errors", "avg_at_k", "pass_at_k",
 def test_the_flow_runs_batches_of_episodes_as_tasks_and_reports_like_the_cli(
     prefect_server, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
-    from flows.evaluate import evaluate
+    from stateforge.flows.evaluate import evaluate
 
     db = built_pack(tmp_path_factory.getbasetemp())
     tasks = read_tasks(db.parent / "tasks.jsonl")
@@ -45,7 +45,7 @@ def test_the_flow_runs_batches_of_episodes_as_tasks_and_reports_like_the_cli(
 def test_the_flow_fails_when_the_harness_did_and_resumes_a_run(
     prefect_server, tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
-    from flows.evaluate import evaluate
+    from stateforge.flows.evaluate import evaluate
 
     db = built_pack(tmp_path_factory.getbasetemp())
     crashed = evaluate(domain=str(db), solver="tests.evaluate.solvers:crashing", limit=1, retries=0,

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.evaluate import EvalRun
-from pipeline.evaluate import evaluate as evaluate_here
-from pipeline.evaluate.rundir import RunFolder
+from stateforge.evaluate import EvalRun
+from stateforge.evaluate import evaluate as evaluate_here
+from stateforge.evaluate.rundir import RunFolder
 from tests.evaluate.pack import built_pack
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("prefect")]
@@ -34,7 +34,7 @@ def two_workers(prefect_server, tmp_path: Path) -> Iterator[list[str]]:
     """Two `prefect worker start --pool POOL --type process --limit 1` processes, stopped afterwards."""
     from prefect.settings import PREFECT_API_URL
 
-    from flows.evaluate_pool import ensure_pool, online_workers
+    from stateforge.flows.evaluate_pool import ensure_pool, online_workers
 
     ensure_pool(POOL)
     env = {**os.environ, "PREFECT_API_URL": str(PREFECT_API_URL.value()), "PREFECT_WORKER_QUERY_SECONDS": "1",
@@ -74,7 +74,7 @@ def two_workers(prefect_server, tmp_path: Path) -> Iterator[list[str]]:
 def test_shards_on_two_workers_merge_into_the_run_a_local_run_gives(
     two_workers: list[str], tmp_path_factory: pytest.TempPathFactory, tmp_path: Path
 ) -> None:
-    from flows.evaluate_pool import evaluate_on_pool
+    from stateforge.flows.evaluate_pool import evaluate_on_pool
 
     db = built_pack(tmp_path_factory.getbasetemp())
     said: list[str] = []
@@ -95,7 +95,7 @@ def test_shards_on_two_workers_merge_into_the_run_a_local_run_gives(
 
 
 def test_a_shard_on_a_worker_that_cannot_see_the_run_fails_saying_so(prefect_server, tmp_path: Path) -> None:
-    from flows.evaluate_pool import evaluate_shard
+    from stateforge.flows.evaluate_pool import evaluate_shard
 
     state = evaluate_shard(run_dir=str(tmp_path / "elsewhere"), shard="s1", pairs=[["t", 0]],
                            return_state=True)

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.tasks import read_tasks
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.tasks import read_tasks
 from tests.episode.fixture import build_shop
 from tests.prefect_runs import flow_run_artifacts
 
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.xdist_group("prefect")
 def test_the_flow_generates_with_the_llm(
     prefect_server, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from flows.generate_tasks import generate_tasks
+    from stateforge.flows.generate_tasks import generate_tasks
 
     db = build_shop(tmp_path / "build")
     monkeypatch.setenv("OPENAI_API_KEY", "test")

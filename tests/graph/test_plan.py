@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Column, ForeignKey, Schema, Table
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Column, ForeignKey, Schema, Table
 
 
 def table(name: str, *fks: tuple[str, str, bool]) -> Table:

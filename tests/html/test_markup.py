@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from decimal import Decimal
 
-from pipeline.html import Anchors, Card, Cell, anchor, cards, data_table, facts, tag
-from pipeline.html.fmt import count, number, percent, size, value
+from stateforge.html import Anchors, Card, Cell, anchor, cards, data_table, facts, tag
+from stateforge.html.fmt import count, number, percent, size, value
 
 
 def test_values_from_a_database_cannot_inject_markup():

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.html import Card, Markup, NavItem, Page, Section, cards, data_table, grid, meter, tile
+from stateforge.html import Card, Markup, NavItem, Page, Section, cards, data_table, grid, meter, tile
 from tests.html.browser import PLOTS_JS, Chromium, distinct_colours, undrawn
 from tests.html.test_plots import every_kind
 

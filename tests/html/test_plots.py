@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from pipeline.html import plots
+from stateforge.html import plots
 
 EDGES = [float(i * 10) for i in range(31)]
 COUNTS = [i * (30 - i) for i in range(30)]

@@ -6,8 +6,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from pipeline.fakellm.chat import ApiError, Reply
-from pipeline.fakellm.server import FakeLLMServer
+from stateforge.fakellm.chat import ApiError, Reply
+from stateforge.fakellm.server import FakeLLMServer
 
 
 class StrictKeywordsServer(FakeLLMServer):

@@ -8,12 +8,12 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from pipeline.errors import TerminalError
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.llm.accounting import LLMStats
-from pipeline.llm.backends import BACKENDS, check_backend, get_backend
-from pipeline.llm.client import LLMClient
-from pipeline.llm.settings import LLMSettings, Price, llm_settings
+from stateforge.errors import TerminalError
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.llm.accounting import LLMStats
+from stateforge.llm.backends import BACKENDS, check_backend, get_backend
+from stateforge.llm.client import LLMClient
+from stateforge.llm.settings import LLMSettings, Price, llm_settings
 
 
 def openai_settings(base_url: str, **overrides: object) -> LLMSettings:

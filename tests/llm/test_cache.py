@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from pipeline.llm.cache import CACHE_FORMAT, CachedReply, ResponseCache, cache_key, canonical_json
+from stateforge.llm.cache import CACHE_FORMAT, CachedReply, ResponseCache, cache_key, canonical_json
 
 BASE: dict[str, Any] = {
     "model": "gpt-4o-mini",

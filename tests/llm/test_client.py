@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from pipeline.errors import TerminalError, TransientError
-from pipeline.fakellm.chat import ApiError, Reply
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.llm.client import LLMClient, LLMReply, LLMRequest
-from pipeline.llm.settings import LLMSettings, Price
+from stateforge.errors import TerminalError, TransientError
+from stateforge.fakellm.chat import ApiError, Reply
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.llm.client import LLMClient, LLMReply, LLMRequest
+from stateforge.llm.settings import LLMSettings, Price
 from tests.llm.servers import StrictKeywordsServer
 
 MODEL = "fake-model"

@@ -12,10 +12,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.llm.settings import LLMSettings
-from validation.audit import audit
+from stateforge.build import build_domain
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.llm.settings import LLMSettings
+from stateforge.validation.audit import audit
 
 pytestmark = pytest.mark.slow
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.store import read_model, table_hashes
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.store import read_model, table_hashes
 
 pytestmark = pytest.mark.slow
 STATEFORGE = str(Path(sys.executable).with_name("stateforge"))

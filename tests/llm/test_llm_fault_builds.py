@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.fakellm.faults import CONTENT_FAULTS, FAULTS, HTTP_FAULTS, TOOL_FAULTS
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.llm.settings import LLMSettings
+from stateforge.build import build_domain
+from stateforge.fakellm.faults import CONTENT_FAULTS, FAULTS, HTTP_FAULTS, TOOL_FAULTS
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.llm.settings import LLMSettings
 from tests.conftest import FIXTURES
 
 DDL = str(FIXTURES / "ddl" / "postgres_dump.sql")

@@ -18,20 +18,20 @@ import duckdb
 import pyarrow as pa
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.domain import DomainPack, load_domain
-from pipeline.domain.config import ColumnHint, DomainConfig
-from pipeline.errors import TerminalError
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.llm.columns import meaning_columns
-from pipeline.llm.fill import LLMFill
-from pipeline.llm.prompts import prompt_hashes
-from pipeline.llm.rows import RowShape
-from pipeline.llm.settings import LLMSettings
-from pipeline.schema.model import Column, Table
-from pipeline.types import batch_arrow_type
+from stateforge.build import build_domain
+from stateforge.domain import DomainPack, load_domain
+from stateforge.domain.config import ColumnHint, DomainConfig
+from stateforge.errors import TerminalError
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.llm.columns import meaning_columns
+from stateforge.llm.fill import LLMFill
+from stateforge.llm.prompts import prompt_hashes
+from stateforge.llm.rows import RowShape
+from stateforge.llm.settings import LLMSettings
+from stateforge.schema.model import Column, Table
+from stateforge.types import batch_arrow_type
+from stateforge.validation.batch import validate_batch
 from tests.llm.servers import StrictKeywordsServer
-from validation.batch import validate_batch
 
 SEED = 7
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.errors import TerminalError
-from pipeline.llm.prompts import (
+from stateforge.errors import TerminalError
+from stateforge.llm.prompts import (
     PROMPTS_DIR,
     available,
     load,

@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.llm.settings import LLMSettings
+from stateforge.build import build_domain
+from stateforge.llm.settings import LLMSettings
 from tests.conftest import FIXTURES
 
 MODEL = os.environ.get("STATEFORGE_TEST_LLM_MODEL")

@@ -12,16 +12,16 @@ import httpx2
 import openai
 import pytest
 
-from pipeline.errors import TerminalError, TransientError
-from pipeline.llm.reply import chat_request, describe_schema, parse_json_reply, schema_name
-from pipeline.llm.retry import (
+from stateforge.errors import TerminalError, TransientError
+from stateforge.llm.reply import chat_request, describe_schema, parse_json_reply, schema_name
+from stateforge.llm.retry import (
     backoff_delay,
     plan_retry,
     refuses_json_schema,
     retry_after_seconds,
     retry_cause,
 )
-from pipeline.llm.settings import LLMSettings
+from stateforge.llm.settings import LLMSettings
 
 URL = "http://127.0.0.1:9/v1/chat/completions"
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from pipeline.errors import TerminalError
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.llm.client import LLMClient
-from pipeline.llm.settings import LLMSettings, Price
-from pipeline.llm.tooluse import ToolReply, tool_message
+from stateforge.errors import TerminalError
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.llm.client import LLMClient
+from stateforge.llm.settings import LLMSettings, Price
+from stateforge.llm.tooluse import ToolReply, tool_message
 
 MODEL = "fake-model"
 TOOLS = [

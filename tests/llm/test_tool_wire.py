@@ -10,11 +10,11 @@ from typing import Any
 
 import openai
 
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.llm.cache import cache_key, canonical_json, encoded_tools_key, tools_key
-from pipeline.llm.client import LLMClient
-from pipeline.llm.settings import LLMSettings
-from pipeline.llm.tooluse import encode_tools, tool_message
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.llm.cache import cache_key, canonical_json, encoded_tools_key, tools_key
+from stateforge.llm.client import LLMClient
+from stateforge.llm.settings import LLMSettings
+from stateforge.llm.tooluse import encode_tools, tool_message
 
 MODEL = "fake-model"
 TOOLS = [

@@ -1,5 +1,5 @@
 """Fixtures: the built shop (generic toolkit; shared with tests/episode) and a small build of the game pack
-(its own business tools, schemas/game/tools.py, and policies)."""
+(its own business tools, stateforge/packs/game/tools/, and policies)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import build_domain
+from stateforge.build import build_domain
 from tests.episode.fixture import build_shop
 
 STATEFORGE = str(Path(sys.executable).with_name("stateforge"))

@@ -26,11 +26,11 @@ import pytest
 from mcp import Client
 from mcp.shared.exceptions import MCPError
 
-from pipeline.episode import Episode
-from pipeline.episode.pool import POOL
-from pipeline.mcp import ServeError, serve_mcp
-from pipeline.mcp.server import NO_SESSION
-from pipeline.values import dumps
+from stateforge.episode import Episode
+from stateforge.episode.pool import POOL
+from stateforge.mcp import ServeError, serve_mcp
+from stateforge.mcp.server import NO_SESSION
+from stateforge.values import dumps
 from tests.episode.fixture import sha256
 from tests.mcp.conftest import STATEFORGE
 

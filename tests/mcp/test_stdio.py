@@ -19,7 +19,7 @@ import duckdb
 import pytest
 from mcp import Client, StdioServerParameters
 
-from pipeline.mcp import load_target
+from stateforge.mcp import load_target
 from tests.episode.fixture import sha256
 from tests.mcp.conftest import STATEFORGE
 

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.cli import main
-from pipeline.domain import DomainConfig
-from pipeline.errors import DomainError, StoreError
-from pipeline.mcp import instructions, resolve_database
-from pipeline.mcp.errors import ServeError
+from stateforge.cli import main
+from stateforge.domain import DomainConfig
+from stateforge.errors import DomainError, StoreError
+from stateforge.mcp import instructions, resolve_database
+from stateforge.mcp.errors import ServeError
 
 
 def test_a_pack_name_means_its_build_under_artifacts(game_db: Path, tmp_path: Path, monkeypatch):
@@ -25,7 +25,7 @@ def test_a_pack_name_means_its_build_under_artifacts(game_db: Path, tmp_path: Pa
     shutil.copy(game_db, built)
     db, pack = resolve_database("game")
     assert db.resolve() == built
-    assert pack is not None and pack.name == "game" and (pack / "tools.py").is_file()
+    assert pack is not None and pack.name == "game" and (pack / "tools" / "__init__.py").is_file()
     assert resolve_database("game", db=game_db)[0] == game_db
     assert resolve_database(game_db) == (game_db, None)
     with pytest.raises(ServeError, match="give the database once"):

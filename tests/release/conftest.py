@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.release import make_release
+from stateforge.release import make_release
 from tests.conftest import FIXTURES
 
 DDL = FIXTURES / "ddl" / "postgres_dump.sql"
@@ -19,7 +19,7 @@ CLI_OPTIONS = ["--rows", "30", "--seed", "5", "--n", "6", "--task-seed", "3"]
 
 def run_cli(args: list[str]) -> int:
     """Run `stateforge ARGS` in this process; its exit code."""
-    from pipeline.cli import main
+    from stateforge.cli import main
 
     try:
         main(args)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.release import MANIFEST, read_manifest
-from pipeline.release.compare import release_diff
-from pipeline.tasks import read_tasks
-from pipeline.tasks.jsonl import write_tasks
-from pipeline.tasks.model import content_id
+from stateforge.release import MANIFEST, read_manifest
+from stateforge.release.compare import release_diff
+from stateforge.tasks import read_tasks
+from stateforge.tasks.jsonl import write_tasks
+from stateforge.tasks.model import content_id
 from tests.release.conftest import copy_of, run_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases

@@ -9,7 +9,7 @@ import pytest
 from prefect.client.orchestration import get_client
 from prefect.client.schemas.filters import FlowRunFilter, FlowRunFilterId
 
-from pipeline.release import MANIFEST, read_manifest
+from stateforge.release import MANIFEST, read_manifest
 from tests.release.conftest import DDL, OPTIONS
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("prefect")]
@@ -18,7 +18,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("prefect")]
 def test_the_flow_runs_the_stages_as_tasks_and_writes_the_same_bundle(
     prefect_server, release_a: Path, tmp_path: Path
 ) -> None:
-    from flows.release import release
+    from stateforge.flows.release import release
 
     out = tmp_path / "pg-1.0.0"
     state = release(domain=str(DDL), version="1.0.0", out=str(out), baseline="oracle,noop", return_state=True,

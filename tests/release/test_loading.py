@@ -14,7 +14,7 @@ import pyarrow.parquet as pq
 import pytest
 import yaml
 
-from pipeline.release import read_manifest
+from stateforge.release import read_manifest
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.release import ReleaseError, ReleaseRun, Stage, baseline_names, run_release
-from pipeline.release.files import check_version, publish
+from stateforge.release import ReleaseError, ReleaseRun, Stage, baseline_names, run_release
+from stateforge.release.files import check_version, publish
 from tests.release.conftest import DDL, run_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases

@@ -10,10 +10,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.release import MANIFEST, read_manifest
-from pipeline.release.database import HEADER, IDENTIFIER, fix_identifier, header_checksum
-from pipeline.release.files import ReleaseError, bundle_files, sha256_file
-from pipeline.store import connect, read_model, table_hashes
+from stateforge.release import MANIFEST, read_manifest
+from stateforge.release.database import HEADER, IDENTIFIER, fix_identifier, header_checksum
+from stateforge.release.files import ReleaseError, bundle_files, sha256_file
+from stateforge.store import connect, read_model, table_hashes
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
 

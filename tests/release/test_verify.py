@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.release import read_manifest
-from pipeline.release.verify import replay_one, verify_release
-from pipeline.tasks import read_tasks
-from pipeline.tasks.workspace import Workspace
-from pipeline.tools import toolkit_for
+from stateforge.release import read_manifest
+from stateforge.release.verify import replay_one, verify_release
+from stateforge.tasks import read_tasks
+from stateforge.tasks.workspace import Workspace
+from stateforge.tools import toolkit_for
 from tests.release.conftest import copy_of, run_cli
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
@@ -66,8 +66,8 @@ def test_edited_rows_are_named_by_table_even_with_the_hashes_rewritten(
     # Parquet comparison and the replays still catch it.
     import duckdb
 
-    from pipeline.release.files import hash_files
-    from pipeline.release.model import MANIFEST, release_id
+    from stateforge.release.files import hash_files
+    from stateforge.release.model import MANIFEST, release_id
 
     bundle = copy_of(release_a, tmp_path)
     manifest = read_manifest(bundle)

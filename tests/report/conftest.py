@@ -9,7 +9,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import build_domain
+from stateforge.build import build_domain
 
 SCALE = 0.02
 """About 6,000 rows in 21 tables: every kind of column and foreign key of the pack, in seconds."""
@@ -39,6 +39,6 @@ def broken_db(music_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def music_report(music_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The HTML report of `music_db`, written in this process."""
-    from pipeline.report import write_report
+    from stateforge.report import write_report
 
     return write_report(music_db, tmp_path_factory.mktemp("report-html") / "music.html").path

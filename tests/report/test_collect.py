@@ -7,8 +7,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.report import DatabaseProfile, collect
-from pipeline.report.columns import kind_of, sample_source
+from stateforge.report import DatabaseProfile, collect
+from stateforge.report.columns import kind_of, sample_source
 
 pytestmark = pytest.mark.xdist_group("report")
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.graph import plan_fill
-from pipeline.report import collect, render
-from pipeline.schema import parse_ddl
-from pipeline.store import create_database
+from stateforge.graph import plan_fill
+from stateforge.report import collect, render
+from stateforge.schema import parse_ddl
+from stateforge.store import create_database
 
 pytestmark = pytest.mark.xdist_group("report")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import duckdb
 
-from pipeline.schema import Schema, Table
+from stateforge.schema import Schema, Table
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "ddl"
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from pipeline.schema import Schema, parse_ddl
+from stateforge.schema import Schema, parse_ddl
 
 PARENT = "CREATE TABLE p (id INT PRIMARY KEY, code VARCHAR(5) UNIQUE, a INT, b INT, UNIQUE (a, b));\n"
 

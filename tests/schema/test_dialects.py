@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.schema import parse_ddl
-from pipeline.schema.dialects import detect_dialect, resolve_dialect
+from stateforge.schema import parse_ddl
+from stateforge.schema.dialects import detect_dialect, resolve_dialect
 
 
 @pytest.mark.parametrize(

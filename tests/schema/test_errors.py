@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.errors import SchemaError
-from pipeline.schema import load_ddl, parse_ddl
+from stateforge.errors import SchemaError
+from stateforge.schema import load_ddl, parse_ddl
 
 PARENT = "CREATE TABLE parent (\n  id int PRIMARY KEY,\n  code int\n);\n"  # lines 1-4
 

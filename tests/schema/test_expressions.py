@@ -9,11 +9,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.domain import load_domain
-from pipeline.errors import SchemaError
-from pipeline.graph import plan_fill
-from pipeline.schema import Schema, parse_ddl
-from pipeline.store import create_database
+from stateforge.domain import load_domain
+from stateforge.errors import SchemaError
+from stateforge.graph import plan_fill
+from stateforge.schema import Schema, parse_ddl
+from stateforge.store import create_database
 
 
 def parse(text: str, dialect: str) -> Schema:

@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.schema import Schema, parse_ddl
+from stateforge.build import build_domain
+from stateforge.schema import Schema, parse_ddl
 
 A2 = "a * 2"
 

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.graph import schema_report
-from pipeline.schema import parse_ddl
+from stateforge.graph import schema_report
+from stateforge.schema import parse_ddl
 from tests.schema.helpers import FIXTURES, create_in_duckdb
 
 DUMPS = {

@@ -8,6 +8,6 @@ import sys
 import pytest
 
 
-@pytest.mark.parametrize("module", ["pipeline.graph", "pipeline.schema", "pipeline.graph.report"])
+@pytest.mark.parametrize("module", ["stateforge.graph", "stateforge.schema", "stateforge.graph.report"])
 def test_module_imports_first(module: str) -> None:
     subprocess.run([sys.executable, "-c", f"import {module}"], check=True)

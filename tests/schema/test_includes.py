@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.errors import SchemaError
-from pipeline.schema import load_ddl
+from stateforge.errors import SchemaError
+from stateforge.schema import load_ddl
 
 
 def write(path: Path, text: str) -> Path:

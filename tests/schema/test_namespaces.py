@@ -7,12 +7,12 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from pipeline.errors import SchemaError
-from pipeline.graph import plan_fill
-from pipeline.schema import parse_ddl
-from pipeline.schema.model import Schema, Table, qualified, split_name
-from pipeline.store import create_tables
-from pipeline.store.sql import table_ref
+from stateforge.errors import SchemaError
+from stateforge.graph import plan_fill
+from stateforge.schema import parse_ddl
+from stateforge.schema.model import Schema, Table, qualified, split_name
+from stateforge.store import create_tables
+from stateforge.store.sql import table_ref
 
 
 def refs(schema: Schema) -> dict[str, list[str]]:

@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.schema import Schema, parse_ddl
+from stateforge.build import build_domain
+from stateforge.schema import Schema, parse_ddl
 
 PARENT = (
     "CREATE TABLE measurements (\n  id bigint NOT NULL,\n  taken_on date NOT NULL,\n  value numeric(8,2),\n"

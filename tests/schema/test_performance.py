@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bench.parse import big_dump
-from pipeline.schema import parse_ddl
+from stateforge.schema import parse_ddl
 
 
 @pytest.mark.slow

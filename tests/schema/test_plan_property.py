@@ -6,8 +6,8 @@ import networkx as nx
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from pipeline.graph import plan_fill
-from pipeline.schema import Column, ForeignKey, Schema, Table
+from stateforge.graph import plan_fill
+from stateforge.schema import Column, ForeignKey, Schema, Table
 
 
 @st.composite

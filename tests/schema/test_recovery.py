@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.errors import InternalError, SchemaError
-from pipeline.schema import Schema, parse_ddl
+from stateforge.errors import InternalError, SchemaError
+from stateforge.schema import Schema, parse_ddl
 
 PARENT = "CREATE TABLE p (id int PRIMARY KEY, code int);\n"  # line 1
 
@@ -131,7 +131,7 @@ def test_oracle_constraint_states_inside_alter_add(clause: str, on_delete: str) 
 
 
 def test_an_internal_error_while_parsing_names_file_line_table_column_and_stage(monkeypatch) -> None:
-    import pipeline.schema.columns as columns
+    import stateforge.schema.columns as columns
 
     def broken(dt, dialect):  # stands for a bug in the type mapping
         raise AttributeError("'NoneType' object has no attribute 'name'")

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.errors import SchemaError
-from pipeline.schema import parse_ddl
+from stateforge.errors import SchemaError
+from stateforge.schema import parse_ddl
 
 STATEFORGE = str(Path(sys.executable).with_name("stateforge"))
 DDL = (

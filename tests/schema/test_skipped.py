@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.schema import parse_ddl
+from stateforge.schema import parse_ddl
 
 TABLE = "CREATE TABLE t (id int PRIMARY KEY);\n"
 

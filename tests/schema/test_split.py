@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.errors import SchemaError
-from pipeline.schema.split import Statement, split_statements
+from stateforge.errors import SchemaError
+from stateforge.schema.split import Statement, split_statements
 
 
 def split(text: str, dialect: str) -> list[Statement]:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from pipeline.errors import SchemaError
-from pipeline.schema import parse_ddl
-from pipeline.schema.dialects import detect_dialect, resolve_dialect
-from pipeline.schema.split import split_statements
+from stateforge.errors import SchemaError
+from stateforge.schema import parse_ddl
+from stateforge.schema.dialects import detect_dialect, resolve_dialect
+from stateforge.schema.split import split_statements
 
 SCRIPT = """\
 USE [shop]

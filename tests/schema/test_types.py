@@ -5,7 +5,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from pipeline.schema import Column, parse_ddl
+from stateforge.schema import Column, parse_ddl
 
 # (dialect, source type, DuckDB type, length, precision, scale, identity)
 ROWS = [

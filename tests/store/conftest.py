@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.graph import FillPlan
-from pipeline.schema.model import Schema
-from pipeline.store import create_database
+from stateforge.graph import FillPlan
+from stateforge.schema.model import Schema
+from stateforge.store import create_database
 from tests.store.shop import shop
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from pipeline.graph import FillPlan, plan_fill
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
+from stateforge.graph import FillPlan, plan_fill
+from stateforge.schema.model import Check, Column, ForeignKey, Schema, Table
 
 
 def shop_schema() -> Schema:
@@ -78,7 +78,7 @@ def shop_schema() -> Schema:
     return Schema(
         tables=[customers, warehouses, products, orders],
         dialect="postgres",
-        source="schemas/shop/schema.sql",
+        source="stateforge/packs/shop/schema.sql",
         skipped=Counter({"function": 2, "view": 1}),
     )
 

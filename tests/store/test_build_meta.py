@@ -8,9 +8,9 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.errors import StoreError
-from pipeline.store import connect
-from pipeline.store.build_meta import frozen_now, read_build_meta, write_build_meta
+from stateforge.errors import StoreError
+from stateforge.store import connect
+from stateforge.store.build_meta import frozen_now, read_build_meta, write_build_meta
 
 
 def test_written_values_read_back_and_now_is_the_clock(db_path: Path):

@@ -7,10 +7,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.errors import StoreError, TerminalError
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Check, Column, Schema, Table
-from pipeline.store import (
+from stateforge.errors import StoreError, TerminalError
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Check, Column, Schema, Table
+from stateforge.store import (
     connect,
     create_database,
     create_tables,

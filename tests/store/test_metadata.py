@@ -8,8 +8,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.errors import StoreError
-from pipeline.store import METADATA_TABLES, connect, plan_from_dict, read_model
+from stateforge.errors import StoreError
+from stateforge.store import METADATA_TABLES, connect, plan_from_dict, read_model
 
 
 def test_read_model_gives_back_the_schema_and_plan(db_path: Path, model):
@@ -66,7 +66,7 @@ def test_metadata_tables_describe_the_model(db_path: Path):
         version, dialect, source = con.sql(
             "SELECT format_version, dialect, source FROM stateforge.model"
         ).fetchall()[0]
-        assert (version, dialect, source) == (1, "postgres", "schemas/shop/schema.sql")
+        assert (version, dialect, source) == (1, "postgres", "stateforge/packs/shop/schema.sql")
 
 
 def test_connect_names_a_missing_file(tmp_path: Path):

@@ -1,5 +1,5 @@
 """Foreign keys whose two ends have different types: the build, the audit, the orphan cleanup, the write
-tools and the report compare them the same way (`pipeline.store.sql.key_cast`: the referencing column is
+tools and the report compare them the same way (`stateforge.store.sql.key_cast`: the referencing column is
 read as the key's type, as SQLite reads a foreign key), and a value that is no key is an orphan, never a
 failed query."""
 
@@ -11,13 +11,13 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.episode import Episode
-from pipeline.report.fanout import fanout
-from pipeline.schema import parse_ddl
-from pipeline.store.sql import fk_match_sql, key_cast, orphans_sql
-from validation.audit import audit
-from validation.rules import clean_orphans
+from stateforge.build import build_domain
+from stateforge.episode import Episode
+from stateforge.report.fanout import fanout
+from stateforge.schema import parse_ddl
+from stateforge.store.sql import fk_match_sql, key_cast, orphans_sql
+from stateforge.validation.audit import audit
+from stateforge.validation.rules import clean_orphans
 
 DDL = """
 CREATE TABLE ints (id INTEGER PRIMARY KEY, label VARCHAR(20));

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from pipeline.store import connect, reset_sequences
+from stateforge.store import connect, reset_sequences
 
 
 def test_sequences_restart_after_the_current_maximum(db_path: Path, model):

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.build import build_domain
-from pipeline.tools import Toolkit
+from stateforge.build import build_domain
+from stateforge.tools import Toolkit
 from tests.conftest import FIXTURES
 from tests.episode.fixture import build_shop, full_toolkit, shop_schema
 

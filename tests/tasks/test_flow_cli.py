@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.errors import TerminalError
-from pipeline.tasks import generate_tasks
-from pipeline.tasks.runner import GenerationRun, run_generation
+from stateforge.errors import TerminalError
+from stateforge.tasks import generate_tasks
+from stateforge.tasks.runner import GenerationRun, run_generation
 from tests.prefect_runs import flow_run_artifacts, recorded_task_runs
 
 STATEFORGE = [str(Path(sys.executable).with_name("stateforge"))]
@@ -72,7 +72,7 @@ def test_too_few_tasks_exit_1_with_the_file_and_the_reason(bare_db: Path):
 def test_the_flow_runs_the_stages_as_tasks_and_publishes_the_report(
     prefect_server, duck_db: Path, bare_db: Path, tmp_path: Path
 ):
-    from flows.generate_tasks import generate_tasks
+    from stateforge.flows.generate_tasks import generate_tasks
 
     state = generate_tasks(domain=str(duck_db), n=3, seed=2, out=str(tmp_path / "flow"), return_state=True)
     report = state.result()
@@ -90,7 +90,7 @@ def test_the_flow_runs_the_stages_as_tasks_and_publishes_the_report(
 
 
 def test_served_deployments_cover_every_flow():
-    from flows.serve import deployments
+    from stateforge.flows.serve import deployments
 
     names = {(d.flow_name, d.name) for d in deployments(["music"])}
     assert names == {

@@ -9,14 +9,14 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.diff import Diff
-from pipeline.episode import Episode
-from pipeline.tasks import Call, Draft, Gate, Goal, Reference, Workspace
-from pipeline.tasks.hidden import unreachable
-from pipeline.tasks.model import Derivation, Infeasibility
-from pipeline.tasks.verifiers import integrity_verifiers, rows_match, side_effect_verifiers
-from pipeline.tasks.workspace import fetch
-from pipeline.tools import Toolkit, generic_tools
+from stateforge.diff import Diff
+from stateforge.episode import Episode
+from stateforge.tasks import Call, Draft, Gate, Goal, Reference, Workspace
+from stateforge.tasks.hidden import unreachable
+from stateforge.tasks.model import Derivation, Infeasibility
+from stateforge.tasks.verifiers import integrity_verifiers, rows_match, side_effect_verifiers
+from stateforge.tasks.workspace import fetch
+from stateforge.tools import Toolkit, generic_tools
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +88,7 @@ def test_a_kept_task_replays_to_its_diff_with_four_kinds_of_verifiers(
         for call in task.reference_calls:
             assert episode.call(call.tool, call.arguments).ok
         path = episode.path
-    from pipeline.diff import diff_files
+    from stateforge.diff import diff_files
 
     assert diff_files(shop_db, path).to_dict() == task.expected_diff
     with duckdb.connect(str(path), read_only=True) as con:
@@ -228,7 +228,7 @@ def test_infeasible_drafts_that_prove_nothing(gate: Gate, customer: dict):
 
 def test_a_wall_clock_default_makes_a_replay_nondeterministic(pg_db: Path):
     with Workspace(pg_db) as ws:
-        from pipeline.tools import toolkit_for
+        from stateforge.tools import toolkit_for
 
         gate = Gate(ws, toolkit_for(ws.schema, ws.domain))
         draft = Draft(
@@ -244,7 +244,7 @@ def test_a_wall_clock_default_makes_a_replay_nondeterministic(pg_db: Path):
 
 def test_a_policy_check_rejects_what_the_generic_tools_allow(league_db: Path):
     with Workspace(league_db) as ws:
-        from pipeline.tools import toolkit_for
+        from stateforge.tools import toolkit_for
 
         gate = Gate(ws, toolkit_for(ws.schema, ws.domain))
         player = ws.query("SELECT player_id, name FROM players ORDER BY player_id LIMIT 1")[0]
@@ -261,8 +261,8 @@ def test_a_policy_check_rejects_what_the_generic_tools_allow(league_db: Path):
 
 
 def test_the_domain_grading_defaults_are_merged_into_every_task(league_db: Path):
-    from pipeline.tasks import domain_policy
-    from pipeline.tools import toolkit_for
+    from stateforge.tasks import domain_policy
+    from stateforge.tools import toolkit_for
 
     with Workspace(league_db) as ws:
         gate = Gate(ws, toolkit_for(ws.schema, ws.domain), defaults=domain_policy(ws.config, ws.schema))

@@ -10,15 +10,15 @@ import duckdb
 import jsonschema
 import pytest
 
-from pipeline.diff import diff_files
-from pipeline.episode import Episode
-from pipeline.tasks import CAPABILITIES, Gate, Workspace, domain_policy, read_tasks, task_json_schema
-from pipeline.tasks.gate import draft_of
-from pipeline.tasks.generic import GENERIC_RECIPES
-from pipeline.tasks.runner import GenerationRun, run_generation
-from pipeline.tasks.verifiers import rows_match
-from pipeline.tasks.workspace import fetch
-from pipeline.tools import toolkit_for
+from stateforge.diff import diff_files
+from stateforge.episode import Episode
+from stateforge.tasks import CAPABILITIES, Gate, Workspace, domain_policy, read_tasks, task_json_schema
+from stateforge.tasks.gate import draft_of
+from stateforge.tasks.generic import GENERIC_RECIPES
+from stateforge.tasks.runner import GenerationRun, run_generation
+from stateforge.tasks.verifiers import rows_match
+from stateforge.tasks.workspace import fetch
+from stateforge.tools import toolkit_for
 
 pytestmark = pytest.mark.slow
 

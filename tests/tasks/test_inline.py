@@ -6,7 +6,7 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from pipeline.tasks.verifiers import inline
+from stateforge.tasks.verifiers import inline
 
 SQL = (
     "SELECT count(*) AS n FROM range(10) AS t(x) "

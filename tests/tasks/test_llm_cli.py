@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.tasks import read_tasks
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.tasks import read_tasks
 from tests.episode.fixture import build_shop
 
 pytestmark = pytest.mark.slow

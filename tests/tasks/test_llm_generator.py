@@ -10,13 +10,13 @@ from typing import Any
 
 import pytest
 
-from pipeline.fakellm.server import FakeLLMServer
-from pipeline.llm.prompts import prompt_sha256
-from pipeline.llm.settings import LLMSettings
-from pipeline.tasks import generate_tasks, read_tasks
-from pipeline.tasks.llm import GeneratorLimits
-from pipeline.tasks.workspace import Workspace
-from pipeline.tools import toolkit_for
+from stateforge.fakellm.server import FakeLLMServer
+from stateforge.llm.prompts import prompt_sha256
+from stateforge.llm.settings import LLMSettings
+from stateforge.tasks import generate_tasks, read_tasks
+from stateforge.tasks.llm import GeneratorLimits
+from stateforge.tasks.workspace import Workspace
+from stateforge.tools import toolkit_for
 from tests.episode.fixture import build_shop
 
 MODEL = "fake-model"
@@ -235,7 +235,7 @@ def test_limits_and_silence_end_a_conversation_as_counted_skips(
 def test_the_report_shows_the_llm_line(shop_db: Path, fresh: FakeLLMServer, tmp_path: Path) -> None:
     generate(shop_db, tmp_path / "out", settings_for(fresh, tmp_path / "cache"), n=1, max_attempts=2)
     saved = json.loads((tmp_path / "out" / "generation_report.json").read_text())
-    from pipeline.tasks.report import llm_line, report_markdown
+    from stateforge.tasks.report import llm_line, report_markdown
 
     line = llm_line(saved)
     assert line.startswith(f"LLM {MODEL}: {chats(fresh)} calls (0 from the cache)")

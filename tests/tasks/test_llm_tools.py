@@ -8,17 +8,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.llm.prompts import prompt_sha256
-from pipeline.tasks.draft import Call
-from pipeline.tasks.generators import Want
-from pipeline.tasks.llm.generator import WRITE_MARK, generator_tools
-from pipeline.tasks.llm.prompt import opening
-from pipeline.tasks.llm.sql import run_sql
-from pipeline.tasks.llm.submit import Submission, parse_submission, to_draft
-from pipeline.tasks.model import CAPABILITIES
-from pipeline.tasks.workspace import Workspace
-from pipeline.tools import toolkit_for
+from stateforge.episode import Episode
+from stateforge.llm.prompts import prompt_sha256
+from stateforge.tasks.draft import Call
+from stateforge.tasks.generators import Want
+from stateforge.tasks.llm.generator import WRITE_MARK, generator_tools
+from stateforge.tasks.llm.prompt import opening
+from stateforge.tasks.llm.sql import run_sql
+from stateforge.tasks.llm.submit import Submission, parse_submission, to_draft
+from stateforge.tasks.model import CAPABILITIES
+from stateforge.tasks.workspace import Workspace
+from stateforge.tools import toolkit_for
 from tests.episode.fixture import build_shop
 
 LIMITS = {"max_turns": 9, "max_tool_calls": 19, "max_submissions": 2, "sql_rows": 7}

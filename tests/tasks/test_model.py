@@ -8,10 +8,10 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from pipeline.tasks import Task, read_tasks, task_json_schema, write_tasks
-from pipeline.tasks.jsonl import TaskFileError
-from pipeline.tasks.model import SCHEMA_FILE, content_id
-from pipeline.tasks.summary import summarize_tasks
+from stateforge.tasks import Task, read_tasks, task_json_schema, write_tasks
+from stateforge.tasks.jsonl import TaskFileError
+from stateforge.tasks.model import SCHEMA_FILE, content_id
+from stateforge.tasks.summary import summarize_tasks
 
 
 def make_task(**changes) -> Task:
@@ -61,8 +61,8 @@ def make_task(**changes) -> Task:
 def test_the_committed_schema_is_the_models():
     committed = json.loads(SCHEMA_FILE.read_text())
     assert committed == task_json_schema(), (
-        "pipeline/tasks/task.schema.json is out of date: run "
-        "python -c 'from pipeline.tasks.model import write_schema; write_schema()'"
+        "stateforge/tasks/task.schema.json is out of date: run "
+        "python -c 'from stateforge.tasks.model import write_schema; write_schema()'"
     )
 
 

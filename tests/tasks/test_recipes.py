@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.tasks import (
+from stateforge.tasks import (
     Gate,
     RecipeContext,
     RecipeDefinitionError,
@@ -19,12 +19,12 @@ from pipeline.tasks import (
     read_tasks,
     recipe,
 )
-from pipeline.tools import Toolkit
+from stateforge.tools import Toolkit
 
 RECIPES_PY = '''
 from __future__ import annotations
 
-from pipeline.tasks import RecipeContext, recipe
+from stateforge.tasks import RecipeContext, recipe
 
 
 @recipe(capabilities=("cross_step_dependency",), difficulty="easy")
@@ -94,7 +94,7 @@ def test_recipes_load_by_file_path(tmp_path: Path):
     broken = tmp_path / "broken" / "recipes.py"
     broken.parent.mkdir()
     broken.write_text(
-        "from pipeline.tasks import recipe\n\n\n@recipe(capabilities=('nope',))\ndef f(ctx):\n    pass\n"
+        "from stateforge.tasks import recipe\n\n\n@recipe(capabilities=('nope',))\ndef f(ctx):\n    pass\n"
     )
     with pytest.raises(RecipeDefinitionError, match=r"broken/recipes\.py:4.*unknown capability 'nope'"):
         load_recipes(broken)

@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from pipeline.tasks.wording import Style, numbers_in, render, stated
+from stateforge.tasks.wording import Style, numbers_in, render, stated
 
 WHEN = dt.datetime(2026, 5, 3, 14, 30)
 

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import Field
 
-from pipeline.tools import ArgumentError, Env, tool
+from stateforge.tools import ArgumentError, Env, tool
 
 
 @tool

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.schema import parse_ddl
-from pipeline.tools import generic_toolkit
-from pipeline.tools.naming import MAX, Names, singular, snake
-from pipeline.values import json_row
+from stateforge.episode import Episode
+from stateforge.schema import parse_ddl
+from stateforge.tools import generic_toolkit
+from stateforge.tools.naming import MAX, Names, singular, snake
+from stateforge.values import json_row
 from tests.episode.fixture import shop_schema
 
 

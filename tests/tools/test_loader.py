@@ -1,4 +1,5 @@
-"""`load_toolkit`: a pack's tools.py loaded by file path (anywhere), else the generic toolkit."""
+"""`load_toolkit`: a pack's `tools` (a package, or one tools.py) loaded with its folder (anywhere), else the
+generic toolkit."""
 
 from __future__ import annotations
 
@@ -7,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from pipeline.episode import Episode
-from pipeline.tools import ToolDefinitionError, load_toolkit
+from stateforge.episode import Episode
+from stateforge.tools import ToolDefinitionError, load_toolkit
 from tests.episode.fixture import SHOP
 
 TOOLS_PY = '''
 from __future__ import annotations
 
-from pipeline.tools import Env, ToolError, generic_tools, tool
+from stateforge.tools import Env, ToolError, generic_tools, tool
 
 
 @tool(reads=("customers",))
@@ -84,7 +85,7 @@ def test_a_pack_without_tools_and_a_ddl_file_get_the_generic_toolkit(tmp_path: P
 
 
 def test_a_database_and_an_episode_find_the_pack_outside_the_repository(shop_db: Path, tmp_path: Path):
-    assert "search_customers" in load_toolkit(shop_db)  # "shop" is not under schemas/: generic
+    assert "search_customers" in load_toolkit(shop_db)  # "shop" is not under stateforge/packs/: generic
     pack = make_pack(tmp_path, TOOLS_PY)
     assert load_toolkit(shop_db, pack=pack).names == ["customer_by_email", "cannot_complete"]
     with Episode.open(shop_db, pack=pack, workdir=tmp_path) as ep:
@@ -102,7 +103,7 @@ def test_a_database_and_an_episode_find_the_pack_outside_the_repository(shop_db:
             r"tools\.py:1: importing the pack's tools failed: ModuleNotFoundError",
         ),
         (
-            "from pipeline.tools import tool\n\n@tool\ndef f(env, x: int):\n    'Do.'\n",
+            "from stateforge.tools import tool\n\n@tool\ndef f(env, x: int):\n    'Do.'\n",
             r"tools\.py:3: tool f: document parameter x",
         ),
         (
@@ -126,3 +127,57 @@ def test_a_changed_tools_py_is_reloaded(tmp_path: Path):
     stat = (pack / "tools.py").stat()
     os.utime(pack / "tools.py", ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
     assert load_toolkit(pack).names == ["find_customer", "cannot_complete"]
+
+
+def _touch(path: Path) -> None:
+    import os
+
+    stat = path.stat()
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000_000))
+
+
+def test_a_tools_package_with_relative_imports_loads_anywhere_and_reloads_on_any_edit(tmp_path: Path):
+    """The documented shape: `tools/` is a package whose modules import each other (and `tasks/` imports
+    `tools/`) relatively; an edit to any file of the pack is seen by the next load in the same process."""
+    pack = make_pack(tmp_path, None)
+    (pack / "tools").mkdir()
+    (pack / "tools" / "names.py").write_text('LABEL = "login address"\n')
+    (pack / "tools" / "people.py").write_text(TOOLS_PY.replace("login address", '" + LABEL + "').replace(
+        "from stateforge.tools import", "from .names import LABEL\nfrom stateforge.tools import"))
+    (pack / "tools" / "__init__.py").write_text(
+        "from .people import customer_by_email\n\nTOOLS = [customer_by_email]\n")
+    (pack / "tasks").mkdir()
+    (pack / "tasks" / "__init__.py").write_text(
+        "from stateforge.tasks import recipe\nfrom ..tools.names import LABEL\n\n"
+        "@recipe(capabilities=('multi_condition_filtering',), difficulty='easy')\n"
+        "def touch(ctx):\n    '''Uses LABEL.'''\n    ctx.skip(LABEL)\n"
+    )
+    from stateforge.tasks import load_recipes
+
+    kit = load_toolkit(pack)
+    assert kit.names == ["customer_by_email", "cannot_complete"]
+    assert [r.name for r in load_recipes(pack)] == ["touch"]
+    module = kit["customer_by_email"].fn.__module__
+    assert module.startswith("stateforge_pack_myshop_") and module.endswith(".tools.people")
+
+    (pack / "tools" / "people.py").write_text(
+        (pack / "tools" / "people.py").read_text().replace("def customer_by_email", "def find_customer"))
+    (pack / "tools" / "__init__.py").write_text(
+        "from .people import find_customer\n\nTOOLS = [find_customer]\n")
+    _touch(pack / "tools" / "people.py")
+    assert load_toolkit(pack).names == ["find_customer", "cannot_complete"]
+
+    # a sibling alone changes: the pack is loaded again, not served from the cache
+    (pack / "tools" / "names.py").write_text('LABEL = "e-mail"\n')
+    _touch(pack / "tools" / "names.py")
+    assert load_toolkit(pack)["find_customer"].fn.__globals__["LABEL"] == "e-mail"
+
+
+def test_a_broken_sibling_module_names_its_own_file_and_line(tmp_path: Path):
+    pack = make_pack(tmp_path, None)
+    (pack / "tools").mkdir()
+    (pack / "tools" / "helpers.py").write_text("X = 1\nY = 1 / 0\n")
+    (pack / "tools" / "__init__.py").write_text("from .helpers import X\n")
+    with pytest.raises(ToolDefinitionError, match=r"tools/helpers\.py:2: importing the pack's tools failed: "
+                                                  r"ZeroDivisionError"):
+        load_toolkit(pack)

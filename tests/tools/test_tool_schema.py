@@ -9,8 +9,8 @@ from typing import Annotated, Literal
 import pytest
 from pydantic import BaseModel, ConfigDict, Field
 
-from pipeline.tools import Env, Tool, ToolDefinitionError, Toolkit, tool
-from pipeline.tools.docstrings import parse_docstring
+from stateforge.tools import Env, Tool, ToolDefinitionError, Toolkit, tool
+from stateforge.tools.docstrings import parse_docstring
 
 
 @tool(kind="write", reads=("users",), writes=("playlists",), idempotent=False, destructive=False)

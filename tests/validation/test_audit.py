@@ -9,11 +9,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.errors import StoreError
-from pipeline.store import create_database, create_tables
+from stateforge.errors import StoreError
+from stateforge.store import create_database, create_tables
+from stateforge.validation.audit import AuditReport, Violation, audit
+from stateforge.validation.views import install_views
 from tests.store.shop import shop
-from validation.audit import AuditReport, Violation, audit
-from validation.views import install_views
 
 CLEAN = [
     "INSERT INTO customers VALUES (1, 'a@x', 'Ann', 'free', NULL), (2, 'b@x', 'Bob', 'pro', 1), "
@@ -275,8 +275,8 @@ def test_trusting_declared_constraints_leaves_to_duckdb_only_what_its_catalog_en
     assert [v.to_dict() for v in trusted.violations] == [v.to_dict() for v in full.violations]
     assert sorted(v.check for v in trusted.violations) == ["foreign_key", "max_length"]
     assert trusted.to_dict()["enforced_by_duckdb"] == trusted.enforced
-    from validation.checks import build_checks
-    from validation.declared import declared_constraints
+    from stateforge.validation.checks import build_checks
+    from stateforge.validation.declared import declared_constraints
 
     catalog = declared_constraints(con)
     skipped = [q for q in build_checks(schema) if q.declared in catalog]
@@ -287,7 +287,7 @@ def test_trusting_declared_constraints_leaves_to_duckdb_only_what_its_catalog_en
 
 
 def test_a_check_is_matched_to_the_catalog_by_its_syntax_tree_not_its_spelling():
-    from validation.declared import normalise
+    from stateforge.validation.declared import normalise
 
     assert normalise('("Status" IN (\'a\', \'b\'))') == normalise("status in ('a','b')")
     assert normalise("((x IS NULL) OR (x != y))") == normalise("x IS NULL OR x <> y")
@@ -300,10 +300,10 @@ def test_foreign_keys_to_one_parent_are_counted_together_yet_each_gets_its_own_o
     """The audit counts the orphans of every foreign key to the same parent key in one anti-join: each
     key must still get exactly its own count (as its own query finds), keys of other types must not be
     mixed in, and a NULL must still exempt a row."""
-    from pipeline.graph import plan_fill
-    from pipeline.schema.model import Column, ForeignKey, Schema, Table
-    from validation.audit import offence_counts, run_check
-    from validation.checks import build_checks
+    from stateforge.graph import plan_fill
+    from stateforge.schema.model import Column, ForeignKey, Schema, Table
+    from stateforge.validation.audit import offence_counts, run_check
+    from stateforge.validation.checks import build_checks
 
     def kid(name: str, *columns: tuple[str, str]) -> Table:
         return Table(

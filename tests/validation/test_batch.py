@@ -9,11 +9,11 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Check, Column, ForeignKey, Schema, Table
-from pipeline.store import create_tables
-from validation.batch import schema_failures, store_failures, validate_batch
-from validation.batch_arrow import duplicate_rows
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Check, Column, ForeignKey, Schema, Table
+from stateforge.store import create_tables
+from stateforge.validation.batch import schema_failures, store_failures, validate_batch
+from stateforge.validation.batch_arrow import duplicate_rows
 
 
 def items_table() -> Table:

@@ -12,10 +12,10 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 
-from pipeline.domain.loader import load_domain
-from pipeline.schema.model import Check, Table
-from pipeline.types import batch_arrow_type
-from validation.batch_checks import arrow_check
+from stateforge.domain.loader import load_domain
+from stateforge.schema.model import Check, Table
+from stateforge.types import batch_arrow_type
+from stateforge.validation.batch_checks import arrow_check
 
 
 def _values(typ: pa.DataType, literals: list[str], n: int, rng: np.random.Generator) -> pa.Array:

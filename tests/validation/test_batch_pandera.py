@@ -13,12 +13,12 @@ import pytest
 from pandera import pyarrow as pandera_pa
 from pandera.errors import SchemaErrors
 
-from pipeline.constraints import table_constraints
-from pipeline.domain import load_domain
-from pipeline.schema.model import Column, Table
+from stateforge.constraints import table_constraints
+from stateforge.domain import load_domain
+from stateforge.schema.model import Column, Table
+from stateforge.validation.batch_arrow import schema_failures
+from stateforge.validation.batch_pandera import FAILURE_CASES, batch_schema, pandera_rules
 from tests.validation.test_batch import good, items_table
-from validation.batch_arrow import schema_failures
-from validation.batch_pandera import FAILURE_CASES, batch_schema, pandera_rules
 
 
 def arrow_rules(table: Table, batch: pa.Table) -> set[tuple[str, str]]:

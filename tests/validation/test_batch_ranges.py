@@ -8,11 +8,11 @@ import duckdb
 import numpy as np
 import pyarrow as pa
 
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Column, Schema, Table
-from pipeline.store import create_tables
-from validation.batch_ranges import WrittenRanges
-from validation.batch_store import store_failures
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Column, Schema, Table
+from stateforge.store import create_tables
+from stateforge.validation.batch_ranges import WrittenRanges
+from stateforge.validation.batch_store import store_failures
 
 
 def _table() -> Table:

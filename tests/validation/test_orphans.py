@@ -1,4 +1,5 @@
-"""Counting orphans many keys at a time (`validation.orphans`): the range check is taken only where it is
+"""Counting orphans many keys at a time (`stateforge.validation.orphans`): the range check is taken only
+where it is
 exact, and every form counts what each key's own anti-join (`run_check`) counts."""
 
 from __future__ import annotations
@@ -8,12 +9,12 @@ from collections.abc import Iterator
 import duckdb
 import pytest
 
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Column, ForeignKey, Schema, Table
-from pipeline.store import create_tables
-from validation.audit import audit, offence_counts, run_check
-from validation.checks import build_checks
-from validation.orphans import dense_ranges, orphan_queries
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Column, ForeignKey, Schema, Table
+from stateforge.store import create_tables
+from stateforge.validation.audit import audit, offence_counts, run_check
+from stateforge.validation.checks import build_checks
+from stateforge.validation.orphans import dense_ranges, orphan_queries
 
 
 def kid(name: str, column_type: str, parent: str = "parents", ref: str = "id") -> Table:

@@ -8,10 +8,10 @@ import numpy as np
 import pyarrow as pa
 import pytest
 
-from pipeline.errors import BuildError
-from pipeline.schema.model import Column, ForeignKey, Table
-from validation.batch import Failure
-from validation.repair import (
+from stateforge.errors import BuildError
+from stateforge.schema.model import Column, ForeignKey, Table
+from stateforge.validation.batch import Failure
+from stateforge.validation.repair import (
     REPAIRS,
     RepairContext,
     coerce_types,

@@ -5,10 +5,10 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from pipeline.domain.config import DomainConfig
-from pipeline.errors import BuildError, DomainError
-from pipeline.schema.model import Column, ForeignKey, Schema, Table
-from validation.rules import apply_rules, changed_tables, clean_orphans
+from stateforge.domain.config import DomainConfig
+from stateforge.errors import BuildError, DomainError
+from stateforge.schema.model import Column, ForeignKey, Schema, Table
+from stateforge.validation.rules import apply_rules, changed_tables, clean_orphans
 
 
 def shop() -> Schema:
@@ -147,7 +147,7 @@ def test_bad_rule_sql_is_a_domain_error(con):
 def test_a_clean_rule_is_checked_again_when_a_repair_writes_what_it_reads(con, monkeypatch):
     """Rules clean in one round are skipped in the next only if no repair (nor the orphan cleanup after
     it) wrote a table they read; a repair that breaks a clean rule is caught either way."""
-    import validation.rules as rules_module
+    import stateforge.validation.rules as rules_module
 
     checked: list[str] = []
     real = rules_module._count

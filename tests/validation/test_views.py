@@ -9,11 +9,11 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from pipeline.graph import plan_fill
-from pipeline.schema.model import Schema
-from pipeline.store import connect, create_database
+from stateforge.graph import plan_fill
+from stateforge.schema.model import Schema
+from stateforge.store import connect, create_database
+from stateforge.validation.views import VIEWS, install_views
 from tests.store.shop import shop
-from validation.views import VIEWS, install_views
 
 
 @pytest.fixture
@@ -66,7 +66,9 @@ def test_a_schema_without_tables_still_gets_valid_views(tmp_path: Path):
             assert con.sql(f"SELECT count(*) FROM stateforge.{view}").fetchall() == [(0,)]
 
 
-@pytest.mark.parametrize("module", ["validation.checks", "validation.audit", "validation.views"])
+@pytest.mark.parametrize(
+    "module", ["stateforge.validation.checks", "stateforge.validation.audit", "stateforge.validation.views"]
+)
 def test_modules_import_first_without_a_cycle(module: str):
     subprocess.run([sys.executable, "-c", f"import {module}"], check=True, capture_output=True)
 
@@ -82,8 +84,8 @@ def test_views_are_created_unbound_and_bind_when_read(db_path: Path):
 @pytest.mark.parametrize("pack", ["music", "game", "meeting"])
 def test_every_view_of_every_shipped_pack_binds(pack: str, tmp_path: Path):
     """Views are bound only when read (`WITH (DEFER_BINDING)`): read every one of every shipped pack."""
-    from pipeline.domain import load_domain
-    from validation.checks import build_checks
+    from stateforge.domain import load_domain
+    from stateforge.validation.checks import build_checks
 
     schema = load_domain(pack).schema
     path = create_database(schema, plan_fill(schema), tmp_path / f"{pack}.duckdb", setup=install_views)

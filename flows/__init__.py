@@ -1,3 +1,0 @@
-"""Prefect flows: thin orchestration over `pipeline`. Read them top to bottom to see the whole pipeline."""
-
-from __future__ import annotations

@@ -1,8 +1,0 @@
-"""The foreign-key dependency graph, the fill plan derived from it, and the schema report that shows both."""
-
-from __future__ import annotations
-
-from pipeline.graph.plan import Cycle, DeferredKey, FillPlan, dependency_graph, plan_fill
-from pipeline.graph.report import schema_report
-
-__all__ = ["Cycle", "DeferredKey", "FillPlan", "dependency_graph", "plan_fill", "schema_report"]

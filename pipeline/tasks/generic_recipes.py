@@ -1,7 +1,0 @@
-"""The generic recipe set (see `pipeline.tasks.generic`): `GENERIC_RECIPES` works on any built DDL."""
-
-from __future__ import annotations
-
-from pipeline.tasks.generic import GENERIC_RECIPES
-
-__all__ = ["GENERIC_RECIPES"]

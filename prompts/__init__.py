@@ -1,4 +1,0 @@
-"""The prompt templates, as package data: one `<name>.md` per prompt (`pipeline.llm.prompts` loads them).
-
-Hashed into every build report that used them.
-"""

@@ -1,0 +1,343 @@
+"""The domain config: what `domain.yaml` says that the DDL cannot (docs/domain-packs.md is the contract).
+
+Pydantic models with `extra="forbid"`, so that a typo is an error rather than a silently ignored key.
+Reading the YAML file and turning validation errors into `DomainError`s lives in `stateforge.domain.loader`;
+what only the generator can judge (strategy names, hints on foreign keys) in `stateforge.fill.check_config`.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime, time
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import sqlglot
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
+
+from stateforge.errors import DomainError
+from stateforge.schema.model import Schema, Table, suggest
+
+_UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86400, "w": 7 * 86400}
+_DURATION = re.compile(r"^\s*(-?\d+(?:\.\d+)?)\s*([smhdw]?)\s*$")
+
+
+def parse_duration(value: Any) -> float:
+    """Seconds in a duration: a number (seconds) or `"90s"`, `"15m"`, `"2h"`, `"30d"`, `"1w"`."""
+    if isinstance(value, bool):
+        raise ValueError("expected a number or a duration such as 90s, 15m, 2h, 30d")
+    if isinstance(value, int | float):
+        return float(value)
+    match = _DURATION.match(str(value))
+    if not match:
+        raise ValueError(f"{value!r} is not a duration: expected a number or 90s, 15m, 2h, 30d")
+    return float(match.group(1)) * _UNITS[match.group(2) or "s"]
+
+
+def _parse_bound(value: Any) -> Any:
+    """Numbers stay numbers; ISO strings become dates, timestamps or times."""
+    if not isinstance(value, str):
+        return value
+    for parse in (date.fromisoformat, datetime.fromisoformat, time.fromisoformat):
+        try:
+            return parse(value)
+        except ValueError:
+            continue
+    raise ValueError(f"{value!r} is neither a number nor an ISO date, timestamp or time")
+
+
+Duration = Annotated[float, BeforeValidator(parse_duration)]
+Bound = Annotated[int | float | datetime | date | time, BeforeValidator(_parse_bound)]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ColumnHint(_Model):
+    """How to generate one column; every key is optional (see docs/domain-packs.md, "Column hints")."""
+
+    strategy: str | None = None
+    """A strategy name: one of `stateforge.fill.strategies.STRATEGIES` (`stateforge.fill.check_config`)."""
+    values: list[Any] | None = None
+    """Pick from this list."""
+    weights: list[float] | None = None
+    """Relative weights of `values` (need not sum to 1)."""
+    min: Bound | None = None
+    """Lower bound: a number, or an ISO date/timestamp/time."""
+    max: Bound | None = None
+    """Upper bound: a number, or an ISO date/timestamp/time."""
+    distribution: Literal["uniform", "normal", "lognormal", "zipf"] | None = None
+    """The shape between `min` and `max`; `zipf` is a long tail near `min`. On a foreign key, `uniform`
+    or `zipf`: how often each parent is drawn (every parent alike, or a few popular ones)."""
+    skew: float | None = Field(default=None, ge=0, le=5)
+    """Foreign keys only: the popularity exponent, parent of rank r drawn with weight 1/(r+1)^skew
+    (0 is uniform; the default is 1.1)."""
+    decimals: int | None = Field(default=None, ge=0, le=18)
+    """Digits after the point (float, decimal, price)."""
+    after: str | None = None
+    """A column of the same row that this one is later than (or greater than)."""
+    min_gap: Duration | None = None
+    """With `after`: the least gap (seconds for time, the column's unit for numbers)."""
+    max_gap: Duration | None = None
+    """With `after`: the largest gap."""
+    within: list[str] | None = None
+    """With `sequence`: number 1..n inside each group of these columns."""
+    expr: str | None = None
+    """A DuckDB SQL expression over the row's other columns, computed after keys."""
+    faker: str | None = None
+    """A Faker provider name; values are sampled from a pool made once."""
+    args: dict[str, Any] | None = None
+    """Keyword arguments for the Faker provider."""
+    null_rate: float | None = Field(default=None, ge=0, le=1)
+    """Share of NULLs (nullable columns only); overrides the domain's `null_rate`."""
+    unique: bool | None = None
+    """`true`: keep values unique even where the DDL does not say so."""
+    pool: int | None = Field(default=None, ge=1, le=100_000)
+    """Pool size for Faker-made values (default 2,000)."""
+    constant: Any = None
+    """One value for every row."""
+    pattern: str | None = None
+    """With `code`: `#` a digit, `?` an upper-case letter, anything else literal."""
+    p: float | None = Field(default=None, ge=0, le=1)
+    """With `bool`: the share of true."""
+    unit: Literal["s", "ms", "min"] | None = None
+    """With `duration`: the unit of the integer amount."""
+    llm: bool | None = None
+    """With an LLM configured: `true` has the LLM write this column, `false` never; unset: inferred
+    (`stateforge.llm.columns.meaning_columns`). Keys and foreign keys are never the LLM's."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ColumnHint:
+        if self.weights is not None:
+            if self.values is None or len(self.weights) != len(self.values):
+                raise ValueError("weights needs values of the same length")
+            if any(w < 0 for w in self.weights) or sum(self.weights) <= 0:
+                raise ValueError("weights must be non-negative and not all zero")
+        if self.within and self.strategy not in (None, "sequence"):
+            raise ValueError("within needs strategy: sequence")
+        if self.values is not None and not self.values:
+            raise ValueError("values must not be empty")
+        if (self.min_gap is not None or self.max_gap is not None) and self.after is None:
+            raise ValueError("min_gap/max_gap need after")
+        if self.min_gap is not None and self.max_gap is not None and self.min_gap > self.max_gap:
+            raise ValueError("min_gap must not exceed max_gap")
+        if self.min is not None and self.max is not None and type(self.min) is type(self.max):
+            if self.min > self.max:
+                raise ValueError("min must not exceed max")
+        if self.distribution == "uniform" and self.skew:
+            raise ValueError("distribution: uniform contradicts a skew above 0 (drop one of them)")
+        if self.expr is not None:
+            try:
+                sqlglot.parse_one(self.expr, read="duckdb")
+            except sqlglot.errors.ParseError as exc:
+                raise ValueError(f"expr is not valid DuckDB SQL: {exc}") from None
+        return self
+
+    def popularity(self, default: float) -> float | None:
+        """The popularity exponent this hint sets for a foreign key: `skew`, 0 for `distribution: uniform`,
+        `default` for `zipf`; None when it sets none."""
+        if self.skew is not None:
+            return self.skew
+        return {"uniform": 0.0, "zipf": default}.get(self.distribution or "")
+
+    def sets_value(self) -> bool:
+        """True when the hint gives the values themselves (`expr`, `values`, `constant`)."""
+        return self.expr is not None or self.values is not None or "constant" in self.model_fields_set
+
+
+class PerParent(_Model):
+    """Rows of a child table per parent row, along the foreign key column `fk`."""
+
+    fk: str
+    exactly: int | None = Field(default=None, ge=0)
+    min: int | None = Field(default=None, ge=0)
+    max: int | None = Field(default=None, ge=0)
+
+    @model_validator(mode="after")
+    def _one_form(self) -> PerParent:
+        if self.exactly is not None and (self.min is not None or self.max is not None):
+            raise ValueError("give either exactly or min/max, not both")
+        if self.exactly is None and self.max is None:
+            raise ValueError("give exactly, or max (and optionally min)")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError("min must not exceed max")
+        return self
+
+
+class TableConfig(_Model):
+    rows: int | None = Field(default=None, ge=1)
+    """Rows at scale 1 (with `per_parent` min/max: the target the fan-out is scaled to)."""
+    scale: bool = True
+    """`false`: the table keeps `rows` whatever `--scale` or `--rows` say (reference tables: genres,
+    plans, heroes)."""
+    description: str | None = None
+    per_parent: PerParent | None = None
+
+    @model_validator(mode="after")
+    def _fixed_size(self) -> TableConfig:
+        if not self.scale and self.rows is None:
+            raise ValueError("scale: false needs rows (the fixed size)")
+        if not self.scale and self.per_parent is not None and self.per_parent.exactly is not None:
+            raise ValueError(
+                "scale: false does not apply with per_parent.exactly: the size follows the parent table "
+                "(give the parent table scale: false instead)"
+            )
+        return self
+
+
+class Rule(_Model):
+    """A business rule: `check` returns the rows that break it; `repair` statements fix them, in order."""
+
+    name: str
+    description: str | None = None
+    check: str
+    repair: list[str] = Field(default_factory=list)
+
+
+class DomainPolicy(_Model):
+    """A product policy: told to agents (a solver's instructions) and enforced by the pack's write tools.
+
+    Rules keep the data consistent (the build repairs them, every tool call is checked against them);
+    policies are what the product allows a user to do ("a playlist holds at most 500 songs", "only the
+    organizer reschedules a meeting"). A tool that would break one refuses with a `ToolError`.
+    """
+
+    name: str
+    description: str
+    """One or two sentences in the product's voice, as an agent would be told."""
+    check: str | None = None
+    """Optional SQL returning the rows of a state that break the policy (zero rows: respected); tasks use
+    it as a policy verifier."""
+
+
+class TimeWindow(_Model):
+    """The dates the generated data spans, and the environment's frozen clock."""
+
+    start: date = date(2023, 1, 1)
+    end: date = date(2026, 6, 30)
+    now: datetime | None = None
+    """The frozen "now" of episodes and of time-relative CHECKs (`clock`); default: the last second of
+    `end`, so every generated row lies in the past. A pack whose product has a future (meetings booked
+    ahead) sets it inside the window."""
+
+    @model_validator(mode="after")
+    def _ordered(self) -> TimeWindow:
+        if self.start > self.end:
+            raise ValueError("time_window.start must not be after time_window.end")
+        if self.now is not None and not self.start <= self.now.date() <= self.end:
+            raise ValueError("time_window.now must lie between start and end")
+        return self
+
+    @property
+    def clock(self) -> datetime:
+        """The frozen "now": `now` if given, else 23:59:59 on the last day of the window."""
+        return self.now if self.now is not None else datetime.combine(self.end, time(23, 59, 59))
+
+
+class DomainConfig(_Model):
+    """A whole `domain.yaml`."""
+
+    name: str
+    description: str | None = None
+    dialect: str | None = None
+    """Dialect of schema.sql; detected when omitted."""
+    seed: int = 0
+    time_window: TimeWindow = Field(default_factory=TimeWindow)
+    null_rate: float = Field(default=0.1, ge=0, le=1)
+    batch_size: int = Field(default=50_000, ge=1)
+    tables: dict[str, TableConfig] = Field(default_factory=dict)
+    columns: dict[str, ColumnHint] = Field(default_factory=dict)
+    """`"table.column"` -> hint."""
+    rules: list[Rule] = Field(default_factory=list)
+    policies: list[DomainPolicy] = Field(default_factory=list)
+    """What the product allows (stated to agents, enforced by the pack's tools)."""
+    grading: dict[str, Any] = Field(default_factory=dict)
+    """How graders compare values: `"table.column"` or `"*.column"` -> a comparison rule (`exact`,
+    `normalized`, `ignore`, `any_non_null`, `{rule: numeric, abs: 0.01}`, `{rule: time, seconds: 120}`),
+    the default policy of every task of the domain. Kept as plain data here: it is validated against
+    `stateforge.diff.ColumnRule` by `stateforge.tasks.grading` (the diff sits above the domain layer)."""
+
+    _source: Path | None = PrivateAttr(default=None)
+    _hint_index: tuple[tuple[str, ...], dict[str, str]] | None = PrivateAttr(default=None)
+
+    @property
+    def source(self) -> Path | None:
+        """The `domain.yaml` this config was read from, if any (for messages)."""
+        return self._source
+
+    @classmethod
+    def default(cls, name: str) -> DomainConfig:
+        """The config of a bare DDL file: every default, no hints."""
+        return cls(name=name)
+
+    def hint(self, table: str, column: str) -> ColumnHint | None:
+        """The hint for `table.column` (case-insensitive), or None."""
+        key = self._hint_keys().get(f"{table}.{column}".lower())
+        return self.columns[key] if key is not None else None
+
+    def table_config(self, table: str) -> TableConfig | None:
+        """The `tables:` entry for `table` (case-insensitive), or None."""
+        return {k.lower(): v for k, v in self.tables.items()}.get(table.lower())
+
+    def _hint_keys(self) -> dict[str, str]:
+        """Lower-cased `columns` keys -> the keys as written (the last one wins, as a dict would have it).
+
+        The fill asks for hints per column and batch (thousands of times a build): the index is rebuilt
+        only when the keys change (values are looked up live, so replacing a hint needs no rebuild)."""
+        keys = tuple(self.columns)
+        if self._hint_index is None or self._hint_index[0] != keys:
+            self._hint_index = (keys, {k.lower(): k for k in keys})
+        return self._hint_index[1]
+
+    def validate_against(self, schema: Schema) -> None:
+        """Raise `DomainError` for any table, column or foreign key the schema does not have.
+
+        `stateforge.fill.check_config` runs this and then what only the generator can judge (strategies,
+        hints on foreign keys)."""
+        for name, table_cfg in self.tables.items():
+            table = self._table(schema, name, f"tables.{name}")
+            if table_cfg.per_parent is not None:
+                fk = table_cfg.per_parent.fk
+                where = f"tables.{name}.per_parent.fk"
+                fk_columns = [c for key in table.foreign_keys for c in key.columns]
+                if not any(c.lower() == fk.lower() for c in fk_columns):
+                    hint = (
+                        suggest(fk, fk_columns) or f" Foreign key columns: {', '.join(fk_columns) or 'none'}."
+                    )
+                    self.fail(where, f'table {table.name} has no foreign key column "{fk}".{hint}')
+        for key, hint in self.columns.items():
+            if "." not in key:
+                self.fail(f"columns.{key}", f'"{key}" is not "table.column".')
+            table_name, column_name = key.rsplit(".", 1)
+            table = self._table(schema, table_name, f"columns.{key}")
+            self._column(table, column_name, f"columns.{key}")
+            if hint.after is not None:
+                self._column(table, hint.after, f"columns.{key}.after")
+                self._generated(table, hint.after, f"columns.{key}.after")
+            for group in hint.within or []:
+                self._column(table, group, f"columns.{key}.within")
+
+    def _table(self, schema: Schema, name: str, where: str) -> Table:
+        if not schema.has_table(name):
+            self.fail(where, f'the DDL has no table "{name}".{suggest(name, schema.table_names)}')
+        return schema.table(name)
+
+    def _column(self, table: Table, name: str, where: str) -> None:
+        if not table.has_column(name):
+            self.fail(
+                where, f'table {table.name} has no column "{name}".{suggest(name, table.column_names)}'
+            )
+
+    def _generated(self, table: Table, name: str, where: str) -> None:
+        """`after` needs a column made with the row (not a foreign key, expression or grouped sequence)."""
+        fk_columns = {c.lower() for key in table.foreign_keys for c in key.columns}
+        hint = self.hint(table.name, name)
+        later = hint is not None and (hint.expr is not None or bool(hint.within))
+        if name.lower() in fk_columns or later:
+            what = "a foreign key column" if name.lower() in fk_columns else "computed after the row"
+            self.fail(where, f'"{name}" is {what}; `after` needs a column generated with the row.')
+
+    def fail(self, where: str, message: str) -> None:
+        """Raise `DomainError` naming this config's file and the key path `where`."""
+        raise DomainError(f"{self._source or 'domain.yaml'}: {where}: {message}")

@@ -1,0 +1,164 @@
+"""What runs a streamable HTTP server in a thread: the listening socket, uvicorn with the SDK's session
+manager on their own event loop, and the middleware that ends a session with its DELETE.
+
+    sock = bind("127.0.0.1", 0)                      # ServeError for a port in use
+    runner = HttpRunner(manager, EndOnDelete(app, sessions), sock)
+    runner.start(); ...; runner.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import errno
+import logging
+import socket
+import threading
+import time
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.streamable_http import MCP_SESSION_ID_HEADER
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from stateforge.mcp.errors import ServeError
+from stateforge.mcp.sessions import Sessions
+
+log = logging.getLogger(__name__)
+
+START_TIMEOUT = 30.0
+STOP_TIMEOUT = 10.0
+
+
+class EndOnDelete:
+    """ASGI middleware: a `DELETE` that ends a session is answered once the session's episode is closed.
+
+    The SDK ends a session's connection (and so runs its teardown) only after answering the DELETE; a
+    client that reconnects at once (with `persist`: to the same file) would otherwise race the episode's
+    close. The answer is held back, not changed; the connection's own teardown then finds nothing to do.
+    """
+
+    def __init__(self, app: Any, sessions: Sessions) -> None:
+        self._app = app
+        self._sessions = sessions
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope.get("type") != "http" or scope.get("method") != "DELETE":
+            await self._app(scope, receive, send)
+            return
+        session_id = next(
+            (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == MCP_SESSION_ID_HEADER.encode()),
+            None,
+        )
+        held: list[Any] = []
+
+        async def hold(message: Any) -> None:
+            held.append(message)
+
+        try:
+            await self._app(scope, receive, hold)
+            ended = any(m["type"] == "http.response.start" and m["status"] < 300 for m in held)
+            if session_id is not None and ended and self._sessions.get(session_id) is not None:
+                await anyio.to_thread.run_sync(self._sessions.close, session_id)
+        finally:
+            for message in held:
+                await send(message)
+
+
+class HttpRunner:
+    """uvicorn and the SDK's session manager on an event loop of their own, in a daemon thread.
+
+    The runner, not uvicorn's lifespan, holds the session manager: stopping ends the sessions first
+    (their transports terminated, open GET streams answered, episodes closed), then uvicorn, which so
+    finds no request left to cut off.
+    """
+
+    def __init__(self, manager: StreamableHTTPSessionManager, app: Any, sock: socket.socket) -> None:
+        self._manager = manager
+        self._sock = sock
+        self._server = uvicorn.Server(
+            uvicorn.Config(
+                app,
+                lifespan="off",  # the session manager runs in `_main`
+                log_config=None,  # the process's logging (stderr) decides; uvicorn's logs access to stdout
+                access_log=False,
+                loop="asyncio",
+                timeout_graceful_shutdown=STOP_TIMEOUT,
+            )
+        )
+        self._thread = threading.Thread(
+            target=self._run, name=f"stateforge-mcp-{sock.getsockname()[1]}", daemon=True
+        )
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._stop: asyncio.Event | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._thread.is_alive() and not self._server.should_exit
+
+    def start(self) -> None:
+        """Start serving; `ServeError` if the server does not come up."""
+        self._thread.start()
+        deadline = time.monotonic() + START_TIMEOUT
+        while not self._server.started:
+            if not self._thread.is_alive():
+                raise ServeError("the MCP HTTP server failed to start; the log above says why.")
+            if time.monotonic() > deadline:
+                self.stop()
+                raise ServeError(f"the MCP HTTP server did not start within {START_TIMEOUT:.0f} s.")
+            time.sleep(0.005)
+
+    def stop(self) -> None:
+        """End the sessions, stop the server and wait for the thread (idempotent)."""
+        loop, stop = self._loop, self._stop
+        if loop is not None and stop is not None and self._thread.is_alive():
+            try:
+                loop.call_soon_threadsafe(stop.set)
+            except RuntimeError:
+                pass  # the loop already closed
+        self._thread.join(2 * STOP_TIMEOUT)
+
+    def _run(self) -> None:
+        try:
+            asyncio.run(self._main())
+        except BaseException:  # noqa: BLE001 - logged; the handle sees the thread end
+            log.exception("the MCP HTTP server stopped with an error")
+        finally:
+            self._sock.close()
+
+    async def _main(self) -> None:
+        self._loop, self._stop = asyncio.get_running_loop(), asyncio.Event()
+        async with self._manager.run():
+            serving = asyncio.create_task(self._server.serve(sockets=[self._sock]))
+            stopped = asyncio.create_task(self._stop.wait())
+            await asyncio.wait({serving, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        self._server.should_exit = True  # the sessions are over: nothing is left for uvicorn to wait for
+        stopped.cancel()
+        await serving
+
+
+def bind(host: str, port: int) -> socket.socket:
+    """A listening TCP socket on `host:port` (0: any free port); `ServeError` naming the port if taken."""
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(
+            host or None, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE
+        )[0]
+    except socket.gaierror as exc:
+        raise ServeError(
+            f"cannot listen on {host!r}: {exc.strerror}; give an address like 127.0.0.1."
+        ) from None
+    sock = socket.socket(family, kind, proto)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # not for a port in use, only TIME_WAIT
+    try:
+        sock.bind(address)
+        sock.listen(128)
+    except OSError as exc:
+        sock.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise ServeError(
+                f"port {port} on {host} is already in use (another `stateforge mcp`?); choose another "
+                "with --port, or --port 0 for any free port."
+            ) from None
+        raise ServeError(f"cannot listen on {host}:{port}: {exc.strerror}.") from None
+    return sock
+

@@ -1,0 +1,586 @@
+"""A player's account: profile and search, the heroes and skins they own, the shop and skin equipment.
+
+Purchases follow the policy `purchases`: a hero costs its gold or its diamond price, a skin its diamond
+price, paid from the buyer's balance (never below zero); nothing is owned twice; limited skins are not
+sold; a skin is sold only for a hero its wearer owns; banned players cannot buy or gift.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from stateforge.tools import Env, Expr, ToolError, tool
+
+from .common import (
+    MAIL_LIFETIME,
+    Descending,
+    Lane,
+    Limit,
+    Offset,
+    Player,
+    Rarity,
+    Region,
+    Tier,
+    Where,
+    are_friends,
+    find_clan,
+    find_hero,
+    find_player,
+    find_role,
+    find_skin,
+    hide,
+    membership,
+    names,
+    order,
+    refuse_banned,
+)
+
+CURRENT_RANK = (
+    "SELECT player_id, arg_max(tier, seq_no) AS tier, arg_max(stars, seq_no) AS stars "
+    "FROM rank_history GROUP BY player_id"
+)
+
+
+@tool(
+    reads=(
+        "players",
+        "clans",
+        "clan_members",
+        "rank_history",
+        "player_heroes",
+        "player_skins",
+        "friendships",
+        "rune_pages",
+    )
+)
+def get_player(env: Env, nickname: str) -> dict:
+    """A player's profile: region, level, gold and diamonds, credit score, ban, clan, current rank and counts.
+
+    Args:
+        nickname: The player's nickname.
+    """
+    found = find_player(env, nickname)
+    pid = found["player_id"]
+    profile = env.one(
+        "SELECT p.nickname, p.server_region, p.account_level, p.gold, p.diamonds, p.credit_score, "
+        "p.banned_until, p.created_at, p.last_login_at, i.nickname AS invited_by FROM players AS p LEFT "
+        "JOIN players AS i ON i.player_id = p.invited_by_player_id WHERE p.player_id = ?",
+        [pid],
+    )
+    assert profile is not None
+    banned = profile["banned_until"] is not None and profile["banned_until"] > env.now
+    profile["banned"] = banned
+    profile["can_play_ranked"] = not banned and profile["credit_score"] >= 90
+    clan = membership(env, pid)
+    profile["clan"] = None if clan is None else {k: clan[k] for k in ("clan", "tag", "role", "contribution")}
+    profile["rank"] = env.one(
+        "SELECT tier, stars, recorded_at FROM rank_history WHERE player_id = ? ORDER BY seq_no DESC LIMIT 1",
+        [pid],
+    )
+    profile["heroes_owned"] = env.scalar("SELECT count(*) FROM player_heroes WHERE player_id = ?", [pid])
+    profile["skins_owned"] = env.scalar("SELECT count(*) FROM player_skins WHERE player_id = ?", [pid])
+    profile["friends"] = env.scalar(
+        "SELECT count(*) FROM friendships WHERE player_a_id = ? OR player_b_id = ?", [pid, pid]
+    )
+    profile["rune_pages"] = env.scalar("SELECT count(*) FROM rune_pages WHERE player_id = ?", [pid])
+    return profile
+
+
+PLAYER_SORTS = {
+    "nickname": "nickname",
+    "account_level": "account_level",
+    "created_at": "created_at",
+    "last_login_at": "last_login_at",
+    "credit_score": "credit_score",
+}
+
+
+@tool(reads=("players", "clans", "clan_members", "rank_history"))
+def search_players(
+    env: Env,
+    name_contains: str | None = None,
+    region: Region | None = None,
+    min_level: Annotated[int, Field(ge=1, le=30)] | None = None,
+    max_level: Annotated[int, Field(ge=1, le=30)] | None = None,
+    clan: str | None = None,
+    in_a_clan: bool | None = None,
+    tier: Tier | None = None,
+    min_credit_score: Annotated[int, Field(ge=0, le=110)] | None = None,
+    max_credit_score: Annotated[int, Field(ge=0, le=110)] | None = None,
+    banned: bool | None = None,
+    invited_by: str | None = None,
+    joined_after: dt.date | None = None,
+    joined_before: dt.date | None = None,
+    last_login_before: dt.date | None = None,
+    sort_by: Literal["nickname", "account_level", "created_at", "last_login_at", "credit_score"] = "nickname",
+    descending: Descending = False,
+    limit: Limit = 20,
+    offset: Offset = 0,
+) -> dict:
+    """Search players by nickname, region, level, clan, current ranked tier, credit score, ban and activity.
+
+    Args:
+        name_contains: Part of the nickname (case-insensitive).
+        region: The server region.
+        min_level: Lowest account level (1-30).
+        max_level: Highest account level (1-30).
+        clan: Only members of this clan (name or tag).
+        in_a_clan: true for players in some clan, false for players in none.
+        tier: Only players whose current ranked tier is this one.
+        min_credit_score: Lowest credit score (below 90 a player cannot queue for ranked).
+        max_credit_score: Highest credit score.
+        banned: true for players serving a ban now, false for the others.
+        invited_by: Only players brought in by this player's invite (nickname).
+        joined_after: Only accounts created on or after this date.
+        joined_before: Only accounts created on or before this date.
+        last_login_before: Only players whose last login was before this date (or who never logged in).
+        sort_by: The order of the results.
+        descending: Sort from the largest / latest value down.
+        limit: Results per page, 1 to 50.
+        offset: Results to skip.
+    """
+    where = Where().text(name_contains, "p.nickname").when(region, "p.server_region = ?")
+    where.when(min_level, "p.account_level >= ?").when(max_level, "p.account_level <= ?")
+    if clan is not None:
+        where.add("m.clan_id = ?", find_clan(env, clan)["clan_id"])
+    where.when(in_a_clan, "(m.clan_id IS NOT NULL) = ?").when(tier, "rk.tier = ?")
+    where.when(min_credit_score, "p.credit_score >= ?").when(max_credit_score, "p.credit_score <= ?")
+    if banned is not None:
+        where.add("(p.banned_until IS NOT NULL AND p.banned_until > ?) = ?", env.now, banned)
+    if invited_by is not None:
+        where.add("p.invited_by_player_id = ?", find_player(env, invited_by)["player_id"])
+    where.when(joined_after, "CAST(p.created_at AS DATE) >= ?").when(
+        joined_before, "CAST(p.created_at AS DATE) <= ?"
+    )
+    where.when(last_login_before, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
+    sql = (
+        "SELECT p.player_id, p.nickname, p.server_region, p.account_level, p.credit_score, c.tag AS "
+        "clan_tag, rk.tier, rk.stars, p.created_at, p.last_login_at, p.banned_until FROM players AS p LEFT "
+        "JOIN clan_members AS m ON m.player_id = p.player_id "
+        f"LEFT JOIN clans AS c ON c.clan_id = m.clan_id LEFT JOIN ({CURRENT_RANK}) AS rk "
+        f"ON rk.player_id = p.player_id WHERE {where.sql}"
+    )
+    page = env.page(
+        sql,
+        where.params,
+        order_by=order(sort_by, PLAYER_SORTS, descending, "player_id"),
+        limit=limit,
+        offset=offset,
+    )
+    return hide(page, "player_id")
+
+
+HERO_SORTS = {
+    "name": "hero",
+    "proficiency_points": "proficiency_points",
+    "matches_played": "matches_played",
+    "wins": "wins",
+    "win_rate": "win_rate",
+    "acquired_at": "acquired_at",
+}
+
+
+@tool(reads=("players", "player_heroes", "heroes", "hero_roles", "player_skins", "skins"))
+def list_player_heroes(
+    env: Env,
+    player: str,
+    role: str | None = None,
+    lane: Lane | None = None,
+    name_contains: str | None = None,
+    min_proficiency: Annotated[int, Field(ge=0)] | None = None,
+    min_matches: Annotated[int, Field(ge=0)] | None = None,
+    sort_by: Literal[
+        "name", "proficiency_points", "matches_played", "wins", "win_rate", "acquired_at"
+    ] = "name",
+    descending: Descending = False,
+    limit: Limit = 20,
+    offset: Offset = 0,
+) -> dict:
+    """The heroes a player owns, with proficiency, matches, wins, win rate and the skin each one wears.
+
+    Args:
+        player: The player's nickname.
+        role: Only heroes of this role (Tank, Fighter, Assassin, Mage, Marksman, Support).
+        lane: Only heroes of this lane.
+        name_contains: Part of the hero's name.
+        min_proficiency: Only heroes with at least this many proficiency points.
+        min_matches: Only heroes played at least this many times.
+        sort_by: The order of the results (win_rate in percent).
+        descending: Sort from the largest / latest value down.
+        limit: Results per page, 1 to 50.
+        offset: Results to skip.
+    """
+    pid = find_player(env, player)["player_id"]
+    where = Where().add("ph.player_id = ?", pid).text(name_contains, "h.name").when(lane, "h.lane = ?")
+    if role is not None:
+        where.add("h.role_id = ?", find_role(env, role)["role_id"])
+    where.when(min_proficiency, "ph.proficiency_points >= ?").when(min_matches, "ph.matches_played >= ?")
+    sql = (
+        "SELECT h.hero_id, h.name AS hero, r.name AS role, h.lane, ph.proficiency_points, ph.matches_played, "
+        "ph.wins, round(100.0 * ph.wins / nullif(ph.matches_played, 0), 1) AS win_rate, ph.acquired_at, "
+        "(SELECT s.name FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id "
+        " WHERE ps.player_id = ph.player_id AND s.hero_id = ph.hero_id AND ps.is_equipped) AS equipped_skin "
+        "FROM player_heroes AS ph JOIN heroes AS h ON h.hero_id = ph.hero_id "
+        f"JOIN hero_roles AS r ON r.role_id = h.role_id WHERE {where.sql}"
+    )
+    page = env.page(
+        sql,
+        where.params,
+        order_by=order(sort_by, HERO_SORTS, descending, "hero_id"),
+        limit=limit,
+        offset=offset,
+    )
+    return hide(page, "hero_id")
+
+
+SKIN_SORTS = {
+    "acquired_at": "acquired_at",
+    "name": "skin",
+    "hero": "hero",
+    "price_diamonds": "price_diamonds",
+}
+
+
+@tool(reads=("players", "player_skins", "skins", "heroes", "player_heroes"))
+def list_player_skins(
+    env: Env,
+    player: str,
+    hero: str | None = None,
+    rarity: Rarity | None = None,
+    source: Literal["purchase", "event", "gift", "season_reward", "lottery"] | None = None,
+    equipped: bool | None = None,
+    acquired_after: dt.date | None = None,
+    acquired_before: dt.date | None = None,
+    sort_by: Literal["acquired_at", "name", "hero", "price_diamonds"] = "acquired_at",
+    descending: Descending = True,
+    limit: Limit = 20,
+    offset: Offset = 0,
+) -> dict:
+    """The skins a player owns: hero, rarity, how it was obtained, when, and whether it is equipped.
+
+    Args:
+        player: The player's nickname.
+        hero: Only skins of this hero.
+        rarity: Only skins of this rarity.
+        source: Only skins obtained this way.
+        equipped: true for the skins worn now, false for the others.
+        acquired_after: Only skins obtained on or after this date.
+        acquired_before: Only skins obtained on or before this date.
+        sort_by: The order of the results.
+        descending: Sort from the largest / latest value down (the default: newest first).
+        limit: Results per page, 1 to 50.
+        offset: Results to skip.
+    """
+    pid = find_player(env, player)["player_id"]
+    where = Where().add("ps.player_id = ?", pid).when(rarity, "s.rarity = ?").when(source, "ps.source = ?")
+    if hero is not None:
+        where.add("s.hero_id = ?", find_hero(env, hero)["hero_id"])
+    where.when(equipped, "ps.is_equipped = ?").when(acquired_after, "CAST(ps.acquired_at AS DATE) >= ?")
+    where.when(acquired_before, "CAST(ps.acquired_at AS DATE) <= ?")
+    sql = (
+        "SELECT ps.skin_id, s.name AS skin, h.name AS hero, s.rarity, s.price_diamonds, ps.source, "
+        "ps.acquired_at, ps.is_equipped AS equipped, EXISTS (SELECT 1 FROM player_heroes AS o WHERE "
+        "o.player_id = ps.player_id AND o.hero_id = s.hero_id) AS hero_owned FROM player_skins AS ps JOIN "
+        "skins AS s ON s.skin_id = ps.skin_id "
+        f"JOIN heroes AS h ON h.hero_id = s.hero_id WHERE {where.sql}"
+    )
+    page = env.page(
+        sql,
+        where.params,
+        order_by=order(sort_by, SKIN_SORTS, descending, "skin_id"),
+        limit=limit,
+        offset=offset,
+    )
+    return hide(page, "skin_id")
+
+
+def _charge(env: Env, buyer: dict[str, Any], currency: str, amount: int, what: str) -> int:
+    """Take `amount` of `currency` from the buyer's balance; `ToolError` naming the shortfall."""
+    balance = buyer[currency]
+    if amount > balance:
+        raise ToolError(
+            f"{what} costs {amount:,} {currency}; {buyer['nickname']} has {balance:,} ({amount - balance:,} "
+            "short). "
+            "Nothing was bought."
+        )
+    if amount:
+        env.update("players", buyer["player_id"], {currency: Expr(f"{currency} - ?", [amount])})
+    return balance - amount
+
+
+@tool(
+    kind="write",
+    reads=("players", "heroes", "player_heroes"),
+    writes=("players", "player_heroes"),
+    idempotent=False,
+)
+def buy_heroes(
+    env: Env,
+    player: Player,
+    heroes: Annotated[list[str], Field(min_length=1, max_length=100)],
+    currency: Literal["gold", "diamonds"] = "gold",
+) -> dict:
+    """Buy one or several heroes from the shop, all paid in gold or all in diamonds (all or nothing).
+
+    Args:
+        player: The buyer's nickname (you).
+        heroes: The heroes to buy, by name.
+        currency: Pay the gold prices or the diamond prices.
+    """
+    buyer = find_player(env, player)
+    refuse_banned(env, buyer, "buy heroes")
+    wanted = {h["hero_id"]: h for h in (find_hero(env, name) for name in heroes)}
+    owned = env.query(
+        "SELECT h.name FROM player_heroes AS ph JOIN heroes AS h ON h.hero_id = ph.hero_id "
+        "WHERE ph.player_id = ? AND list_contains(?, ph.hero_id) ORDER BY h.name",
+        [buyer["player_id"], list(wanted)],
+    )
+    if owned:
+        raise ToolError(
+            f"{buyer['nickname']} already owns {names(owned, 'name')}; a hero is bought once. Leave "
+            f"{'it' if len(owned) == 1 else 'them'} out and try again."
+        )
+    price = "price_gold" if currency == "gold" else "price_diamonds"
+    total = sum(h[price] for h in wanted.values())
+    label = next(iter(wanted.values()))["name"] if len(wanted) == 1 else f"{len(wanted)} heroes"
+    balance = _charge(env, buyer, currency, total, label)
+    env.insert_many(
+        "player_heroes",
+        [{"player_id": buyer["player_id"], "hero_id": hero_id, "acquired_at": env.now} for hero_id in wanted],
+    )
+    return {
+        "bought": [h["name"] for h in wanted.values()],
+        "paid": total,
+        "currency": currency,
+        "balance": balance,
+    }
+
+
+class SkinChoice(BaseModel):
+    """A skin, by name, and its hero when several heroes have a skin of that name."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    skin: str = Field(min_length=1, description="The skin's name.")
+    hero: str | None = Field(
+        default=None, description="The hero the skin is for (needed when the name is shared)."
+    )
+
+
+def _sellable(env: Env, owner: dict[str, Any], skins: list[dict[str, Any]]) -> None:
+    """Refuse limited skins, skins already owned and skins of heroes the owner does not have."""
+    limited = [s for s in skins if s["is_limited"]]
+    if limited:
+        raise ToolError(
+            f"{names(limited, 'name')} {'is a' if len(limited) == 1 else 'are'} limited-edition "
+            "skin(s), never sold in the shop."
+        )
+    ids = [s["skin_id"] for s in skins]
+    owned = env.query(
+        "SELECT s.name FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id "
+        "WHERE ps.player_id = ? AND list_contains(?, ps.skin_id) ORDER BY s.name",
+        [owner["player_id"], ids],
+    )
+    if owned:
+        raise ToolError(f"{owner['nickname']} already owns {names(owned, 'name')}; a skin is owned once.")
+    heroes = {
+        r["hero_id"]
+        for r in env.query("SELECT hero_id FROM player_heroes WHERE player_id = ?", [owner["player_id"]])
+    }
+    missing = [{"label": f"{s['name']} ({s['hero']})"} for s in skins if s["hero_id"] not in heroes]
+    if missing:
+        raise ToolError(
+            f"{owner['nickname']} does not own the hero of {names(missing, 'label')}; skins are sold only "
+            "for "
+            "heroes the wearer owns (buy the hero first)."
+        )
+
+
+@tool(
+    kind="write",
+    reads=("players", "skins", "heroes", "player_skins", "player_heroes"),
+    writes=("players", "player_skins"),
+    idempotent=False,
+)
+def buy_skins(
+    env: Env,
+    player: Player,
+    skins: Annotated[list[SkinChoice], Field(min_length=1, max_length=100)],
+) -> dict:
+    """Buy one or several skins with diamonds (all or nothing); each must be for a hero you own.
+
+    Args:
+        player: The buyer's nickname (you).
+        skins: The skins to buy.
+    """
+    buyer = find_player(env, player)
+    refuse_banned(env, buyer, "buy skins")
+    chosen = list({s["skin_id"]: s for s in (find_skin(env, c.skin, c.hero) for c in skins)}.values())
+    _sellable(env, buyer, chosen)
+    total = sum(s["price_diamonds"] for s in chosen)
+    label = chosen[0]["name"] if len(chosen) == 1 else f"{len(chosen)} skins"
+    balance = _charge(env, buyer, "diamonds", total, label)
+    env.insert_many(
+        "player_skins",
+        [
+            {
+                "player_id": buyer["player_id"],
+                "skin_id": s["skin_id"],
+                "acquired_at": env.now,
+                "source": "purchase",
+            }
+            for s in chosen
+        ],
+    )
+    return {
+        "bought": [{"skin": s["name"], "hero": s["hero"]} for s in chosen],
+        "paid": total,
+        "currency": "diamonds",
+        "balance": balance,
+    }
+
+
+@tool(
+    kind="write",
+    reads=("players", "skins", "heroes", "player_skins", "player_heroes", "friendships"),
+    writes=("players", "player_skins", "mail"),
+    idempotent=False,
+)
+def gift_skin(
+    env: Env,
+    player: Player,
+    friend: str,
+    skin: str,
+    hero: str | None = None,
+    message: Annotated[str, Field(max_length=200)] | None = None,
+) -> dict:
+    """Buy a skin with your diamonds as a gift for a friend; they get it at once, with a mail saying so.
+
+    Args:
+        player: The giver's nickname (you).
+        friend: The friend receiving the skin (nickname); gifts go to friends only.
+        skin: The skin's name.
+        hero: The skin's hero, when several heroes have a skin of that name.
+        message: A few words for the mail that announces the gift.
+    """
+    giver = find_player(env, player)
+    receiver = find_player(env, friend, what="friend")
+    if giver["player_id"] == receiver["player_id"]:
+        raise ToolError("a gift goes to a friend; to get a skin yourself, use buy_skins.")
+    refuse_banned(env, giver, "send gifts")
+    if not are_friends(env, giver["player_id"], receiver["player_id"]):
+        raise ToolError(
+            f"{receiver['nickname']} is not {giver['nickname']}'s friend; gifts go to friends only."
+        )
+    chosen = find_skin(env, skin, hero)
+    _sellable(env, receiver, [chosen])
+    balance = _charge(env, giver, "diamonds", chosen["price_diamonds"], chosen["name"])
+    env.insert(
+        "player_skins",
+        {
+            "player_id": receiver["player_id"],
+            "skin_id": chosen["skin_id"],
+            "acquired_at": env.now,
+            "source": "gift",
+        },
+    )
+    body = f"{giver['nickname']} sent you the skin {chosen['name']} for {chosen['hero']}."
+    mail = env.insert(
+        "mail",
+        {
+            "recipient_id": receiver["player_id"],
+            "sender_id": giver["player_id"],
+            "category": "friend",
+            "subject": "A gift from a friend",
+            "body": body + (f" {message}" if message else ""),
+            "sent_at": env.now,
+            "expires_at": env.now + MAIL_LIFETIME,
+        },
+    )
+    return {
+        "gift": chosen["name"],
+        "hero": chosen["hero"],
+        "to": receiver["nickname"],
+        "paid": chosen["price_diamonds"],
+        "balance": balance,
+        "mail_id": mail["mail_id"],
+    }
+
+
+@tool(
+    kind="write",
+    reads=("players", "skins", "heroes", "player_skins", "player_heroes"),
+    writes=("player_skins",),
+    idempotent=True,
+)
+def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> dict:
+    """Wear a skin you own on its hero (which you must own); the skin the hero wore before comes off.
+
+    Args:
+        player: Your nickname.
+        skin: The skin's name.
+        hero: The skin's hero, when several heroes have a skin of that name.
+    """
+    owner = find_player(env, player)
+    pid = owner["player_id"]
+    chosen = find_skin(env, skin, hero)
+    held = env.one(
+        "SELECT is_equipped FROM player_skins WHERE player_id = ? AND skin_id = ?", [pid, chosen["skin_id"]]
+    )
+    if held is None:
+        raise ToolError(
+            f"{owner['nickname']} does not own the skin {chosen['name']} ({chosen['hero']}); "
+            "buy it first (buy_skins)."
+        )
+    if (
+        env.one(
+            "SELECT 1 AS yes FROM player_heroes WHERE player_id = ? AND hero_id = ?", [pid, chosen["hero_id"]]
+        )
+        is None
+    ):
+        raise ToolError(
+            f"{owner['nickname']} does not own {chosen['hero']}; a skin is worn only by a hero you "
+            "own (buy_heroes)."
+        )
+    before = env.one(
+        "SELECT s.skin_id, s.name FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id "
+        "WHERE ps.player_id = ? AND s.hero_id = ? AND ps.is_equipped",
+        [pid, chosen["hero_id"]],
+    )
+    if before is not None and before["skin_id"] == chosen["skin_id"]:
+        return {"hero": chosen["hero"], "equipped": chosen["name"], "replaced": None}
+    if before is not None:
+        env.update("player_skins", {"player_id": pid, "skin_id": before["skin_id"]}, {"is_equipped": False})
+    env.update("player_skins", {"player_id": pid, "skin_id": chosen["skin_id"]}, {"is_equipped": True})
+    return {"hero": chosen["hero"], "equipped": chosen["name"], "replaced": before and before["name"]}
+
+
+@tool(
+    kind="write",
+    reads=("players", "heroes", "player_skins", "skins"),
+    writes=("player_skins",),
+    idempotent=True,
+)
+def unequip_skin(env: Env, player: Player, hero: str) -> dict:
+    """Take the skin off a hero, so it plays in its default look.
+
+    Args:
+        player: Your nickname.
+        hero: The hero whose skin comes off.
+    """
+    owner = find_player(env, player)
+    found = find_hero(env, hero)
+    worn = env.one(
+        "SELECT s.skin_id, s.name FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id "
+        "WHERE ps.player_id = ? AND s.hero_id = ? AND ps.is_equipped",
+        [owner["player_id"], found["hero_id"]],
+    )
+    if worn is None:
+        raise ToolError(f"{found['name']} wears no skin for {owner['nickname']}; nothing to take off.")
+    env.update(
+        "player_skins", {"player_id": owner["player_id"], "skin_id": worn["skin_id"]}, {"is_equipped": False}
+    )
+    return {"hero": found["name"], "unequipped": worn["name"]}

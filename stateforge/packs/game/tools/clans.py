@@ -1,0 +1,570 @@
+"""Clans: search, members, create, join, leave, kick, promote and demote, hand over leadership, edit, disband.
+
+Policy `clan_membership`: a player is in at most one clan and joins only a clan that recruits and has room;
+banned players neither join nor create clans. Policy `clan_roles`: the leader promotes and demotes, hands
+over leadership, renames, retags, resizes and disbands the clan; the leader and elders edit the description
+and recruiting and remove members (elders only ordinary members); a leader leaves only after handing over
+leadership, unless they are the last member (the clan is then disbanded). Rule clan_has_one_leader holds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from stateforge.tools import Env, ToolError, tool
+
+from .common import (
+    Descending,
+    Limit,
+    Offset,
+    Player,
+    Where,
+    find_clan,
+    find_player,
+    find_players,
+    hide,
+    membership,
+    names,
+    order,
+    refuse_banned,
+    require_choice,
+)
+
+ClanName = Annotated[
+    str, Field(min_length=3, max_length=30, description="The clan's name, 3 to 30 characters.")
+]
+ClanTag = Annotated[
+    str,
+    Field(
+        min_length=2,
+        max_length=5,
+        pattern=r"^[A-Za-z0-9]+$",
+        description="The clan's tag, 2 to 5 letters or digits (shown in capitals).",
+    ),
+]
+MaxMembers = Annotated[int, Field(ge=10, le=100, description="How many members the clan takes, 10 to 100.")]
+MEMBERS = "(SELECT count(*) FROM clan_members AS n WHERE n.clan_id = c.clan_id)"
+CLAN_SORTS = {
+    "name": "name",
+    "level": "level",
+    "members": "members",
+    "created_at": "created_at",
+    "contribution": "contribution",
+}
+MEMBER_SORTS = {
+    "contribution": "contribution",
+    "joined_at": "joined_at",
+    "nickname": "nickname",
+    "role": "role_rank",
+    "last_login_at": "last_login_at",
+}
+
+
+def my_clan(
+    env: Env,
+    player: dict[str, Any],
+    *,
+    roles: tuple[str, ...] = ("leader", "elder", "member"),
+    action: str = "do that",
+) -> dict[str, Any]:
+    """The acting player's membership; `ToolError` when they are in no clan or their role may not `action`."""
+    member = membership(env, player["player_id"])
+    if member is None:
+        raise ToolError(f"{player['nickname']} is not in a clan.")
+    if member["role"] not in roles:
+        allowed = " or ".join(f"the {r}" for r in roles if r != "member")
+        raise ToolError(
+            f"only {allowed} of {member['clan']} can {action}; {player['nickname']} is "
+            f"{'an' if member['role'] == 'elder' else 'a'} {member['role']}."
+        )
+    return member
+
+
+def _members_of(
+    env: Env, clan_id: int, players: list[dict[str, Any]], clan: str
+) -> dict[int, dict[str, Any]]:
+    rows = env.query(
+        "SELECT m.player_id, p.nickname, m.role FROM clan_members AS m JOIN players AS p "
+        "ON p.player_id = m.player_id WHERE m.clan_id = ? AND list_contains(?, m.player_id)",
+        [clan_id, [p["player_id"] for p in players]],
+    )
+    found = {r["player_id"]: r for r in rows}
+    outside = [p for p in players if p["player_id"] not in found]
+    if outside:
+        raise ToolError(f"{names(outside, 'nickname')} {'is' if len(outside) == 1 else 'are'} not in {clan}.")
+    return found
+
+
+@tool(reads=("clans", "clan_members", "players"))
+def search_clans(
+    env: Env,
+    name_contains: str | None = None,
+    recruiting: bool | None = None,
+    has_room: bool | None = None,
+    min_level: Annotated[int, Field(ge=1, le=10)] | None = None,
+    max_level: Annotated[int, Field(ge=1, le=10)] | None = None,
+    min_members: Annotated[int, Field(ge=0)] | None = None,
+    sort_by: Literal["name", "level", "members", "created_at", "contribution"] = "name",
+    descending: Descending = False,
+    limit: Limit = 20,
+    offset: Offset = 0,
+) -> dict:
+    """Search clans by name or tag, recruiting, free places, level and size; each with its leader.
+
+    Args:
+        name_contains: Part of the clan's name or tag (case-insensitive).
+        recruiting: true for clans that take new members, false for closed ones.
+        has_room: true for clans with a free place, false for full ones.
+        min_level: Lowest clan level (1-10).
+        max_level: Highest clan level (1-10).
+        min_members: Only clans with at least this many members.
+        sort_by: The order of the results (contribution: the members' total).
+        descending: Sort from the largest / latest value down.
+        limit: Results per page, 1 to 50.
+        offset: Results to skip.
+    """
+    where = Where()
+    if name_contains:
+        where.add(
+            "(contains(lower(c.name), lower(?)) OR contains(lower(c.tag), lower(?)))",
+            name_contains,
+            name_contains,
+        )
+    where.when(recruiting, "c.is_recruiting = ?").when(has_room, f"({MEMBERS} < c.max_members) = ?")
+    where.when(min_level, "c.level >= ?").when(max_level, "c.level <= ?").when(min_members, f"{MEMBERS} >= ?")
+    sql = (
+        f"SELECT c.clan_id, c.name, c.tag, c.level, {MEMBERS} AS members, c.max_members, c.is_recruiting, "
+        "(SELECT p.nickname FROM clan_members AS l JOIN players AS p ON p.player_id = l.player_id  WHERE "
+        "l.clan_id = c.clan_id AND l.role = 'leader') AS leader, (SELECT coalesce(sum(s.contribution), 0) "
+        "FROM clan_members AS s WHERE s.clan_id = c.clan_id) AS contribution, "
+        f"c.created_at FROM clans AS c WHERE {where.sql}"
+    )
+    page = env.page(
+        sql,
+        where.params,
+        order_by=order(sort_by, CLAN_SORTS, descending, "clan_id"),
+        limit=limit,
+        offset=offset,
+    )
+    return hide(page, "clan_id")
+
+
+@tool(reads=("clans", "clan_members", "players"))
+def get_clan(env: Env, clan: str) -> dict:
+    """A clan's details: tag, description, level, size and free places, recruiting, leader and elders.
+
+    Args:
+        clan: The clan's name or tag.
+    """
+    found = find_clan(env, clan)
+    out = env.one(
+        "SELECT name, tag, description, level, max_members, is_recruiting, created_at FROM clans "
+        "WHERE clan_id = ?",
+        [found["clan_id"]],
+    )
+    assert out is not None
+    staff = env.query(
+        "SELECT p.nickname, m.role FROM clan_members AS m JOIN players AS p ON p.player_id = m.player_id "
+        "WHERE m.clan_id = ? AND m.role <> 'member' ORDER BY m.role DESC, p.nickname",
+        [found["clan_id"]],
+    )
+    totals = env.one(
+        "SELECT count(*) AS members, coalesce(sum(contribution), 0) AS contribution FROM clan_members "
+        "WHERE clan_id = ?",
+        [found["clan_id"]],
+    )
+    assert totals is not None
+    out.update(totals)
+    out["free_places"] = max(out["max_members"] - totals["members"], 0)
+    out["leader"] = next((s["nickname"] for s in staff if s["role"] == "leader"), None)
+    out["elders"] = [s["nickname"] for s in staff if s["role"] == "elder"]
+    return out
+
+
+@tool(reads=("clans", "clan_members", "players"))
+def list_clan_members(
+    env: Env,
+    clan: str,
+    role: Literal["leader", "elder", "member"] | None = None,
+    name_contains: str | None = None,
+    min_contribution: Annotated[int, Field(ge=0)] | None = None,
+    max_contribution: Annotated[int, Field(ge=0)] | None = None,
+    joined_after: dt.date | None = None,
+    joined_before: dt.date | None = None,
+    inactive_since: dt.date | None = None,
+    sort_by: Literal["contribution", "joined_at", "nickname", "role", "last_login_at"] = "role",
+    descending: Descending = False,
+    limit: Limit = 20,
+    offset: Offset = 0,
+) -> dict:
+    """A clan's members with role, contribution, join date, level and last login.
+
+    Args:
+        clan: The clan's name or tag.
+        role: Only members with this role.
+        name_contains: Part of the member's nickname.
+        min_contribution: Only members who contributed at least this much.
+        max_contribution: Only members who contributed at most this much.
+        joined_after: Only members who joined on or after this date.
+        joined_before: Only members who joined on or before this date.
+        inactive_since: Only members who have not logged in since this date (or never).
+        sort_by: The order of the results (role: leader, elders, members).
+        descending: Sort from the largest / latest value down.
+        limit: Results per page, 1 to 50.
+        offset: Results to skip.
+    """
+    found = find_clan(env, clan)
+    where = (
+        Where()
+        .add("m.clan_id = ?", found["clan_id"])
+        .when(role, "m.role = ?")
+        .text(name_contains, "p.nickname")
+    )
+    where.when(min_contribution, "m.contribution >= ?").when(max_contribution, "m.contribution <= ?")
+    where.when(joined_after, "CAST(m.joined_at AS DATE) >= ?").when(
+        joined_before, "CAST(m.joined_at AS DATE) <= ?"
+    )
+    where.when(inactive_since, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
+    sql = (
+        "SELECT p.player_id, p.nickname, m.role, list_position(['leader', 'elder', 'member'], m.role) AS "
+        "role_rank, m.contribution, m.joined_at, p.account_level, p.last_login_at FROM clan_members AS m "
+        f"JOIN players AS p ON p.player_id = m.player_id WHERE {where.sql}"
+    )
+    page = env.page(
+        sql,
+        where.params,
+        order_by=order(sort_by, MEMBER_SORTS, descending, "player_id"),
+        limit=limit,
+        offset=offset,
+    )
+    page["clan"] = found["name"]
+    return hide(page, "player_id", "role_rank")
+
+
+def _refuse_taken(env: Env, name: str | None, tag: str | None, except_clan: int = -1) -> None:
+    if name is not None and env.one(
+        "SELECT 1 AS yes FROM clans WHERE lower(name) = lower(?) AND clan_id <> ?", [name, except_clan]
+    ):
+        raise ToolError(f"a clan named {name!r} already exists; choose another name.")
+    if tag is not None and env.one(
+        "SELECT 1 AS yes FROM clans WHERE upper(tag) = upper(?) AND clan_id <> ?", [tag, except_clan]
+    ):
+        raise ToolError(f"the tag {tag.upper()!r} is taken; choose another tag.")
+
+
+@tool(
+    kind="write",
+    reads=("players", "clans", "clan_members"),
+    writes=("clans", "clan_members"),
+    idempotent=False,
+)
+def create_clan(
+    env: Env,
+    player: Player,
+    name: ClanName,
+    tag: ClanTag,
+    description: Annotated[str, Field(max_length=300)] | None = None,
+    max_members: MaxMembers = 50,
+    is_recruiting: bool = True,
+) -> dict:
+    """Found a clan and become its leader (you must not be in a clan).
+
+    Args:
+        player: Your nickname (the founder and leader).
+        name: The clan's name, unique.
+        tag: The clan's tag, unique, 2 to 5 letters or digits.
+        description: What the clan is about (up to 300 characters).
+        max_members: How many members it takes, 10 to 100.
+        is_recruiting: Whether players may join.
+    """
+    me = find_player(env, player)
+    refuse_banned(env, me, "create a clan")
+    current = membership(env, me["player_id"])
+    if current is not None:
+        raise ToolError(
+            f"{me['nickname']} is already in {current['clan']} [{current['tag']}]; leave it first."
+        )
+    _refuse_taken(env, name, tag)
+    clan = env.insert(
+        "clans",
+        {
+            "name": name,
+            "tag": tag.upper(),
+            "description": description,
+            "level": 1,
+            "max_members": max_members,
+            "is_recruiting": is_recruiting,
+            "created_at": env.now,
+        },
+    )
+    env.insert(
+        "clan_members",
+        {
+            "clan_id": clan["clan_id"],
+            "player_id": me["player_id"],
+            "role": "leader",
+            "joined_at": env.now,
+            "contribution": 0,
+        },
+    )
+    return {"clan": name, "tag": tag.upper(), "leader": me["nickname"]}
+
+
+@tool(kind="write", reads=("players", "clans", "clan_members"), writes=("clan_members",), idempotent=False)
+def join_clan(env: Env, player: Player, clan: str) -> dict:
+    """Join a clan that is recruiting and has a free place (you must not be in another clan).
+
+    Args:
+        player: Your nickname.
+        clan: The clan's name or tag.
+    """
+    me = find_player(env, player)
+    refuse_banned(env, me, "join a clan")
+    found = find_clan(env, clan)
+    current = membership(env, me["player_id"])
+    if current is not None:
+        where = "already in this clan" if current["clan_id"] == found["clan_id"] else f"in {current['clan']}"
+        raise ToolError(f"{me['nickname']} is {where}; a player belongs to one clan (leave_clan first).")
+    if not found["is_recruiting"]:
+        raise ToolError(f"{found['name']} is not recruiting; it takes no new members.")
+    members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [found["clan_id"]])
+    if members >= found["max_members"]:
+        raise ToolError(f"{found['name']} is full ({members} of {found['max_members']} members).")
+    env.insert(
+        "clan_members",
+        {
+            "clan_id": found["clan_id"],
+            "player_id": me["player_id"],
+            "role": "member",
+            "joined_at": env.now,
+            "contribution": 0,
+        },
+    )
+    return {"clan": found["name"], "tag": found["tag"], "members": members + 1}
+
+
+@tool(
+    kind="write",
+    reads=("players", "clans", "clan_members"),
+    writes=("clan_members", "clans"),
+    destructive=True,
+    idempotent=False,
+)
+def leave_clan(env: Env, player: Player) -> dict:
+    """Leave your clan. A leader must hand over leadership first, unless they are the last member: then the
+    clan is disbanded.
+
+    Args:
+        player: Your nickname.
+    """
+    me = find_player(env, player)
+    member = my_clan(env, me)
+    others = env.scalar(
+        "SELECT count(*) FROM clan_members WHERE clan_id = ? AND player_id <> ?",
+        [member["clan_id"], me["player_id"]],
+    )
+    if member["role"] == "leader" and others:
+        raise ToolError(
+            f"{me['nickname']} leads {member['clan']}, which has {others} other member"
+            f"{'s' if others != 1 else ''}; hand over leadership first (transfer_clan_leadership), "
+            "or disband the clan (disband_clan)."
+        )
+    if member["role"] == "leader":
+        env.delete("clans", member["clan_id"])
+        return {"left": member["clan"], "disbanded": True}
+    env.delete("clan_members", {"clan_id": member["clan_id"], "player_id": me["player_id"]})
+    return {"left": member["clan"], "disbanded": False}
+
+
+@tool(
+    kind="write",
+    reads=("players", "clans", "clan_members"),
+    writes=("clan_members",),
+    destructive=True,
+    idempotent=True,
+)
+def kick_clan_members(
+    env: Env,
+    player: Player,
+    members: Annotated[list[str], Field(min_length=1, max_length=100)] | None = None,
+    max_contribution: Annotated[int, Field(ge=0)] | None = None,
+    inactive_since: dt.date | None = None,
+    include_elders: bool = False,
+) -> dict:
+    """Remove members from your clan: the ones named, or every ordinary member matching all conditions given.
+
+    Leader and elders may remove members; only the leader removes elders. Nobody removes the leader.
+
+    Args:
+        player: Your nickname (the leader or an elder).
+        members: The members to remove, by nickname.
+        max_contribution: Remove members who contributed at most this much.
+        inactive_since: Remove members who have not logged in since this date (or never).
+        include_elders: With the conditions: remove matching elders too (leader only).
+    """
+    require_choice(members=members, max_contribution=max_contribution, inactive_since=inactive_since)
+    me = find_player(env, player)
+    mine = my_clan(env, me, roles=("leader", "elder"), action="remove members")
+    may = ("elder", "member") if mine["role"] == "leader" else ("member",)
+    if include_elders and mine["role"] != "leader":
+        raise ToolError("only the leader removes elders.")
+    where = Where().add("m.clan_id = ?", mine["clan_id"]).add("m.player_id <> ?", me["player_id"])
+    if members is not None:
+        named = _members_of(env, mine["clan_id"], find_players(env, members, what="member"), mine["clan"])
+        above = [r for r in named.values() if r["role"] not in may]
+        if any(r["player_id"] == me["player_id"] for r in named.values()):
+            raise ToolError("to leave the clan yourself, use leave_clan.")
+        if above:
+            raise ToolError(
+                f"{me['nickname']} ({mine['role']}) cannot remove {names(above, 'nickname')} "
+                f"({above[0]['role']})."
+            )
+        where.add("list_contains(?, m.player_id)", list(named))
+    else:
+        where.add("list_contains(?, m.role)", ["member", "elder"] if include_elders else ["member"])
+    where.when(max_contribution, "m.contribution <= ?")
+    where.when(inactive_since, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
+    rows = env.query(
+        "SELECT m.player_id, p.nickname FROM clan_members AS m JOIN players AS p ON p.player_id = "
+        f"m.player_id WHERE {where.sql} ORDER BY p.nickname",
+        where.params,
+    )
+    if not rows:
+        raise ToolError(f"no member of {mine['clan']} matches; nobody was removed.")
+    env.delete_where(
+        "clan_members",
+        "clan_id = ? AND list_contains(?, player_id)",
+        [mine["clan_id"], [r["player_id"] for r in rows]],
+    )
+    return {"clan": mine["clan"], "removed": [r["nickname"] for r in rows]}
+
+
+@tool(kind="write", reads=("players", "clans", "clan_members"), writes=("clan_members",), idempotent=True)
+def set_clan_role(
+    env: Env,
+    player: Player,
+    members: Annotated[list[str], Field(min_length=1, max_length=100)],
+    role: Literal["elder", "member"],
+) -> dict:
+    """Promote members of your clan to elder, or demote elders to member (leader only).
+
+    Args:
+        player: Your nickname (the leader).
+        members: The members whose role changes, by nickname.
+        role: elder (promote) or member (demote). To hand over leadership use transfer_clan_leadership.
+    """
+    me = find_player(env, player)
+    mine = my_clan(env, me, roles=("leader",), action="change roles")
+    named = _members_of(env, mine["clan_id"], find_players(env, members, what="member"), mine["clan"])
+    if me["player_id"] in named:
+        raise ToolError(
+            "the leader's own role changes only by handing over leadership (transfer_clan_leadership)."
+        )
+    changing = [pid for pid, r in named.items() if r["role"] != role]
+    if changing:
+        env.update_where(
+            "clan_members",
+            "clan_id = ? AND list_contains(?, player_id)",
+            [mine["clan_id"], changing],
+            {"role": role},
+        )
+    return {
+        "clan": mine["clan"],
+        "role": role,
+        "changed": sorted(named[p]["nickname"] for p in changing),
+        "unchanged": sorted(r["nickname"] for p, r in named.items() if p not in changing),
+    }
+
+
+@tool(kind="write", reads=("players", "clans", "clan_members"), writes=("clan_members",), idempotent=True)
+def transfer_clan_leadership(env: Env, player: Player, new_leader: str) -> dict:
+    """Hand the leadership of your clan to another member; you become an elder.
+
+    Args:
+        player: Your nickname (the leader).
+        new_leader: The member who becomes leader (nickname).
+    """
+    me = find_player(env, player)
+    mine = my_clan(env, me, roles=("leader",), action="hand over leadership")
+    heir = find_player(env, new_leader, what="member")
+    if heir["player_id"] == me["player_id"]:
+        raise ToolError(f"{me['nickname']} already leads {mine['clan']}.")
+    _members_of(env, mine["clan_id"], [heir], mine["clan"])
+    env.update("clan_members", {"clan_id": mine["clan_id"], "player_id": me["player_id"]}, {"role": "elder"})
+    env.update(
+        "clan_members", {"clan_id": mine["clan_id"], "player_id": heir["player_id"]}, {"role": "leader"}
+    )
+    return {"clan": mine["clan"], "leader": heir["nickname"], "previous_leader_now": "elder"}
+
+
+@tool(kind="write", reads=("players", "clans", "clan_members"), writes=("clans",), idempotent=True)
+def update_clan(
+    env: Env,
+    player: Player,
+    name: ClanName | None = None,
+    tag: ClanTag | None = None,
+    description: Annotated[str, Field(max_length=300)] | None = None,
+    is_recruiting: bool | None = None,
+    max_members: MaxMembers | None = None,
+) -> dict:
+    """Edit your clan: the leader changes anything; elders only the description and recruiting.
+
+    Args:
+        player: Your nickname (the leader or an elder).
+        name: A new unique name (leader only).
+        tag: A new unique tag (leader only).
+        description: A new description ("" clears it).
+        is_recruiting: Whether players may join.
+        max_members: A new size, 10 to 100, not below the current member count (leader only).
+    """
+    require_choice(
+        name=name, tag=tag, description=description, is_recruiting=is_recruiting, max_members=max_members
+    )
+    me = find_player(env, player)
+    mine = my_clan(env, me, roles=("leader", "elder"), action="edit the clan")
+    if mine["role"] != "leader" and (name, tag, max_members) != (None, None, None):
+        raise ToolError(
+            "only the leader renames, retags or resizes the clan; elders edit the description and recruiting."
+        )
+    _refuse_taken(env, name, tag, mine["clan_id"])
+    if max_members is not None:
+        members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [mine["clan_id"]])
+        if max_members < members:
+            raise ToolError(f"{mine['clan']} has {members} members; max_members cannot be lower.")
+    changes: dict[str, Any] = {
+        k: v
+        for k, v in (
+            ("name", name),
+            ("tag", tag and tag.upper()),
+            ("is_recruiting", is_recruiting),
+            ("max_members", max_members),
+        )
+        if v is not None
+    }
+    if description is not None:
+        changes["description"] = description or None
+    env.update("clans", mine["clan_id"], changes)
+    return {"clan": name or mine["clan"], "changed": sorted(changes)}
+
+
+@tool(
+    kind="write",
+    reads=("players", "clans", "clan_members"),
+    writes=("clans",),
+    destructive=True,
+    idempotent=True,
+)
+def disband_clan(env: Env, player: Player) -> dict:
+    """Disband your clan: every member leaves it and it is deleted (leader only).
+
+    Args:
+        player: Your nickname (the leader).
+    """
+    me = find_player(env, player)
+    mine = my_clan(env, me, roles=("leader",), action="disband the clan")
+    members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [mine["clan_id"]])
+    env.delete("clans", mine["clan_id"])
+    return {"disbanded": mine["clan"], "members_released": members}

@@ -1,0 +1,317 @@
+"""What the game pack's tools share: lookups by what a player knows, filters, pages, and product constants.
+
+Lookups take what a player sees in the game (nicknames, hero and skin names, clan names or tags, season
+names like "S36", rune page names or numbers) and raise a `ToolError` that lists the candidates when a name
+is missing or matches several things, so an agent can ask the user which one was meant.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
+
+from stateforge.tools import Env, ToolError
+
+TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
+Tier = Literal[
+    "bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king"
+]
+TIER_RANK = (
+    "list_position(['bronze', 'silver', 'gold', 'platinum', 'diamond', 'starshine', 'master', "
+    "'grandmaster', 'king'], {})"
+)
+"""SQL ranking a tier column 1 (bronze) .. 9 (king); format with the column."""
+
+Region = Literal["na", "eu", "sea", "latam", "mena", "cn_east", "cn_south"]
+Lane = Literal["clash", "mid", "farm", "jungle", "roam"]
+Rarity = Literal["common", "rare", "epic", "legendary", "mythic"]
+RuneColor = Literal["red", "blue", "green"]
+Relation = Literal["friend", "close_friend", "mentor", "bestie", "partner"]
+MailCategory = Literal["system", "friend", "clan", "event", "compensation", "season_reward"]
+Mode = Literal["ranked", "normal", "brawl", "peak", "custom"]
+
+MAX_RUNES_PER_COLOUR = 10
+MAX_RUNE_PAGES = 50
+MAIL_LIFETIME = dt.timedelta(days=30)
+"""How long a mail sent by a player (or a gift notice) stays in the mailbox."""
+
+Player = Annotated[
+    str,
+    Field(min_length=1, max_length=24, description="The acting player's nickname (you, the user)."),
+]
+Limit = Annotated[int, Field(ge=1, le=50, description="Results per page, 1 to 50.")]
+Offset = Annotated[int, Field(ge=0, description="Results to skip (for the next page: offset + limit).")]
+Descending = Annotated[bool, Field(description="Sort from the largest / latest value down.")]
+SHOWN = 5
+"""Candidates listed in an ambiguity or not-found message."""
+
+
+# --- building queries -----------------------------------------------------------------------------
+
+
+@dataclass
+class Where:
+    """An AND of SQL conditions with their `?` parameters, in order (values never enter the SQL text)."""
+
+    parts: list[str] = field(default_factory=list)
+    params: list[Any] = field(default_factory=list)
+
+    def add(self, sql: str, *params: Any) -> Where:
+        """Add a condition with its parameters."""
+        self.parts.append(sql)
+        self.params.extend(params)
+        return self
+
+    def when(self, value: Any, sql: str, *params: Any) -> Where:
+        """Add the condition only when `value` is not None (`params` default to `value`)."""
+        if value is not None:
+            self.add(sql, *(params or (value,)))
+        return self
+
+    def text(self, value: str | None, column: str) -> Where:
+        """Case-insensitive "contains" on a text column (no wildcards: % and _ are plain characters)."""
+        if value:
+            self.add(f"contains(lower({column}), lower(?))", value)
+        return self
+
+    @property
+    def sql(self) -> str:
+        """The conditions joined with AND (TRUE when there are none)."""
+        return " AND ".join(f"({p})" for p in self.parts) or "TRUE"
+
+
+def order(sort_by: str, columns: dict[str, str], descending: bool, key: str) -> str:
+    """An ORDER BY over whitelisted output columns that ends with a key, so pages never overlap."""
+    direction = "DESC" if descending else "ASC"
+    return f"{columns[sort_by]} {direction} NULLS LAST, {key}"
+
+
+def names(rows: Iterable[dict[str, Any]], column: str) -> str:
+    """A readable list of the values of `column` ("a, b and c"), at most `SHOWN` then "and N more"."""
+    values = [str(r[column]) for r in rows]
+    shown = values[:SHOWN]
+    more = len(values) - len(shown)
+    if more:
+        return ", ".join(shown) + f" and {more} more"
+    if len(shown) > 1:
+        return ", ".join(shown[:-1]) + " and " + shown[-1]
+    return shown[0] if shown else ""
+
+
+def hide(page: dict[str, Any], *columns: str) -> dict[str, Any]:
+    """`page` with internal columns (ids a player never sees, sort helpers) removed from its rows."""
+    for row in page["rows"]:
+        for column in columns:
+            row.pop(column, None)
+    return page
+
+
+def quoted(values: Iterable[Any]) -> str:
+    """Values as a readable, quoted list."""
+    return names([{"v": repr(v)} for v in values], "v")
+
+
+# --- players ----------------------------------------------------------------------------------------
+
+PLAYER_COLUMNS = (
+    "player_id, nickname, server_region, account_level, gold, diamonds, credit_score, banned_until"
+)
+
+
+def find_player(env: Env, nickname: str, *, what: str = "player") -> dict[str, Any]:
+    """The player with this nickname (exact, else the one case-insensitive match); else lists candidates."""
+    row = env.one(f"SELECT {PLAYER_COLUMNS} FROM players WHERE nickname = ?", [nickname])
+    if row is not None:
+        return row
+    same = env.query(
+        f"SELECT {PLAYER_COLUMNS} FROM players WHERE lower(nickname) = lower(?) ORDER BY nickname", [nickname]
+    )
+    if len(same) == 1:
+        return same[0]
+    if len(same) > 1:
+        raise ToolError(
+            f"{len(same)} players are called {nickname!r} apart from upper/lower case: "
+            f"{names(same, 'nickname')}. Which {what} do you mean? Give the nickname exactly."
+        )
+    near = env.query(
+        "SELECT nickname FROM players WHERE contains(lower(nickname), lower(?)) ORDER BY nickname LIMIT 6",
+        [nickname],
+    )
+    hint = f" Players whose nickname contains it: {names(near, 'nickname')}." if near else ""
+    raise ToolError(f"no {what} with the nickname {nickname!r}.{hint} Check the spelling (search_players).")
+
+
+def find_players(env: Env, nicknames: Sequence[str], *, what: str = "player") -> list[dict[str, Any]]:
+    """The players with these nicknames, in the order given (each looked up as `find_player` does)."""
+    rows = env.query(
+        f"SELECT {PLAYER_COLUMNS} FROM players WHERE list_contains(?, nickname)", [list(nicknames)]
+    )
+    by_name = {r["nickname"]: r for r in rows}
+    found, missing = [], []
+    for name in dict.fromkeys(nicknames):
+        if name in by_name:
+            found.append(by_name[name])
+            continue
+        try:
+            found.append(find_player(env, name, what=what))
+        except ToolError as exc:
+            missing.append(str(exc))
+    if missing:
+        more = f" (and {len(missing) - SHOWN} more)" if len(missing) > SHOWN else ""
+        raise ToolError(" ".join(missing[:SHOWN]) + more)
+    return found
+
+
+def is_banned(env: Env, player: dict[str, Any]) -> bool:
+    """Whether the player is serving a ban at the episode's 'now'."""
+    return player["banned_until"] is not None and player["banned_until"] > env.now
+
+
+def refuse_banned(env: Env, player: dict[str, Any], action: str) -> None:
+    """`ToolError` when the player is banned: banned players cannot act socially or trade."""
+    if is_banned(env, player):
+        raise ToolError(
+            f"{player['nickname']} is banned until {player['banned_until']:%Y-%m-%d %H:%M} and cannot "
+            f"{action} "
+            "until then."
+        )
+
+
+def pair(a: int, b: int) -> dict[str, int]:
+    """The key of the friendship of two players (stored once, the lower id first)."""
+    return {"player_a_id": min(a, b), "player_b_id": max(a, b)}
+
+
+def are_friends(env: Env, a: int, b: int) -> bool:
+    """Whether two players are friends."""
+    key = pair(a, b)
+    return (
+        env.one(
+            "SELECT 1 AS yes FROM friendships WHERE player_a_id = ? AND player_b_id = ?",
+            [key["player_a_id"], key["player_b_id"]],
+        )
+        is not None
+    )
+
+
+# --- catalogue ----------------------------------------------------------------------------------------
+
+
+def find_named(env: Env, table: str, key: str, name: str, what: str, *, extra: str = "") -> dict[str, Any]:
+    """The row of a catalogue table (`heroes`, `items`, `runes`, `hero_roles`) with this unique name.
+
+    Exact, else case-insensitive; otherwise the error lists names that contain the text.
+    """
+    columns = f"{key}, name{extra}"
+    row = env.one(f"SELECT {columns} FROM {table} WHERE name = ?", [name])
+    if row is None:
+        row = env.one(f"SELECT {columns} FROM {table} WHERE lower(name) = lower(?)", [name])
+    if row is not None:
+        return row
+    near = env.query(
+        f"SELECT name FROM {table} WHERE contains(lower(name), lower(?)) ORDER BY name LIMIT 6", [name]
+    )
+    hint = f" Did you mean {names(near, 'name')}?" if near else ""
+    raise ToolError(f"no {what} named {name!r}.{hint}")
+
+
+def find_hero(env: Env, name: str) -> dict[str, Any]:
+    """The hero with this name: hero_id, name, price_gold, price_diamonds."""
+    return find_named(env, "heroes", "hero_id", name, "hero", extra=", price_gold, price_diamonds")
+
+
+def find_role(env: Env, name: str) -> dict[str, Any]:
+    """The hero role with this name (Tank, Fighter, Assassin, Mage, Marksman, Support)."""
+    row = env.one("SELECT role_id, name FROM hero_roles WHERE lower(name) = lower(?)", [name])
+    if row is None:
+        roles = env.query("SELECT name FROM hero_roles ORDER BY role_id")
+        raise ToolError(f"no hero role named {name!r}; the roles are {names(roles, 'name')}.")
+    return row
+
+
+def find_skin(env: Env, name: str, hero: str | None) -> dict[str, Any]:
+    """The skin with this name (of `hero` when given): ids, name, hero, rarity, price, is_limited."""
+    sql = (
+        "SELECT s.skin_id, s.name, s.hero_id, h.name AS hero, s.rarity, s.price_diamonds, s.is_limited "
+        "FROM skins AS s JOIN heroes AS h ON h.hero_id = s.hero_id WHERE lower(s.name) = lower(?)"
+    )
+    params: list[Any] = [name]
+    if hero is not None:
+        sql += " AND h.hero_id = ?"
+        params.append(find_hero(env, hero)["hero_id"])
+    rows = env.query(sql + " ORDER BY h.name, s.skin_id", params)
+    exact = [r for r in rows if r["name"] == name]
+    rows = exact or rows
+    if len(rows) == 1:
+        return rows[0]
+    if len(rows) > 1:
+        raise ToolError(
+            f"{len(rows)} heroes have a skin named {name!r}: {names(rows, 'hero')}. Which hero's skin do you "
+            "mean? Give the hero too."
+        )
+    near = env.query(
+        "SELECT s.name || ' (' || h.name || ')' AS label FROM skins AS s JOIN heroes AS h ON h.hero_id = "
+        "s.hero_id WHERE contains(lower(s.name), lower(?)) ORDER BY label LIMIT 6",
+        [name],
+    )
+    of = f" for {hero}" if hero else ""
+    hint = f" Skins whose name contains it: {names(near, 'label')}." if near else ""
+    raise ToolError(f"no skin named {name!r}{of}.{hint}")
+
+
+def find_season(env: Env, season: str) -> dict[str, Any]:
+    """The season named `season` ("S36 Eternal Flame", or its number "S36"; case-insensitive)."""
+    row = env.one(
+        "SELECT season_id, name, starts_on, ends_on FROM seasons "
+        "WHERE lower(name) = lower(?) OR lower(split_part(name, ' ', 1)) = lower(?)",
+        [season.strip(), season.strip()],
+    )
+    if row is None:
+        seasons = env.query("SELECT name FROM seasons ORDER BY season_id")
+        raise ToolError(f"no season {season!r}; the seasons are {names(seasons, 'name')} (list_seasons).")
+    return row
+
+
+def find_clan(env: Env, clan: str) -> dict[str, Any]:
+    """The clan with this name or tag (case-insensitive)."""
+    columns = "clan_id, name, tag, level, max_members, is_recruiting"
+    rows = env.query(
+        f"SELECT {columns} FROM clans WHERE lower(name) = lower(?) OR lower(tag) = lower(?) ORDER BY clan_id",
+        [clan, clan],
+    )
+    exact = [r for r in rows if clan in (r["name"], r["tag"])]
+    rows = exact or rows
+    if len(rows) == 1:
+        return rows[0]
+    if len(rows) > 1:
+        labels = [{"label": f"{r['name']} [{r['tag']}]"} for r in rows]
+        raise ToolError(
+            f"{clan!r} names {len(rows)} clans: {names(labels, 'label')}. Which one? Give its tag."
+        )
+    near = env.query(
+        "SELECT name || ' [' || tag || ']' AS label FROM clans WHERE contains(lower(name), lower(?)) "
+        "ORDER BY label LIMIT 6",
+        [clan],
+    )
+    hint = f" Clans whose name contains it: {names(near, 'label')}." if near else ""
+    raise ToolError(f"no clan named or tagged {clan!r}.{hint}")
+
+
+def membership(env: Env, player_id: int) -> dict[str, Any] | None:
+    """The player's clan membership (clan_id, clan name and tag, role, contribution), or None."""
+    return env.one(
+        "SELECT m.clan_id, c.name AS clan, c.tag, m.role, m.contribution, m.joined_at "
+        "FROM clan_members AS m JOIN clans AS c ON c.clan_id = m.clan_id WHERE m.player_id = ?",
+        [player_id],
+    )
+
+
+def require_choice(**selectors: Any) -> None:
+    """`ToolError` unless at least one selector of a bulk operation is given (no accidental "everything")."""
+    if all(v is None or v == [] for v in selectors.values()):
+        listed = ", ".join(selectors)
+        raise ToolError(f"say which ones: give at least one of {listed}.")

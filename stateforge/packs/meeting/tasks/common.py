@@ -1,0 +1,242 @@
+"""What the meeting recipes share: speaking as an employee, naming colleagues, meetings and rooms the way the
+app shows them (uniquely, checked with SQL), choosing how big a bulk change is, the days around the frozen
+"now", and the checks a room booking must pass (so that recipes pick situations the tools accept).
+
+People are named by full name when nobody else has that name, else by name and email; a meeting by its
+title and start ("my 'Design Review' on April 7, 2026 at 3 pm"), with its organizer when it is someone
+else's; a room by its name and building; a series, a recording or a note by the id the read tools show.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from stateforge.tasks import RecipeContext, Skip
+
+ACTIVE = "e.is_active"
+"""Only people who have not left act in the app (policy active_employees_only)."""
+
+PERSON = "e.employee_id, e.first_name || ' ' || e.last_name AS name, e.email"
+"""The columns of a person a recipe needs to speak as them or name them (alias `e` for employees)."""
+
+FULL_NAME = "lower(first_name || ' ' || last_name)"
+
+BANDS: tuple[tuple[int, int], ...] = ((1, 9), (10, 49), (50, 300))
+"""Sizes of a bulk change, in rows it changes: a few, dozens, hundreds."""
+BAND_WEIGHTS: tuple[float, ...] = (0.3, 0.35, 0.35)
+
+LAST_DAY = dt.date(2026, 6, 26)
+"""The last day with built meetings (a Friday): requests about upcoming days stay up to it."""
+
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+
+# --- days ---------------------------------------------------------------------------------------------
+
+
+def next_monday(day: dt.date) -> dt.date:
+    """The first Monday after `day`."""
+    return day + dt.timedelta(days=7 - day.weekday())
+
+
+def workdays(first: dt.date, last: dt.date) -> list[dt.date]:
+    """Monday to Friday days from `first` to `last`, inclusive."""
+    days, day = [], first
+    while day <= last:
+        if day.weekday() < 5:
+            days.append(day)
+        day += dt.timedelta(days=1)
+    return days
+
+
+def at(day: dt.date, time: dt.time) -> dt.datetime:
+    """The moment `time` on `day`."""
+    return dt.datetime.combine(day, time)
+
+
+def article(noun: str) -> str:
+    """'a' or 'an' before `noun` as it is spoken ("an 85-inch Display", "an HDMI Cable", "a Projector")."""
+    if noun[:2].isupper():  # an acronym: its first letter as spoken ("an HDMI", "a PTZ")
+        return "an" if noun[0] in "AEFHILMNORSX8" else "a"
+    return "an" if noun[:1].lower() in "aeiou8" else "a"
+
+
+# --- people -------------------------------------------------------------------------------------------
+
+
+def introduce(ctx: RecipeContext, person: Mapping[str, Any]) -> None:
+    """Open the instruction as `person` speaking ("I'm Ana Lopez (ana.lopez@example.com).") and record that
+    their email names one employee."""
+    ctx.unique(f"employee {person['email']}", "employees", email=person["email"])
+    ctx.speaker(person["name"], person["email"])
+
+
+def colleague(ctx: RecipeContext, employee_id: int, *, record: bool = True) -> dict[str, Any]:
+    """How the instruction names a colleague: `text` is their full name when nobody else has it, else the
+    name with the email; `arg` what the reference calls pass (the email). Records the reference unless
+    `record` is false (a name only a variant uses)."""
+    row = ctx.one(
+        "SELECT e.first_name || ' ' || e.last_name AS name, e.email, e.is_active, "
+        "(SELECT count(*) FROM employees AS o WHERE lower(o.first_name || ' ' || o.last_name) "
+        "= lower(e.first_name || ' ' || e.last_name)) AS same "
+        "FROM employees AS e WHERE e.employee_id = ?",
+        [employee_id],
+    )
+    if row is None:
+        raise Skip("no such colleague")
+    if row["same"] == 1:
+        if record:
+            ctx.refer(
+                f"colleague {row['name']}",
+                f"SELECT count(*) FROM employees WHERE {FULL_NAME} = lower(?)",
+                [row["name"]],
+            )
+        text = row["name"]
+    else:
+        if record:
+            ctx.unique(f"colleague {row['email']}", "employees", email=row["email"])
+        text = f"{row['name']} ({row['email']})"
+    return {
+        "employee_id": employee_id,
+        "name": row["name"],
+        "email": row["email"],
+        "text": text,
+        "arg": row["email"],
+    }
+
+
+def unknown_name(ctx: RecipeContext, like: str) -> str:
+    """A plausible full name nobody in the company has: `like`'s first name with another last name (for
+    variants that name a colleague who does not exist)."""
+    first = like.split(" ")[0]
+    for row in ctx.sql(
+        "SELECT DISTINCT last_name FROM employees ORDER BY last_name LIMIT 200",
+    ):
+        candidate = f"{first} {row['last_name']}"
+        taken = ctx.scalar(f"SELECT count(*) FROM employees WHERE {FULL_NAME} = lower(?)", [candidate])
+        if not taken and ctx.rng.random() < 0.3:
+            return candidate
+    raise Skip("no unused name")
+
+
+def refer_absent_person(ctx: RecipeContext, name: str) -> tuple[str, str, list[Any], int]:
+    """The proof that nobody is called `name` (a reference expecting 0 rows), for `ctx.infeasible(proof=)`."""
+    return (
+        f"colleague {name}",
+        f"SELECT count(*) FROM employees WHERE {FULL_NAME} = lower(?)",
+        [name],
+        0,
+    )
+
+
+# --- meetings -----------------------------------------------------------------------------------------
+
+
+def upcoming(alias: str = "m") -> str:
+    """The condition of a meeting that can still change: scheduled and not started (`?` = now)."""
+    return f"{alias}.status = 'scheduled' AND {alias}.start_at > ?"
+
+
+def refer_meeting(ctx: RecipeContext, meeting: Mapping[str, Any], organizer: Mapping[str, Any]) -> None:
+    """Record that the meeting is the only one of its organizer with that title and start."""
+    ctx.refer(
+        f"meeting {meeting['title']!r} of {organizer['email']} at {meeting['start_at']}",
+        "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
+        "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
+        [organizer["email"], meeting["title"], meeting["start_at"]],
+    )
+
+
+def unique_meeting_sql(where: str = "TRUE") -> str:
+    """Meetings (alias `m`) with their organizer's name and email (`e`), that no other meeting of the same
+    organizer shares title and start with; `where` narrows them."""
+    return f"""
+        SELECT m.meeting_id, m.title, m.start_at, m.end_at, m.status, m.series_id, m.is_online,
+               {PERSON}
+        FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id
+        WHERE {where}
+          AND (SELECT count(*) FROM meetings AS o WHERE o.organizer_id = m.organizer_id
+               AND o.title = m.title AND o.start_at = m.start_at) = 1
+    """
+
+
+def find_meeting_read(ctx: RecipeContext, meeting: Mapping[str, Any], organizer: Mapping[str, Any]) -> None:
+    """The read a solver makes to find a meeting named by title and day (it feeds the write's meeting id)."""
+    ctx.read(
+        "search_meetings",
+        {
+            "organizer": organizer["email"],
+            "on_date": meeting["start_at"].date().isoformat(),
+            "text": meeting["title"],
+        },
+        step=f"Find {organizer['name']}'s {meeting['title']!r} on {meeting['start_at']:%Y-%m-%d %H:%M}",
+    )
+
+
+# --- rooms --------------------------------------------------------------------------------------------
+
+
+def room_free(
+    ctx: RecipeContext, room_id: int, start: dt.datetime, end: dt.datetime, exclude: int | None = None
+) -> bool:
+    """Whether the room has no confirmed booking overlapping `start`-`end` (other than meeting `exclude`'s)
+    and its building is open then (the checks of book_room, reschedule_meeting and series)."""
+    row = ctx.one(
+        """
+        SELECT (SELECT count(*) FROM room_bookings AS b WHERE b.room_id = r.room_id AND b.status = 'confirmed'
+                  AND b.start_at < ? AND ? < b.end_at AND b.meeting_id IS DISTINCT FROM ?) AS taken,
+               (SELECT count(*) FROM building_hours AS h WHERE h.building_id = r.building_id AND h.weekday = ?
+                  AND h.opens_at <= ? AND h.closes_at >= ?) AS open
+        FROM rooms AS r WHERE r.room_id = ?
+        """,
+        [end, start, exclude, start.isoweekday(), start.time(), end.time(), room_id],
+    )
+    return bool(row) and row["taken"] == 0 and row["open"] == 1 and start.date() == end.date()
+
+
+def headcount(ctx: RecipeContext, meeting_id: int, organizer_id: int) -> int:
+    """People a room must seat: the organizer and every invitee who has not declined (as the tools count)."""
+    invited = ctx.scalar(
+        "SELECT count(*) FROM meeting_attendees WHERE meeting_id = ? AND response <> 'declined' AND "
+        "employee_id <> ?",
+        [meeting_id, organizer_id],
+    )
+    return 1 + int(invited or 0)
+
+
+# --- sizes --------------------------------------------------------------------------------------------
+
+
+def sized(
+    ctx: RecipeContext,
+    sql: str,
+    params: Sequence[Any] | None = None,
+    *,
+    what: str,
+    bands: Sequence[tuple[int, int]] = BANDS,
+    weights: Sequence[float] = BAND_WEIGHTS,
+) -> dict[str, Any]:
+    """A row of `sql` (with a column `n`: the rows the change touches) whose `n` is in a band drawn with the
+    rng, trying the other bands when the drawn one has no row; `Skip("no <what>")` when none has."""
+    pool, odds = list(bands), list(weights)
+    while pool:
+        i = ctx.rng.choices(range(len(pool)), weights=odds)[0]
+        low, high = pool.pop(i)
+        odds.pop(i)
+        try:
+            return ctx.pick(
+                f"SELECT * FROM ({sql}) AS sized WHERE n BETWEEN {low} AND {high}", params, what=what
+            )
+        except Skip:
+            continue
+    raise Skip(f"no {what}")
+
+
+def scaled_difficulty(ctx: RecipeContext, rows: int, *, medium: int = 10, hard: int = 50) -> None:
+    """Raise the draft's difficulty with the size of the change (never lower it)."""
+    order = ("easy", "medium", "hard")
+    level = 2 if rows >= hard else 1 if rows >= medium else 0
+    if level > order.index(ctx.difficulty):
+        ctx.difficulty = order[level]

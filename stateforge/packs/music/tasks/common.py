@@ -1,0 +1,233 @@
+"""What the music recipes share: picking a listener and speaking as them, naming artists, songs, albums and
+playlists the way the app shows them (uniquely, checked with SQL), choosing how big a bulk change is, and
+writing dates and boundaries the way people say them.
+
+The tools find an artist by its exact name but filter songs, likes and plays by *part* of a name; a recipe
+names an artist only when both readings pick out the same one artist (`artist_name`), so the request means
+exactly what its reference calls do.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from stateforge.tasks import RecipeContext, Skip
+from stateforge.tasks.wording import value_text
+
+ACTIVE = "u.status = 'active'"
+"""Only active accounts can change anything (policy active_accounts_only)."""
+
+BANDS: tuple[tuple[int, int], ...] = ((2, 12), (12, 50), (50, 250))
+"""Sizes of a bulk change: a few rows, dozens, hundreds (up to 250)."""
+BAND_WEIGHTS: tuple[float, ...] = (0.2, 0.35, 0.45)
+
+SAFE_ARTISTS = (
+    "(SELECT a.artist_id FROM artists AS a WHERE (SELECT count(*) FROM artists AS b WHERE "
+    "contains(lower(b.name), lower(a.name))) = 1)"
+)
+"""Ids of the artists whose name is nobody else's, not even as part of a longer name (`artist_name`)."""
+
+
+# --- listeners ----------------------------------------------------------------------------------------
+
+
+def introduce(ctx: RecipeContext, user: Mapping[str, Any]) -> None:
+    """Open the instruction as `user` speaking ("I'm Maria Lopez (@mlopez).") and record the reference."""
+    ctx.unique(f"listener @{user['username']}", "users", username=user["username"])
+    ctx.speaker(user["display_name"], user["username"])
+
+
+def listener_swap(user: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str, Any]:
+    """The swap that makes a variant about `other` instead of `user`: their username (bare and as the
+    @handle the instruction shows) and display name."""
+    return {
+        user["username"]: other["username"],
+        f"@{user['username']}": f"@{other['username']}",
+        user["display_name"]: other["display_name"],
+    }
+
+
+def sized(
+    ctx: RecipeContext,
+    sql: str,
+    params: Sequence[Any] | None = None,
+    *,
+    what: str,
+    bands: Sequence[tuple[int, int]] = BANDS,
+    weights: Sequence[float] = BAND_WEIGHTS,
+    spread: str | None = None,
+) -> dict[str, Any]:
+    """A row of `sql` (which has a column `n`, the rows the change will touch) whose `n` falls in a band
+    drawn with the rng; the other bands in turn when the drawn one has no row; `Skip` when none has.
+    `spread`: a column whose distinct values are drawn first (see `spread_pick`)."""
+    order: list[tuple[int, int]] = []
+    pool, odds = list(bands), list(weights)
+    while pool:
+        i = ctx.rng.choices(range(len(pool)), weights=odds)[0]
+        order.append(pool.pop(i))
+        odds.pop(i)
+    for low, high in order:
+        try:
+            return spread_pick(
+                ctx,
+                f"SELECT * FROM ({sql}) AS sized WHERE n BETWEEN {int(low)} AND {int(high)}",
+                params,
+                spread=spread,
+                what=what,
+            )
+        except Skip:
+            continue
+    raise Skip(f"no {what}")
+
+
+def spread_pick(
+    ctx: RecipeContext, sql: str, params: Sequence[Any] | None = None, *, spread: str | None, what: str
+) -> dict[str, Any]:
+    """A row of `sql`; with `spread` (a column), one of its distinct values is drawn first and then a row
+    holding it, so that a value on many rows (a prolific artist) is not drawn more often than the others."""
+    if spread is None:
+        return ctx.pick(sql, params, what=what)
+    key = ctx.pick(f"SELECT DISTINCT {spread} AS k FROM ({sql}) AS c", params, what=what)["k"]
+    return ctx.pick(f"SELECT * FROM ({sql}) AS c WHERE {spread} = ?", [*(params or []), key], what=what)
+
+
+# --- naming things ------------------------------------------------------------------------------------
+
+
+def artist_name(ctx: RecipeContext, artist_id: int) -> str:
+    """The artist's name, when it names them alone both exactly and as part of a name (the tools' filters
+    match part of a name); `Skip` otherwise. Records the reference."""
+    row = ctx.one(
+        "SELECT a.name, (SELECT count(*) FROM artists AS b WHERE contains(lower(b.name), lower(a.name))) AS "
+        "n FROM artists AS a WHERE a.artist_id = ?",
+        [artist_id],
+    )
+    if row is None or row["n"] != 1:
+        raise Skip("artist name shared", f"artist {artist_id}: its name is part of another artist's")
+    ctx.refer(
+        f"artist {row['name']}", "SELECT count(*) FROM artists WHERE lower(name) = lower(?)", [row["name"]]
+    )
+    return row["name"]
+
+
+def refer_playlist(ctx: RecipeContext, username: str, title: str) -> None:
+    """The playlist titled `title` (any letter case) among @username's playlists is one."""
+    ctx.refer(
+        f"playlist {title!r} of @{username}",
+        "SELECT count(*) FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id WHERE u.username = ? "
+        "AND lower(p.title) = lower(?)",
+        [username, title],
+    )
+
+
+def refer_song(ctx: RecipeContext, title: str, artist: str) -> None:
+    """The song `title` by `artist` (both any letter case) is one."""
+    ctx.refer(
+        f"song {title!r} by {artist}",
+        "SELECT count(*) FROM songs AS s JOIN artists AS a ON a.artist_id = s.artist_id WHERE "
+        "lower(s.title) = lower(?) AND lower(a.name) = lower(?)",
+        [title, artist],
+    )
+
+
+def refer_album(ctx: RecipeContext, title: str, artist: str) -> None:
+    """The release `title` by `artist` (both any letter case) is one."""
+    ctx.refer(
+        f"release {title!r} by {artist}",
+        "SELECT count(*) FROM albums AS al JOIN artists AS a ON a.artist_id = al.artist_id WHERE "
+        "lower(al.title) = lower(?) AND lower(a.name) = lower(?)",
+        [title, artist],
+    )
+
+
+def unique_playlist_sql(where: str = "TRUE") -> str:
+    """Playlists of active owners whose title is unique among the owner's playlists, with the owner's
+    username and display name and the playlist's song count `songs`; `where` over `p` and `u`."""
+    return (
+        "SELECT p.playlist_id, p.title, p.is_public, p.is_collaborative, u.user_id, u.username, "
+        "u.display_name, (SELECT count(*) FROM playlist_songs AS c WHERE c.playlist_id = p.playlist_id) AS "
+        f"songs FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id WHERE {ACTIVE} AND ({where}) "
+        "AND (SELECT count(*) FROM playlists AS o WHERE o.owner_id = p.owner_id AND lower(o.title) = "
+        "lower(p.title)) = 1"
+    )
+
+
+def missing_title(ctx: RecipeContext, user_id: int, title: str, extras: Sequence[str]) -> str | None:
+    """A title like `title` that none of the user's playlists has (for a "missing" variant), or None."""
+    for extra in extras:
+        candidate = f"{title} {extra}"
+        taken = ctx.scalar(
+            "SELECT count(*) FROM playlists WHERE owner_id = ? AND lower(title) = lower(?)",
+            [user_id, candidate],
+        )
+        if not taken:
+            return candidate
+    return None
+
+
+# --- time ---------------------------------------------------------------------------------------------
+
+
+def year_start(ctx: RecipeContext) -> dt.date:
+    """The first day of the clock's year: what "this year" starts with."""
+    return dt.date(ctx.today.year, 1, 1)
+
+
+def render_day(ctx: RecipeContext, day: dt.date) -> str:
+    """A day written in the instruction's style ("May 3, 2026"), for text assembled before `ctx.say`."""
+    return value_text(day, ctx.style)
+
+
+def next_day(value: dt.date) -> dt.date:
+    """The day after `value`: where a day named inclusively ends."""
+    return value + dt.timedelta(days=1)
+
+
+def month_span(day: dt.date) -> tuple[dt.date, dt.date, str]:
+    """The first day of `day`'s month, the first of the next, and the month's name ("May 2026")."""
+    first = day.replace(day=1)
+    after = (first + dt.timedelta(days=32)).replace(day=1)
+    return first, after, first.strftime("%B %Y")
+
+
+def months_back(day: dt.date, k: int) -> dt.date:
+    """The first day of the month `k` months before `day`'s."""
+    total = day.year * 12 + day.month - 1 - k
+    return dt.date(total // 12, total % 12 + 1, 1)
+
+
+# --- listening statistics -----------------------------------------------------------------------------
+
+
+def period_where(start: dt.date, end: dt.date | None) -> tuple[str, list[Any]]:
+    """SQL over `h` (listening_history) for plays at or after `start` and before `end` (if given)."""
+    if end is None:
+        return "h.played_at >= ?", [start]
+    return "h.played_at >= ? AND h.played_at < ?", [start, end]
+
+
+def clear_top_listener(
+    ctx: RecipeContext, item: str, k: int, start: dt.date, end: dt.date | None
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """An active listener whose k most played `item`s (song_id or artist_id) over the period are clear-cut
+    (the k-th has more plays than the next), and their items ranked (`item`, `plays`, most first)."""
+    where, params = period_where(start, end)
+    counts = (
+        f"SELECT h.user_id, s.{item} AS item, count(*) AS plays FROM listening_history AS h JOIN songs AS s "
+        f"ON s.song_id = h.song_id WHERE {where} GROUP BY ALL"
+    )
+    user = ctx.pick(
+        f"WITH c AS ({counts}), r AS (SELECT *, row_number() OVER (PARTITION BY user_id ORDER BY plays "
+        "DESC, item) AS rn FROM c) SELECT u.user_id, u.username, u.display_name FROM r JOIN users AS u ON "
+        f"u.user_id = r.user_id WHERE {ACTIVE} GROUP BY ALL HAVING count(*) > ? AND max(plays) FILTER "
+        "(WHERE rn = ?) > max(plays) FILTER (WHERE rn = ?)",
+        [*params, k, k, k + 1],
+        what=f"listener with a clear top {k}",
+    )
+    ranked = ctx.sql(
+        f"SELECT item, plays FROM ({counts}) AS c WHERE user_id = ? ORDER BY plays DESC, item LIMIT ?",
+        [*params, user["user_id"], k],
+    )
+    return user, ranked

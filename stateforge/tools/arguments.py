@@ -1,0 +1,264 @@
+"""A tool's parameters: the pydantic model derived from its signature, its JSON schema, and validation.
+
+The model is strict (`extra="forbid"`, `strict=True`) and arguments are validated as JSON, so what an agent
+sends is checked exactly as a JSON client would send it: integers must be JSON integers (not `"5"`, not
+`true`), booleans must be booleans, dates and times are ISO 8601 strings, decimals a string or a number.
+Every failure becomes one `ArgumentError` whose message names each bad parameter, what it got and what is
+allowed, with a did-you-mean for unknown parameter names and enum values.
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+from pydantic.fields import FieldInfo
+
+from stateforge.schema.model import suggest
+from stateforge.tools.docstrings import parse_docstring
+from stateforge.tools.errors import ArgumentError, ToolDefinitionError
+from stateforge.values import dumps
+
+STRICT = ConfigDict(extra="forbid", strict=True)
+"""The configuration of every argument model: unknown names refused, no type coercion."""
+
+MAX_ERRORS = 5
+
+
+def model_from_function(fn: Callable[..., Any], name: str) -> tuple[type[BaseModel], str]:
+    """The argument model and the description of a tool function `fn(env, ...)`.
+
+    Raises `ToolDefinitionError` for a missing docstring, a parameter without a type or a description,
+    `*args`/`**kwargs`, or an `Args:` entry that names no parameter.
+    """
+    doc = parse_docstring(fn.__doc__)
+    if not doc.description:
+        raise ToolDefinitionError(
+            f"tool {name}: give the function a docstring; its first line is what the "
+            "model reads to choose the tool."
+        )
+    from stateforge.tools.env import Env  # the usual annotation of the first parameter
+
+    try:
+        hints = typing.get_type_hints(fn, localns={"Env": Env}, include_extras=True)
+    except Exception as exc:  # noqa: BLE001 - any unresolvable annotation
+        raise ToolDefinitionError(
+            f"tool {name}: cannot resolve its type hints ({exc}); import the types it uses at module level."
+        ) from exc
+    params = list(inspect.signature(fn).parameters.values())
+    if not params or params[0].kind not in (params[0].POSITIONAL_ONLY, params[0].POSITIONAL_OR_KEYWORD):
+        raise ToolDefinitionError(f"tool {name}: the first parameter must be the environment (env: Env).")
+    fields: dict[str, Any] = {}
+    for param in params[1:]:
+        if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD, param.POSITIONAL_ONLY):
+            raise ToolDefinitionError(
+                f"tool {name}: parameter {param.name} must be a plain named parameter "
+                "(no *args, **kwargs or positional-only)."
+            )
+        if param.name not in hints:
+            raise ToolDefinitionError(f"tool {name}: parameter {param.name} needs a type annotation.")
+        annotation = hints[param.name]
+        text = doc.params.get(param.name) or _annotated_description(annotation)
+        if not text:
+            raise ToolDefinitionError(
+                f"tool {name}: document parameter {param.name} in the docstring's Args: section "
+                f"(`{param.name}: what it is and what values are allowed`)."
+            )
+        default = ... if param.default is inspect.Parameter.empty else param.default
+        fields[param.name] = (annotation, Field(default, description=text))
+    for documented in doc.params:
+        if documented not in fields:
+            raise ToolDefinitionError(
+                f'tool {name}: the docstring documents "{documented}", which is not a parameter.'
+                f"{suggest(documented, list(fields))}"
+            )
+    model = create_model(_model_name(name), __config__=STRICT, **fields)
+    return model, doc.description
+
+
+def _annotated_description(annotation: Any) -> str | None:
+    for meta in getattr(annotation, "__metadata__", ()):
+        if isinstance(meta, FieldInfo) and meta.description:
+            return meta.description
+    return None
+
+
+def _model_name(tool_name: str) -> str:
+    return "".join(part.capitalize() for part in tool_name.split("_")) + "Arguments"
+
+
+def json_schema(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's JSON schema as tools are listed: no titles, references inlined, an object at the top."""
+    raw = model.model_json_schema()
+    defs = raw.pop("$defs", {})
+    schema = _clean(raw, defs, ())
+    schema.setdefault("properties", {})
+    schema["additionalProperties"] = False
+    schema.setdefault("required", [])
+    return {k: schema[k] for k in ("type", "properties", "required", "additionalProperties")}
+
+
+def _clean(node: Any, defs: dict[str, Any], seen: tuple[str, ...]) -> Any:
+    if isinstance(node, list):
+        return [_clean(n, defs, seen) for n in node]
+    if not isinstance(node, dict):
+        return node
+    if "$ref" in node:
+        ref = node["$ref"].rsplit("/", 1)[-1]
+        if ref in seen:
+            raise ToolDefinitionError(
+                f"argument type {ref} refers to itself; tool parameters must be finite."
+            )
+        target = _clean(defs[ref], defs, (*seen, ref))
+        extra = {k: v for k, v in node.items() if k != "$ref"}
+        return {**target, **_clean(extra, defs, seen)}
+    out = {}
+    for key, value in node.items():
+        if key == "title" and isinstance(value, str):
+            continue
+        if key == "properties":
+            out[key] = {name: _no_false_null(_clean(prop, defs, seen)) for name, prop in value.items()}
+        else:
+            out[key] = _clean(value, defs, seen)
+    return out
+
+
+def _no_false_null(prop: dict[str, Any]) -> dict[str, Any]:
+    """Drop `"default": null` from a property that cannot be null (an optional, non-null argument whose
+    absence means "leave it to the tool"): a client would otherwise read null as allowed."""
+    if "default" in prop and prop["default"] is None:
+        types = [prop.get("type")] + [s.get("type") for s in prop.get("anyOf", [])]
+        if "null" not in types:
+            prop = {k: v for k, v in prop.items() if k != "default"}
+    return prop
+
+
+def validate_arguments(tool_name: str, model: type[BaseModel], arguments: Any) -> BaseModel:
+    """`arguments` (a JSON object) checked against `model`; `ArgumentError` naming every bad parameter."""
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, Mapping):
+        raise ArgumentError(
+            f"{tool_name}: arguments must be a JSON object of parameter names to values, "
+            f"got {type(arguments).__name__}."
+        )
+    nul = _find_nul(arguments, ())
+    if nul is not None:
+        raise ArgumentError(
+            f"{tool_name}: argument {_path(nul)} contains a NUL character (\\x00), which "
+            "text may not hold; remove it."
+        )
+    try:
+        return model.model_validate_json(dumps(dict(arguments)))
+    except ValidationError as exc:
+        raise ArgumentError(explain(tool_name, model, exc, arguments)) from None
+
+
+def _find_nul(value: Any, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
+    if isinstance(value, str):
+        return path if "\x00" in value else None
+    if isinstance(value, Mapping):
+        for key, item in value.items():
+            found = _find_nul(item, (*path, key))
+            if found is not None:
+                return found
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            found = _find_nul(item, (*path, i))
+            if found is not None:
+                return found
+    return None
+
+
+def _path(loc: tuple[Any, ...]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))
+    return f"'{text}'"
+
+
+_EXPECTED = {
+    "int": "an integer",
+    "float": "a number",
+    "string": "a string",
+    "bool": "true or false",
+    "list": "a list",
+    "dict": "an object",
+    "model": "an object",
+    "decimal": 'a decimal number (a number, or a string like "12.50")',
+    "date": "a date as YYYY-MM-DD",
+    "datetime": "a date and time as YYYY-MM-DDTHH:MM:SS",
+    "time": "a time as HH:MM or HH:MM:SS",
+    "uuid": "a UUID",
+}
+
+
+def explain(
+    tool_name: str, model: type[BaseModel], exc: ValidationError, arguments: Mapping[str, Any]
+) -> str:
+    """One readable message for all of a validation's errors (the first `MAX_ERRORS`)."""
+    fields = model.model_fields
+    problems = []
+    for error in exc.errors()[:MAX_ERRORS]:
+        problems.append(_problem(error, fields))
+    more = len(exc.errors()) - MAX_ERRORS
+    if more > 0:
+        problems.append(f"and {more} more")
+    text = f"{tool_name}: " + "; ".join(problems)
+    return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def _problem(error: Any, fields: dict[str, FieldInfo]) -> str:
+    loc, kind, ctx = tuple(error["loc"]), error["type"], error.get("ctx") or {}
+    where = f"argument {_path(loc)}"
+    got = _show(error.get("input"))
+    if kind == "extra_forbidden":
+        name = str(loc[-1])
+        if len(loc) == 1:
+            return (
+                f"unknown argument '{name}'.{suggest(name, list(fields))} "
+                f"The parameters are: {', '.join(fields) or 'none'}"
+            )
+        return f"unknown key '{name}' in {_path(loc[:-1])}"
+    if kind == "missing":
+        if len(loc) == 1 and loc[0] in fields:
+            info = fields[str(loc[0])]
+            return f"missing required argument '{loc[0]}' ({info.description})"
+        return f"missing {where}"
+    if kind in ("literal_error", "enum"):
+        allowed = ctx.get("expected", "")
+        options = [o.strip().strip("'") for o in allowed.replace(" or ", ", ").split(",") if o.strip()]
+        hint = suggest(str(error.get("input")), options) if isinstance(error.get("input"), str) else ""
+        return f"{where} is {got}, which is not allowed; use one of {allowed}.{hint}"
+    if kind in ("less_than_equal", "less_than", "greater_than_equal", "greater_than"):
+        bound = next(iter(ctx.values()), "?")
+        words = {
+            "less_than_equal": "at most",
+            "less_than": "less than",
+            "greater_than_equal": "at least",
+            "greater_than": "greater than",
+        }[kind]
+        return f"{where} must be {words} {bound}, got {got}"
+    if kind in ("string_too_long", "too_long"):
+        limit = ctx.get("max_length")
+        unit = "characters" if kind == "string_too_long" else "items"
+        size = len(error["input"]) if hasattr(error.get("input"), "__len__") else "more"
+        return f"{where} may hold at most {limit} {unit}, got {size}"
+    if kind in ("string_too_short", "too_short"):
+        unit = "characters" if kind == "string_too_short" else "items"
+        return f"{where} needs at least {ctx.get('min_length')} {unit}, got {got}"
+    if kind.startswith("decimal_max") or kind == "decimal_whole_digits":
+        return f"{where}: {error['msg'].lower()}, got {got}"
+    for prefix, words in _EXPECTED.items():
+        if kind.startswith(prefix + "_") or kind == prefix:
+            detail = ctx.get("error")
+            return f"{where} must be {words}, got {got}" + (f" ({detail})" if detail else "")
+    return f"{where}: {error['msg']} (got {got})"
+
+
+def _show(value: Any) -> str:
+    text = dumps(value) if not isinstance(value, str) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
