@@ -71,13 +71,20 @@ lint: $(STAMP)
 clean:
 	rm -rf artifacts/*/ .pytest_cache .hypothesis
 
-## A local Prefect server (port 4200) and the build-domain and generate-tasks deployments of every pack;
-## Ctrl-C stops serving.
+## A local Prefect server (port 4200) and the build-domain, generate-tasks, evaluate and release deployments
+## of every pack; Ctrl-C stops serving (the server stays up: `make serve-stop` stops both).
 PREFECT_PORT ?= 4200
 serve: $(STAMP)
 	PREFECT_API_URL= $(BIN)/prefect server start --background --host 127.0.0.1 --port $(PREFECT_PORT) --no-ui
 	PREFECT_API_URL=http://127.0.0.1:$(PREFECT_PORT)/api $(BIN)/prefect server status --wait --timeout 120
-	PREFECT_API_URL=http://127.0.0.1:$(PREFECT_PORT)/api PREFECT_RUNNER_POLL_FREQUENCY=2 $(BIN)/stateforge serve
+	PREFECT_API_URL=http://127.0.0.1:$(PREFECT_PORT)/api PREFECT_RUNNER_POLL_FREQUENCY=2 $(BIN)/stateforge serve \
+	  --pid-file $(PREFECT_HOME)/stateforge-serve.pid
 
+## The serving process first (SIGTERM; it stops within seconds with or without the API), then the server.
 serve-stop: $(STAMP)
+	@pidfile=$(PREFECT_HOME)/stateforge-serve.pid; \
+	if [ -f $$pidfile ] && kill -TERM $$(cat $$pidfile) 2>/dev/null; then \
+	  echo "stopping stateforge serve (pid $$(cat $$pidfile))"; \
+	  for i in $$(seq 30); do [ -f $$pidfile ] || break; sleep 0.5; done; \
+	fi
 	$(BIN)/prefect server stop

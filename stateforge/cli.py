@@ -742,12 +742,34 @@ def eval_report_cmd(
 @app.command("serve")
 def serve_cmd(
     packs: Annotated[list[str] | None, typer.Argument(help="Packs to serve (default: all).")] = None,
+    api_grace: Annotated[
+        float, typer.Option(help="Seconds the Prefect API may stay gone before serving stops (exit 1).")
+    ] = 60.0,
+    pid_file: Annotated[
+        Path | None, typer.Option(help="Write the process id here while serving (make serve-stop reads it).")
+    ] = None,
 ) -> None:
     """Serve the `build-domain/<pack>`, `generate-tasks/<pack>`, `evaluate/<pack>` and `release/<pack>`
-    Prefect deployments of each pack (needs PREFECT_API_URL; see `make serve`)."""
+    Prefect deployments of each pack (needs PREFECT_API_URL; see `make serve`). SIGTERM or Ctrl-C stops it
+    within seconds (exit 0), with or without the API; an API gone for `--api-grace` seconds, exit 1."""
+    import logging
+
     from stateforge.flows.serve import serve_deployments
 
-    serve_deployments(packs or None)
+    if pid_file is not None:
+        pid_file.parent.mkdir(parents=True, exist_ok=True)
+        pid_file.write_text(f"{os.getpid()}\n")
+    try:
+        code = serve_deployments(packs or None, api_grace=api_grace)
+    finally:
+        if pid_file is not None:
+            pid_file.unlink(missing_ok=True)
+    # Prefect's client leaves non-daemon threads (its loop and events workers) that may wait on an API that
+    # is gone: interpreter shutdown would join them. Everything of ours is done, so leave now.
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 @app.command("fake-llm")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import random
 import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -144,12 +145,19 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
     logs = tmp_path / "logs"
     logs.mkdir()
     server, env = _start_server(env, logs)
-    served = None
+    served = impatient = None
     try:
         served = subprocess.Popen(
-            [BIN / "stateforge", "serve", "music"],
+            [BIN / "stateforge", "serve", "music", "--pid-file", tmp_path / "serve.pid"],
             env=env,
             stdout=open(logs / "serve.log", "w"),
+            stderr=subprocess.STDOUT,
+        )
+        # a second serving process that gives the API 5 s once it is gone
+        impatient = subprocess.Popen(
+            [BIN / "stateforge", "serve", "game", "--api-grace", "5"],
+            env=env,
+            stdout=open(logs / "impatient.log", "w"),
             stderr=subprocess.STDOUT,
         )
         out = tmp_path / "out"
@@ -185,8 +193,28 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
             [BIN / "stateforge", "audit", out / "music.duckdb"], capture_output=True, text=True
         )
         assert audit.returncode == 0, audit.stdout
+        assert (tmp_path / "serve.pid").read_text().strip() == str(served.pid)
+
+        # The server goes first (as a careless `serve-stop` would): SIGTERM still stops serving, exit 0.
+        server.terminate()
+        server.wait(timeout=30)
+        time.sleep(3)  # long enough for the serving process to notice the API is gone
+        served.send_signal(signal.SIGTERM)
+        started = time.monotonic()
+        code = served.wait(timeout=60)
+        waited = time.monotonic() - started
+        log = (logs / "serve.log").read_text()
+        assert code == 0 and waited < 15, f"exit {code} after {waited:.1f} s:\n{log[-3000:]}"
+        assert not (tmp_path / "serve.pid").exists()
+        assert "Traceback" not in log, log[-3000:]
+        assert "could not pause the 4 deployments" in log, log[-3000:]
+        # The other one, left alone, says the API is gone and stops by itself, exit 1.
+        code = impatient.wait(timeout=60)
+        log = (logs / "impatient.log").read_text()
+        assert code == 1 and "has not answered for 5 s: stopping" in log, log[-3000:]
+        assert log.count("does not answer") == 1 and "Traceback" not in log, log[-3000:]
     finally:
-        for proc in (served, server):
+        for proc in (served, impatient, server):
             if proc is not None:
                 proc.terminate()
                 try:
