@@ -3,8 +3,8 @@ or by title (and artist, album), artists and albums by name, playlists by id or 
 
 Every resolver either returns exactly one row or raises a `ToolError` the agent can act on: nothing found
 (with the closest candidates, and the tool that searches), or several found (each candidate listed with what
-tells them apart and the id to pass instead). Policies are named in refusals as `(policy: <name>)`, the name
-of the policy in domain.yaml.
+tells them apart and the id to pass instead). A policy refusal is `refuse(<policy>, text)` (a
+`PolicyRefusal` with the domain.yaml policy's name as its `policy` field).
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, ToolError
+from stateforge.tools.policies import refuse
 
 SONG_TABLES = ("songs", "artists", "albums")
 """What a rendered song reads: the track, its primary artist and its release."""
@@ -52,11 +53,6 @@ When = dt.datetime | dt.date
 def moment(value: When) -> dt.datetime:
     """A date as the midnight at its start; a date and time as is."""
     return value if isinstance(value, dt.datetime) else dt.datetime.combine(value, dt.time())
-
-
-def refuse(policy: str, text: str) -> ToolError:
-    """A refusal by a product policy of domain.yaml, named at the end of the message."""
-    return ToolError(f"{text} (policy: {policy})")
 
 
 def text(value: str, what: str) -> str:
