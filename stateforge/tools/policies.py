@@ -42,22 +42,40 @@ class PolicyUse:
 
 
 def policy_uses(files: Iterable[Path]) -> list[PolicyUse]:
-    """Every `refuse(...)` / `PolicyRefusal(...)` call in `files`, with the enclosing function's name."""
+    """Every policy a pack's code names: the first argument of `refuse(...)` / `PolicyRefusal(...)` and any
+    `policy="<name>"` keyword (a pack's own wrapper, `refuse_banned(env, p, "trade", policy="purchases")`),
+    with the enclosing function's name. A wrapper that passes its own `policy` parameter on is not a use."""
     uses: list[PolicyUse] = []
     for path in sorted(files):
         tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
-        _visit(tree, path, "<module>", uses)
+        _visit(tree, path, None, uses)
     return uses
 
 
-def _visit(node: ast.AST, path: Path, function: str, uses: list[PolicyUse]) -> None:
+def _visit(
+    node: ast.AST, path: Path, function: ast.FunctionDef | ast.AsyncFunctionDef | None, uses: list
+) -> None:
     for child in ast.iter_child_nodes(node):
-        inside = child.name if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else function
-        if isinstance(child, ast.Call) and _callee(child) in REFUSERS and not _is_definition(function):
-            first = child.args[0] if child.args else None
-            name = first.value if isinstance(first, ast.Constant) and isinstance(first.value, str) else None
-            uses.append(PolicyUse(name, path, child.lineno, function))
+        inside = child if isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef) else function
+        if isinstance(child, ast.Call):
+            name = function.name if function is not None else "<module>"
+            for value in _named_policies(child, function):
+                policy = (
+                    value.value if isinstance(value, ast.Constant) and isinstance(value.value, str) else None
+                )
+                uses.append(PolicyUse(policy, path, child.lineno, name))
         _visit(child, path, inside, uses)
+
+
+def _named_policies(
+    call: ast.Call, function: ast.FunctionDef | ast.AsyncFunctionDef | None
+) -> list[ast.expr]:
+    params = {a.arg for a in [*function.args.args, *function.args.kwonlyargs]} if function else set()
+    named = [k.value for k in call.keywords if k.arg == "policy"]
+    if _callee(call) in REFUSERS and call.args:
+        named.append(call.args[0])
+    # a wrapper passing its own parameter on (`def refuse_banned(..., policy)`): its callers are checked
+    return [v for v in named if not (isinstance(v, ast.Name) and v.id in params)]
 
 
 def _callee(call: ast.Call) -> str | None:
@@ -66,11 +84,6 @@ def _callee(call: ast.Call) -> str | None:
     if isinstance(call.func, ast.Attribute):
         return call.func.attr
     return None
-
-
-def _is_definition(function: str) -> bool:
-    # a pack's own wrapper (`def refuse(policy, text)`) passes its parameter on: its callers are checked
-    return function in REFUSERS
 
 
 def check_policy_names(tools_dir: Path, known: Iterable[str], *, config_file: Path | str) -> int:

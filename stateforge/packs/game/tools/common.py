@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError
+from stateforge.tools.policies import refuse
 
 TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
 Tier = Literal[
@@ -171,13 +172,14 @@ def is_banned(env: Env, player: dict[str, Any]) -> bool:
     return player["banned_until"] is not None and player["banned_until"] > env.now
 
 
-def refuse_banned(env: Env, player: dict[str, Any], action: str) -> None:
-    """`ToolError` when the player is banned: banned players cannot act socially or trade."""
+def refuse_banned(env: Env, player: dict[str, Any], action: str, *, policy: str) -> None:
+    """A refusal by `policy` when the player is banned: banned players cannot act socially or trade."""
     if is_banned(env, player):
-        raise ToolError(
+        raise refuse(
+            policy,
             f"{player['nickname']} is banned until {player['banned_until']:%Y-%m-%d %H:%M} and cannot "
             f"{action} "
-            "until then."
+            "until then.",
         )
 
 

@@ -119,6 +119,7 @@ def out_of_office_with_manager(ctx: RecipeContext) -> None:
         )
         ctx.infeasible(
             "forbidden",
+            policy="active_employees_only",
             instruction=f"{opening} {text}",
             calls=[Call("set_out_of_office", {**arguments, "delegate": former["arg"]})],
             because=f"{former['name']} has left the company and cannot be a delegate",

@@ -337,6 +337,7 @@ def play_from_chart(ctx: RecipeContext) -> None:
             return
         ctx.infeasible(
             "forbidden",
+            policy="playable_songs",
             swap=listener_swap(user, other) | {user["device"]: other["device"]},
             because=f"the song is explicit and @{other['username']} has explicit content turned off",
         )

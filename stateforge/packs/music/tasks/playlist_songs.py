@@ -4,6 +4,7 @@ before a day or the songs the owner has not played lately; add a whole album at 
 from __future__ import annotations
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.picks import spread_pick
 
 from .common import (
     SAFE_ARTISTS,
@@ -14,7 +15,6 @@ from .common import (
     next_day,
     refer_album,
     refer_playlist,
-    spread_pick,
     unique_playlist_sql,
     year_start,
 )
