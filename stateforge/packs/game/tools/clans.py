@@ -538,7 +538,7 @@ def update_clan(
     mine = my_clan(env, me, roles=("leader", "elder"), action="edit the clan")
     if mine["role"] != "leader" and (name, tag, max_members) != (None, None, None):
         raise refuse(
-            "clan_membership",
+            "clan_roles",
             "only the leader renames, retags or resizes the clan; elders edit the description and "
             "recruiting.",
         )
@@ -546,7 +546,9 @@ def update_clan(
     if max_members is not None:
         members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [mine["clan_id"]])
         if max_members < members:
-            raise refuse("clan_roles", f"{mine['clan']} has {members} members; max_members cannot be lower.")
+            raise refuse(
+                "clan_membership", f"{mine['clan']} has {members} members; max_members cannot be lower."
+            )
     changes: dict[str, Any] = {
         k: v
         for k, v in (
