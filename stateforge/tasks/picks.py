@@ -147,3 +147,20 @@ def unique_within(
 
     matches = [f"o.{c} = {alias}.{c}" for c in scope] + [same(c) for c in names]
     return f"(SELECT count(*) FROM {table} AS o WHERE {' AND '.join(matches)}) = 1"
+
+
+def read_pages(
+    ctx: RecipeContext, tool: str, arguments: Mapping[str, Any], *, step: str, per_page: int = 50
+) -> list[dict[str, Any]]:
+    """Every row of a paged read tool (one returning `rows` and `total`, taking `limit` and `offset`), read
+    page by page as a solver must; each read is a reference call. `step` names the first read, or every
+    read when it holds `{start}` (the first row's number on the page: "List the plays (from {start})")."""
+    rows: list[dict[str, Any]] = []
+    offset = 0
+    while True:
+        label = step.format(start=offset + 1) if "{start}" in step else (step if offset == 0 else None)
+        page = ctx.read(tool, {**arguments, "limit": per_page, "offset": offset}, step=label)
+        rows.extend(page["rows"])
+        offset += per_page
+        if offset >= page["total"]:
+            return rows

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from stateforge.tasks import RecipeContext, Skip, picks
@@ -159,16 +159,5 @@ def in_list(values: Sequence[Any]) -> str:
     return "(" + ", ".join(str(v) for v in ids) + ")"
 
 
-def pages(ctx: RecipeContext, tool: str, arguments: Mapping[str, Any], *, step: str) -> list[dict[str, Any]]:
-    """Every row of a paged read tool, read page by page (50 a page) as a solver must; the reads are
-    recorded as reference calls."""
-    rows: list[dict[str, Any]] = []
-    offset = 0
-    while True:
-        page = ctx.read(
-            tool, {**arguments, "limit": 50, "offset": offset}, step=step if offset == 0 else None
-        )
-        rows.extend(page["rows"])
-        offset += 50
-        if offset >= page["total"]:
-            return rows
+pages = picks.read_pages
+"""`stateforge.tasks.picks.read_pages`: every row of a paged read tool, as reference reads."""

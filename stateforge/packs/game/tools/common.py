@@ -16,6 +16,7 @@ from pydantic import Field
 
 from stateforge.tools import Env, ToolError
 from stateforge.tools.policies import refuse
+from stateforge.tools.wording import names, order_by, require_one_of
 
 TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
 Tier = Literal[
@@ -87,20 +88,7 @@ class Where:
 
 def order(sort_by: str, columns: dict[str, str], descending: bool, key: str) -> str:
     """An ORDER BY over whitelisted output columns that ends with a key, so pages never overlap."""
-    direction = "DESC" if descending else "ASC"
-    return f"{columns[sort_by]} {direction} NULLS LAST, {key}"
-
-
-def names(rows: Iterable[dict[str, Any]], column: str) -> str:
-    """A readable list of the values of `column` ("a, b and c"), at most `SHOWN` then "and N more"."""
-    values = [str(r[column]) for r in rows]
-    shown = values[:SHOWN]
-    more = len(values) - len(shown)
-    if more:
-        return ", ".join(shown) + f" and {more} more"
-    if len(shown) > 1:
-        return ", ".join(shown[:-1]) + " and " + shown[-1]
-    return shown[0] if shown else ""
+    return order_by(columns[sort_by], descending, key)
 
 
 def hide(page: dict[str, Any], *columns: str) -> dict[str, Any]:
@@ -312,8 +300,4 @@ def membership(env: Env, player_id: int) -> dict[str, Any] | None:
     )
 
 
-def require_choice(**selectors: Any) -> None:
-    """`ToolError` unless at least one selector of a bulk operation is given (no accidental "everything")."""
-    if all(v is None or v == [] for v in selectors.values()):
-        listed = ", ".join(selectors)
-        raise ToolError(f"say which ones: give at least one of {listed}.")
+require_choice = require_one_of
