@@ -16,6 +16,8 @@ from typing import Any
 
 from stateforge.tasks import RecipeContext, Skip, picks
 
+from ..tools.checks import headcount  # noqa: F401 - recipes count seats as the tools do
+
 ACTIVE = "e.is_active"
 """Only people who have not left act in the app (policy active_employees_only)."""
 
@@ -121,16 +123,6 @@ def unknown_name(ctx: RecipeContext, like: str) -> str:
     raise Skip("no unused name")
 
 
-def refer_absent_person(ctx: RecipeContext, name: str) -> tuple[str, str, list[Any], int]:
-    """The proof that nobody is called `name` (a reference expecting 0 rows), for `ctx.infeasible(proof=)`."""
-    return (
-        f"colleague {name}",
-        f"SELECT count(*) FROM employees WHERE {FULL_NAME} = lower(?)",
-        [name],
-        0,
-    )
-
-
 # --- meetings -----------------------------------------------------------------------------------------
 
 
@@ -195,16 +187,6 @@ def room_free(
         [end, start, exclude, start.isoweekday(), start.time(), end.time(), room_id],
     )
     return bool(row) and row["taken"] == 0 and row["open"] == 1 and start.date() == end.date()
-
-
-def headcount(ctx: RecipeContext, meeting_id: int, organizer_id: int) -> int:
-    """People a room must seat: the organizer and every invitee who has not declined (as the tools count)."""
-    invited = ctx.scalar(
-        "SELECT count(*) FROM meeting_attendees WHERE meeting_id = ? AND response <> 'declined' AND "
-        "employee_id <> ?",
-        [meeting_id, organizer_id],
-    )
-    return 1 + int(invited or 0)
 
 
 # --- sizes --------------------------------------------------------------------------------------------
