@@ -246,6 +246,11 @@ class Episode:
         con.execute("BEGIN TRANSACTION")
         try:
             value = _jsonable(tool.run(env, validated))
+            if not isinstance(value, dict):
+                raise ToolDefinitionError(
+                    f"tool {name} returned {type(value).__name__}: every tool returns a JSON object (wrap a "
+                    'list as {"<what>": [...]}; docs/tools.md, "Results").'
+                )
             _check_declaration(tool, env)
             checked = self._check_rules(env.changes.tables)
             # a call whose write log is empty keeps nothing: a write no helper recorded cannot persist
@@ -411,4 +416,14 @@ def _failed(name: str, arguments: Any, exc: BaseException, *, internal: bool = F
         kind, text = "internal", f"{name} failed: {type(exc).__name__}: {exc}"
     else:
         kind, text = getattr(exc, "kind", "tool"), str(exc)
-    return ToolResult(tool=name, arguments=arguments, ok=False, error=text, error_kind=kind)
+    facts = exc.attrs() if isinstance(exc, ToolError) else {}
+    return ToolResult(
+        tool=name,
+        arguments=arguments,
+        ok=False,
+        error=text,
+        error_kind=kind,
+        policy=facts.get("policy"),
+        rule=facts.get("rule"),
+        argument=facts.get("argument"),
+    )

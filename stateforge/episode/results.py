@@ -31,6 +31,12 @@ class ToolResult(BaseModel):
     error_kind: ErrorKind | None = None
     """`arguments`, `unknown_tool`, `tool` (the tool refused), `constraint`, `rule`: the agent's to fix;
     `definition` and `internal`: a bug in the tool or the system (an infrastructure error)."""
+    policy: str | None = None
+    """The product policy (domain.yaml `policies:`) that refused the call, when one did."""
+    rule: str | None = None
+    """The domain rule (domain.yaml `rules:`) the call would have broken, when one did."""
+    argument: str | None = None
+    """The argument at fault, when the tool names one."""
     changes: dict[str, dict[str, int]] = Field(default_factory=dict)
     """Rows changed per table: `{"playlists": {"inserted": 1}}` (empty for a failed call)."""
     rules_checked: list[str] = Field(default_factory=list)
@@ -42,6 +48,14 @@ class ToolResult(BaseModel):
     def infra_error(self) -> bool:
         """True when the failure is the system's (a tool bug), not the agent's."""
         return self.error_kind in ("definition", "internal")
+
+    def error_fields(self) -> dict[str, Any]:
+        """A failed call as one JSON object, the same for every pack (docs/tools.md, "Errors"): `error` (the
+        message), `kind`, and `policy`, `rule`, `argument` where known; `{}` for a successful call."""
+        if self.ok:
+            return {}
+        facts = {"policy": self.policy, "rule": self.rule, "argument": self.argument}
+        return {"error": self.error, "kind": self.error_kind, **{k: v for k, v in facts.items() if v}}
 
     def content(self) -> str:
         """The text an agent is shown: the value as canonical JSON, or `error: <why>`."""

@@ -58,7 +58,8 @@ class RuleCheck:
         sample = "; ".join("{" + ", ".join(f"{k}: {show(v)}" for k, v in r.items()) + "}" for r in rows)
         return RuleError(
             f"the change would break the rule {self.name}{why}: {count} offending row"
-            f"{'s' if count != 1 else ''}, e.g. {sample}. Nothing was changed."
+            f"{'s' if count != 1 else ''}, e.g. {sample}. Nothing was changed.",
+            rule=self.name,
         )
 
 

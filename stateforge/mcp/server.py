@@ -138,22 +138,25 @@ class McpService:
 
 
 def call_result(result: ToolResult) -> types.CallToolResult:
-    """A `ToolResult` as an MCP tool result: the text an agent is shown, and the value as structured content.
+    """A `ToolResult` as an MCP tool result: the text an agent is shown, and its facts as structured content.
 
     The text is `result.content()`, exactly what an in-process solver is shown (canonical JSON, or
-    `error: <why>`); a value that is not a JSON object is wrapped as `{"result": value}` for
-    `structuredContent`, as the SDK's own servers do. `_meta` carries the rows changed per table (or the
-    error's kind), for harnesses that watch the calls.
+    `error: <why>`). `structuredContent` is the tool's value (always a JSON object: the episode refuses any
+    other) or, for a failed call, `result.error_fields()`: `error`, `kind`, and `policy`, `rule`,
+    `argument` where known, the same for every pack (docs/tools.md, "Errors"). `_meta` carries the rows
+    changed per table (or the error's kind), for harnesses that watch the calls.
     """
     text = [types.TextContent(type="text", text=result.content())]
     if not result.ok:
         return types.CallToolResult(
-            content=text, is_error=True, meta={"stateforge/error_kind": result.error_kind}
+            content=text,
+            is_error=True,
+            structured_content=result.error_fields(),
+            meta={"stateforge/error_kind": result.error_kind},
         )
-    value = result.value
     return types.CallToolResult(
         content=text,
-        structured_content=value if isinstance(value, dict) else {"result": value},
+        structured_content=result.value,
         meta={"stateforge/changes": result.changes},
     )
 

@@ -75,6 +75,7 @@ class VariantSpec:
     calls: list[Call] | None = None
     instruction: str | None = None
     proofs: list[Reference] = field(default_factory=list)
+    policy: str | None = None
 
 
 class RecipeContext:
@@ -322,6 +323,7 @@ class RecipeContext:
         calls: Sequence[Call | tuple[str, Mapping[str, Any]]] | None = None,
         instruction: str | None = None,
         proof: Reference | tuple[str, str, Sequence[Any], int] | None = None,
+        policy: str | None = None,
     ) -> None:
         """Offer an infeasible variant of this draft: the same request with a precondition broken.
 
@@ -331,8 +333,10 @@ class RecipeContext:
         the call arguments and the references' parameters, e.g. a title by one the base does not have;
         `calls` / `instruction` replace those outright. `proof`: an extra reference (entity, sql, params,
         expected), e.g. a count that must be 0. For `missing`, every reference whose parameters the swap
-        changed must then match 0 rows. The gate proves the variant: its calls must fail with a tool,
-        constraint or rule error and change nothing.
+        changed must then match 0 rows. `policy`: the domain.yaml policy whose refusal proves the variant
+        (required for `forbidden`). The gate proves the variant: its calls must fail with a tool,
+        constraint or rule error (a `PolicyRefusal` of exactly `policy` when one is named) and change
+        nothing.
         """
         if kind not in INFEASIBLE_KINDS:
             raise RecipeDefinitionError(
@@ -355,7 +359,7 @@ class RecipeContext:
                     entity=proof[0], sql=proof[1], params=[json_value(p) for p in proof[2]], expected=proof[3]
                 )
             )
-        self._variant = VariantSpec(kind, because, dict(swap or {}), made_calls, instruction, proofs)
+        self._variant = VariantSpec(kind, because, dict(swap or {}), made_calls, instruction, proofs, policy)
 
     # --- the drafts -------------------------------------------------------------------------------
 
@@ -435,7 +439,7 @@ class RecipeContext:
             references=references + spec.proofs,
             policy=dict(draft.policy),
             derived=[Derivation(value=_swap_json(d.value, swap), how=d.how) for d in draft.derived],
-            infeasible=Infeasibility(kind=spec.kind, because=spec.because),
+            infeasible=Infeasibility(kind=spec.kind, because=spec.because, policy=spec.policy),
             provenance=dict(draft.provenance),
         )
 

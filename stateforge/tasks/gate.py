@@ -11,7 +11,9 @@ In order (the first failure rejects, counted by its reason in the generation rep
 - the calls replayed on a fresh episode: `replay_failed` (a feasible task's call failed), `tool_bug` (a tool
   failed with a definition or internal error); an infeasible task must meet a tool, constraint or rule
   error (`infeasible_not_refused`, `infeasible_wrong_error`) and change nothing
-  (`infeasible_changes_state`); a feasible task must change something (`empty_diff`);
+  (`infeasible_changes_state`); a `forbidden` one must name its policy (`infeasible_no_policy`) and be
+  refused by exactly that policy (`infeasible_wrong_policy`); a feasible task must change something
+  (`empty_diff`);
 - `replay_differs`: the generator saw another diff on its own episode;
 - `duplicate_diff`: the same expected diff as a kept task;
 - `unreachable`: a changed table no tool writes (directly or by cascade);
@@ -70,6 +72,8 @@ REASONS: dict[str, str] = {
     "infeasible_not_refused": "every call of an infeasible task succeeded",
     "infeasible_wrong_error": "an infeasible task failed with an error other than tool/constraint/rule",
     "infeasible_changes_state": "an infeasible task changed the database before it was refused",
+    "infeasible_no_policy": "a forbidden infeasible task names no policy whose refusal proves it",
+    "infeasible_wrong_policy": "an infeasible task was refused by another policy than the one it names",
     "replay_differs": "the replay's diff differs from the one the generator saw",
     "duplicate_diff": "the same expected diff as a kept task",
     "unreachable": "a changed table no tool can write",
@@ -204,6 +208,18 @@ class Gate:
             raise Rejected("no_goal", "a feasible task needs a goal verifier (ctx.goal)")
         if not draft.feasible and draft.infeasible is None:
             raise Rejected("invalid", "an infeasible draft must say why (its kind and reason)")
+        if not draft.feasible and draft.infeasible is not None:
+            named = draft.infeasible.policy
+            if draft.infeasible.kind == "forbidden" and named is None:
+                raise Rejected(
+                    "infeasible_no_policy",
+                    "a forbidden task names the policy whose refusal proves it (ctx.infeasible(policy=...))",
+                )
+            known = [p.name for p in self.workspace.config.policies]
+            if named is not None and named not in known:
+                raise Rejected(
+                    "invalid", f"infeasible policy {named!r} is not in domain.yaml (its policies: {known})"
+                )
 
     def _policy(self, draft: Draft) -> Policy:
         try:
@@ -270,6 +286,13 @@ class Gate:
             raise Rejected(
                 "infeasible_changes_state", f"calls before the refusal changed {sorted(diff.tables)}"
             )
+        named = draft.infeasible.policy if draft.infeasible is not None else None
+        if named is not None and failure.policy != named:
+            got = f"policy {failure.policy}" if failure.policy else f"no policy ({failure.error_kind} error)"
+            raise Rejected(
+                "infeasible_wrong_policy",
+                f"{failure.tool} was refused by {got}, not by policy {named}: {failure.error}",
+            )
 
     def _verifiers(self, draft: Draft, replay: Replayed) -> list[Verifier]:
         ws, end, diff = self.workspace, replay.end, replay.end.diff
@@ -320,6 +343,7 @@ class Gate:
                 kind=draft.infeasible.kind,
                 because=draft.infeasible.because,
                 error=failure.error if failure is not None else None,
+                policy=draft.infeasible.policy,
             )
         p = draft.provenance
         provenance = Provenance(
@@ -379,7 +403,9 @@ def draft_of(task: Task) -> Draft:
         references=list(task.references),
         policy=dict(task.policy["columns"]),
         derived=list(task.provenance.derived),
-        infeasible=Infeasibility(kind=infeasible.kind, because=infeasible.because) if infeasible else None,
+        infeasible=Infeasibility(kind=infeasible.kind, because=infeasible.because, policy=infeasible.policy)
+        if infeasible
+        else None,
         provenance={
             "generator": task.provenance.generator,
             "recipe": task.provenance.recipe,

@@ -166,6 +166,11 @@ class Infeasibility(_Model):
     kind: InfeasibleKind
     because: str = Field(description="The reason a solver should give when it declines.")
     error: str | None = Field(default=None, description="The tool error the replay met (the proof).")
+    policy: str | None = Field(
+        default=None,
+        description="The domain.yaml policy whose refusal proves the task (required for `forbidden`; the "
+        "replay's refusal must carry exactly this policy). Absent in tasks made before refusals were typed.",
+    )
 
 
 class Provenance(_Model):

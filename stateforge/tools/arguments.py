@@ -154,7 +154,9 @@ def validate_arguments(tool_name: str, model: type[BaseModel], arguments: Any) -
     try:
         return model.model_validate_json(dumps(dict(arguments)))
     except ValidationError as exc:
-        raise ArgumentError(explain(tool_name, model, exc, arguments)) from None
+        first = caller_path(exc.errors()[0]["loc"], arguments, keep_last=True) if exc.errors() else ()
+        argument = str(first[0]) if first else None
+        raise ArgumentError(explain(tool_name, model, exc, arguments), argument=argument) from None
 
 
 def _find_nul(value: Any, path: tuple[Any, ...]) -> tuple[Any, ...] | None:
@@ -199,16 +201,100 @@ _EXPECTED = {
 def explain(
     tool_name: str, model: type[BaseModel], exc: ValidationError, arguments: Mapping[str, Any]
 ) -> str:
-    """One readable message for all of a validation's errors (the first `MAX_ERRORS`)."""
+    """One readable message for all of a validation's errors (the first `MAX_ERRORS`).
+
+    Paths are the caller's: the members of a union (`int | SongRef`) are pydantic's names for the
+    alternatives, not keys the caller sent, so they are left out, and the alternatives a value fits none of
+    are said once ("must be an integer or an object, got 'abc'"): no internal type name reaches the agent."""
     fields = model.model_fields
-    problems = []
-    for error in exc.errors()[:MAX_ERRORS]:
-        problems.append(_problem(error, fields))
-    more = len(exc.errors()) - MAX_ERRORS
-    if more > 0:
-        problems.append(f"and {more} more")
-    text = f"{tool_name}: " + "; ".join(problems)
+    problems: list[str] = []
+    expected: dict[tuple[Any, ...], list[str]] = {}
+    single: dict[tuple[Any, ...], str] = {}
+    for error in exc.errors():
+        error = {
+            **error,
+            "loc": caller_path(
+                error["loc"], arguments, keep_last=error["type"] in ("missing", "extra_forbidden")
+            ),
+        }
+        words = _expected_words(error["type"])
+        if words is not None:  # a type mismatch: merged with the other alternatives at the same path
+            loc = tuple(error["loc"])
+            if loc not in expected:
+                expected[loc] = []
+                problems.append(f"\0{len(expected) - 1}")
+                single[loc] = _problem(error, fields)  # with pydantic's detail, when it is the only one
+            if words not in expected[loc]:
+                expected[loc].append(words)
+            continue
+        problem = _problem(error, fields)
+        if problem not in problems:
+            problems.append(problem)
+    typed = list(expected.items())
+    values = {loc: _lookup(arguments, loc) for loc, _ in typed}
+    for i, (loc, alternatives) in enumerate(typed):
+        text = f"argument {_path(loc)} must be {' or '.join(alternatives)}, got {_show(values[loc])}"
+        if len(alternatives) == 1:
+            text = single[loc]
+        problems[problems.index(f"\0{i}")] = text
+    shown = problems[:MAX_ERRORS]
+    if len(problems) > MAX_ERRORS:
+        shown.append(f"and {len(problems) - MAX_ERRORS} more")
+    text = f"{tool_name}: " + "; ".join(shown)
     return text if text.endswith((".", "?", "!")) else text + "."
+
+
+def caller_path(loc: Any, arguments: Any, *, keep_last: bool = False) -> tuple[Any, ...]:
+    """`loc` of a validation error without the union members' tags: only the keys and indexes the caller
+    sent (and, with `keep_last`, the final key, which a "missing" error names although it was not sent)."""
+    path: list[Any] = []
+    value = arguments
+    parts = list(loc)
+    for i, part in enumerate(parts):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list | tuple) and isinstance(part, int) and 0 <= part < len(value):
+            value = value[part]
+        elif keep_last and i == len(parts) - 1:
+            pass
+        else:
+            continue  # a union member's tag ('int', 'SongRef'): not a key of what was sent
+        path.append(part)
+    return tuple(path)
+
+
+def _lookup(value: Any, loc: tuple[Any, ...]) -> Any:
+    for part in loc:
+        try:
+            value = value[part]
+        except (KeyError, IndexError, TypeError):
+            return None
+    return value
+
+
+_SPECIAL = (
+    "extra_forbidden",
+    "missing",
+    "literal_error",
+    "enum",
+    "less_than",
+    "greater_than",
+    "string_too",
+    "too_long",
+    "too_short",
+    "decimal_max",
+    "decimal_whole_digits",
+)
+"""Error kinds `_problem` words itself (not "must be <type>")."""
+
+
+def _expected_words(kind: str) -> str | None:
+    if kind.startswith(_SPECIAL):
+        return None
+    for prefix, words in _EXPECTED.items():
+        if kind.startswith(prefix + "_") or kind == prefix:
+            return words
+    return None
 
 
 def _problem(error: Any, fields: dict[str, FieldInfo]) -> str:

@@ -19,17 +19,19 @@ from types import ModuleType
 from typing import Any
 
 from stateforge.domain import list_domains, load_domain
-from stateforge.domain.loader import schemas_dir
-from stateforge.domain.modules import has_part, import_pack_part, part_file
+from stateforge.domain.loader import load_config, schemas_dir
+from stateforge.domain.modules import has_part, import_pack_part, pack_files_stamp, part_file
 from stateforge.errors import StateforgeError
 from stateforge.schema.model import Schema
 from stateforge.tools.base import Tool
 from stateforge.tools.errors import ToolDefinitionError
 from stateforge.tools.generic import generic_toolkit
+from stateforge.tools.policies import check_policy_names
 from stateforge.tools.toolkit import Toolkit
 
 TOOLS_PART = "tools"
 DATABASE_SUFFIXES = (".duckdb", ".db", ".ddb")
+_POLICIES_CHECKED: set[tuple[str, str, int]] = set()  # packs (folder, files, domain.yaml) already checked
 
 
 def load_toolkit(domain_or_db: str | Path, *, pack: str | Path | None = None) -> Toolkit:
@@ -102,7 +104,24 @@ def pack_toolkit(pack_dir: Path, schema: Schema, *, name: str) -> Toolkit:
         kit.check(schema)
     except StateforgeError as exc:
         raise ToolDefinitionError(f"{part_file(pack_dir, TOOLS_PART)}: {exc}") from exc
+    check_pack_policies(pack_dir)
     return kit
+
+
+def check_pack_policies(pack_dir: Path) -> None:
+    """Every policy refusal of the pack's `tools/` names a policy of its domain.yaml (`ToolDefinitionError`
+    naming the file, line, function and the known policies otherwise)."""
+    config_file = pack_dir / "domain.yaml"
+    yaml_stamp = config_file.stat().st_mtime_ns if config_file.is_file() else 0
+    key = (str(pack_dir.resolve()), pack_files_stamp(pack_dir), yaml_stamp)
+    if key in _POLICIES_CHECKED:
+        return
+    tools_dir = pack_dir / TOOLS_PART
+    if not tools_dir.is_dir():
+        tools_dir = part_file(pack_dir, TOOLS_PART).parent
+    known = [p.name for p in load_config(config_file).policies] if config_file.is_file() else []
+    check_policy_names(tools_dir, known, config_file=config_file)
+    _POLICIES_CHECKED.add(key)
 
 
 def import_tools(pack_dir: Path) -> ModuleType:

@@ -42,6 +42,8 @@ policies:
   - name: no_player_called_blocked
     description: Nobody may be called Blocked.
     check: SELECT player_id FROM players WHERE name = 'Blocked'
+  - name: numbers_are_kept
+    description: A player keeps their shirt number for the season.
 grading:
   players.note: normalized
 """,

@@ -12,11 +12,13 @@ import pytest
 from stateforge.diff import Diff
 from stateforge.episode import Episode
 from stateforge.tasks import Call, Draft, Gate, Goal, Reference, Workspace
+from stateforge.tasks.gate import REASONS
 from stateforge.tasks.hidden import unreachable
 from stateforge.tasks.model import Derivation, Infeasibility
 from stateforge.tasks.verifiers import integrity_verifiers, rows_match, side_effect_verifiers
 from stateforge.tasks.workspace import fetch
-from stateforge.tools import Toolkit, generic_tools
+from stateforge.tools import Env, ToolError, Toolkit, generic_tools, tool
+from stateforge.tools.policies import refuse
 
 
 @pytest.fixture(scope="module")
@@ -201,7 +203,7 @@ def test_an_infeasible_task_is_proven_by_a_refusal_and_an_empty_diff(gate: Gate,
 
 
 def test_infeasible_drafts_that_prove_nothing(gate: Gate, customer: dict):
-    why = Infeasibility(kind="forbidden", because="not allowed")
+    why = Infeasibility(kind="capacity", because="not allowed")
     accepted = rename(customer, "Yan Orr", feasible=False, infeasible=why, goals=[])
     assert reason(gate, accepted) == "infeasible_not_refused"
     bad_args = rename(
@@ -320,3 +322,54 @@ def test_integrity_and_side_effect_verifiers_fail_on_a_state_the_tools_could_not
     assert failed == {"keys and constraints of wishlist", "untouched tables keep their rows"}
     base = ws.query_json(checks[0].sql)
     assert rows_match(base, checks[0].expected)
+
+
+@tool(kind="write", reads=("players",), writes=("players",))
+def change_player(env: Env, player_id: int, name: str | None = None, number: int | None = None) -> dict:
+    """Rename a player or give them another number.
+
+    Args:
+        player_id: The player's id.
+        name: Their new name.
+        number: Their new shirt number.
+    """
+    if env.one("SELECT player_id FROM players WHERE player_id = ?", [player_id]) is None:
+        raise ToolError(
+            f"no player has the id {player_id}; pass a player_id of search_players.", argument="player_id"
+        )
+    if name == "Blocked":
+        raise refuse("no_player_called_blocked", "nobody may be called Blocked", argument="name")
+    if number is not None:
+        raise refuse("numbers_are_kept", "a player keeps their number for the season", argument="number")
+    return {"updated": env.update("players", {"player_id": player_id}, {"name": name})}
+
+
+def test_a_forbidden_task_is_proven_by_exactly_the_policy_it_names(league_db: Path):
+    with Workspace(league_db) as ws:
+        gate = Gate(ws, Toolkit([change_player], name="league"))
+        player = ws.query("SELECT player_id, name FROM players ORDER BY player_id LIMIT 1")[0]
+
+        def forbidden(arguments: dict, policy: str | None) -> Draft:
+            return Draft(
+                instruction=f"Change the player '{player['name']}': {arguments}.",
+                capabilities=("cross_step_dependency",),
+                difficulty="easy",
+                calls=[Call("change_player", {"player_id": player["player_id"], **arguments})],
+                feasible=False,
+                infeasible=Infeasibility(kind="forbidden", because="a policy forbids it", policy=policy),
+            )
+
+        named = gate.check(forbidden({"name": "Blocked"}, "no_player_called_blocked"))
+        assert named.task is not None, named.rejection
+        assert named.task.provenance.infeasible.policy == "no_player_called_blocked"
+        wrong = gate.check(forbidden({"number": 7}, "no_player_called_blocked"))
+        assert wrong.rejection is not None and wrong.rejection.reason == "infeasible_wrong_policy"
+        assert "by policy numbers_are_kept, not by policy no_player_called_blocked" in wrong.rejection.detail
+        untyped = gate.check(forbidden({"player_id": 10**9, "name": "X"}, "numbers_are_kept"))
+        assert untyped.rejection is not None and untyped.rejection.reason == "infeasible_wrong_policy"
+        unnamed = gate.check(forbidden({"number": 8}, None))
+        assert unnamed.rejection is not None and unnamed.rejection.reason == "infeasible_no_policy"
+        unknown = gate.check(forbidden({"number": 9}, "no_such_policy"))
+        assert unknown.rejection is not None and unknown.rejection.reason == "invalid"
+        assert "no_such_policy" in unknown.rejection.detail and "numbers_are_kept" in unknown.rejection.detail
+        assert {"infeasible_wrong_policy", "infeasible_no_policy"} <= set(REASONS)

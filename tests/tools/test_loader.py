@@ -142,10 +142,14 @@ def test_a_tools_package_with_relative_imports_loads_anywhere_and_reloads_on_any
     pack = make_pack(tmp_path, None)
     (pack / "tools").mkdir()
     (pack / "tools" / "names.py").write_text('LABEL = "login address"\n')
-    (pack / "tools" / "people.py").write_text(TOOLS_PY.replace("login address", '" + LABEL + "').replace(
-        "from stateforge.tools import", "from .names import LABEL\nfrom stateforge.tools import"))
+    (pack / "tools" / "people.py").write_text(
+        TOOLS_PY.replace("login address", '" + LABEL + "').replace(
+            "from stateforge.tools import", "from .names import LABEL\nfrom stateforge.tools import"
+        )
+    )
     (pack / "tools" / "__init__.py").write_text(
-        "from .people import customer_by_email\n\nTOOLS = [customer_by_email]\n")
+        "from .people import customer_by_email\n\nTOOLS = [customer_by_email]\n"
+    )
     (pack / "tasks").mkdir()
     (pack / "tasks" / "__init__.py").write_text(
         "from stateforge.tasks import recipe\nfrom ..tools.names import LABEL\n\n"
@@ -161,9 +165,11 @@ def test_a_tools_package_with_relative_imports_loads_anywhere_and_reloads_on_any
     assert module.startswith("stateforge_pack_myshop_") and module.endswith(".tools.people")
 
     (pack / "tools" / "people.py").write_text(
-        (pack / "tools" / "people.py").read_text().replace("def customer_by_email", "def find_customer"))
+        (pack / "tools" / "people.py").read_text().replace("def customer_by_email", "def find_customer")
+    )
     (pack / "tools" / "__init__.py").write_text(
-        "from .people import find_customer\n\nTOOLS = [find_customer]\n")
+        "from .people import find_customer\n\nTOOLS = [find_customer]\n"
+    )
     _touch(pack / "tools" / "people.py")
     assert load_toolkit(pack).names == ["find_customer", "cannot_complete"]
 
@@ -178,6 +184,52 @@ def test_a_broken_sibling_module_names_its_own_file_and_line(tmp_path: Path):
     (pack / "tools").mkdir()
     (pack / "tools" / "helpers.py").write_text("X = 1\nY = 1 / 0\n")
     (pack / "tools" / "__init__.py").write_text("from .helpers import X\n")
-    with pytest.raises(ToolDefinitionError, match=r"tools/helpers\.py:2: importing the pack's tools failed: "
-                                                  r"ZeroDivisionError"):
+    with pytest.raises(
+        ToolDefinitionError,
+        match=r"tools/helpers\.py:2: importing the pack's tools failed: "
+        r"ZeroDivisionError",
+    ):
         load_toolkit(pack)
+
+
+REFUSING = '''
+from __future__ import annotations
+
+from stateforge.tools import Env, tool
+from stateforge.tools.policies import refuse
+
+
+@tool(reads=("customers",))
+def vip_only(env: Env, email: str) -> dict:
+    """Only for gold customers.
+
+    Args:
+        email: The login address.
+    """
+    row = env.one("SELECT tier FROM customers WHERE email = ?", [email])
+    if row is None or row["tier"] != "gold":
+        raise refuse("{policy}", "only gold customers may", argument="email")
+    return row
+'''
+
+
+def test_a_refusal_must_name_a_policy_of_domain_yaml(shop_db: Path, tmp_path: Path):
+    pack = make_pack(tmp_path / "bad", REFUSING.replace("{policy}", "gold_only"))
+    with pytest.raises(ToolDefinitionError) as caught:
+        load_toolkit(pack)
+    message = str(caught.value)
+    assert f"{pack / 'tools.py'}:" in message and "vip_only refuses with policy 'gold_only'" in message
+    assert "domain.yaml" in message and "The policies of" in message
+    good = make_pack(tmp_path / "good", REFUSING.replace("{policy}", "gold_only"))
+    config = (good / "domain.yaml").read_text()
+    (good / "domain.yaml").write_text(
+        config + "\npolicies:\n  - name: gold_only\n    description: Only gold customers get the VIP desk.\n"
+        if "policies:" not in config
+        else config.replace("policies:", "policies:\n  - name: gold_only\n    description: Gold only.", 1)
+    )
+    kit = load_toolkit(good)
+    with Episode.open(shop_db, toolkit=kit, workdir=tmp_path / "ep") as ep:
+        plain = ep.query("SELECT email FROM customers WHERE tier IS DISTINCT FROM 'gold' LIMIT 1")[0]["email"]
+        result = ep.call("vip_only", {"email": plain})
+    assert result.policy == "gold_only" and result.argument == "email" and result.error_kind == "tool"
+    assert result.error_fields()["policy"] == "gold_only" and "(policy: gold_only)" in result.error

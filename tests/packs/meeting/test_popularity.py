@@ -15,13 +15,15 @@ def top_parents(db: Path) -> dict[str, tuple[int, int, int]]:
     children, all children, parents)."""
     found = {}
     with duckdb.connect(str(db), read_only=True) as con:
-        fks = con.execute("SELECT table_name, columns[1], ref_table FROM stateforge.foreign_keys "
-                          "WHERE len(columns) = 1").fetchall()
+        fks = con.execute(
+            "SELECT table_name, columns[1], ref_table FROM stateforge.foreign_keys WHERE len(columns) = 1"
+        ).fetchall()
         for table, column, parent in fks:
             parents = con.execute(f"SELECT count(*) FROM {table_ref(parent)}").fetchone()[0]
             top, total = con.execute(
                 f"SELECT max(n), sum(n) FROM (SELECT count(*) AS n FROM {table_ref(table)} "
-                f"WHERE {quote_ident(column)} IS NOT NULL GROUP BY {quote_ident(column)})").fetchone()
+                f"WHERE {quote_ident(column)} IS NOT NULL GROUP BY {quote_ident(column)})"
+            ).fetchone()
             if total and total >= 100 and parents >= 100:
                 found[f"{table}.{column}"] = (top, int(total), parents)
     return found

@@ -131,7 +131,7 @@ def test_albums_by_release_date_boundaries(run):
 
 
 def test_chart_editions(run):
-    chart = run.ok("list_charts")[0]
+    chart = run.ok("list_charts")["charts"][0]
     latest = run.ok("get_chart", chart=chart["name"])
     assert latest["edition_no"] == chart["latest_edition_no"] and latest["total"] == 50
     assert [r["rank"] for r in latest["rows"]] == list(range(1, 51))

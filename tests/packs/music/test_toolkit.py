@@ -87,7 +87,7 @@ def test_every_tool_runs(run, music_kit: Toolkit):
     run.ok("get_artist", artist=artist)
     run.ok("list_artist_albums", artist=artist)
     run.ok("list_genres")
-    chart = run.ok("list_charts")[0]["name"]
+    chart = run.ok("list_charts")["charts"][0]["name"]
     run.ok("get_chart", chart=chart, edition_no=1)
     # people and accounts
     run.ok("find_users", query=u[:4])

@@ -86,6 +86,7 @@ def replace_item_in_builds(ctx: RecipeContext) -> None:
     if retired is not None and retired["name"] != row["item"]:
         ctx.infeasible(
             "forbidden",
+            policy="builds",
             swap={new["name"]: retired["name"]},
             because=f"{retired['name']} is no longer sold in the shop, so it cannot go into a build",
         )

@@ -104,6 +104,7 @@ def kick_inactive_members(ctx: RecipeContext) -> None:
     if other is not None:
         ctx.infeasible(
             "forbidden",
+            policy="clan_roles",
             swap={boss["nickname"]: other},
             because=f"{other} is an ordinary member of {boss['clan']}; only the leader and elders remove "
             "members",
@@ -173,6 +174,7 @@ def promote_top_contributors(ctx: RecipeContext) -> None:
     if other is not None:
         ctx.infeasible(
             "forbidden",
+            policy="clan_roles",
             swap={boss["nickname"]: other},
             because=f"{other} is an elder of {boss['clan']}; only the leader promotes members",
         )
@@ -227,6 +229,7 @@ def hand_over_to_top_elder(ctx: RecipeContext) -> None:
     if other is not None:
         ctx.infeasible(
             "forbidden",
+            policy="clan_roles",
             swap={boss["nickname"]: other},
             because=f"{other} is an elder of {boss['clan']}, not its leader; only the leader hands over "
             "leadership",
@@ -281,6 +284,7 @@ def join_friends_clan(ctx: RecipeContext) -> None:
         pick = ctx.choice(closed)
         ctx.infeasible(
             "forbidden" if not pick["is_recruiting"] else "capacity",
+            policy="clan_membership",
             swap={row["friend"]: pick["nickname"], row["clan"]: pick["name"]},
             because=(
                 f"{pick['name']} is not recruiting"
@@ -378,6 +382,7 @@ def fit_clan_to_members(ctx: RecipeContext) -> None:
     less = clan["members"] - 1
     ctx.infeasible(
         "capacity",
+        policy="clan_membership",
         instruction=f"{opening} Set my clan's member limit to {less}.",
         calls=[("update_clan", {"player": boss["nickname"], "max_members": less})],
         because=f"{boss['clan']} has {clan['members']} members; its limit cannot be set below that",
@@ -436,6 +441,7 @@ def demote_recent_elders(ctx: RecipeContext) -> None:
     if other is not None:
         ctx.infeasible(
             "forbidden",
+            policy="clan_roles",
             swap={boss["nickname"]: other},
             because=f"{other} is an elder of {boss['clan']}; only the leader demotes elders",
         )

@@ -317,6 +317,7 @@ def gift_skin_to_closest_friend(ctx: RecipeContext) -> None:
         other = ctx.choice(limited)
         ctx.infeasible(
             "forbidden",
+            policy="purchases",
             swap={skin["skin"]: other["skin"], skin["hero"]: other["hero"]},
             because=f"{other['skin']} ({other['hero']}) is a limited-edition skin, never sold in the shop",
         )

@@ -10,10 +10,11 @@ shows. The frozen clock is the build's `now` (2026-06-30 23:59:59 for the pack's
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping, Sequence
+import functools
+from collections.abc import Callable, Sequence
 from typing import Any
 
-from stateforge.tasks import RecipeContext, Skip
+from stateforge.tasks import RecipeContext, Skip, picks
 
 SPEAKER = (
     "I'm {name}.",
@@ -86,8 +87,7 @@ FRIENDS_OF = """
 def introduce(ctx: RecipeContext, nickname: str) -> str:
     """Open the instruction as the player speaking, and record that the nickname names one player; returns
     the opening sentence."""
-    ctx.unique(f"player {nickname}", "players", nickname=nickname)
-    return ctx.speaker(nickname, variants=SPEAKER)
+    return picks.introduce(ctx, "player", "players", {"nickname": nickname}, nickname, variants=SPEAKER)
 
 
 def named(ctx: RecipeContext, table: str, name: str, what: str) -> None:
@@ -105,31 +105,8 @@ def friends(ctx: RecipeContext, player_id: int, extra: str = "", order: str = "n
     )
 
 
-def sized(
-    ctx: RecipeContext,
-    sql: str,
-    params: Sequence[Any] | Mapping[str, Any] | None = None,
-    *,
-    what: str,
-    bands: Sequence[tuple[int, int]] = BANDS,
-    weights: Sequence[float] = BAND_WEIGHTS,
-) -> dict[str, Any]:
-    """A row of `sql` (with a column `n`: how many rows the change would touch) whose `n` lies in a band
-    drawn with the rng; the other bands in turn when that one has no row; `Skip("no <what>")` if none has."""
-    pool, odds = list(bands), list(weights)
-    while pool:
-        i = ctx.rng.choices(range(len(pool)), weights=odds)[0]
-        low, high = pool.pop(i)
-        odds.pop(i)
-        try:
-            return ctx.pick(
-                f"SELECT * FROM ({sql}) AS sized WHERE n BETWEEN {int(low)} AND {int(high)}",
-                params,
-                what=what,
-            )
-        except Skip:
-            continue
-    raise Skip(f"no {what}")
+sized = functools.partial(picks.sized, bands=BANDS, weights=BAND_WEIGHTS)
+"""`stateforge.tasks.picks.sized` with the game bands."""
 
 
 def day_of(value: dt.datetime | dt.date | None) -> dt.date | None:
@@ -182,16 +159,5 @@ def in_list(values: Sequence[Any]) -> str:
     return "(" + ", ".join(str(v) for v in ids) + ")"
 
 
-def pages(ctx: RecipeContext, tool: str, arguments: Mapping[str, Any], *, step: str) -> list[dict[str, Any]]:
-    """Every row of a paged read tool, read page by page (50 a page) as a solver must; the reads are
-    recorded as reference calls."""
-    rows: list[dict[str, Any]] = []
-    offset = 0
-    while True:
-        page = ctx.read(
-            tool, {**arguments, "limit": 50, "offset": offset}, step=step if offset == 0 else None
-        )
-        rows.extend(page["rows"])
-        offset += 50
-        if offset >= page["total"]:
-            return rows
+pages = picks.read_pages
+"""`stateforge.tasks.picks.read_pages`: every row of a paged read tool, as reference reads."""

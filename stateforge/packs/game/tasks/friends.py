@@ -309,6 +309,7 @@ def closest_friend_relation(ctx: RecipeContext) -> None:
     if partner is not None and partner["friend_id"] != top["friend_id"]:
         ctx.infeasible(
             "forbidden",
+            policy="friend_requests",
             swap={word: "partner", relation: "partner"},
             because=f"{row['nickname']} already has a partner ({partner['nickname']}); a player has at most "
             "one partner",

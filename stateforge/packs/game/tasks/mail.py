@@ -342,6 +342,7 @@ def mail_clan_leader(ctx: RecipeContext) -> None:
         who = ctx.choice(other)["nickname"]
         ctx.infeasible(
             "forbidden",
+            policy="mail",
             swap={row["nickname"]: who},
             because=f"{who} is banned at the moment, and banned players cannot send mail",
         )
@@ -403,6 +404,7 @@ def claim_season_rewards(ctx: RecipeContext) -> None:
         other = running["name"] if shown == row["season"] else running["name"].split(" ", 1)[0]
         ctx.infeasible(
             "forbidden",
+            policy="season_rewards",
             swap={shown: other},
             because=f"{running['name']} has not ended yet; season rewards are claimed after the season ends",
         )

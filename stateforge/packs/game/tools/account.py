@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import (
     MAIL_LIFETIME,
@@ -331,7 +332,7 @@ def buy_heroes(
         currency: Pay the gold prices or the diamond prices.
     """
     buyer = find_player(env, player)
-    refuse_banned(env, buyer, "buy heroes")
+    refuse_banned(env, buyer, "buy heroes", policy="purchases")
     wanted = {h["hero_id"]: h for h in (find_hero(env, name) for name in heroes)}
     owned = env.query(
         "SELECT h.name FROM player_heroes AS ph JOIN heroes AS h ON h.hero_id = ph.hero_id "
@@ -374,9 +375,10 @@ def _sellable(env: Env, owner: dict[str, Any], skins: list[dict[str, Any]]) -> N
     """Refuse limited skins, skins already owned and skins of heroes the owner does not have."""
     limited = [s for s in skins if s["is_limited"]]
     if limited:
-        raise ToolError(
+        raise refuse(
+            "purchases",
             f"{names(limited, 'name')} {'is a' if len(limited) == 1 else 'are'} limited-edition "
-            "skin(s), never sold in the shop."
+            "skin(s), never sold in the shop.",
         )
     ids = [s["skin_id"] for s in skins]
     owned = env.query(
@@ -385,7 +387,9 @@ def _sellable(env: Env, owner: dict[str, Any], skins: list[dict[str, Any]]) -> N
         [owner["player_id"], ids],
     )
     if owned:
-        raise ToolError(f"{owner['nickname']} already owns {names(owned, 'name')}; a skin is owned once.")
+        raise refuse(
+            "purchases", f"{owner['nickname']} already owns {names(owned, 'name')}; a skin is owned once."
+        )
     heroes = {
         r["hero_id"]
         for r in env.query("SELECT hero_id FROM player_heroes WHERE player_id = ?", [owner["player_id"]])
@@ -417,7 +421,7 @@ def buy_skins(
         skins: The skins to buy.
     """
     buyer = find_player(env, player)
-    refuse_banned(env, buyer, "buy skins")
+    refuse_banned(env, buyer, "buy skins", policy="purchases")
     chosen = list({s["skin_id"]: s for s in (find_skin(env, c.skin, c.hero) for c in skins)}.values())
     _sellable(env, buyer, chosen)
     total = sum(s["price_diamonds"] for s in chosen)
@@ -470,7 +474,7 @@ def gift_skin(
     receiver = find_player(env, friend, what="friend")
     if giver["player_id"] == receiver["player_id"]:
         raise ToolError("a gift goes to a friend; to get a skin yourself, use buy_skins.")
-    refuse_banned(env, giver, "send gifts")
+    refuse_banned(env, giver, "send gifts", policy="purchases")
     if not are_friends(env, giver["player_id"], receiver["player_id"]):
         raise ToolError(
             f"{receiver['nickname']} is not {giver['nickname']}'s friend; gifts go to friends only."

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import (
     Descending,
@@ -56,9 +57,10 @@ def _items(env: Env, wanted: list[str]) -> list[dict[str, Any]]:
         seen.add(item["item_id"])
     inactive = [i for i in items if not i["is_active"]]
     if inactive:
-        raise ToolError(
+        raise refuse(
+            "builds",
             f"{names(inactive, 'name')} {'is' if len(inactive) == 1 else 'are'} no longer sold in the "
-            "shop and cannot go into a build; pick another item (search_items)."
+            "shop and cannot go into a build; pick another item (search_items).",
         )
     return items
 
@@ -72,14 +74,16 @@ def _own_build(env: Env, author: dict[str, Any], build_id: int) -> dict[str, Any
     if build is None or (build["player_id"] != author["player_id"] and not build["is_public"]):
         raise ToolError(f"no build {build_id} that {author['nickname']} can see; search_builds lists them.")
     if build["player_id"] is None:
-        raise ToolError(
+        raise refuse(
+            "builds",
             f"build {build_id} is an official build and cannot be changed; copy it (copy_build) "
-            "and edit the copy."
+            "and edit the copy.",
         )
     if build["player_id"] != author["player_id"]:
-        raise ToolError(
+        raise refuse(
+            "builds",
             f"build {build_id} belongs to another player; only its author changes it. Copy it "
-            "(copy_build) to make your own."
+            "(copy_build) to make your own.",
         )
     return build
 

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import (
     Descending,
@@ -76,9 +77,10 @@ def my_clan(
         raise ToolError(f"{player['nickname']} is not in a clan.")
     if member["role"] not in roles:
         allowed = " or ".join(f"the {r}" for r in roles if r != "member")
-        raise ToolError(
+        raise refuse(
+            "clan_roles",
             f"only {allowed} of {member['clan']} can {action}; {player['nickname']} is "
-            f"{'an' if member['role'] == 'elder' else 'a'} {member['role']}."
+            f"{'an' if member['role'] == 'elder' else 'a'} {member['role']}.",
         )
     return member
 
@@ -281,11 +283,12 @@ def create_clan(
         is_recruiting: Whether players may join.
     """
     me = find_player(env, player)
-    refuse_banned(env, me, "create a clan")
+    refuse_banned(env, me, "create a clan", policy="clan_membership")
     current = membership(env, me["player_id"])
     if current is not None:
-        raise ToolError(
-            f"{me['nickname']} is already in {current['clan']} [{current['tag']}]; leave it first."
+        raise refuse(
+            "clan_membership",
+            f"{me['nickname']} is already in {current['clan']} [{current['tag']}]; leave it first.",
         )
     _refuse_taken(env, name, tag)
     clan = env.insert(
@@ -322,17 +325,22 @@ def join_clan(env: Env, player: Player, clan: str) -> dict:
         clan: The clan's name or tag.
     """
     me = find_player(env, player)
-    refuse_banned(env, me, "join a clan")
+    refuse_banned(env, me, "join a clan", policy="clan_membership")
     found = find_clan(env, clan)
     current = membership(env, me["player_id"])
     if current is not None:
         where = "already in this clan" if current["clan_id"] == found["clan_id"] else f"in {current['clan']}"
-        raise ToolError(f"{me['nickname']} is {where}; a player belongs to one clan (leave_clan first).")
+        raise refuse(
+            "clan_membership",
+            f"{me['nickname']} is {where}; a player belongs to one clan (leave_clan first).",
+        )
     if not found["is_recruiting"]:
-        raise ToolError(f"{found['name']} is not recruiting; it takes no new members.")
+        raise refuse("clan_membership", f"{found['name']} is not recruiting; it takes no new members.")
     members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [found["clan_id"]])
     if members >= found["max_members"]:
-        raise ToolError(f"{found['name']} is full ({members} of {found['max_members']} members).")
+        raise refuse(
+            "clan_membership", f"{found['name']} is full ({members} of {found['max_members']} members)."
+        )
     env.insert(
         "clan_members",
         {
@@ -367,10 +375,11 @@ def leave_clan(env: Env, player: Player) -> dict:
         [member["clan_id"], me["player_id"]],
     )
     if member["role"] == "leader" and others:
-        raise ToolError(
+        raise refuse(
+            "clan_roles",
             f"{me['nickname']} leads {member['clan']}, which has {others} other member"
             f"{'s' if others != 1 else ''}; hand over leadership first (transfer_clan_leadership), "
-            "or disband the clan (disband_clan)."
+            "or disband the clan (disband_clan).",
         )
     if member["role"] == "leader":
         env.delete("clans", member["clan_id"])
@@ -410,7 +419,7 @@ def kick_clan_members(
     mine = my_clan(env, me, roles=("leader", "elder"), action="remove members")
     may = ("elder", "member") if mine["role"] == "leader" else ("member",)
     if include_elders and mine["role"] != "leader":
-        raise ToolError("only the leader removes elders.")
+        raise refuse("clan_roles", "only the leader removes elders.")
     where = Where().add("m.clan_id = ?", mine["clan_id"]).add("m.player_id <> ?", me["player_id"])
     if members is not None:
         named = _members_of(env, mine["clan_id"], find_players(env, members, what="member"), mine["clan"])
@@ -418,9 +427,10 @@ def kick_clan_members(
         if any(r["player_id"] == me["player_id"] for r in named.values()):
             raise ToolError("to leave the clan yourself, use leave_clan.")
         if above:
-            raise ToolError(
+            raise refuse(
+                "clan_roles",
                 f"{me['nickname']} ({mine['role']}) cannot remove {names(above, 'nickname')} "
-                f"({above[0]['role']})."
+                f"({above[0]['role']}).",
             )
         where.add("list_contains(?, m.player_id)", list(named))
     else:
@@ -460,8 +470,9 @@ def set_clan_role(
     mine = my_clan(env, me, roles=("leader",), action="change roles")
     named = _members_of(env, mine["clan_id"], find_players(env, members, what="member"), mine["clan"])
     if me["player_id"] in named:
-        raise ToolError(
-            "the leader's own role changes only by handing over leadership (transfer_clan_leadership)."
+        raise refuse(
+            "clan_roles",
+            "the leader's own role changes only by handing over leadership (transfer_clan_leadership).",
         )
     changing = [pid for pid, r in named.items() if r["role"] != role]
     if changing:
@@ -526,14 +537,18 @@ def update_clan(
     me = find_player(env, player)
     mine = my_clan(env, me, roles=("leader", "elder"), action="edit the clan")
     if mine["role"] != "leader" and (name, tag, max_members) != (None, None, None):
-        raise ToolError(
-            "only the leader renames, retags or resizes the clan; elders edit the description and recruiting."
+        raise refuse(
+            "clan_roles",
+            "only the leader renames, retags or resizes the clan; elders edit the description and "
+            "recruiting.",
         )
     _refuse_taken(env, name, tag, mine["clan_id"])
     if max_members is not None:
         members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [mine["clan_id"]])
         if max_members < members:
-            raise ToolError(f"{mine['clan']} has {members} members; max_members cannot be lower.")
+            raise refuse(
+                "clan_membership", f"{mine['clan']} has {members} members; max_members cannot be lower."
+            )
     changes: dict[str, Any] = {
         k: v
         for k, v in (

@@ -15,6 +15,8 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError
+from stateforge.tools.policies import refuse
+from stateforge.tools.wording import names, order_by, require_one_of
 
 TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
 Tier = Literal[
@@ -86,20 +88,7 @@ class Where:
 
 def order(sort_by: str, columns: dict[str, str], descending: bool, key: str) -> str:
     """An ORDER BY over whitelisted output columns that ends with a key, so pages never overlap."""
-    direction = "DESC" if descending else "ASC"
-    return f"{columns[sort_by]} {direction} NULLS LAST, {key}"
-
-
-def names(rows: Iterable[dict[str, Any]], column: str) -> str:
-    """A readable list of the values of `column` ("a, b and c"), at most `SHOWN` then "and N more"."""
-    values = [str(r[column]) for r in rows]
-    shown = values[:SHOWN]
-    more = len(values) - len(shown)
-    if more:
-        return ", ".join(shown) + f" and {more} more"
-    if len(shown) > 1:
-        return ", ".join(shown[:-1]) + " and " + shown[-1]
-    return shown[0] if shown else ""
+    return order_by(columns[sort_by], descending, key)
 
 
 def hide(page: dict[str, Any], *columns: str) -> dict[str, Any]:
@@ -171,13 +160,14 @@ def is_banned(env: Env, player: dict[str, Any]) -> bool:
     return player["banned_until"] is not None and player["banned_until"] > env.now
 
 
-def refuse_banned(env: Env, player: dict[str, Any], action: str) -> None:
-    """`ToolError` when the player is banned: banned players cannot act socially or trade."""
+def refuse_banned(env: Env, player: dict[str, Any], action: str, *, policy: str) -> None:
+    """A refusal by `policy` when the player is banned: banned players cannot act socially or trade."""
     if is_banned(env, player):
-        raise ToolError(
+        raise refuse(
+            policy,
             f"{player['nickname']} is banned until {player['banned_until']:%Y-%m-%d %H:%M} and cannot "
             f"{action} "
-            "until then."
+            "until then.",
         )
 
 
@@ -310,8 +300,4 @@ def membership(env: Env, player_id: int) -> dict[str, Any] | None:
     )
 
 
-def require_choice(**selectors: Any) -> None:
-    """`ToolError` unless at least one selector of a bulk operation is given (no accidental "everything")."""
-    if all(v is None or v == [] for v in selectors.values()):
-        listed = ", ".join(selectors)
-        raise ToolError(f"say which ones: give at least one of {listed}.")
+require_choice = require_one_of

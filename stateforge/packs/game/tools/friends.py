@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import (
     Descending,
@@ -163,7 +164,7 @@ def send_friend_requests(
         message: A short note shown with the request (up to 100 characters).
     """
     me = find_player(env, player)
-    refuse_banned(env, me, "send friend requests")
+    refuse_banned(env, me, "send friend requests", policy="friend_requests")
     targets = find_players(env, to)
     problems = []
     for target in targets:
@@ -392,9 +393,10 @@ def set_friend_relation(env: Env, player: Player, friend: str, relation: Relatio
                 [who["player_id"]] * 3,
             )
             if partner is not None:
-                raise ToolError(
+                raise refuse(
+                    "friend_requests",
                     f"{who['nickname']} already has a partner ({partner['nickname']}); a player has at "
-                    "most one partner."
+                    "most one partner.",
                 )
     env.update("friendships", key, {"relation": relation})
     return {"friend": other["nickname"], "relation": relation, "was": current["relation"]}

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import (
     MAIL_LIFETIME,
@@ -298,14 +299,15 @@ def send_mail(
     other = find_player(env, to, what="recipient")
     if other["player_id"] == me["player_id"]:
         raise ToolError("you cannot send mail to yourself.")
-    refuse_banned(env, me, "send mail")
+    refuse_banned(env, me, "send mail", policy="mail")
     mine, theirs = membership(env, me["player_id"]), membership(env, other["player_id"])
     clanmates = mine is not None and theirs is not None and mine["clan_id"] == theirs["clan_id"]
     friends = are_friends(env, me["player_id"], other["player_id"])
     if not (friends or clanmates):
-        raise ToolError(
+        raise refuse(
+            "mail",
             f"{other['nickname']} is neither {me['nickname']}'s friend nor in their clan; players mail "
-            "only friends and clanmates."
+            "only friends and clanmates.",
         )
     mail = env.insert(
         "mail",
@@ -344,8 +346,9 @@ def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
     me = find_player(env, player)
     found = find_season(env, season)
     if found["ends_on"] >= env.today:
-        raise ToolError(
-            f"{found['name']} runs until {found['ends_on']}; its rewards are claimed after it ends."
+        raise refuse(
+            "season_rewards",
+            f"{found['name']} runs until {found['ends_on']}; its rewards are claimed after it ends.",
         )
     subject = SEASON_SUBJECT.format(found["name"])
     if env.one(
@@ -353,8 +356,9 @@ def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
         "LIMIT 1",
         [me["player_id"], subject],
     ):
-        raise ToolError(
-            f"{me['nickname']} already claimed the rewards of {found['name']}; they are claimed once."
+        raise refuse(
+            "season_rewards",
+            f"{me['nickname']} already claimed the rewards of {found['name']}; they are claimed once.",
         )
     best = env.scalar(
         f"SELECT max({TIER_RANK.format('tier')}) FROM rank_history WHERE player_id = ? "

@@ -151,6 +151,7 @@ def cancel_meetings_in_range(ctx: RecipeContext) -> None:
     if held:
         ctx.infeasible(
             "forbidden",
+            policy="only_upcoming_meetings_change",
             swap=past,
             because="those meetings have already taken place; only upcoming meetings can be cancelled",
         )
@@ -411,6 +412,7 @@ def change_meeting_settings(ctx: RecipeContext) -> None:
     )
     ctx.infeasible(
         "forbidden",
+        policy="organizer_manages_meeting",
         instruction=f"{opening} {theirs}",
         calls=[
             Call("update_meeting", {"meeting": other["meeting_id"], "organizer": row["email"], **changes})

@@ -10,10 +10,13 @@ else's; a room by its name and building; a series, a recording or a note by the 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Mapping
 from typing import Any
 
-from stateforge.tasks import RecipeContext, Skip
+from stateforge.tasks import RecipeContext, Skip, picks
+
+from ..tools.checks import headcount  # noqa: F401 - recipes count seats as the tools do
 
 ACTIVE = "e.is_active"
 """Only people who have not left act in the app (policy active_employees_only)."""
@@ -69,8 +72,7 @@ def article(noun: str) -> str:
 def introduce(ctx: RecipeContext, person: Mapping[str, Any]) -> None:
     """Open the instruction as `person` speaking ("I'm Ana Lopez (ana.lopez@example.com).") and record that
     their email names one employee."""
-    ctx.unique(f"employee {person['email']}", "employees", email=person["email"])
-    ctx.speaker(person["name"], person["email"])
+    picks.introduce(ctx, "employee", "employees", {"email": person["email"]}, person["name"], person["email"])
 
 
 def colleague(ctx: RecipeContext, employee_id: int, *, record: bool = True) -> dict[str, Any]:
@@ -121,16 +123,6 @@ def unknown_name(ctx: RecipeContext, like: str) -> str:
     raise Skip("no unused name")
 
 
-def refer_absent_person(ctx: RecipeContext, name: str) -> tuple[str, str, list[Any], int]:
-    """The proof that nobody is called `name` (a reference expecting 0 rows), for `ctx.infeasible(proof=)`."""
-    return (
-        f"colleague {name}",
-        f"SELECT count(*) FROM employees WHERE {FULL_NAME} = lower(?)",
-        [name],
-        0,
-    )
-
-
 # --- meetings -----------------------------------------------------------------------------------------
 
 
@@ -149,6 +141,9 @@ def refer_meeting(ctx: RecipeContext, meeting: Mapping[str, Any], organizer: Map
     )
 
 
+_UNIQUE_MEETING = picks.unique_within("m", "meetings", ["organizer_id"], ["title", "start_at"], case=True)
+
+
 def unique_meeting_sql(where: str = "TRUE") -> str:
     """Meetings (alias `m`) with their organizer's name and email (`e`), that no other meeting of the same
     organizer shares title and start with; `where` narrows them."""
@@ -156,9 +151,7 @@ def unique_meeting_sql(where: str = "TRUE") -> str:
         SELECT m.meeting_id, m.title, m.start_at, m.end_at, m.status, m.series_id, m.is_online,
                {PERSON}
         FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id
-        WHERE {where}
-          AND (SELECT count(*) FROM meetings AS o WHERE o.organizer_id = m.organizer_id
-               AND o.title = m.title AND o.start_at = m.start_at) = 1
+        WHERE {where} AND {_UNIQUE_MEETING}
     """
 
 
@@ -196,42 +189,11 @@ def room_free(
     return bool(row) and row["taken"] == 0 and row["open"] == 1 and start.date() == end.date()
 
 
-def headcount(ctx: RecipeContext, meeting_id: int, organizer_id: int) -> int:
-    """People a room must seat: the organizer and every invitee who has not declined (as the tools count)."""
-    invited = ctx.scalar(
-        "SELECT count(*) FROM meeting_attendees WHERE meeting_id = ? AND response <> 'declined' AND "
-        "employee_id <> ?",
-        [meeting_id, organizer_id],
-    )
-    return 1 + int(invited or 0)
-
-
 # --- sizes --------------------------------------------------------------------------------------------
 
 
-def sized(
-    ctx: RecipeContext,
-    sql: str,
-    params: Sequence[Any] | None = None,
-    *,
-    what: str,
-    bands: Sequence[tuple[int, int]] = BANDS,
-    weights: Sequence[float] = BAND_WEIGHTS,
-) -> dict[str, Any]:
-    """A row of `sql` (with a column `n`: the rows the change touches) whose `n` is in a band drawn with the
-    rng, trying the other bands when the drawn one has no row; `Skip("no <what>")` when none has."""
-    pool, odds = list(bands), list(weights)
-    while pool:
-        i = ctx.rng.choices(range(len(pool)), weights=odds)[0]
-        low, high = pool.pop(i)
-        odds.pop(i)
-        try:
-            return ctx.pick(
-                f"SELECT * FROM ({sql}) AS sized WHERE n BETWEEN {low} AND {high}", params, what=what
-            )
-        except Skip:
-            continue
-    raise Skip(f"no {what}")
+sized = functools.partial(picks.sized, bands=BANDS, weights=BAND_WEIGHTS)
+"""`stateforge.tasks.picks.sized` with the meeting bands."""
 
 
 def scaled_difficulty(ctx: RecipeContext, rows: int, *, medium: int = 10, hard: int = 50) -> None:

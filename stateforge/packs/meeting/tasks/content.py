@@ -90,6 +90,7 @@ def delete_recordings_before(ctx: RecipeContext) -> None:
         )
         ctx.infeasible(
             "forbidden",
+            policy="recording_retention",
             swap=swap,
             because=f"some of those recordings are younger than {RETENTION_DAYS} days and must be kept",
         )
@@ -345,6 +346,7 @@ def note_on_meeting(ctx: RecipeContext) -> None:
     )
     ctx.infeasible(
         "forbidden",
+        policy="notes_privacy",
         instruction=f"{opening} {text}",
         calls=[
             Call(

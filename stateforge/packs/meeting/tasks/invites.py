@@ -255,6 +255,7 @@ def remove_declined(ctx: RecipeContext) -> None:
     text = render(template, {"title": old["title"], "when": old["start_at"]}, ctx.style)
     ctx.infeasible(
         "forbidden",
+        policy="only_upcoming_meetings_change",
         instruction=f"{opening} {text}",
         calls=[Call("remove_attendees", {**arguments, "meeting": old["meeting_id"]})],
         because="that meeting has already taken place; only upcoming meetings can change",
@@ -364,6 +365,7 @@ def answer_invitations(ctx: RecipeContext) -> None:
         back = dt.timedelta(weeks=weeks)
         ctx.infeasible(
             "forbidden",
+            policy="only_upcoming_meetings_change",
             swap={values["first"]: values["first"] - back, values["last"]: values["last"] - back},
             because="those meetings are over; only invitations to upcoming meetings can be answered",
         )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from stateforge.tasks import Call, RecipeContext, recipe
+from stateforge.tasks import Call, RecipeContext, picks, recipe
 from stateforge.tasks.wording import render
 
 from .common import (
@@ -119,6 +119,7 @@ def out_of_office_with_manager(ctx: RecipeContext) -> None:
         )
         ctx.infeasible(
             "forbidden",
+            policy="active_employees_only",
             instruction=f"{opening} {text}",
             calls=[Call("set_out_of_office", {**arguments, "delegate": former["arg"]})],
             because=f"{former['name']} has left the company and cannot be a delegate",
@@ -283,9 +284,6 @@ def move_team_building(ctx: RecipeContext) -> None:
         "FROM ? ORDER BY employee_id",
         [row["org_unit_id"], row["building_id"]],
     )
-    total = ctx.scalar(
-        "SELECT count(*) FROM employees WHERE org_unit_id = ? AND is_active", [row["org_unit_id"]]
-    )
     speaker = ctx.sql(
         f"SELECT {PERSON} FROM org_units AS u JOIN employees AS e ON e.employee_id = u.head_employee_id "
         f"WHERE u.org_unit_id = ? AND {ACTIVE}",
@@ -313,12 +311,7 @@ def move_team_building(ctx: RecipeContext) -> None:
         unit=row["unit"],
         building=row["building"],
     )
-    for offset in range(0, int(total), 50):
-        ctx.read(
-            "search_people",
-            {"org_unit": row["unit"], "limit": 50, "offset": offset},
-            step="List the unit's members",
-        )
+    picks.read_pages(ctx, "search_people", {"org_unit": row["unit"]}, step="List the unit's members")
     for person in movers:
         ctx.call("update_profile", {"person": person["email"], "home_building": row["building"]})
     ctx.goal(

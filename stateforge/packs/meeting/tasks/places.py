@@ -413,4 +413,5 @@ def book_desk_for_days(ctx: RecipeContext) -> None:
         instruction=f"{opening} {text}",
         calls=[Call("book_desk", {"person": me["email"], "date": day.isoformat(), "desk": desk["code"]})],
         because=because,
+        policy="desk_booking",
     )

@@ -105,6 +105,7 @@ def end_series(ctx: RecipeContext) -> None:
     if other:
         ctx.infeasible(
             "forbidden",
+            policy="organizer_manages_meeting",
             swap={row["name"]: other[0]["name"], row["email"]: other[0]["email"]},
             because=f"only the series' organizer, {row['name']}, can end it",
         )

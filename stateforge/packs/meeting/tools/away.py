@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import Limit, Offset, find_person, find_unit, span, who
 
@@ -25,7 +26,10 @@ def _check_period(
     if end <= start:
         raise ToolError(f"the period must end after it starts ({span(start, end)}).")
     if (end - start).days > MAX_DAYS:
-        raise ToolError(f"an out-of-office period lasts at most {MAX_DAYS} days; split longer leave.")
+        raise refuse(
+            "out_of_office_periods",
+            f"an out-of-office period lasts at most {MAX_DAYS} days; split longer leave.",
+        )
     clash = env.query(
         "SELECT ooo_id, starts_at, ends_at, reason FROM out_of_office WHERE employee_id = ? AND "
         "starts_at < ? "
@@ -131,7 +135,10 @@ def set_out_of_office(
     """
     p = find_person(env, person)
     if starts_at < env.now:
-        raise ToolError(f"an out-of-office period starts now or later (now is {env.now:%Y-%m-%d %H:%M}).")
+        raise refuse(
+            "out_of_office_periods",
+            f"an out-of-office period starts now or later (now is {env.now:%Y-%m-%d %H:%M}).",
+        )
     _check_period(env, p, starts_at, ends_at)
     row = env.insert(
         "out_of_office",

@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import MeetingRef, find_person, own_meeting, span, who
 
@@ -93,8 +94,9 @@ def cancel_meetings(
         params,
     )
     if not found:
-        raise ToolError(
-            f"{who(org)} organises no upcoming meeting matching that between {from_date} and {last}."
+        raise refuse(
+            "only_upcoming_meetings_change",
+            f"{who(org)} organises no upcoming meeting matching that between {from_date} and {last}.",
         )
     ids = [f["meeting_id"] for f in found]
     env.update_where("meetings", "meeting_id IN (SELECT unnest(?))", [ids], {"status": "cancelled"})
@@ -148,9 +150,10 @@ def delete_cancelled_meetings(
         raise ToolError(f"no meeting {', '.join(map(str, missing))}.")
     foreign = [c["meeting_id"] for c in chosen if c["organizer_id"] != org["employee_id"]]
     if foreign:
-        raise ToolError(
+        raise refuse(
+            "organizer_manages_meeting",
             f"{who(org)} does not organise meeting(s) {', '.join(map(str, foreign))}; only the "
-            "organizer deletes a meeting."
+            "organizer deletes a meeting.",
         )
     live = [c["meeting_id"] for c in chosen if c["status"] != "cancelled"]
     if live:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Sequence
+from typing import Any
 
 from stateforge.tools import Env, ToolError
 
@@ -139,8 +140,9 @@ def availability_warnings(
 # --- rooms ----------------------------------------------------------------------------------------------
 
 
-def headcount(env: Env, meeting_id: int, organizer_id: int) -> int:
-    """People a room must seat: the organizer and every invitee who has not declined."""
+def headcount(env: Env | Any, meeting_id: int, organizer_id: int) -> int:
+    """People a room must seat: the organizer and every invitee who has not declined. `env`: anything with
+    `scalar(sql, params)` (a tool's `Env`, a recipe's context), so tools and recipes count alike."""
     invited = env.scalar(
         "SELECT count(*) FROM meeting_attendees WHERE meeting_id = ? AND response <> 'declined' "
         "AND employee_id <> ?",

@@ -17,6 +17,7 @@ from typing import Annotated, Any
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError
+from stateforge.tools.policies import refuse
 
 PERSON = "an email address, an employee number (E and seven digits) or a full name"
 """How a person is named in arguments (a lone first or last name works too when only one person has it)."""
@@ -82,7 +83,7 @@ def find_people(env: Env, refs: Sequence[str], *, role: str = "person", active: 
             if low in (row["email"].lower(), row["employee_no"].lower(), row["name"].lower())
             or (single and low in (row["first_name"].lower(), row["last_name"].lower()))
         ]
-    problems, people = [], []
+    problems, people, left = [], [], 0
     for ref in wanted:
         matches = found[ref]
         if active and len(matches) > 1 and any(m["is_active"] for m in matches):
@@ -97,10 +98,13 @@ def find_people(env: Env, refs: Sequence[str], *, role: str = "person", active: 
             )
         elif active and not matches[0]["is_active"]:
             problems.append(f"{who(matches[0])} left the company on {matches[0]['left_on']}")
+            left += 1
         else:
             people.append(matches[0])
+    if problems and left == len(problems):  # everyone named exists, and someone has left
+        raise refuse("active_employees_only", f"{role}: " + "; ".join(problems) + ".", argument=role)
     if problems:
-        raise ToolError(f"{role}: " + "; ".join(problems) + ".")
+        raise ToolError(f"{role}: " + "; ".join(problems) + ".", argument=role)
     return list({p["employee_id"]: p for p in people}.values())
 
 
@@ -250,9 +254,10 @@ def own_meeting(env: Env, ref: MeetingRef, organizer: str, *, action: str = "cha
     meeting = find_meeting(env, ref)
     person = find_person(env, organizer, role="organizer")
     if person["employee_id"] != meeting["organizer_id"]:
-        raise ToolError(
+        raise refuse(
+            "organizer_manages_meeting",
             f"only the organizer of {title_of(meeting)}, {meeting['organizer_name']} "
-            f"({meeting['organizer_email']}), can {action} it; {who(person)} is not its organizer."
+            f"({meeting['organizer_email']}), can {action} it; {who(person)} is not its organizer.",
         )
     require_upcoming(env, meeting, action)
     return meeting, person
@@ -262,12 +267,16 @@ def require_upcoming(env: Env, meeting: dict, action: str) -> None:
     """`ToolError` unless the meeting is scheduled and has not started yet (policy
     only_upcoming_meetings_change)."""
     if meeting["status"] == "cancelled":
-        raise ToolError(f"{title_of(meeting)} was cancelled; it cannot {_passive(action)} any more.")
+        raise refuse(
+            "only_upcoming_meetings_change",
+            f"{title_of(meeting)} was cancelled; it cannot {_passive(action)} any more.",
+        )
     if meeting["status"] != "scheduled" or meeting["start_at"] <= env.now:
         state = "is in progress" if meeting["end_at"] > env.now else "has already taken place"
-        raise ToolError(
+        raise refuse(
+            "only_upcoming_meetings_change",
             f"{title_of(meeting)} {state} (now is {env.now:%Y-%m-%d %H:%M}); only upcoming meetings "
-            f"can {_passive(action)}."
+            f"can {_passive(action)}.",
         )
 
 

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import (
     RETENTION_DAYS,
@@ -115,9 +116,10 @@ def _managed(env: Env, person: dict, ids: list[int]) -> list[dict]:
         r["recording_id"] for r in rows if person["employee_id"] not in (r["organizer_id"], r["starter_id"])
     ]
     if foreign:
-        raise ToolError(
+        raise refuse(
+            "recording_retention",
             f"{who(person)} neither organised the meeting of nor started recording(s) "
-            f"{', '.join(map(str, foreign))}; only they may manage them."
+            f"{', '.join(map(str, foreign))}; only they may manage them.",
         )
     return rows
 
@@ -167,9 +169,10 @@ def delete_recordings(
     rows = _managed(env, p, sorted(set(ids)))
     young = [r["recording_id"] for r in rows if r["created_at"] > env.now - dt.timedelta(days=RETENTION_DAYS)]
     if young:
-        raise ToolError(
+        raise refuse(
+            "recording_retention",
             f"recording(s) {', '.join(map(str, young))} are less than {RETENTION_DAYS} days old and "
-            "must be kept; leave them out."
+            "must be kept; leave them out.",
         )
     deleted = env.delete_where(
         "recordings", "recording_id IN (SELECT unnest(?))", [[r["recording_id"] for r in rows]]
@@ -273,10 +276,11 @@ def add_meeting_note(
     m = find_meeting(env, meeting)
     p = find_person(env, author, role="author")
     if m["status"] == "cancelled":
-        raise ToolError(f"{title_of(m)} was cancelled; notes go on meetings that take place.")
+        raise refuse("notes_privacy", f"{title_of(m)} was cancelled; notes go on meetings that take place.")
     if p["employee_id"] not in _participants(env, m):
-        raise ToolError(
-            f"{who(p)} is neither the organizer nor invited to {title_of(m)}; only they write notes."
+        raise refuse(
+            "notes_privacy",
+            f"{who(p)} is neither the organizer nor invited to {title_of(m)}; only they write notes.",
         )
     note = env.insert(
         "meeting_notes",
@@ -299,7 +303,10 @@ def _own_note(env: Env, note_id: int, author: str) -> tuple[dict, dict]:
     if note is None:
         raise ToolError(f"no note {note_id}; list_meeting_notes shows a meeting's notes.")
     if note["author_id"] != p["employee_id"]:
-        raise ToolError(f"note {note_id} was written by someone else; only its author changes or deletes it.")
+        raise refuse(
+            "notes_privacy",
+            f"note {note_id} was written by someone else; only its author changes or deletes it.",
+        )
     return note, p
 
 

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Literal
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import (
     DESK_DAYS_AHEAD,
@@ -38,8 +39,9 @@ def _open_on(env: Env, building: dict, day: dt.date) -> None:
         [building["building_id"], day.isoweekday()],
     )
     if not hours:
-        raise ToolError(
-            f"{building['name']} is closed on {WEEKDAYS[day.weekday()]}s ({day}); pick another day."
+        raise refuse(
+            "desk_booking",
+            f"{building['name']} is closed on {WEEKDAYS[day.weekday()]}s ({day}); pick another day.",
         )
 
 
@@ -165,9 +167,10 @@ def book_desk(
     """
     p = find_person(env, person)
     if not env.today <= date <= env.today + dt.timedelta(days=DESK_DAYS_AHEAD):
-        raise ToolError(
+        raise refuse(
+            "desk_booking",
             f"desks are booked from today ({env.today}) up to {DESK_DAYS_AHEAD} days ahead "
-            f"({env.today + dt.timedelta(days=DESK_DAYS_AHEAD)}); {date} is outside."
+            f"({env.today + dt.timedelta(days=DESK_DAYS_AHEAD)}); {date} is outside.",
         )
     mine = env.one(
         f"SELECT d.code FROM desk_bookings AS k JOIN desks AS d ON d.desk_id = k.desk_id "
@@ -175,13 +178,17 @@ def book_desk(
         [p["employee_id"], date],
     )
     if mine:
-        raise ToolError(f"{who(p)} already has desk {mine['code']} on {date}; cancel that booking first.")
+        raise refuse(
+            "desk_booking", f"{who(p)} already has desk {mine['code']} on {date}; cancel that booking first."
+        )
     if desk is not None:
         chosen = _desk(env, desk)
         b = {"building_id": chosen["building_id"], "name": chosen["building"]}
         _open_on(env, b, date)
         if chosen["desk_type"] == "assigned" and chosen["assigned_employee_id"] != p["employee_id"]:
-            raise ToolError(f"desk {chosen['code']} is assigned to someone else; only its owner books it.")
+            raise refuse(
+                "desk_booking", f"desk {chosen['code']} is assigned to someone else; only its owner books it."
+            )
         holder = env.one(
             f"SELECT e.first_name || ' ' || e.last_name AS name FROM desk_bookings AS k "
             f"JOIN employees AS e ON e.employee_id = k.employee_id "
@@ -321,7 +328,10 @@ def assign_desk(
         )
     other = env.scalar("SELECT code FROM desks WHERE assigned_employee_id = ?", [p["employee_id"]])
     if other:
-        raise ToolError(f"{who(p)} already has desk {other}; free it first (a person has one assigned desk).")
+        raise refuse(
+            "desk_booking",
+            f"{who(p)} already has desk {other}; free it first (a person has one assigned desk).",
+        )
     env.update("desks", d["desk_id"], {"assigned_employee_id": p["employee_id"], "desk_type": "assigned"})
     cancelled = env.update_where(
         "desk_bookings",

@@ -7,6 +7,7 @@ import datetime as dt
 from typing import Literal
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .checks import accepted_conflicts, availability_warnings, away_conflicts, headcount
 from .common import (
@@ -94,9 +95,10 @@ def invite_attendees(
         else:
             new.append(p)
     if len(invited) + len(new) > MAX_INVITEES:
-        raise ToolError(
+        raise refuse(
+            "invitee_limit",
             f"a meeting has at most {MAX_INVITEES} invitees; {title_of(m)} has {len(invited)} and this adds "
-            f"{len(new)}."
+            f"{len(new)}.",
         )
     env.insert_many(
         "meeting_attendees",
@@ -323,9 +325,10 @@ def respond_to_invitations(
         params.append(find_person(env, organizer, role="organizer", active=False)["employee_id"])
     found = env.query(sql + " ORDER BY m.start_at, m.meeting_id", params)
     if not found:
-        raise ToolError(
+        raise refuse(
+            "only_upcoming_meetings_change",
             f"{who(p)} has no invitation to an upcoming meeting matching that from {from_date} to {last} "
-            f"that is not already {response}."
+            f"that is not already {response}.",
         )
     problems = _accept_problems(env, p, found) if response == "accepted" else {}
     done, skipped = [], []

@@ -117,28 +117,16 @@ def set_working_hours(
     return {"person": who(p), "working_hours": [{"day": WEEKDAYS[w["weekday"] - 1], **w} for w in week]}
 
 
+_OFFBOARDING = tuple(
+    "employees org_units meetings meeting_attendees room_bookings desk_bookings desks out_of_office".split()
+)
+"""What offboarding reads and changes: the person, their unit, meetings, bookings, desks and absences."""
+
+
 @tool(
     kind="write",
-    reads=(
-        "employees",
-        "org_units",
-        "meetings",
-        "meeting_attendees",
-        "room_bookings",
-        "desk_bookings",
-        "desks",
-        "out_of_office",
-    ),
-    writes=(
-        "employees",
-        "org_units",
-        "meetings",
-        "meeting_attendees",
-        "room_bookings",
-        "desk_bookings",
-        "desks",
-        "out_of_office",
-    ),
+    reads=_OFFBOARDING,
+    writes=_OFFBOARDING,
     destructive=True,
 )
 def offboard_employee(env: Env, person: str, last_day: dt.date, new_unit_head: str | None = None) -> dict:

@@ -16,7 +16,7 @@ RoomType = Literal["meeting_room", "phone_booth", "boardroom", "training_room", 
 
 
 @tool(reads=("buildings", "building_hours", "floors", "rooms", "desks"))
-def list_buildings(env: Env, city: str | None = None) -> list[dict]:
+def list_buildings(env: Env, city: str | None = None) -> dict:
     """The company's office buildings: code, name, address, city, time zone, opening hours per weekday
     (a weekday not listed is a closed day), and how many floors, rooms and desks each has.
 
@@ -42,7 +42,7 @@ def list_buildings(env: Env, city: str | None = None) -> list[dict]:
             for h in hours
             if h["building_id"] == bid
         }
-    return buildings
+    return {"buildings": buildings}
 
 
 _ROOMS = """

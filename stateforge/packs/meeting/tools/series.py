@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .checks import check_meeting_time, check_room, join_url
 from .common import (
@@ -79,9 +80,10 @@ def _own_series(env: Env, series_id: int, organizer: str) -> tuple[dict, dict]:
     s = _series(env, series_id)
     p = find_person(env, organizer, role="organizer")
     if p["employee_id"] != s["organizer_id"]:
-        raise ToolError(
+        raise refuse(
+            "organizer_manages_meeting",
             f"only the organizer of series {series_id} ({s['title']!r}), {s['organizer_name']} "
-            f"({s['organizer_email']}), can change it; {who(p)} is not its organizer."
+            f"({s['organizer_email']}), can change it; {who(p)} is not its organizer.",
         )
     return s, p
 
@@ -156,7 +158,10 @@ def create_meeting_series(
     check_meeting_time(env, *times[0])
     must, may, skipped = invitee_lists(env, org, invitees, optional_invitees)
     if len(must) + len(may) > MAX_INVITEES:
-        raise ToolError(f"a meeting has at most {MAX_INVITEES} invitees; {len(must) + len(may)} were given.")
+        raise refuse(
+            "invitee_limit",
+            f"a meeting has at most {MAX_INVITEES} invitees; {len(must) + len(may)} were given.",
+        )
     booked = find_room(env, room, building) if room else None
     if booked:
         problems = []

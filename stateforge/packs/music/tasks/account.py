@@ -80,6 +80,7 @@ def refund_recent_charge(ctx: RecipeContext) -> None:
             swap[pay["amount"]] = before["amount"]
         ctx.infeasible(
             "forbidden",
+            policy="refund_window",
             swap=swap,
             because=f"the charge of {before['day']} is more than {REFUND_DAYS} days old; refunds are "
             f"possible for {REFUND_DAYS} days",
@@ -186,6 +187,7 @@ def switch_to_cheapest_plan(ctx: RecipeContext) -> None:
             return
         ctx.infeasible(
             "forbidden",
+            policy="one_open_subscription",
             swap=listener_swap(user, late),
             because=f"@{late['username']}'s subscription is past due; it must be paid before the plan "
             "can change",
@@ -363,6 +365,7 @@ def allow_explicit_content(ctx: RecipeContext) -> None:
         return
     ctx.infeasible(
         "forbidden",
+        policy="explicit_content_adults",
         swap=listener_swap(user, minor),
         because=f"@{minor['username']} is not 18 yet (born {minor['birth_date']}); explicit content "
         "stays off",

@@ -10,10 +10,11 @@ exactly what its reference calls do.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from stateforge.tasks import RecipeContext, Skip
+from stateforge.tasks import RecipeContext, Skip, picks
 from stateforge.tasks.wording import value_text
 
 ACTIVE = "u.status = 'active'"
@@ -35,8 +36,9 @@ SAFE_ARTISTS = (
 
 def introduce(ctx: RecipeContext, user: Mapping[str, Any]) -> None:
     """Open the instruction as `user` speaking ("I'm Maria Lopez (@mlopez).") and record the reference."""
-    ctx.unique(f"listener @{user['username']}", "users", username=user["username"])
-    ctx.speaker(user["display_name"], user["username"])
+    picks.introduce(
+        ctx, "listener", "users", {"username": user["username"]}, user["display_name"], user["username"]
+    )
 
 
 def listener_swap(user: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str, Any]:
@@ -49,48 +51,8 @@ def listener_swap(user: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str
     }
 
 
-def sized(
-    ctx: RecipeContext,
-    sql: str,
-    params: Sequence[Any] | None = None,
-    *,
-    what: str,
-    bands: Sequence[tuple[int, int]] = BANDS,
-    weights: Sequence[float] = BAND_WEIGHTS,
-    spread: str | None = None,
-) -> dict[str, Any]:
-    """A row of `sql` (which has a column `n`, the rows the change will touch) whose `n` falls in a band
-    drawn with the rng; the other bands in turn when the drawn one has no row; `Skip` when none has.
-    `spread`: a column whose distinct values are drawn first (see `spread_pick`)."""
-    order: list[tuple[int, int]] = []
-    pool, odds = list(bands), list(weights)
-    while pool:
-        i = ctx.rng.choices(range(len(pool)), weights=odds)[0]
-        order.append(pool.pop(i))
-        odds.pop(i)
-    for low, high in order:
-        try:
-            return spread_pick(
-                ctx,
-                f"SELECT * FROM ({sql}) AS sized WHERE n BETWEEN {int(low)} AND {int(high)}",
-                params,
-                spread=spread,
-                what=what,
-            )
-        except Skip:
-            continue
-    raise Skip(f"no {what}")
-
-
-def spread_pick(
-    ctx: RecipeContext, sql: str, params: Sequence[Any] | None = None, *, spread: str | None, what: str
-) -> dict[str, Any]:
-    """A row of `sql`; with `spread` (a column), one of its distinct values is drawn first and then a row
-    holding it, so that a value on many rows (a prolific artist) is not drawn more often than the others."""
-    if spread is None:
-        return ctx.pick(sql, params, what=what)
-    key = ctx.pick(f"SELECT DISTINCT {spread} AS k FROM ({sql}) AS c", params, what=what)["k"]
-    return ctx.pick(f"SELECT * FROM ({sql}) AS c WHERE {spread} = ?", [*(params or []), key], what=what)
+sized = functools.partial(picks.sized, bands=BANDS, weights=BAND_WEIGHTS)
+"""`stateforge.tasks.picks.sized` with the music bands (`spread=` draws a column's values evenly)."""
 
 
 # --- naming things ------------------------------------------------------------------------------------
@@ -149,22 +111,14 @@ def unique_playlist_sql(where: str = "TRUE") -> str:
         "SELECT p.playlist_id, p.title, p.is_public, p.is_collaborative, u.user_id, u.username, "
         "u.display_name, (SELECT count(*) FROM playlist_songs AS c WHERE c.playlist_id = p.playlist_id) AS "
         f"songs FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id WHERE {ACTIVE} AND ({where}) "
-        "AND (SELECT count(*) FROM playlists AS o WHERE o.owner_id = p.owner_id AND lower(o.title) = "
-        "lower(p.title)) = 1"
+        f"AND {picks.unique_within('p', 'playlists', ['owner_id'], ['title'])}"
     )
 
 
 def missing_title(ctx: RecipeContext, user_id: int, title: str, extras: Sequence[str]) -> str | None:
     """A title like `title` that none of the user's playlists has (for a "missing" variant), or None."""
-    for extra in extras:
-        candidate = f"{title} {extra}"
-        taken = ctx.scalar(
-            "SELECT count(*) FROM playlists WHERE owner_id = ? AND lower(title) = lower(?)",
-            [user_id, candidate],
-        )
-        if not taken:
-            return candidate
-    return None
+    titles = [f"{title} {extra}" for extra in extras]
+    return picks.unused_value(ctx, "playlists", "title", titles, where={"owner_id": user_id})
 
 
 # --- time ---------------------------------------------------------------------------------------------

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from stateforge.tasks import RecipeContext, Skip, recipe
+from stateforge.tasks import RecipeContext, Skip, picks, recipe
 
 from .common import (
     ACTIVE,
@@ -176,19 +176,14 @@ def delete_skipped_plays(ctx: RecipeContext) -> None:
         ],
         period=name,
     )
-    ids: list[int] = []
-    offset = 0
     span_args = {"since": first, **({"before": after} if after else {})}
-    while True:
-        page = ctx.read(
-            "get_listening_history",
-            {"username": user["username"], **span_args, "skipped": True, "limit": 50, "offset": offset},
-            step=f"List @{user['username']}'s skipped plays {name} (from {offset + 1})",
-        )
-        ids += [r["play_id"] for r in page["rows"]]
-        offset += 50
-        if offset >= page["total"]:
-            break
+    plays = picks.read_pages(
+        ctx,
+        "get_listening_history",
+        {"username": user["username"], **span_args, "skipped": True},
+        step=f"List @{user['username']}'s skipped plays {name} (from {{start}})",
+    )
+    ids = [r["play_id"] for r in plays]
     ctx.call(
         "delete_listening_history",
         {"username": user["username"], "play_ids": ids},
@@ -337,6 +332,7 @@ def play_from_chart(ctx: RecipeContext) -> None:
             return
         ctx.infeasible(
             "forbidden",
+            policy="playable_songs",
             swap=listener_swap(user, other) | {user["device"]: other["device"]},
             because=f"the song is explicit and @{other['username']} has explicit content turned off",
         )

@@ -4,6 +4,7 @@ before a day or the songs the owner has not played lately; add a whole album at 
 from __future__ import annotations
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.picks import read_pages, spread_pick
 
 from .common import (
     SAFE_ARTISTS,
@@ -14,7 +15,6 @@ from .common import (
     next_day,
     refer_album,
     refer_playlist,
-    spread_pick,
     unique_playlist_sql,
     year_start,
 )
@@ -301,16 +301,12 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
         {"playlist": row["title"], "owner": row["username"]},
         step=f"Open {row['title']!r} to list its {row['songs']} songs",
     )
-    offset = 0
-    while True:
-        page = ctx.read(
-            "listening_stats",
-            {"username": row["username"], "group_by": "song", "since": since, "limit": 50, "offset": offset},
-            step=f"Count the songs @{row['username']} played since {since} (from {offset + 1})",
-        )
-        offset += 50
-        if offset >= page["total"]:
-            break
+    read_pages(
+        ctx,
+        "listening_stats",
+        {"username": row["username"], "group_by": "song", "since": since},
+        step=f"Count the songs @{row['username']} played since {since} (from {{start}})",
+    )
     ctx.call(
         "remove_songs_from_playlist",
         {"username": row["username"], "playlist": row["title"], "songs": gone},

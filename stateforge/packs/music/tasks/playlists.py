@@ -172,6 +172,7 @@ def copy_public_playlist(ctx: RecipeContext) -> None:
         other = ctx.choice(private)["title"]
         ctx.infeasible(
             "forbidden",
+            policy="playlist_permissions",
             swap={source["title"]: other},
             because=f"{other!r} is @{source['username']}'s private playlist; private playlists cannot be "
             "copied",

@@ -104,13 +104,14 @@ def renewal(started: dt.datetime, period: str, now: dt.datetime) -> dt.datetime:
 
 
 @tool(reads=("subscription_plans",))
-def list_plans(env: Env) -> list[dict]:
+def list_plans(env: Env) -> dict:
     """List the plans on offer: code, name, billing period, price, currency, how many accounts can share it,
     how many devices may be active, audio quality and offline downloads."""
-    return env.query(
+    plans = env.query(
         "SELECT code, name, billing_period, price, currency, max_members, max_devices, audio_quality, "
         "offline_downloads FROM subscription_plans WHERE is_active ORDER BY price, plan_id"
     )
+    return {"plans": plans}
 
 
 @tool(reads=BILLING)

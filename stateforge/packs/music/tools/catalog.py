@@ -462,10 +462,11 @@ def list_artist_albums(
 
 
 @tool(reads=("genres", "song_genres"))
-def list_genres(env: Env) -> list[dict[str, Any]]:
+def list_genres(env: Env) -> dict[str, Any]:
     """List every genre with its description and how many songs are tagged with it."""
-    return env.query(
+    genres = env.query(
         "SELECT g.name, g.description, "
         "(SELECT count(*) FROM song_genres AS sg WHERE sg.genre_id = g.genre_id) AS songs "
         "FROM genres AS g ORDER BY g.name"
     )
+    return {"genres": genres}

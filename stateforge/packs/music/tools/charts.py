@@ -15,15 +15,16 @@ from .lookup import SONG_TABLES, Limit, Offset
 
 
 @tool(reads=("charts", "chart_editions"))
-def list_charts(env: Env) -> list[dict[str, Any]]:
+def list_charts(env: Env) -> dict[str, Any]:
     """List the charts (global and regional Top 50s, viral and new-release charts): name, region,
     frequency, size, how many editions were published and the latest one."""
-    return env.query(
+    charts = env.query(
         "SELECT c.name, c.region, c.frequency, c.size, count(ed.edition_id) AS editions, "
         "max(ed.edition_no) AS latest_edition_no, max(ed.published_on) AS latest_published_on "
         "FROM charts AS c LEFT JOIN chart_editions AS ed ON ed.chart_id = c.chart_id "
         "GROUP BY c.chart_id, c.name, c.region, c.frequency, c.size ORDER BY c.name"
     )
+    return {"charts": charts}
 
 
 @tool(reads=("charts", "chart_editions", "chart_entries", *SONG_TABLES))

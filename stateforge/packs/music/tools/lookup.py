@@ -3,8 +3,8 @@ or by title (and artist, album), artists and albums by name, playlists by id or 
 
 Every resolver either returns exactly one row or raises a `ToolError` the agent can act on: nothing found
 (with the closest candidates, and the tool that searches), or several found (each candidate listed with what
-tells them apart and the id to pass instead). Policies are named in refusals as `(policy: <name>)`, the name
-of the policy in domain.yaml.
+tells them apart and the id to pass instead). A policy refusal is `refuse(<policy>, text)` (a
+`PolicyRefusal` with the domain.yaml policy's name as its `policy` field).
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, ToolError
+from stateforge.tools.policies import refuse
+from stateforge.tools.wording import SHOWN, choices, order_by, plural  # noqa: F401 - the pack's modules import them here
 
 SONG_TABLES = ("songs", "artists", "albums")
 """What a rendered song reads: the track, its primary artist and its release."""
@@ -24,8 +26,6 @@ Limit = Annotated[int, Field(ge=1, le=50, description="Results per page, 1 to 50
 Offset = Annotated[
     int, Field(ge=0, description="Results to skip: 0 for the first page, then the previous offset + limit.")
 ]
-SHOWN = 5
-"""Candidates listed in an ambiguity or not-found message."""
 
 
 class SongRef(BaseModel):
@@ -54,11 +54,6 @@ def moment(value: When) -> dt.datetime:
     return value if isinstance(value, dt.datetime) else dt.datetime.combine(value, dt.time())
 
 
-def refuse(policy: str, text: str) -> ToolError:
-    """A refusal by a product policy of domain.yaml, named at the end of the message."""
-    return ToolError(f"{text} (policy: {policy})")
-
-
 def text(value: str, what: str) -> str:
     """`value` without surrounding blanks; a `ToolError` naming `what` when nothing is left."""
     kept = value.strip()
@@ -67,28 +62,11 @@ def text(value: str, what: str) -> str:
     return kept
 
 
-def plural(n: int, word: str, many: str | None = None) -> str:
-    """`1 song`, `3 songs`."""
-    return f"{n} {word if n == 1 else (many or word + 's')}"
-
-
-def choices(rows: Sequence[dict[str, Any]], show: Any, total: int | None = None) -> str:
-    """`a; b; c` for the first candidates, `and N more` after them."""
-    shown = "; ".join(show(r) for r in rows[:SHOWN])
-    extra = (total if total is not None else len(rows)) - min(len(rows), SHOWN)
-    return shown + (f"; and {extra} more" if extra > 0 else "")
-
-
 def span(ms: int) -> str:
     """A duration in milliseconds as `m:ss` (or `h:mm:ss`)."""
     seconds = ms // 1000
     hours, rest = divmod(seconds, 3600)
     return f"{hours}:{rest // 60:02d}:{rest % 60:02d}" if hours else f"{rest // 60}:{rest % 60:02d}"
-
-
-def order_by(column: str, descending: bool, key: str) -> str:
-    """An ORDER BY over a page's output columns: the chosen one (NULLs last), then the key (a total order)."""
-    return f"{column} {'DESC' if descending else 'ASC'} NULLS LAST, {key}"
 
 
 # --- users --------------------------------------------------------------------------------------------
