@@ -57,7 +57,7 @@ def test_borrowing_is_refused_by_name_while_a_book_is_overdue(built: Path, tmp_p
         ).fetchone()
     with Episode.open(built, workdir=tmp_path) as ep:
         refused = ep.call("borrow_copy", {"card_number": card, "barcode": barcode})
-        assert not refused.ok and "overdue_blocks_borrowing" in refused.error
+        assert not refused.ok and refused.policy == "overdue_blocks_borrowing"
         overdue = ep.call("list_loans", {"card_number": card, "state": "overdue", "limit": 20}).value
         codes = [row["barcode"] for row in overdue["rows"]]
         assert ep.call("return_copies", {"card_number": card, "barcodes": codes}).ok

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from stateforge.tasks import RecipeContext
+from stateforge.tasks.picks import introduce as introduce_speaker
 
 CARD_PHRASES = (
     "I'm {name}, library card {handle}.",
@@ -18,8 +19,8 @@ OVERDUE = f"l.returned_at IS NULL AND l.due_on < CAST({NOW} AS DATE)"
 
 def introduce(ctx: RecipeContext, member: Mapping[str, Any]) -> None:
     """Open the instruction as `member` speaking, and record that their card names exactly one member."""
-    ctx.unique(f"member {member['card_number']}", "members", card_number=member["card_number"])
-    ctx.speaker(member["name"], member["card_number"], CARD_PHRASES)
+    introduce_speaker(ctx, "member", "members", {"card_number": member["card_number"]}, member["name"],
+                      member["card_number"], variants=CARD_PHRASES)
 
 
 def shelf_copy_at_home(ctx: RecipeContext, member_id: int) -> dict[str, Any]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.picks import read_pages
 
 from .common import OVERDUE, introduce, shelf_copy_at_home
 
@@ -21,18 +22,9 @@ def overdue_member(ctx: RecipeContext) -> dict[str, Any]:
 
 def return_all_overdue(ctx: RecipeContext, who: dict[str, Any]) -> list[str]:
     """List the member's overdue loans through the tool, page by page, and return every copy."""
-    barcodes: list[str] = []
-    offset = 0
-    while True:
-        page = ctx.read(
-            "list_loans",
-            {"card_number": who["card_number"], "state": "overdue", "limit": 20, "offset": offset},
-            step="List the member's overdue loans",
-        )
-        barcodes += [row["barcode"] for row in page["rows"]]
-        if offset + len(page["rows"]) >= page["total"]:
-            break
-        offset += 20
+    loans = read_pages(ctx, "list_loans", {"card_number": who["card_number"], "state": "overdue"},
+                       step="List the member's overdue loans", per_page=20)
+    barcodes = [row["barcode"] for row in loans]
     ctx.call("return_copies", {"card_number": who["card_number"], "barcodes": barcodes},
              step=f"Return the {len(barcodes)} overdue copies")
     return barcodes
@@ -83,6 +75,7 @@ def borrow_a_title(ctx: RecipeContext) -> None:
         "forbidden",
         because=f"{blocked['name']} has an overdue book: it must come back before they can borrow",
         swap={who["card_number"]: blocked["card_number"], who["name"]: blocked["name"]},
+        policy="overdue_blocks_borrowing",
     )
 
 

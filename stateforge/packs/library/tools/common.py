@@ -24,8 +24,3 @@ def member(env: Env, card_number: str) -> dict[str, Any]:
             f"no member has the library card {card_number!r}; give the card number (LC + 8 digits)."
         )
     return row
-
-
-def refuse(policy: str, text: str) -> ToolError:
-    """A refusal by one of the pack's policies (domain.yaml `policies`), named in the message."""
-    return ToolError(f"{text} (policy: {policy})")

@@ -8,8 +8,9 @@ from typing import Annotated
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
-from .common import LOAN_DAYS, LOAN_LIMIT, member, refuse
+from .common import LOAN_DAYS, LOAN_LIMIT, member
 
 
 @tool(kind="write", reads=("members", "copies", "loans"), writes=("loans", "copies"), idempotent=False)
@@ -26,7 +27,7 @@ def borrow_copy(env: Env, card_number: str, barcode: str) -> dict:
         raise ToolError(f"no copy has the barcode {barcode!r}; find the book's copies with list_copies.")
     if copy["status"] != "on_shelf":
         state = copy["status"].replace("_", " ")
-        raise refuse("shelf_copies_only", f"copy {barcode} is {state}, not on the shelf")
+        raise refuse("shelf_copies_only", f"copy {barcode} is {state}, not on the shelf", argument="barcode")
     loans = env.one(
         "SELECT count(*) AS open, count(*) FILTER (WHERE due_on < CAST(? AS DATE)) AS overdue "
         "FROM loans WHERE member_id = ? AND returned_at IS NULL",
