@@ -17,6 +17,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from stateforge.errors import NotCleanError, StateforgeError
 
@@ -27,8 +28,9 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-stdout = Console(soft_wrap=True)
-err = Console(stderr=True, soft_wrap=True)
+# emoji=False: a `file:line:` such as `dump.sql:1234:` or `:100:` must print as written, not as an emoji code.
+stdout = Console(soft_wrap=True, emoji=False)
+err = Console(stderr=True, soft_wrap=True, emoji=False)
 
 DialectOpt = Annotated[
     str | None,
@@ -834,12 +836,12 @@ def _main(args: list[str]) -> None:
     except NotCleanError as exc:
         if debug:
             raise
-        err.print(f"[bold red]not clean:[/] {exc}", highlight=False)
+        err.print(f"[bold red]not clean:[/] {escape(str(exc))}", highlight=False)
         sys.exit(1)
     except StateforgeError as exc:
         if debug:
             raise
-        err.print(f"[bold red]error:[/] {exc}", highlight=False)
+        err.print(f"[bold red]error:[/] {escape(str(exc))}", highlight=False)
         sys.exit(2)
     except KeyboardInterrupt:
         err.print("interrupted")
@@ -848,7 +850,7 @@ def _main(args: list[str]) -> None:
         if debug:
             raise
         err.print(
-            f"[bold red]error:[/] {type(exc).__name__}: {exc}. This is a bug in Stateforge; "
+            f"[bold red]error:[/] {type(exc).__name__}: {escape(str(exc))}. This is a bug in Stateforge; "
             "run again with --debug for the traceback and report it.",
             highlight=False,
         )

@@ -153,3 +153,12 @@ def type_kind(type_string: str) -> str:
     if typ is None:
         return "other"
     return next((kind for test, kind in _ARROW_KINDS if test(typ)), "other")
+
+
+_UNINDEXABLE = re.compile(r"(\[\d*\]\s*$)|^\s*(STRUCT|MAP|UNION|INTERVAL)\b", re.IGNORECASE)
+
+
+def indexable(duckdb_type: str) -> bool:
+    """Whether DuckDB can index a column of `duckdb_type` (a PRIMARY KEY or UNIQUE over it): not a list
+    (`INTEGER[]`, `INTEGER[3]`), a STRUCT, a MAP, a UNION or an INTERVAL."""
+    return _UNINDEXABLE.search(duckdb_type) is None

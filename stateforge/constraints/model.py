@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from stateforge.constraints.checks import ColumnFacts, derive_checks
 from stateforge.schema.model import Check, Column, ForeignKey, Table
-from stateforge.types import arrow_type, decimal_params, int_limits, type_kind
+from stateforge.types import arrow_type, decimal_params, indexable, int_limits, type_kind
 
 KINDS: tuple[str, ...] = (
     "type",
@@ -60,6 +60,9 @@ class UniqueKey:
     primary: bool
     nullable: bool
     """Some column may be NULL: such a row collides with nothing (SQL semantics)."""
+    indexed: bool = True
+    """DuckDB can index every column's type; False for a key over a list, STRUCT, MAP or INTERVAL, which
+    the DDL leaves out (the batch checks and the audit enforce it)."""
 
 
 @dataclass(frozen=True)
@@ -207,7 +210,8 @@ def _describe(table: Table) -> TableConstraints:
         if key and norm not in seen:
             seen.add(norm)
             primary = i == 0 and bool(table.primary_key)
-            keys.append(UniqueKey(tuple(key), primary, any(nullable(table.column(c)) for c in key)))
+            keys.append(UniqueKey(tuple(key), primary, any(nullable(table.column(c)) for c in key),
+                                  all(indexable(table.column(c).type) for c in key)))
     references = tuple(
         Reference(fk, tuple(c for c in fk.columns if nullable(table.column(c)))) for fk in table.foreign_keys
     )

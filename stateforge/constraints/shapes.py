@@ -110,9 +110,38 @@ def like_shape(pattern: str) -> tuple[str | None, str | None]:
     return None, pattern.replace("_", "?")
 
 
-_CLASS = {"[A-Z]": "?", "[0-9]": "#", "\\d": "#", "[[:digit:]]": "#", "[[:upper:]]": "?"}
-_TOKEN = re.compile(r"(\[A-Z\]|\[0-9\]|\\d|\[\[:digit:\]\]|\[\[:upper:\]\]|\\.|[A-Za-z0-9 _\-:/.@])"
+_CLASS = {"\\d": "#", "[[:digit:]]": "#", "[[:upper:]]": "?", "[[:alpha:]]": "?", "[[:alnum:]]": "?"}
+_TOKEN = re.compile(r"(\[\[:\w+:\]\]|\[[^\]\[]+\]|\\.|[A-Za-z0-9 _\-:/.@])"
                     r"(\{(\d+)(?:,(\d*))?\}|\+|\*|\?)?")
+_UPPER, _DIGITS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ"), frozenset("0123456789")
+
+
+def class_symbol(text: str) -> str | None:
+    """The code symbol whose values a bracket class admits: `?` (A-Z) when the class holds every upper-case
+    letter, else `#` when it holds every digit (`[A-Z0-9]` -> `?`, `[0-9a-f]` -> `#`, `[A-Za-z]` -> `?`);
+    None for a negated class or one that holds neither whole range. The generator then draws from a part
+    of the class, which every value of the class's part matches."""
+    if text in _CLASS:
+        return _CLASS[text]
+    body = text[1:-1]
+    if not body or body.startswith("^"):
+        return None
+    held: set[str] = set()
+    at = 0
+    while at < len(body):
+        if body.startswith("\\d", at):
+            held |= _DIGITS
+            at += 2
+        elif at + 2 < len(body) and body[at + 1] == "-":
+            low, high = body[at], body[at + 2]
+            held |= {chr(c) for c in range(ord(low), ord(high) + 1)}
+            at += 3
+        else:
+            held.add(body[at + 1] if body[at] == "\\" and at + 1 < len(body) else body[at])
+            at += 2 if body[at] == "\\" else 1
+    if _UPPER <= held:
+        return "?"
+    return "#" if _DIGITS <= held else None
 
 
 def regex_code(pattern: str, *, anchored: bool = False) -> str | None:
@@ -130,15 +159,18 @@ def regex_code(pattern: str, *, anchored: bool = False) -> str | None:
         if m is None:
             return None
         atom, quantifier = m.group(1), m.group(2)
-        if atom in _CLASS:
-            symbol = _CLASS[atom]
+        klass = atom in _CLASS or (atom.startswith("[") and len(atom) > 1)
+        if klass:
+            symbol = class_symbol(atom)
+            if symbol is None:
+                return None
         elif atom.startswith("\\"):
             symbol = atom[1:]
             if symbol.isalnum():
                 return None  # \w, \s, ...: classes, not literals
         else:
             symbol = atom
-        if symbol in "#?" and atom not in _CLASS:
+        if symbol in "#?" and not klass:
             return None
         if quantifier is None:
             count = 1

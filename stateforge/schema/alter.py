@@ -31,6 +31,9 @@ _MODIFY_NULL = re.compile(
     r"\bMODIFY\s*\(\s*(?P<column>\"[^\"]+\"|\w+)\s+(?P<not>NOT\s+)?NULL\b[^,]*\)\s*$", re.I
 )
 _ADD = re.compile(r"\bADD\b", re.IGNORECASE)
+# ALTER TABLE t ADD CHECK (...): sqlglot reads only the named form, so the CHECK is given a placeholder name.
+_ADD_CHECK = re.compile(r"\bADD\s+CHECK\s*\(", re.IGNORECASE)
+_UNNAMED = "stateforge_unnamed_check"
 # SQL Server: ALTER TABLE t ADD [CONSTRAINT name] DEFAULT (expr) FOR col
 _DEFAULT_FOR = re.compile(
     r"\bADD\s+(?:CONSTRAINT\s+\S+\s+)?DEFAULT\s+(?P<expr>.+?)\s+FOR\s+(?P<column>\[[^\]]+\]|\"[^\"]+\"|\w+)\s*$",
@@ -45,8 +48,9 @@ def read_alter_table(ctx: Context, stmt: Statement) -> str | None:
     ctx.table = _altered(ctx, stmt) or None
     if (match := _DEFAULT_FOR.search(stmt.text)) is not None:
         return _default_for(ctx, stmt, match)
+    text = _ADD_CHECK.sub(f"ADD CONSTRAINT {_UNNAMED} CHECK (", stmt.text)
     try:
-        alter = parse_noting(ctx, stmt, "ALTER TABLE").expr
+        alter = parse_noting(ctx, stmt, "ALTER TABLE", text=text).expr
     except SchemaError as err:
         if _ADD.search(stmt.text):  # it may add a key: say what is lost
             ctx.note(
@@ -132,7 +136,7 @@ def _default_for(ctx: Context, stmt: Statement, match: re.Match[str]) -> str | N
 
 def _apply(ctx: Context, table: Table, node: exp.Expr) -> bool:
     if isinstance(node, exp.AddConstraint):
-        return all([apply_constraint(ctx, table, inner) for inner in node.expressions])
+        return all([_add_constraint(ctx, table, inner) for inner in node.expressions])
     if isinstance(node, exp.ColumnDef):
         add_column(ctx, table, node)
         return True
@@ -142,6 +146,13 @@ def _apply(ctx: Context, table: Table, node: exp.Expr) -> bool:
     if isinstance(node, exp.ModifyColumn) and isinstance(node.this, exp.ColumnDef):
         _modify_column(ctx, table, node.this)
         return True
+    return apply_constraint(ctx, table, node)
+
+
+def _add_constraint(ctx: Context, table: Table, node: exp.Expr) -> bool:
+    """One constraint of ADD; an unnamed `ADD CHECK (...)` (named by `_ADD_CHECK` to parse) stays unnamed."""
+    if isinstance(node, exp.Constraint) and node.name == _UNNAMED:
+        return all([apply_constraint(ctx, table, one, at=node) for one in node.expressions])
     return apply_constraint(ctx, table, node)
 
 

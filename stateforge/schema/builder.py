@@ -6,6 +6,7 @@ file, line, table and column being read (a bug to report), never a bare Attribut
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
@@ -23,10 +24,19 @@ from stateforge.schema.context import Context
 from stateforge.schema.enforce import enforce
 from stateforge.schema.exprs import name_ref, table_name
 from stateforge.schema.model import Column, Schema, Table
+from stateforge.schema.namespaces import unquote
 from stateforge.schema.partitions import is_partition_of, note_partitions, partition_of
 from stateforge.schema.split import Statement
 
 _COLUMN_ITEMS = (exp.ColumnDef, exp.Identifier)
+_NAME = r"(?:\"(?:[^\"]|\"\")+\"|\[[^\]]+\]|[\w$#]+)"
+_SCHEMA_NAME = re.compile(
+    rf"CREATE\s+SCHEMA\s+(?:IF\s+NOT\s+EXISTS\s+)?(?:(?P<name>(?!AUTHORIZATION\b){_NAME})|AUTHORIZATION\s+"
+    rf"(?P<owner>{_NAME}))",
+    re.IGNORECASE,
+)
+"""CREATE SCHEMA name [AUTHORIZATION owner], or CREATE SCHEMA AUTHORIZATION owner (the schema is named
+after its owner)."""
 _SETTINGS = frozenset({"set", "use", "session", "select"})
 """Kinds that may move the session's namespace (see namespaces.py); they stay counted as skipped."""
 
@@ -100,8 +110,19 @@ class Builder:
     def _create_schema(self, stmt: Statement) -> str | None:
         """CREATE SCHEMA s CREATE TABLE ... CREATE VIEW ...: each element is read as a statement."""
         elements = schema_elements(stmt, self.ctx.dialect)
-        for element in elements:
-            self.read(element)
+        if not elements:
+            return "schema"
+        ns = self.ctx.ns
+        named = _SCHEMA_NAME.match(stmt.text)
+        saved = list(ns.path)
+        if named is not None:  # its elements are created in the schema, and their bare names found there
+            name = unquote(named["name"] or named["owner"])
+            ns.path = [name, *[p for p in saved if p.lower() != name.lower()]]
+        try:
+            for element in elements:
+                self.read(element)
+        finally:
+            ns.path = saved
         return "schema"
 
     def _create_table(self, stmt: Statement) -> str | None:

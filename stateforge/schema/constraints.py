@@ -11,7 +11,8 @@ from stateforge.schema.clock import pin, reads_clock
 from stateforge.schema.context import Context, OpenKey, add_check
 from stateforge.schema.exprs import column_names, fk_actions, in_values, name_ref, normalize_check
 from stateforge.schema.model import Check, Column, ForeignKey, Table, suggest
-from stateforge.schema.translate import to_duckdb
+from stateforge.schema.translate import bracket_likes, to_duckdb
+from stateforge.types import indexable
 
 
 def apply_constraint(
@@ -43,7 +44,7 @@ def apply_constraint(
     elif isinstance(node, exp.UniqueColumnConstraint):
         schema = node.this
         names = column_names(schema.expressions) if isinstance(schema, exp.Schema) else inline
-        add_unique(table, ctx.find_columns(table, names, "UNIQUE", node))
+        add_unique(table, ctx.find_columns(table, names, "UNIQUE", node), ctx, ctx.at(node))
     elif isinstance(node, exp.ForeignKey):
         columns = ctx.find_columns(table, column_names(node.expressions), "FOREIGN KEY", node)
         add_foreign_key(ctx, table, columns, node.args["reference"], node, name)
@@ -73,10 +74,26 @@ def set_primary_key(ctx: Context, table: Table, columns: tuple[str, ...]) -> Non
     table.unique = [u for u in table.unique if not _same(u, columns)]
 
 
-def add_unique(table: Table, columns: tuple[str, ...]) -> None:
-    """Add a UNIQUE constraint unless the primary key or another UNIQUE has the same columns."""
-    if not any(_same(columns, key) for key in table.unique_keys):
-        table.unique.append(columns)
+def add_unique(
+    table: Table, columns: tuple[str, ...], ctx: Context | None = None, line: int | None = None
+) -> None:
+    """Add a UNIQUE constraint unless the primary key or another UNIQUE has the same columns.
+
+    A key over a type DuckDB cannot index (a list such as INTEGER[], a STRUCT, a MAP, an INTERVAL) is kept
+    in the model and left out of the DuckDB table (the batch checks and the audit enforce it): with `ctx`,
+    a note at `line` says so.
+    """
+    if any(_same(columns, key) for key in table.unique_keys):
+        return
+    table.unique.append(columns)
+    odd = [c for c in columns if not indexable(table.column(c).type)]
+    if ctx is not None and odd:
+        types = ", ".join(f"{c} {table.column(c).type}" for c in odd)
+        ctx.note(
+            f"UNIQUE ({', '.join(columns)}) over a type DuckDB cannot index ({types}): kept in the model and "
+            "checked by the batch checks and the audit, left out of the DuckDB table",
+            table=table.name, column=odd[0], line=line,
+        )
 
 
 def add_foreign_key(
@@ -114,6 +131,8 @@ def add_check_expr(
     """
     written = expr
     expr = normalize_check(expr).unnest()
+    if ctx.dialect == "tsql":
+        expr = bracket_likes(expr)
     # A subquery's columns belong to its own tables (and DuckDB refuses the subquery anyway).
     own = [c for c in expr.find_all(exp.Column) if not c.table and c.find_ancestor(exp.Select) is None]
     names = list(dict.fromkeys(c.name for c in own))

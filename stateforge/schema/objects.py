@@ -94,7 +94,7 @@ def create_index(ctx: Context, stmt: Statement) -> str | None:
             f"partial unique index kept as UNIQUE ({', '.join(columns)}), stricter than the DDL",
             table=table.name,
         )
-    add_unique(table, columns)
+    add_unique(table, columns, ctx, ctx.at(index))
     return None
 
 

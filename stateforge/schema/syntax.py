@@ -95,9 +95,20 @@ def parse(stmt: Statement, dialect: str, *, source: str | None, what: str, text:
         raise _error(stmt, what, "too many clauses sqlglot cannot read", None, source, dialect)
     if len(trees) != 1 or trees[0] is None:
         raise _error(stmt, what, "expected one statement", None, source, dialect)
-    parsed = Parsed(trees[0], dropped=dropped)
+    parsed = Parsed(_escape_strings(trees[0], dialect), dropped=dropped)
     _read_tail(tail, parsed, sql)
     return parsed
+
+
+def _escape_strings(tree: exp.Expr, dialect: str) -> exp.Expr:
+    """PostgreSQL's escape strings `E'^\\\\d{11}$'` as the plain strings they stand for (sqlglot reads
+    them as byte strings, which no CHECK reader understands and most generators refuse)."""
+    if dialect not in ("postgres", "duckdb"):
+        return tree
+    for node in list(tree.find_all(exp.ByteString)):
+        if not node.args.get("is_bytes"):
+            node.replace(exp.Literal.string(node.this))
+    return tree
 
 
 def _failing_item(tokens: list[Token], line: int | None, col: int | None) -> tuple[int, int] | None:

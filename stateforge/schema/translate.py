@@ -8,6 +8,8 @@ result is decided by DuckDB itself (probe.py); nothing here guesses that.
 
 from __future__ import annotations
 
+import re
+
 import sqlglot
 from sqlglot import exp
 
@@ -57,6 +59,44 @@ def _rewrite(node: exp.Expr) -> exp.Expr:
     if isinstance(node, exp.Literal) and _is_now([node]) and _inside_time_function(node):
         return exp.CurrentTimestamp()  # strftime('%Y', 'now')
     return node
+
+
+def bracket_likes(expr: exp.Expr) -> exp.Expr:
+    """SQL Server's LIKE with bracket classes (`pub_id LIKE '99[0-9][0-9]'`, `Shelf LIKE '[A-Za-z]'`) as
+    the regular expression it means, matched in full (`regexp_full_match`): DuckDB's LIKE reads brackets
+    as themselves. `%` becomes `.*`, `_` `.`, a class stays a class (`[^...]` too), the rest is literal.
+    A LIKE without brackets, or with an ESCAPE clause, is left as it is."""
+
+    def rewrite(node: exp.Expr) -> exp.Expr:
+        pattern = node.expression if isinstance(node, exp.Like) else None
+        if not (isinstance(pattern, exp.Literal) and pattern.is_string and "[" in pattern.this):
+            return node
+        if node.args.get("escape") is not None:
+            return node
+        regex = _like_regex(pattern.this)
+        if regex is None:
+            return node
+        match = exp.RegexpFullMatch(this=node.this, expression=exp.Literal.string(regex))
+        return exp.Not(this=match) if node.args.get("negate") else match
+
+    return expr.transform(rewrite, copy=False)
+
+
+def _like_regex(pattern: str) -> str | None:
+    """The regular expression of a T-SQL LIKE pattern; None for an unclosed bracket."""
+    out, at = [], 0
+    while at < len(pattern):
+        char = pattern[at]
+        if char == "[":
+            end = pattern.find("]", at + 2)
+            if end < 0:
+                return None
+            out.append(pattern[at : end + 1].replace("\\", "\\\\"))
+            at = end + 1
+            continue
+        out.append(".*" if char == "%" else "." if char == "_" else re.escape(char))
+        at += 1
+    return "".join(out)
 
 
 def _is_now(nodes: list[exp.Expr | None]) -> bool:

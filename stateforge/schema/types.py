@@ -182,3 +182,4 @@ def _int_params(dt: exp.DataType) -> list[int]:
             except ValueError:
                 return out
     return out
+

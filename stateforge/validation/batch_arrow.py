@@ -120,6 +120,7 @@ def _unique_failures(tc: TableConstraints, batch: pa.Table, names: dict[str, str
 
 def duplicate_rows(keys: pa.Table) -> np.ndarray:
     """The rows of `keys` (the key's columns) equal to an earlier row with no NULL part, sorted."""
+    keys = _hashable(keys)
     valid = None
     for i in range(keys.num_columns):
         column = pc.is_valid(keys.column(i))
@@ -134,6 +135,17 @@ def duplicate_rows(keys: pa.Table) -> np.ndarray:
     firsts = numbered.group_by(numbered.column_names[:-1], use_threads=False).aggregate([(row, "min")])
     kept = firsts.column(f"{row}_min").to_numpy()
     return np.setdiff1d(numbered.column(row).to_numpy(), kept).astype(np.int64)
+
+
+def _hashable(keys: pa.Table) -> pa.Table:
+    """`keys` with nested columns (a list such as INTEGER[], a struct, a map: Arrow cannot hash or group
+    them) written as text, equal exactly when the values are; NULLs stay NULL. Such keys are rare (a
+    UNIQUE over an array): the per-value encoding is the price of checking them at all."""
+    nested = [i for i in range(keys.num_columns) if pa.types.is_nested(keys.column(i).type)]
+    for i in nested:
+        text = pa.array([None if v is None else repr(v) for v in keys.column(i).to_pylist()], pa.string())
+        keys = keys.set_column(i, keys.field(i).name, text)
+    return keys
 
 
 def _all_distinct(keys: pa.Table) -> bool:

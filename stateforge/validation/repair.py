@@ -69,7 +69,13 @@ def put(batch: pa.Table, name: str, rows: np.ndarray, values: pa.Array) -> pa.Ta
     column = batch.column(i).combine_chunks()
     mask = np.zeros(batch.num_rows, dtype=bool)
     mask[rows] = True
-    replaced = pc.replace_with_mask(column, pa.array(mask), values.cast(column.type))
+    values = values.cast(column.type)
+    if pa.types.is_nested(column.type):  # no replace_with_mask kernel for lists and structs: take instead
+        order = np.arange(batch.num_rows, dtype=np.int64)
+        order[rows] = batch.num_rows + np.arange(len(rows), dtype=np.int64)
+        replaced = pa.concat_arrays([column, values]).take(pa.array(order))
+    else:
+        replaced = pc.replace_with_mask(column, pa.array(mask), values)
     return batch.set_column(i, batch.field(i), replaced)
 
 

@@ -81,11 +81,12 @@ def test_create_schema_elements_are_tables_with_their_own_lines() -> None:
         "  CREATE VIEW v AS SELECT id FROM customers\n"
         "  CREATE TABLE orders (id int PRIMARY KEY, customer_id int REFERENCES customers)\n"
         "  GRANT SELECT ON orders TO reader;\n"
-        "CREATE TABLE later (o int REFERENCES orders);\n"
+        "CREATE TABLE later (o int REFERENCES shop.orders);\n"
     )
-    assert schema.table_names == ["customers", "orders", "later"]
+    # The elements are created in the schema (issue 19 item 5), their bare names found there.
+    assert schema.table_names == ["shop.customers", "shop.orders", "later"]
     assert [t.line for t in schema.tables] == [2, 4, 6]
-    assert schema.table("orders").foreign_keys[0].ref_table == "customers"
+    assert schema.table("shop.orders").foreign_keys[0].ref_table == "shop.customers"
     assert schema.skipped == {"schema": 1, "view": 1, "grant": 1}
 
 
