@@ -97,7 +97,7 @@ def field_of(items: list[Any], results: list[ToolResult]) -> list[Any]:
     """The other values of the result field that holds `items` (the kind of thing the list is: song ids),
     in the order the tools returned them; [] when no field of a read result holds one of them."""
     wanted = {_key(v) for v in items}
-    best: tuple[int, list[Any]] = (0, [])
+    best: tuple[tuple[int, bool], list[Any]] = ((0, False), [])
     for result in results:
         if not result.ok:
             continue
@@ -107,9 +107,11 @@ def field_of(items: list[Any], results: list[ToolResult]) -> list[Any]:
                 if value is not None and not isinstance(value, (dict, list, bool)):
                     by_field.setdefault(name, []).append(value)
         for values in by_field.values():
-            hits = sum(_key(v) in wanted for v in values)
-            if hits > best[0]:
-                best = (hits, values)
+            keys = [_key(v) for v in values]
+            # the most distinct items held; a field with no repeats (a key) wins a tie over a count
+            score = (len(wanted.intersection(keys)), len(set(keys)) == len(keys))
+            if score[0] and score > best[0]:
+                best = (score, values)
     seen: set[str] = set()
     others = []
     for value in best[1]:
