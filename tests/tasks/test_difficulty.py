@@ -32,3 +32,17 @@ def test_knobs_and_structure() -> None:
     assert knob_count({"details": {"knobs": {"paging": True, "detour": False}}}) == 1
     assert knob_count({}) == 0
     assert structure(["get", "put", "put", "cannot_complete"], lambda t: t == "put") == (3, 2)
+
+
+def test_the_gate_labels_tasks_by_structure(tmp_path_factory: pytest.TempPathFactory) -> None:
+    from stateforge.tasks.workspace import Workspace
+    from stateforge.tools import toolkit_for
+    from tests.evaluate.pack import built_pack, pack_tasks
+
+    db = built_pack(tmp_path_factory.getbasetemp())
+    with Workspace(db) as ws:
+        kit = toolkit_for(ws.info.schema, ws.info.name)
+    for task in pack_tasks(db):
+        horizon, writes = structure([c.tool for c in task.reference_calls], lambda t: kit[t].kind == "write")
+        knobs = knob_count(task.provenance.model_dump())
+        assert task.difficulty == difficulty(horizon, writes, knobs, task.capabilities), task.id
