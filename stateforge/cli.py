@@ -590,6 +590,43 @@ def evaluate_cmd(
         raise NotCleanError(f"run {summary['run_id']}: {summary['harness']['why']}")
 
 
+@app.command("mutants")
+def mutants_cmd(
+    domain: Annotated[
+        str, typer.Argument(metavar="DOMAIN", help="A pack name or folder, a DDL file, or a built database.")
+    ],
+    kind: Annotated[
+        list[str] | None, typer.Option("--kind", help="Only this mutant kind (repeatable; default: all).")
+    ] = None,
+    db: Annotated[
+        Path | None, typer.Option("--db", help="The built database (default: artifacts/<d>/<d>.duckdb).")
+    ] = None,
+    tasks_file: Annotated[
+        Path | None, typer.Option("--tasks-file", help="The tasks (default: tasks.jsonl by the database).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="At most N tasks.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Episodes at once (threads).")] = 4,
+    out: Annotated[Path | None, typer.Option(help="The report file (default: runs/mutants.json).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run every mutant solver (`mutant:<kind>`: the reference with one typical mistake) and report, per
+    kind, the share of the tasks it applies to that the grading fails, every escape, and why the others
+    did not apply (docs/evaluate.md, "Mutant solvers").
+
+    Exits 0 when every kind that applies somewhere is failed on at least 99% of its tasks, 1 when one is not
+    (the escapes are listed), 2 on bad input.
+    """
+    from stateforge.evaluate.mutants import render_mutants, run_mutants
+    from stateforge.values import dumps
+
+    report = run_mutants(domain, kinds=kind, out=out, db=db, tasks_file=tasks_file, limit=limit,
+                         concurrency=concurrency)
+    print(dumps(report, indent=2) if as_json else render_mutants(report))
+    if not report["ok"]:
+        short = [k["kind"] for k in report["kinds"] if not k["meets_target"]]
+        raise NotCleanError(f"mutants escaped the grading: {', '.join(short)} (see the escapes above)")
+
+
 @app.command("compare-runs")
 def compare_runs_cmd(
     a: Annotated[str, typer.Argument(metavar="A", help="A run id (under artifacts/*/runs) or a run folder.")],

@@ -96,6 +96,24 @@ register_solver(
 )
 
 
+def _register_mutants() -> None:
+    """`mutant:<kind>`: the reference with one typical mistake (solvers/mutant.py; docs/evaluate.md)."""
+    from stateforge.evaluate.solvers.mutant_kinds import MUTANT_KINDS
+
+    for kind in MUTANT_KINDS:
+        register_solver(
+            SolverEntry(
+                f"mutant:{kind}",
+                f"stateforge.evaluate.solvers.mutant:make_{kind.replace('-', '_')}",
+                f"the reference solution with one mistake ({kind}): grading must fail it where it applies",
+                privileged=True,
+            )
+        )
+
+
+_register_mutants()
+
+
 def solver_entry(name: str) -> SolverEntry:
     """The entry registered as `name`, or one made for a `module:attribute` name; `SolverError` else."""
     found = SOLVERS.get(name.strip().lower()) if isinstance(name, str) else None

@@ -36,6 +36,7 @@ from stateforge import __version__
 from stateforge.diff import DiffError, Policy
 from stateforge.diff.policy import normalize_text
 from stateforge.episode import ToolResult
+from stateforge.tasks.difficulty import difficulty, knob_count, structure
 from stateforge.tasks.draft import Call, Draft
 from stateforge.tasks.hidden import HiddenCheck, unreachable
 from stateforge.tasks.model import (
@@ -364,7 +365,7 @@ class Gate:
             db_fingerprint=self.fingerprint,
             instruction=draft.instruction.strip(),
             capabilities=list(draft.capabilities),
-            difficulty=draft.difficulty,
+            difficulty=self._difficulty(draft, made),
             feasible=draft.feasible,
             reference_calls=[ReferenceCall(tool=c.tool, arguments=c.arguments) for c in made],
             reference_plan=reference_plan(
@@ -379,6 +380,14 @@ class Gate:
             references=list(draft.references),
         )
         return task.model_copy(update={"id": content_id(task.model_dump(mode="json"))})
+
+
+    def _difficulty(self, draft: Draft, made: list[Call]) -> str:
+        """The label from the task's structure (`difficulty.py`), not the draft's own."""
+        horizon, writes = structure(
+            [c.tool for c in made], lambda t: t in self.toolkit and self.toolkit[t].kind == "write"
+        )
+        return difficulty(horizon, writes, knob_count(draft.provenance), draft.capabilities)
 
 
 def draft_of(task: Task) -> Draft:

@@ -130,6 +130,9 @@ def generation_report(run: GenerationRun) -> dict[str, Any]:
             c: {"tasks": caps[c], "share": round(caps[c] / len(kept), 3) if kept else 0} for c in CAPABILITIES
         },
         "difficulty": {d: sum(t.difficulty == d for t in kept) for d in DIFFICULTIES},
+        "difficulty_share": {
+            d: round(sum(t.difficulty == d for t in kept) / len(kept), 3) if kept else 0 for d in DIFFICULTIES
+        },
         "feasible": len(feasible),
         "infeasible": len(kept) - len(feasible),
         "infeasible_share": round((len(kept) - len(feasible)) / len(kept), 3) if kept else 0,
