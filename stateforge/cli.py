@@ -68,7 +68,12 @@ def schema(
     from stateforge.render import render_schema
     from stateforge.schema import load_ddl
 
-    report = schema_report(load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references))
+    from stateforge.domain.config import DomainConfig
+    from stateforge.validation.time_order import time_notes
+
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)
+    model.notes.extend(time_notes(model, DomainConfig.default(ddl_file.stem)))  # what the build orders
+    report = schema_report(model)
     if as_json:
         print(json.dumps(report, indent=2))
     else:
