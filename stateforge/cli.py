@@ -64,11 +64,10 @@ def schema(
 ) -> None:
     """Parse a DDL file and show its tables, keys, fill order, cycles, skipped statements and notes
     (what was approximated or left out, with file:line)."""
+    from stateforge.domain.config import DomainConfig
     from stateforge.graph import schema_report
     from stateforge.render import render_schema
     from stateforge.schema import load_ddl
-
-    from stateforge.domain.config import DomainConfig
     from stateforge.validation.time_order import time_notes
 
     model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)

@@ -47,8 +47,8 @@ def test_a_state_policy_is_held_by_the_build() -> None:
                     "(PARTITION BY cart_id ORDER BY item_id) AS n FROM items) WHERE n > 2)"]},
         {"name": "staff_only", "description": "Only staff refund.", "kind": "action"}]})
     assert [p.kind for p in config.policies] == ["state", "action"]
-    schema = Schema([Table("items", [Column("item_id", "INTEGER", nullable=False),
-                                     Column("cart_id", "INTEGER", nullable=False)], primary_key=("item_id",))])
+    columns = [Column("item_id", "INTEGER", nullable=False), Column("cart_id", "INTEGER", nullable=False)]
+    schema = Schema([Table("items", columns, primary_key=("item_id",))])
     con = duckdb.connect()
     con.execute("CREATE TABLE items (item_id INTEGER PRIMARY KEY, cart_id INTEGER NOT NULL)")
     con.execute("INSERT INTO items VALUES (1, 1), (2, 1), (3, 1), (4, 2)")

@@ -17,7 +17,8 @@ DDL = """
 CREATE TABLE users (id INTEGER PRIMARY KEY, birth_date DATE, created_at TIMESTAMP NOT NULL);
 CREATE TABLE subscriptions (id INTEGER PRIMARY KEY, user_id INTEGER NOT NULL REFERENCES users (id),
     started_at TIMESTAMP NOT NULL, ended_at TIMESTAMP, CHECK (ended_at IS NULL OR ended_at > started_at));
-CREATE TABLE payments (id INTEGER PRIMARY KEY, subscription_id INTEGER NOT NULL REFERENCES subscriptions (id),
+CREATE TABLE payments (id INTEGER PRIMARY KEY,
+    subscription_id INTEGER NOT NULL REFERENCES subscriptions (id),
     paid_at TIMESTAMP NOT NULL, refunded_at TIMESTAMP, CHECK (refunded_at IS NULL OR refunded_at >= paid_at));
 CREATE TABLE posts (id INTEGER PRIMARY KEY, author_id INTEGER NOT NULL REFERENCES users (id),
     created_at TIMESTAMP NOT NULL, updated_at TIMESTAMP NOT NULL);
@@ -33,7 +34,7 @@ INSERT INTO payments VALUES
     (100, 10, TIMESTAMP '2023-07-01 12:00', TIMESTAMP '2023-07-05 12:00'), -- before the period as moved
     (101, 10, TIMESTAMP '2025-01-01 12:00', NULL),                         -- after the period ended
     (102, 11, TIMESTAMP '2023-03-01 12:00', NULL);                         -- fine
-INSERT INTO posts VALUES (1000, 2, TIMESTAMP '2024-01-01', TIMESTAMP '2023-12-25'),  -- edited before it was made
+INSERT INTO posts VALUES (1000, 2, TIMESTAMP '2024-01-01', TIMESTAMP '2023-12-25'), -- edited before made
                          (1001, 1, TIMESTAMP '2022-01-01', TIMESTAMP '2022-01-02');   -- before its author
 """
 
@@ -85,7 +86,8 @@ def test_each_broken_row_is_caught_and_repaired(world) -> None:
                                       ).fetchall():
         assert started <= paid <= ended and (refunded is None or refunded >= paid)
     # the untouched rows and the columns before the event (a birth date) keep their values
-    assert con.execute("SELECT birth_date FROM users WHERE id = 1").fetchall()[0][0].isoformat() == "1990-05-01"
+    (birth,), = con.execute("SELECT birth_date FROM users WHERE id = 1").fetchall()
+    assert birth.isoformat() == "1990-05-01"
     assert con.execute("SELECT paid_at FROM payments WHERE id = 102").fetchall()[0][0].isoformat() == (
         "2023-03-01T12:00:00")
 
