@@ -66,11 +66,15 @@ def schema(
 ) -> None:
     """Parse a DDL file and show its tables, keys, fill order, cycles, skipped statements and notes
     (what was approximated or left out, with file:line)."""
+    from stateforge.domain.config import DomainConfig
     from stateforge.graph import schema_report
     from stateforge.render import render_schema
     from stateforge.schema import load_ddl
+    from stateforge.validation.time_order import time_notes
 
-    report = schema_report(load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references))
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)
+    model.notes.extend(time_notes(model, DomainConfig.default(ddl_file.stem)))  # what the build orders
+    report = schema_report(model)
     if as_json:
         print(json.dumps(report, indent=2))
     else:

@@ -186,11 +186,20 @@ class TableConfig(_Model):
         return self
 
 
+CheckKind = Literal["rule", "policy", "time", "family", "limit", "text"]
+"""What a domain check is about, as the audit and the report group them: a consistency `rule`, a stated
+`policy` on stored state, `time` order (inferred along foreign keys, `stateforge.validation.time_order`),
+`family` resemblance of children to their parent, a `limit` on a count set by a parent's attribute, or
+`text` that fits its row."""
+
+
 class Rule(_Model):
     """A business rule: `check` returns the rows that break it; `repair` statements fix them, in order."""
 
     name: str
     description: str | None = None
+    kind: CheckKind = "rule"
+    """How the audit and the report group it (`CheckKind`)."""
     check: str
     repair: list[str] = Field(default_factory=list)
 
@@ -206,9 +215,56 @@ class DomainPolicy(_Model):
     name: str
     description: str
     """One or two sentences in the product's voice, as an agent would be told."""
+    kind: Literal["state", "action"] | None = None
+    """`state`: the policy constrains stored state and has a `check` that every build satisfies (the build
+    repairs it with `repair`, the audit counts it); `action`: it is about how changes are made only, and the
+    write tools enforce it (no `check`). Omitted: `state` when there is a check; a policy with neither is
+    a load error (no third kind)."""
     check: str | None = None
-    """Optional SQL returning the rows of a state that break the policy (zero rows: respected); tasks use
-    it as a policy verifier."""
+    """SQL returning the rows of a state that break the policy (zero rows: respected); the build holds it,
+    the audit counts it and tasks use it as a policy verifier."""
+    repair: list[str] = Field(default_factory=list)
+    """With `check`: statements that make the generated data respect the policy, as a rule's repair."""
+
+    @model_validator(mode="after")
+    def _classified(self) -> DomainPolicy:
+        if self.kind is None:
+            if self.check is None:
+                raise ValueError(
+                    f"policy {self.name} has no check and is not marked `kind: action`: give it a `check` "
+                    "(SQL returning the rows of a state that break it) if it constrains stored state, or "
+                    "`kind: action` if the write tools enforce it on changes only"
+                )
+            self.kind = "state"
+        elif self.kind == "state" and self.check is None:
+            raise ValueError(f"policy {self.name} is `kind: state` but has no check: give it a `check`")
+        elif self.kind == "action" and (self.check is not None or self.repair):
+            raise ValueError(
+                f"policy {self.name} is `kind: action` but has a check or repair: a policy on stored state "
+                "is `kind: state`"
+            )
+        if self.repair and self.check is None:
+            raise ValueError(f"policy {self.name}: repair needs a check")
+        return self
+
+    def as_rule(self) -> Rule:
+        """A state policy as the build and the audit run it: a rule of kind `policy`."""
+        assert self.check is not None, f"policy {self.name} is an action policy"
+        return Rule(name=self.name, description=self.description, kind="policy", check=self.check,
+                    repair=self.repair)
+
+
+class TimeOrder(_Model):
+    """Corrections to the time order inferred from the DDL (`stateforge.validation.time_order`)."""
+
+    created: dict[str, str | None] = Field(default_factory=dict)
+    """`table` -> its creation (or event) time column, overriding the inferred one; null: the table has none
+    (its rows are not ordered after their parents, nor its children after it)."""
+    ignore: list[str] = Field(default_factory=list)
+    """Inferred orderings to drop: `table.fk_column` (the order along that foreign key), `table.column`
+    (a pair whose later column it is) or `table` (everything of that table)."""
+    windows: bool = True
+    """`false`: a parent's start/end pair does not bound its children's event times (only its start does)."""
 
 
 class TimeWindow(_Model):
@@ -251,7 +307,10 @@ class DomainConfig(_Model):
     """`"table.column"` -> hint."""
     rules: list[Rule] = Field(default_factory=list)
     policies: list[DomainPolicy] = Field(default_factory=list)
-    """What the product allows (stated to agents, enforced by the pack's tools)."""
+    """What the product allows (stated to agents): each a check the built data holds (`kind: state`) or a
+    rule of actions the pack's write tools enforce (`kind: action`)."""
+    time_order: TimeOrder = Field(default_factory=TimeOrder)
+    """Corrections to the inferred time order (creation columns, orderings to drop)."""
     grading: dict[str, Any] = Field(default_factory=dict)
     """How graders compare values: `"table.column"` or `"*.column"` -> a comparison rule (`exact`,
     `normalized`, `ignore`, `any_non_null`, `{rule: numeric, abs: 0.01}`, `{rule: time, seconds: 120}`),

@@ -145,6 +145,8 @@ def fanout_tile(pid: str, f: FanOut) -> Markup:
     share = f.childless / f.parents if f.parents else 0.0
     stats = Markup(" \u00b7 ").join([
         Markup("median {}").format(tag("b", number(f.median))),
+        Markup("p90 {}").format(tag("b", count(f.quantile(0.9)))),
+        Markup("p99 {}").format(tag("b", count(f.quantile(0.99)))),
         Markup("max {}").format(tag("b", count(f.max))),
         Markup("{} of parents childless").format(tag("b", percent(share))),
     ])

@@ -12,6 +12,7 @@ build, naming the rule, the count and a sample row; a rule whose SQL DuckDB reje
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -46,21 +47,27 @@ class RuleReport:
     """One domain rule: violations its check found over all rounds, how many were repaired, rounds run."""
 
     name: str
+    kind: str = "rule"
+    """The check's kind (`stateforge.domain.config.CheckKind`)."""
     found: int = 0
     """Rows its check returned, summed over the rounds that found some."""
     repaired: int = 0
     """Rows its repair statements changed (updated, deleted or inserted, as DuckDB counts them), summed
     over the rounds; not the same number as `found` (one UPDATE may fix several violations at once)."""
     rounds: int = 0
+    seconds: float = 0.0
+    """Time spent checking and repairing it, over the rounds."""
     orphans: dict[str, int] = field(default_factory=dict)
     """Rows its repairs left dangling, cleaned by foreign-key semantics (`delete t(c)` / `set_null t(c)`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "kind": self.kind,
             "found": self.found,
             "repaired": self.repaired,
             "rounds": self.rounds,
+            "seconds": round(self.seconds, 3),
             "orphans": dict(sorted(self.orphans.items())),
         }
 
@@ -215,37 +222,76 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
     return written
 
 
+def domain_checks(schema: Schema, config: DomainConfig) -> list[Rule]:
+    """Every check the built data must hold, in the order the build repairs them: the time order inferred
+    from the DDL (`stateforge.validation.time_order`, parents first), the domain's rules (consistency,
+    family, limit, text), then its state policies (kind `policy`)."""
+    from stateforge.graph import plan_fill
+    from stateforge.validation.time_order import time_rules
+
+    try:
+        order = plan_fill(schema).order
+    except Exception:  # an unplannable schema is reported by the fill itself; keep the DDL's order
+        order = schema.table_names
+    return (time_rules(schema, config, order) + list(config.rules)
+            + [p.as_rule() for p in config.policies if p.kind == "state"])
+
+
 def apply_rules(
-    con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig, max_rounds: int = 5
+    con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig, max_rounds: int = 8,
+    rules: list[Rule] | None = None,
 ) -> list[RuleReport]:
-    """Check and repair every rule of `config` until none finds a row (see the module docstring).
+    """Check and repair every domain check (`domain_checks`, or `rules`) until none finds a row (see the
+    module docstring).
 
     After the first round, a rule that found nothing is checked again only if a repair since wrote to a
     table its check reads (`read_tables`): its rows are unchanged, so is its answer."""
-    reports = [RuleReport(rule.name) for rule in config.rules]
-    reads = [read_tables(schema, rule.check) for rule in config.rules]
-    found = [1] * len(config.rules)  # every rule is checked in the first round
+    all_rules = domain_checks(schema, config) if rules is None else rules
+    reports = [RuleReport(rule.name, rule.kind) for rule in all_rules]
+    reads = [read_tables(schema, rule.check) for rule in all_rules]
+    found = [1] * len(all_rules)  # every rule is checked in the first round
     written: set[str] | None = set()
+    # the time order first, in one pass parents-first: a child checked after its parents' repair is
+    # repaired once, not once per round of a chain
+    for i, rule in enumerate(all_rules):
+        if rule.kind != "time":
+            continue
+        started = time.perf_counter()
+        n = _count(con, rule)
+        # a self-reference (a referral, a reply) settles one link of a chain per repair
+        for _ in range(max_rounds):
+            if not n or not rule.repair:
+                break
+            reports[i].found += n
+            reports[i].rounds += 1
+            _repair(con, schema, rule, reports[i])
+            n = _count(con, rule)
+        reports[i].seconds += time.perf_counter() - started
     for round_ in range(max_rounds + 1):
-        for i, rule in enumerate(config.rules):
+        for i, rule in enumerate(all_rules):
             read = reads[i]
             unchanged = not found[i] and read is not None and written is not None and not read & written
+            started = time.perf_counter()
             found[i] = 0 if unchanged else _count(con, rule)
-        violated = [(rule, rep, n) for rule, rep, n in zip(config.rules, reports, found, strict=True) if n]
+            reports[i].seconds += time.perf_counter() - started
+        violated = [(rule, rep, n) for rule, rep, n in zip(all_rules, reports, found, strict=True) if n]
         if not violated:
             break
         written = set()
         for rule, rep, n in violated:
+            what = "rule" if rule.kind == "rule" else f"{rule.kind} check"
             if round_ == max_rounds or not rule.repair:
                 why = f"still finds {n} row(s) after {max_rounds} rounds of repairs" if rule.repair else (
                     f"finds {n} row(s) and has no repair statements")
                 raise BuildError(
-                    f"rule {rule.name} {why}, e.g. {_sample(con, rule)}. Fix the rule's repair in "
+                    f"{what} {rule.name} {why}, e.g. {_sample(con, rule)}. Fix the rule's repair in "
                     "domain.yaml, or make the data right by construction with a column hint (sequence, "
                     "after, expr)."
                 )
             rep.found += n
             rep.rounds += 1
+            started = time.perf_counter()
             changed = _repair(con, schema, rule, rep)
+            rep.seconds += time.perf_counter() - started
             written = None if written is None or changed is None else written | changed
     return reports

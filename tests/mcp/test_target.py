@@ -43,7 +43,7 @@ def test_instructions_give_the_description_policies_and_date_never_the_schema():
             "description": "A music app.\n  Listeners build playlists.",
             "policies": [
                 {"name": "cap", "description": "A playlist holds at most 500 songs.", "check": "SELECT 1"},
-                {"name": "owner", "description": "Only its owner renames a playlist."},
+                {"name": "owner", "description": "Only its owner renames a playlist.", "kind": "action"},
             ],
         }
     )

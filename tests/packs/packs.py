@@ -32,6 +32,7 @@ TOP_KEYS = {
     "columns",
     "rules",
     "policies",
+    "time_order",
 }
 TABLE_KEYS = {"rows", "scale", "description", "per_parent"}
 PER_PARENT_KEYS = {"fk", "exactly", "min", "max"}
@@ -131,7 +132,7 @@ STRATEGIES = {
     "faker",
 }
 DISTRIBUTIONS = {"uniform", "normal", "lognormal", "zipf"}
-RULE_KEYS = {"name", "description", "check", "repair"}
+RULE_KEYS = {"name", "description", "kind", "check", "repair"}
 
 _REFERENCES = (
     r"REFERENCES\s+\w+\s*\([^)]*\)"
