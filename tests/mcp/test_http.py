@@ -324,3 +324,17 @@ def test_the_cli_serves_http_and_stops_cleanly_on_sigterm(shop_db: Path, tmp_pat
     assert made[0].is_error is False
     copies = list((tmp_path / "stateforge-episodes").glob("*.duckdb"))
     assert not copies, "an episode copy outlived the server"
+
+
+def test_integers_beyond_64_bits_are_refused_with_the_bound_not_sql(server: Any):
+    async def session() -> tuple[Any, Any]:
+        async with Client(server.url) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            huge = await client.call_tool("search_carriers", {"offset": 9223372036854775808})
+            return listed["search_carriers"].input_schema["properties"]["offset"], huge
+
+    schema, huge = anyio.run(session)
+    assert schema["maximum"] == 2**63 - 1 and schema["minimum"] == 0
+    assert huge.is_error is True and huge.meta["stateforge/error_kind"] == "arguments"
+    text = huge.content[0].text
+    assert "'offset' must be at most 9223372036854775807" in text and "LIMIT" not in text
