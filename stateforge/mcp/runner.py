@@ -43,13 +43,16 @@ class EndOnDelete:
         self._sessions = sessions
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope.get("type") != "http" or scope.get("method") != "DELETE":
+        if scope.get("type") != "http":
             await self._app(scope, receive, send)
             return
-        session_id = next(
-            (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == MCP_SESSION_ID_HEADER.encode()),
-            None,
-        )
+        session_id = _session_header(scope.get("headers", ()))
+        if scope.get("method") == "POST" and session_id is None:
+            await self._open(scope, receive, send)
+            return
+        if scope.get("method") != "DELETE":
+            await self._app(scope, receive, send)
+            return
         held: list[Any] = []
 
         async def hold(message: Any) -> None:
@@ -63,6 +66,50 @@ class EndOnDelete:
         finally:
             for message in held:
                 await send(message)
+
+
+    async def _open(self, scope: Any, receive: Any, send: Any) -> None:
+        """A request that opens a session: when its initialize was refused (no episode was opened for the
+        session the SDK made), the session is ended at once and its id left out of the answer, so that a
+        refused client holds no slot until the idle timeout."""
+        held: list[Any] = []
+
+        async def hold(message: Any) -> None:
+            held.append(message)
+
+        try:
+            await self._app(scope, receive, hold)
+        finally:
+            start = next((m for m in held if m["type"] == "http.response.start"), None)
+            session_id = _session_header(start.get("headers", ())) if start is not None else None
+            if session_id is not None and self._sessions.get(session_id) is None:
+                with anyio.CancelScope(shield=True):
+                    await self._end_refused(scope, session_id)
+                start["headers"] = [(k, v) for k, v in start["headers"] if k != _SESSION_KEY]
+            for message in held:
+                await send(message)
+
+    async def _end_refused(self, scope: Any, session_id: str) -> None:
+        """End an SDK session through its own DELETE path (the SDK then forgets it and frees its slot)."""
+        body_headers = (b"content-type", b"content-length")
+        headers = [(k, v) for k, v in scope.get("headers", ()) if k not in body_headers]
+        delete = {**scope, "method": "DELETE", "headers": [*headers, (_SESSION_KEY, session_id.encode())]}
+
+        async def no_body() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def drop(message: Any) -> None:
+            pass
+
+        await self._app(delete, no_body, drop)
+        log.info("session %s refused: ended at once", session_id[:12])
+
+
+_SESSION_KEY = MCP_SESSION_ID_HEADER.lower().encode("latin-1")
+
+
+def _session_header(headers: Any) -> str | None:
+    return next((v.decode("latin-1") for k, v in headers if k.lower() == _SESSION_KEY), None)
 
 
 class HttpRunner:

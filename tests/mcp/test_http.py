@@ -338,3 +338,28 @@ def test_integers_beyond_64_bits_are_refused_with_the_bound_not_sql(server: Any)
     assert huge.is_error is True and huge.meta["stateforge/error_kind"] == "arguments"
     text = huge.content[0].text
     assert "'offset' must be at most 9223372036854775807" in text and "LIMIT" not in text
+
+
+def test_a_refused_persist_session_holds_no_slot(shop_db: Path, tmp_path: Path):
+    """max_sessions 2: one holder, then four refused attempts, each told the reason (never a 503)."""
+    target = tmp_path / "mine.duckdb"
+    shutil.copy(shop_db, target)
+
+    async def attempt(url: str) -> BaseException | None:
+        try:
+            async with Client(url):
+                return None
+        except BaseException as exc:  # noqa: BLE001 - the client wraps it in a group
+            return cause(exc)
+
+    async def sessions(url: str) -> list[BaseException | None]:
+        async with Client(url) as holder:
+            await holder.call_tool("create_carrier", {"name": "Held"})
+            return [await attempt(url) for _ in range(4)]
+
+    with serve_mcp(target, port=0, persist=True, max_sessions=2) as handle:
+        refusals = anyio.run(sessions, handle.url)
+        assert [r.id for r in handle.sessions] and len(handle.sessions) == 1
+    for refused in refusals:
+        assert isinstance(refused, MCPError), refused
+        assert "one session at a time" in str(refused) and "Too many open sessions" not in str(refused)
