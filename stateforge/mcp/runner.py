@@ -41,10 +41,16 @@ class EndOnDelete:
     def __init__(self, app: Any, sessions: Sessions) -> None:
         self._app = app
         self._sessions = sessions
+        self.stopping = False
+        """Set when the server begins to stop: every request from then on is answered 503 (the SDK's session
+        manager is going away, and would answer 500 with a traceback)."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
         if scope.get("type") != "http":
             await self._app(scope, receive, send)
+            return
+        if self.stopping:
+            await _stopping(send)
             return
         session_id = _session_header(scope.get("headers", ()))
         if scope.get("method") == "POST" and session_id is None:
@@ -105,6 +111,16 @@ class EndOnDelete:
         log.info("session %s refused: ended at once", session_id[:12])
 
 
+async def _stopping(send: Any) -> None:
+    body = (
+        b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,'
+        b'"message":"the server is stopping; connect again later."}}'
+    )
+    headers = [(b"content-type", b"application/json"), (b"connection", b"close"), (b"retry-after", b"5")]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
 _SESSION_KEY = MCP_SESSION_ID_HEADER.lower().encode("latin-1")
 
 
@@ -122,6 +138,7 @@ class HttpRunner:
 
     def __init__(self, manager: StreamableHTTPSessionManager, app: Any, sock: socket.socket) -> None:
         self._manager = manager
+        self._app = app
         self._sock = sock
         self._server = uvicorn.Server(
             uvicorn.Config(
@@ -179,6 +196,8 @@ class HttpRunner:
             serving = asyncio.create_task(self._server.serve(sockets=[self._sock]))
             stopped = asyncio.create_task(self._stop.wait())
             await asyncio.wait({serving, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if hasattr(self._app, "stopping"):
+                self._app.stopping = True  # from now on 503, while the sessions end
         self._server.should_exit = True  # the sessions are over: nothing is left for uvicorn to wait for
         stopped.cancel()
         await serving

@@ -363,3 +363,50 @@ def test_a_refused_persist_session_holds_no_slot(shop_db: Path, tmp_path: Path):
     for refused in refusals:
         assert isinstance(refused, MCPError), refused
         assert "one session at a time" in str(refused) and "Too many open sessions" not in str(refused)
+
+
+def test_a_request_while_the_server_stops_gets_503(shop_db: Path, tmp_path: Path, caplog: Any):
+    """A call still running holds the stop (its episode closes after it); a request meanwhile gets 503."""
+    import threading
+
+    from stateforge.tools import Env, Toolkit, tool
+
+    entered, release = threading.Event(), threading.Event()
+
+    @tool
+    def wait_here(env: Env) -> dict:
+        """Wait until the test lets go."""
+        entered.set()
+        release.wait(30)
+        return {"waited": True}
+
+    handle = serve_mcp(shop_db, port=0, workdir=tmp_path, toolkit=Toolkit([wait_here], name="shop"))
+
+    async def calling() -> None:
+        async with Client(handle.url) as client:
+            await client.call_tool("wait_here", {})
+
+    caller = threading.Thread(target=lambda: _quietly(calling), daemon=True)
+    caller.start()
+    assert entered.wait(30)
+    closer = threading.Thread(target=handle.close, daemon=True)
+    closer.start()
+    wait_until(lambda: handle._runner._app.stopping, "the server to begin stopping")
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    with httpx2.Client(timeout=10) as http:
+        late = http.post(handle.url, json=init, headers=headers)
+    release.set()
+    closer.join(30)
+    caller.join(30)
+    assert late.status_code == 503 and "stopping" in late.json()["error"]["message"]
+    assert not handle.running
+    assert "Traceback" not in caplog.text and "Task group is not initialized" not in caplog.text
+
+
+def _quietly(fn: Any) -> None:
+    try:
+        anyio.run(fn)
+    except BaseException:  # noqa: BLE001 - the client sees its server go away
+        pass
