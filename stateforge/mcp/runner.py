@@ -41,15 +41,24 @@ class EndOnDelete:
     def __init__(self, app: Any, sessions: Sessions) -> None:
         self._app = app
         self._sessions = sessions
+        self.stopping = False
+        """Set when the server begins to stop: every request from then on is answered 503 (the SDK's session
+        manager is going away, and would answer 500 with a traceback)."""
 
     async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
-        if scope.get("type") != "http" or scope.get("method") != "DELETE":
+        if scope.get("type") != "http":
             await self._app(scope, receive, send)
             return
-        session_id = next(
-            (v.decode("latin-1") for k, v in scope.get("headers", ()) if k == MCP_SESSION_ID_HEADER.encode()),
-            None,
-        )
+        if self.stopping:
+            await _stopping(send)
+            return
+        session_id = _session_header(scope.get("headers", ()))
+        if scope.get("method") == "POST" and session_id is None:
+            await self._open(scope, receive, send)
+            return
+        if scope.get("method") != "DELETE":
+            await self._app(scope, receive, send)
+            return
         held: list[Any] = []
 
         async def hold(message: Any) -> None:
@@ -65,6 +74,60 @@ class EndOnDelete:
                 await send(message)
 
 
+    async def _open(self, scope: Any, receive: Any, send: Any) -> None:
+        """A request that opens a session: when its initialize was refused (no episode was opened for the
+        session the SDK made), the session is ended at once and its id left out of the answer, so that a
+        refused client holds no slot until the idle timeout."""
+        held: list[Any] = []
+
+        async def hold(message: Any) -> None:
+            held.append(message)
+
+        try:
+            await self._app(scope, receive, hold)
+        finally:
+            start = next((m for m in held if m["type"] == "http.response.start"), None)
+            session_id = _session_header(start.get("headers", ())) if start is not None else None
+            if session_id is not None and self._sessions.get(session_id) is None:
+                with anyio.CancelScope(shield=True):
+                    await self._end_refused(scope, session_id)
+                start["headers"] = [(k, v) for k, v in start["headers"] if k != _SESSION_KEY]
+            for message in held:
+                await send(message)
+
+    async def _end_refused(self, scope: Any, session_id: str) -> None:
+        """End an SDK session through its own DELETE path (the SDK then forgets it and frees its slot)."""
+        body_headers = (b"content-type", b"content-length")
+        headers = [(k, v) for k, v in scope.get("headers", ()) if k not in body_headers]
+        delete = {**scope, "method": "DELETE", "headers": [*headers, (_SESSION_KEY, session_id.encode())]}
+
+        async def no_body() -> dict[str, Any]:
+            return {"type": "http.request", "body": b"", "more_body": False}
+
+        async def drop(message: Any) -> None:
+            pass
+
+        await self._app(delete, no_body, drop)
+        log.info("session %s refused: ended at once", session_id[:12])
+
+
+async def _stopping(send: Any) -> None:
+    body = (
+        b'{"jsonrpc":"2.0","id":null,"error":{"code":-32000,'
+        b'"message":"the server is stopping; connect again later."}}'
+    )
+    headers = [(b"content-type", b"application/json"), (b"connection", b"close"), (b"retry-after", b"5")]
+    await send({"type": "http.response.start", "status": 503, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+_SESSION_KEY = MCP_SESSION_ID_HEADER.lower().encode("latin-1")
+
+
+def _session_header(headers: Any) -> str | None:
+    return next((v.decode("latin-1") for k, v in headers if k.lower() == _SESSION_KEY), None)
+
+
 class HttpRunner:
     """uvicorn and the SDK's session manager on an event loop of their own, in a daemon thread.
 
@@ -75,6 +138,7 @@ class HttpRunner:
 
     def __init__(self, manager: StreamableHTTPSessionManager, app: Any, sock: socket.socket) -> None:
         self._manager = manager
+        self._app = app
         self._sock = sock
         self._server = uvicorn.Server(
             uvicorn.Config(
@@ -132,6 +196,8 @@ class HttpRunner:
             serving = asyncio.create_task(self._server.serve(sockets=[self._sock]))
             stopped = asyncio.create_task(self._stop.wait())
             await asyncio.wait({serving, stopped}, return_when=asyncio.FIRST_COMPLETED)
+            if hasattr(self._app, "stopping"):
+                self._app.stopping = True  # from now on 503, while the sessions end
         self._server.should_exit = True  # the sessions are over: nothing is left for uvicorn to wait for
         stopped.cancel()
         await serving

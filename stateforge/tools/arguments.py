@@ -10,9 +10,10 @@ allowed, with a did-you-mean for unknown parameter names and enum values.
 from __future__ import annotations
 
 import inspect
+import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -26,6 +27,9 @@ STRICT = ConfigDict(extra="forbid", strict=True)
 """The configuration of every argument model: unknown names refused, no type coercion."""
 
 MAX_ERRORS = 5
+INT64 = (-(2**63), 2**63 - 1)
+"""The integers a parameter may take unless it says tighter: what DuckDB binds as BIGINT (beyond it a query
+fails inside the tool, showing SQL, instead of the agent being told what to send)."""
 
 
 def model_from_function(fn: Callable[..., Any], name: str) -> tuple[type[BaseModel], str]:
@@ -68,7 +72,7 @@ def model_from_function(fn: Callable[..., Any], name: str) -> tuple[type[BaseMod
                 f"(`{param.name}: what it is and what values are allowed`)."
             )
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[param.name] = (annotation, Field(default, description=text))
+        fields[param.name] = (bounded(annotation), Field(default, description=text))
     for documented in doc.params:
         if documented not in fields:
             raise ToolDefinitionError(
@@ -77,6 +81,27 @@ def model_from_function(fn: Callable[..., Any], name: str) -> tuple[type[BaseMod
             )
     model = create_model(_model_name(name), __config__=STRICT, **fields)
     return model, doc.description
+
+
+def bounded(annotation: Any) -> Any:
+    """`annotation` with every bare `int` in it (inside unions, lists, Annotated) bounded to `INT64`.
+
+    Bounds the annotation states itself come after, so they win (`Annotated[int, Field(ge=0)]` keeps 0).
+    """
+    if annotation is int:
+        return Annotated[int, Field(ge=INT64[0], le=INT64[1])]
+    origin = typing.get_origin(annotation)
+    if origin is None or origin is typing.Literal:
+        return annotation
+    args = typing.get_args(annotation)
+    if origin is Annotated:
+        return Annotated[(bounded(args[0]), *annotation.__metadata__)]  # type: ignore[misc]
+    new = tuple(bounded(a) for a in args)
+    if new == args:
+        return annotation
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[new]  # noqa: UP007 - built from a tuple
+    return annotation.copy_with(new) if hasattr(annotation, "copy_with") else origin[new]
 
 
 def _annotated_description(annotation: Any) -> str | None:

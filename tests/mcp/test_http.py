@@ -324,3 +324,89 @@ def test_the_cli_serves_http_and_stops_cleanly_on_sigterm(shop_db: Path, tmp_pat
     assert made[0].is_error is False
     copies = list((tmp_path / "stateforge-episodes").glob("*.duckdb"))
     assert not copies, "an episode copy outlived the server"
+
+
+def test_integers_beyond_64_bits_are_refused_with_the_bound_not_sql(server: Any):
+    async def session() -> tuple[Any, Any]:
+        async with Client(server.url) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            huge = await client.call_tool("search_carriers", {"offset": 9223372036854775808})
+            return listed["search_carriers"].input_schema["properties"]["offset"], huge
+
+    schema, huge = anyio.run(session)
+    assert schema["maximum"] == 2**63 - 1 and schema["minimum"] == 0
+    assert huge.is_error is True and huge.meta["stateforge/error_kind"] == "arguments"
+    text = huge.content[0].text
+    assert "'offset' must be at most 9223372036854775807" in text and "LIMIT" not in text
+
+
+def test_a_refused_persist_session_holds_no_slot(shop_db: Path, tmp_path: Path):
+    """max_sessions 2: one holder, then four refused attempts, each told the reason (never a 503)."""
+    target = tmp_path / "mine.duckdb"
+    shutil.copy(shop_db, target)
+
+    async def attempt(url: str) -> BaseException | None:
+        try:
+            async with Client(url):
+                return None
+        except BaseException as exc:  # noqa: BLE001 - the client wraps it in a group
+            return cause(exc)
+
+    async def sessions(url: str) -> list[BaseException | None]:
+        async with Client(url) as holder:
+            await holder.call_tool("create_carrier", {"name": "Held"})
+            return [await attempt(url) for _ in range(4)]
+
+    with serve_mcp(target, port=0, persist=True, max_sessions=2) as handle:
+        refusals = anyio.run(sessions, handle.url)
+        assert [r.id for r in handle.sessions] and len(handle.sessions) == 1
+    for refused in refusals:
+        assert isinstance(refused, MCPError), refused
+        assert "one session at a time" in str(refused) and "Too many open sessions" not in str(refused)
+
+
+def test_a_request_while_the_server_stops_gets_503(shop_db: Path, tmp_path: Path, caplog: Any):
+    """A call still running holds the stop (its episode closes after it); a request meanwhile gets 503."""
+    import threading
+
+    from stateforge.tools import Env, Toolkit, tool
+
+    entered, release = threading.Event(), threading.Event()
+
+    @tool
+    def wait_here(env: Env) -> dict:
+        """Wait until the test lets go."""
+        entered.set()
+        release.wait(30)
+        return {"waited": True}
+
+    handle = serve_mcp(shop_db, port=0, workdir=tmp_path, toolkit=Toolkit([wait_here], name="shop"))
+
+    async def calling() -> None:
+        async with Client(handle.url) as client:
+            await client.call_tool("wait_here", {})
+
+    caller = threading.Thread(target=lambda: _quietly(calling), daemon=True)
+    caller.start()
+    assert entered.wait(30)
+    closer = threading.Thread(target=handle.close, daemon=True)
+    closer.start()
+    wait_until(lambda: handle._runner._app.stopping, "the server to begin stopping")
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    with httpx2.Client(timeout=10) as http:
+        late = http.post(handle.url, json=init, headers=headers)
+    release.set()
+    closer.join(30)
+    caller.join(30)
+    assert late.status_code == 503 and "stopping" in late.json()["error"]["message"]
+    assert not handle.running
+    assert "Traceback" not in caplog.text and "Task group is not initialized" not in caplog.text
+
+
+def _quietly(fn: Any) -> None:
+    try:
+        anyio.run(fn)
+    except BaseException:  # noqa: BLE001 - the client sees its server go away
+        pass

@@ -75,3 +75,10 @@ def test_cli_errors_exit_2_with_one_clear_line(shop_db: Path, capsys, args: list
     err = capsys.readouterr().err
     assert message in " ".join(err.split()) and "Traceback" not in err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_the_game_docs_state_the_packs_clock():
+    from stateforge.domain import load_domain
+    clock = load_domain("game").config.time_window.clock
+    text = (Path(__file__).parents[2] / "docs" / "packs" / "game.md").read_text()
+    assert clock.isoformat() == "2026-06-30T23:59:59" and clock.isoformat() in text
