@@ -386,6 +386,11 @@ def generate_tasks_cmd(
     max_tokens: Annotated[
         int | None, typer.Option(help="Prompt + completion tokens per conversation (default 400000).")
     ] = None,
+    tier: Annotated[
+        str | None,
+        typer.Option(help="The pack's task tier: long (composed storylines, the default) or warmup (short, "
+                     "single-step tasks)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """Generate tasks on a built database: recipes (or an LLM agent, --backend openai) act through the
@@ -420,7 +425,7 @@ def generate_tasks_cmd(
 
         report = generate_tasks(
             target, n=n, seed=seed, backend=chosen, out=out, db=db, on_attempt=advance,
-            generator_options=options,
+            generator_options=options, tier=tier,
         )
     if as_json:
         print(dumps(report, indent=2))
