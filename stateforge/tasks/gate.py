@@ -15,10 +15,11 @@ In order (the first failure rejects, counted by its reason in the generation rep
 - `replay_differs`: the generator saw another diff on its own episode;
 - `duplicate_diff`: the same expected diff as a kept task;
 - `unreachable`: a changed table no tool writes (directly or by cascade);
-- `unreached_argument`: an argument of a write call that is not stated in the instruction, returned by an
-  earlier call of the reference, nor declared derived (`reachable.py`);
 - `distractor_absent` (before the replay): a declared near-boundary distractor matches no row;
 - `hidden_value`: a written value the solver cannot know (`hidden.py`);
+- `unreached_argument`: an argument of a write call that is not stated in the instruction, returned by an
+  earlier call of the reference, nor declared derived (`reachable.py`; not for LLM drafts, whose calls
+  are their writes only);
 - verifiers on the expected end state: `goal_not_met`, `goal_already_true` (it already holds on the
   base), `integrity`, `policy`, `side_effect`;
 - `nondeterministic`: a second replay on another fresh episode gives another diff or outcome.
@@ -178,12 +179,14 @@ class Gate:
             missing = unreachable(diff, self.coverage, self.workspace.schema)
             if missing:
                 raise Rejected("unreachable", f"unreachable: {', '.join(missing)} (no tool writes it)")
-            unreached = unreached_arguments(draft, first.calls, first.results, self.toolkit)
-            if unreached:
-                raise Rejected("unreached_argument", f"write arguments from nowhere: {', '.join(unreached)}")
             hidden = HiddenCheck(self.workspace, self.toolkit, self.coverage, draft, diff, policy).hidden()
             if hidden:
                 raise Rejected("hidden_value", f"hidden value: {', '.join(hidden)}")
+            # an LLM draft holds the writes only (it found its values with SQL): `hidden_value` judges it
+            solution = draft.provenance.get("generator", "recipe") != "llm"
+            unreached = solution and unreached_arguments(draft, first.calls, first.results, self.toolkit)
+            if unreached:
+                raise Rejected("unreached_argument", f"write arguments from nowhere: {', '.join(unreached)}")
             verifiers = self._verifiers(draft, first)
             calls, results = list(first.calls), list(first.results)
             failure = first.failure
