@@ -39,7 +39,7 @@ from stateforge.diff import DiffError, Policy
 from stateforge.diff.policy import normalize_text
 from stateforge.episode import ToolResult
 from stateforge.tasks.draft import Call, Draft
-from stateforge.tasks.hidden import HiddenCheck, unreachable
+from stateforge.tasks.hidden import LOOSE, HiddenCheck, unreachable, written
 from stateforge.tasks.model import (
     CAPABILITIES,
     DIFFICULTIES,
@@ -184,7 +184,10 @@ class Gate:
                 raise Rejected("hidden_value", f"hidden value: {', '.join(hidden)}")
             # an LLM draft holds the writes only (it found its values with SQL): `hidden_value` judges it
             solution = draft.provenance.get("generator", "recipe") != "llm"
-            unreached = solution and unreached_arguments(draft, first.calls, first.results, self.toolkit)
+            loose = [v for t, c, v, _ in written(diff) if policy.rule(t, c).rule in LOOSE]
+            unreached = solution and unreached_arguments(
+                draft, first.calls, first.results, self.toolkit, exempt=loose
+            )
             if unreached:
                 raise Rejected("unreached_argument", f"write arguments from nowhere: {', '.join(unreached)}")
             verifiers = self._verifiers(draft, first)

@@ -9,7 +9,8 @@ A leaf of a write call's arguments (a scalar; the items of a list one by one) pa
    the instruction names inclusively: "up to May 3" is `before: 2026-05-04`);
 4. returned by an earlier call of the reference (any value in its result: an id a search showed, the
    playlist a create returned); or
-5. declared derived (`ctx.derived(value, how)`: a sum, a computed date).
+5. declared derived (`ctx.derived(value, how)`: a sum, a computed date); or
+6. written to a column compared loosely (`ignore`, `any_non_null`): any value would do.
 
 Anything else means the reference knows what the solver cannot find: the gate rejects the draft as
 `unreached_argument`, naming `tool.argument` (`call 7 add_songs_to_playlist.songs`).
@@ -95,9 +96,14 @@ def _defaults(toolkit: Toolkit, tool: str) -> dict[str, Any]:
 
 
 def unreached_arguments(
-    draft: Draft, calls: list[Call], results: list[ToolResult], toolkit: Toolkit
+    draft: Draft,
+    calls: list[Call],
+    results: list[ToolResult],
+    toolkit: Toolkit,
+    exempt: list[Any] | tuple[Any, ...] = (),
 ) -> list[str]:
-    """`call N tool.argument` of every write argument that breaks the rules of the module docstring."""
+    """`call N tool.argument` of every write argument that breaks the rules of the module docstring;
+    `exempt`: values written to loosely compared columns (any value would do, so none is demanded)."""
     seen = Seen()
     derived: list[Any] = []
     for item in draft.derived:
@@ -112,6 +118,8 @@ def unreached_arguments(
                     continue
                 for leaf in scalars(json_value(value)):
                     if leaf is None or isinstance(leaf, bool) or leaf in seen:
+                        continue
+                    if any(same_value(leaf, e) for e in exempt):
                         continue
                     if any(same_value(leaf, d) for d in derived) or said(leaf, draft.instruction):
                         continue
