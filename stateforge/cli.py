@@ -384,13 +384,23 @@ def generate_tasks_cmd(
     base_url: BaseUrlOpt = None,
     no_cache: NoCacheOpt = False,
     max_turns: Annotated[
-        int | None, typer.Option(help="LLM turns per generated task's conversation (default 24).")
+        int | None, typer.Option(help="LLM turns per generated task's conversation (default 60).")
     ] = None,
     max_tool_calls: Annotated[
-        int | None, typer.Option(help="Tool calls per conversation (default 48).")
+        int | None, typer.Option(help="Tool calls per conversation (default 120: room for 30+ writes).")
     ] = None,
     max_tokens: Annotated[
         int | None, typer.Option(help="Prompt + completion tokens per conversation (default 400000).")
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Seconds to wait for one LLM request (default 60, or STATEFORGE_LLM_TIMEOUT).",
+                     min=0.1),
+    ] = None,
+    tier: Annotated[
+        str | None,
+        typer.Option(help="The pack's task tier: long (composed storylines, the default) or warmup (short, "
+                     "single-step tasks)."),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -411,7 +421,7 @@ def generate_tasks_cmd(
 
     chosen, options = generator_backend(
         backend, model=model, base_url=base_url, no_cache=no_cache, max_turns=max_turns,
-        max_tool_calls=max_tool_calls, max_tokens=max_tokens,
+        max_tool_calls=max_tool_calls, max_tokens=max_tokens, timeout=timeout,
     )
 
     columns = (
@@ -426,7 +436,7 @@ def generate_tasks_cmd(
 
         report = generate_tasks(
             target, n=n, seed=seed, backend=chosen, out=out, db=db, on_attempt=advance,
-            generator_options=options,
+            generator_options=options, tier=tier,
         )
     if as_json:
         print(dumps(report, indent=2))

@@ -110,6 +110,11 @@ class RecipeContext:
         self._policy: dict[str, Any] = {}
         self._derived: list[Derivation] = []
         self._variant: VariantSpec | None = None
+        self._distractors: list[Reference] = []
+        self.declined: Infeasibility | None = None
+        """Set by `blocked`: this draft is the infeasible task (a refused write after the reads)."""
+        self.provenance: dict[str, Any] = {}
+        """Extra provenance of the draft (a storyline's name, steps and knobs)."""
 
     # --- what the recipe may know -----------------------------------------------------------------
 
@@ -216,6 +221,19 @@ class RecipeContext:
             )
         return self.call(tool, arguments, step=step)
 
+    def blocked(self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str) -> None:
+        """Make the write the domain refuses (the blocker found by working) and end the draft as an
+        infeasible task to decline with `because`. `Skip` when the tool does not refuse it."""
+        if kind not in INFEASIBLE_KINDS:
+            raise RecipeDefinitionError(f"recipe {self.recipe.name}: infeasible kind {kind!r}.")
+        result = self.episode.call(tool, dict(arguments))
+        if result.ok:
+            raise Skip("blocker not refused", f"{tool} succeeded: the situation breaks no rule")
+        if result.error_kind not in ("tool", "constraint", "rule"):
+            raise CallFailed(tool, result.error_kind, result.error)
+        self._calls.append(Call(tool=tool, arguments=result.arguments))
+        self.declined = Infeasibility(kind=kind, because=because)
+
     def state(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows of one SELECT on the episode as it is now (after the calls so far)."""
         return self.episode.query(sql, list(params or []))
@@ -278,6 +296,17 @@ class RecipeContext:
                 params.append(value)
         sql = f"SELECT count(*) FROM {table_ref(model.name)} WHERE {' AND '.join(where) or 'TRUE'}"
         self.refer(entity, sql, params)
+
+    def distractor(self, entity: str, sql: str, params: Sequence[Any] | None = None) -> None:
+        """Record a near-boundary distractor: a count query on the base that returns 1 or more (an item
+        just outside a bound, a same-name entity); `Skip` when it returns 0. The gate checks it again."""
+        found = self.scalar(sql, list(params or []))
+        if not found:
+            raise Skip("no distractor", f"{entity}: none in the data")
+        self._distractors.append(
+            Reference(entity=entity, sql=sql.strip(), params=[json_value(p) for p in params or []],
+                      expected=int(found))
+        )
 
     def goal(
         self,
@@ -387,7 +416,24 @@ class RecipeContext:
             "recipe": self.recipe.name,
             "seed": self.seed,
             "attempt": self.attempt,
+            **self.provenance,
         }
+        if self._distractors:
+            provenance["distractors"] = [d.model_dump(mode="json") for d in self._distractors]
+        if self.declined is not None:
+            declined = Draft(
+                instruction=self.instruction,
+                capabilities=tuple(self.capabilities),
+                difficulty=self.difficulty,
+                calls=list(self._calls),
+                feasible=False,
+                references=list(self._references),
+                policy=dict(self._policy),
+                derived=list(self._derived),
+                infeasible=self.declined,
+                provenance=provenance,
+            )
+            return declined, None
         draft = Draft(
             instruction=self.instruction,
             capabilities=tuple(self.capabilities),

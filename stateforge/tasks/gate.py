@@ -17,7 +17,11 @@ In order (the first failure rejects, counted by its reason in the generation rep
 - `replay_differs`: the generator saw another diff on its own episode;
 - `duplicate_diff`: the same expected diff as a kept task;
 - `unreachable`: a changed table no tool writes (directly or by cascade);
+- `distractor_absent` (before the replay): a declared near-boundary distractor matches no row;
 - `hidden_value`: a written value the solver cannot know (`hidden.py`);
+- `unreached_argument`: an argument of a write call that is not stated in the instruction, returned by an
+  earlier call of the reference, nor declared derived (`reachable.py`; not for LLM drafts, whose calls
+  are their writes only);
 - verifiers on the expected end state: `goal_not_met`, `goal_already_true` (it already holds on the
   base), `integrity`, `policy`, `side_effect`;
 - `nondeterministic`: a second replay on another fresh episode gives another diff or outcome.
@@ -38,7 +42,7 @@ from stateforge.diff.policy import normalize_text
 from stateforge.episode import ToolResult
 from stateforge.tasks.difficulty import difficulty, knob_count, structure
 from stateforge.tasks.draft import Call, Draft
-from stateforge.tasks.hidden import HiddenCheck, unreachable
+from stateforge.tasks.hidden import LOOSE, HiddenCheck, unreachable, written
 from stateforge.tasks.model import (
     CAPABILITIES,
     DIFFICULTIES,
@@ -50,6 +54,7 @@ from stateforge.tasks.model import (
     content_id,
 )
 from stateforge.tasks.plan import reference_plan
+from stateforge.tasks.reachable import unreached_arguments
 from stateforge.tasks.verifiers import (
     goal_verifiers,
     integrity_verifiers,
@@ -79,6 +84,8 @@ REASONS: dict[str, str] = {
     "duplicate_diff": "the same expected diff as a kept task",
     "unreachable": "a changed table no tool can write",
     "hidden_value": "a written value is neither stated, readable, derived nor loosely compared",
+    "unreached_argument": "a write argument is neither stated, returned by an earlier call, nor derived",
+    "distractor_absent": "a near-boundary distractor the task declares is not in the data",
     "goal_not_met": "a goal verifier fails on the expected end state",
     "goal_already_true": "a goal verifier already holds on the initial state",
     "integrity": "a key, constraint or domain rule fails on the expected end state",
@@ -165,6 +172,7 @@ class Gate:
             raise Rejected("duplicate_instruction", f"same instruction as task {self._instructions[words]}")
         policy = self._policy(draft)
         self._references(draft)
+        self._distractors(draft)
         with self._replay(draft) as first:
             self._outcome(draft, first)
             diff = first.end.diff
@@ -179,6 +187,14 @@ class Gate:
             hidden = HiddenCheck(self.workspace, self.toolkit, self.coverage, draft, diff, policy).hidden()
             if hidden:
                 raise Rejected("hidden_value", f"hidden value: {', '.join(hidden)}")
+            # an LLM draft holds the writes only (it found its values with SQL): `hidden_value` judges it
+            solution = draft.provenance.get("generator", "recipe") != "llm"
+            loose = [v for t, c, v, _ in written(diff) if policy.rule(t, c).rule in LOOSE]
+            unreached = solution and unreached_arguments(
+                draft, first.calls, first.results, self.toolkit, exempt=loose
+            )
+            if unreached:
+                raise Rejected("unreached_argument", f"write arguments from nowhere: {', '.join(unreached)}")
             verifiers = self._verifiers(draft, first)
             calls, results = list(first.calls), list(first.results)
             failure = first.failure
@@ -240,6 +256,16 @@ class Gate:
             if found != ref.expected:
                 reason = "not_absent" if ref.expected == 0 else "ambiguous_reference"
                 raise Rejected(reason, f"reference {ref.entity!r} matches {found} rows, not {ref.expected}")
+
+    def _distractors(self, draft: Draft) -> None:
+        for ref in draft.provenance.get("distractors", []):
+            try:
+                rows = self.workspace.query(ref["sql"], ref.get("params", []))
+            except Exception as exc:  # noqa: BLE001 - a distractor query that cannot run proves nothing
+                raise Rejected("invalid", f"distractor {ref['entity']!r} does not run: {exc}") from None
+            found = next(iter(rows[0].values())) if rows and rows[0] else None
+            if not found:
+                raise Rejected("distractor_absent", f"distractor {ref['entity']!r} matches no row")
 
     @contextmanager
     def _replay(self, draft: Draft) -> Iterator[Replayed]:
@@ -358,6 +384,11 @@ class Gate:
             derived=list(draft.derived),
             infeasible=infeasible,
             details=dict(p.get("details", {})),
+            horizon=len(made),
+            storyline=p.get("storyline"),
+            steps=list(p.get("steps", [])),
+            knobs=dict(p.get("knobs", {})),
+            distractors=list(p.get("distractors", [])),
         )
         task = Task(
             id="pending",
@@ -423,5 +454,9 @@ def draft_of(task: Task) -> Draft:
             "attempt": task.provenance.attempt,
             "prompt_hashes": task.provenance.prompt_hashes,
             "details": task.provenance.details,
+            "storyline": task.provenance.storyline,
+            "steps": task.provenance.steps,
+            "knobs": task.provenance.knobs,
+            "distractors": [d.model_dump(mode="json") for d in task.provenance.distractors],
         },
     )

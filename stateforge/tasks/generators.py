@@ -156,7 +156,7 @@ class OfflineGenerator:
             recipe(ctx)
             feasible, variant = ctx.drafts()
             slot.drafts += 1
-            slot.variants += variant is not None
+            slot.variants += variant is not None or not feasible.feasible
             proposal.capabilities = feasible.capabilities
             proposal.drafts = [variant, feasible] if variant is not None and want.infeasible else [feasible]
             if variant is not None and not want.infeasible:

@@ -186,6 +186,20 @@ class Provenance(_Model):
     derived: list[Derivation] = Field(default_factory=list)
     infeasible: Infeasibility | None = None
     details: dict[str, Any] = Field(default_factory=dict, description="Generator-specific facts.")
+    horizon: int = Field(
+        default=0, ge=0, description="The number of reference calls (reads, writes, the decline): the task's "
+        "horizon."
+    )
+    storyline: str | None = Field(default=None, description="The storyline a composed task came from.")
+    steps: list[str] = Field(default_factory=list, description="The storyline's steps, in order.")
+    knobs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Difficulty knobs the generator set (full_data, solver_filtering, aggregation, "
+        "boundary_distractor, policy_detour, found_by_working), each with what it was.",
+    )
+    distractors: list[Reference] = Field(
+        default_factory=list, description="Near-boundary items that exist in the data (counts at least 1)."
+    )
 
 
 class Task(_Model):

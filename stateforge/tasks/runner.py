@@ -82,6 +82,8 @@ class GenerationRun:
     """The recipes to run (default: the pack's `tasks`, else the generic set)."""
     toolkit: Toolkit | None = None
     """The solver's tools (default: the pack's `tools`, else the generic toolkit)."""
+    tier: str | None = None
+    """The pack's task tier (`TIERS` of its tasks/: `long`, the default, or `warmup`)."""
     max_attempts: int | None = None
     """Give up after this many attempts (default: 8 per task asked, at least 100)."""
     workdir: str | Path | None = None
@@ -160,7 +162,7 @@ def prepare(run: GenerationRun) -> None:
     recipes = run.recipes
     if recipes is None:
         if pack is not None and has_part(pack, RECIPES_PART):
-            recipes = load_recipes(pack)
+            recipes = load_recipes(pack, run.tier)
         else:
             from stateforge.tasks.generic_recipes import GENERIC_RECIPES
 
@@ -302,6 +304,7 @@ def generate_tasks(
     recipes: list[Recipe] | None = None,
     toolkit: Toolkit | None = None,
     max_attempts: int | None = None,
+    tier: str | None = None,
     on_attempt: Callable[[Attempt, int], None] | None = None,
     generator_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -325,6 +328,7 @@ def generate_tasks(
         recipes=recipes,
         toolkit=toolkit,
         max_attempts=max_attempts,
+        tier=tier,
         on_attempt=on_attempt,
         generator_options=dict(generator_options or {}),
     )

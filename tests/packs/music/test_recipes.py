@@ -23,7 +23,7 @@ from stateforge.tools import CANNOT_COMPLETE, Toolkit
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("music_pack")]
 
-RECIPES = load_recipes(schemas_dir() / "music")
+RECIPES = load_recipes(schemas_dir() / "music", "warmup")
 ATTEMPTS = 8
 """Attempts per recipe before the test gives up on it (most keep their first draft)."""
 KINDS = ("missing", "forbidden", "capacity")

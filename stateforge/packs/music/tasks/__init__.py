@@ -45,8 +45,9 @@ from .playlists import (
     playlist_of_most_played,
     trim_playlist_to_length,
 )
+from .stories import STORYLINES
 
-RECIPES = [
+WARMUP = [
     # a playlist's songs
     remove_artist_from_playlist,
     remove_songs_added_before,
@@ -83,3 +84,10 @@ RECIPES = [
     reply_to_comment,
     edit_latest_comment,
 ]
+"""The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`)."""
+
+RECIPES = [story.recipe() for story in STORYLINES]
+"""The default tier: composed, long-horizon storylines (stories.py)."""
+
+TIERS = {"long": RECIPES, "warmup": WARMUP}
+"""Selectable task sets; the first is the default."""
