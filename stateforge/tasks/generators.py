@@ -208,6 +208,7 @@ class OfflineGenerator:
                     "difficulty": s.recipe.difficulty,
                     "attempts": s.attempts,
                     "kept": s.kept,
+                    "variants": s.variants,
                     "retired": s.retired,
                 }
                 for s in sorted(self._slots, key=lambda s: s.recipe.name)

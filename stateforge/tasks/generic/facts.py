@@ -22,10 +22,11 @@ from stateforge.schema.model import Column, Table
 from stateforge.schema.types import INTEGER_TYPES
 from stateforge.store.sql import quote_ident, table_ref
 from stateforge.tasks.context import RecipeContext
+from stateforge.tasks.generic.names import SENTENCE_WORDS, field_words, nouns
 from stateforge.tasks.recipes import Skip
 from stateforge.tasks.wording import value_text
 from stateforge.tools.generic import MAX_LIMIT, lookup_key
-from stateforge.tools.naming import singular, snake
+from stateforge.tools.naming import snake
 from stateforge.values import json_value
 
 TEXT = ("VARCHAR", "CHAR", "TEXT", "STRING", "BPCHAR", "NVARCHAR")
@@ -49,6 +50,10 @@ class TableFacts:
     fk_columns: set[str] = field(default_factory=set)
     few: list[str] | None = None
     """Columns with 2 to 12 distinct values (filled by `generic.filters.few_valued`)."""
+
+    def words(self, column: str) -> str:
+        """A column of this table as words (`names.field_words`): `s_order_cnt` -> `order count`."""
+        return field_words(self.table, column)
 
     @property
     def ref(self) -> str:
@@ -141,10 +146,17 @@ def _tools(ctx: RecipeContext, table: Table) -> dict[str, str]:
     return found
 
 
+NAME_HINTS = ("name", "title", "label", "username", "email", "code", "number", "sku", "slug", "handle")
+"""Words in a column's name that say people name rows by it, in order of preference."""
+
+
 def _name_column(ctx: RecipeContext, table: Table, skip: set[str]) -> str | None:
+    """The text column people name a row by: the most human one (`human_column`, then a column whose name
+    says name, title, label, email, code or number), held by 80% distinct values in every row, and never
+    one whose values read as sentences (five words or more, or a final full stop)."""
     human = human_column(table)
     candidates = [human] if isinstance(human, str) else []
-    candidates += [
+    texts = [
         c.name
         for c in table.columns
         if kind(c) == "text"
@@ -152,13 +164,23 @@ def _name_column(ctx: RecipeContext, table: Table, skip: set[str]) -> str | None
         and c.name.lower() not in skip
         and not c.allowed_values
     ]
+
+    def rank(name: str) -> int:
+        tokens = snake(name).split("_")
+        return next((i for i, hint in enumerate(NAME_HINTS) if hint in tokens or hint == tokens[-1]), 99)
+
+    candidates += sorted(texts, key=lambda n: (rank(n), texts.index(n)))
     for name in candidates:
         q = quote_ident(name)
         row = ctx.sql(
-            f"SELECT count(*) AS n, count(DISTINCT {q}) AS d, count({q}) AS v FROM {table_ref(table.name)}"
+            f"SELECT count(*) AS n, count(DISTINCT {q}) AS d, count({q}) AS v, "
+            f"max(length({q}) - length(replace({q}, ' ', '')) + 1) AS most_words, "
+            f"count(*) FILTER (WHERE regexp_matches({q}, '[.!?]$') AND contains({q}, ' ')) AS stops "
+            f"FROM {table_ref(table.name)}"
         )
         n, distinct, values = row[0]["n"], row[0]["d"], row[0]["v"]
-        if n and values == n and distinct >= 0.8 * n:
+        sentences = (row[0]["most_words"] or 0) >= SENTENCE_WORDS or row[0]["stops"]
+        if n and values == n and distinct >= 0.8 * n and not sentences:
             return name
     return None
 
@@ -175,14 +197,14 @@ def table_facts(ctx: RecipeContext) -> dict[str, TableFacts]:
             fk_columns = {c.lower() for fk in table.foreign_keys for c in fk.columns}
             lookup = lookup_key(table)
             skip = {c.lower() for c in lookup} | fk_columns
-            plural = snake(table.name)
+            one, many = nouns(ctx.schema)[table.name.lower()]
             out[table.name.lower()] = TableFacts(
                 table=table,
                 tools=tools,
                 key=lookup,
                 name=_name_column(ctx, table, skip),
-                one=words(singular(plural)),
-                many=words(plural),
+                one=one,
+                many=many,
                 fk_columns=fk_columns,
             )
         _CACHE.clear()
@@ -231,7 +253,7 @@ def unique_named(
     table, chosen with the rng."""
     assert t.name is not None
     sql = f"SELECT * FROM {t.ref} r WHERE {where} AND {uniquely_named(t)}"
-    return ctx.pick(sql, params, what=what or f"{t.one} with a unique {words(t.name)}")
+    return ctx.pick(sql, params, what=what or f"{t.one} with a unique {t.words(t.name)}")
 
 
 def refer_by_name(ctx: RecipeContext, t: TableFacts, row: dict[str, Any]) -> None:
