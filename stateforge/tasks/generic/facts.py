@@ -256,10 +256,40 @@ def unique_named(
     return ctx.pick(sql, params, what=what or f"{t.one} with a unique {t.words(t.name)}")
 
 
-def refer_by_name(ctx: RecipeContext, t: TableFacts, row: dict[str, Any]) -> None:
-    """Record `row` as referred to by its (unique) name: the task says "the <one> 'name'"."""
+def confusable(ctx: RecipeContext, t: TableFacts) -> list[tuple[TableFacts, list[str]]]:
+    """Every table a solver could look in for "the <one> 'name'", with the text columns it would search:
+    `t` by its name column, and each other table that is called by the same last word (`order`, `sales
+    order`) or has a column of the same words as `t`'s name column, by its name column and that column."""
     assert t.name is not None
-    ctx.unique(f"{t.one} {row[t.name]!r}", t.table.name, **{t.name: row[t.name]})
+    kind_word = t.one.split()[-1]
+    named_by = t.words(t.name)
+    out = [(t, [t.name])]
+    for other in table_facts(ctx).values():
+        if other is t or "search" not in other.tools:
+            continue
+        same = [c.name for c in other.table.columns if kind(c) == "text" and other.words(c.name) == named_by]
+        if other.one.split()[-1] == kind_word and other.name and other.name not in same:
+            same.append(other.name)
+        if same:
+            out.append((other, same))
+    return out
+
+
+def name_count_sql(ctx: RecipeContext, t: TableFacts) -> tuple[str, int]:
+    """SQL counting the rows named `?` in every table of `confusable(t)`, and how many `?` it takes."""
+    parts = [
+        f"(SELECT count(*) FROM {other.ref} WHERE {' OR '.join(f'{quote_ident(c)} = ?' for c in columns)})"
+        for other, columns in confusable(ctx, t)
+    ]
+    return "SELECT " + " + ".join(parts), sum(len(c) for _, c in confusable(ctx, t))
+
+
+def refer_by_name(ctx: RecipeContext, t: TableFacts, row: dict[str, Any]) -> None:
+    """Record `row` as referred to by its name: the task says "the <one> 'name'", and no other row of any
+    table a solver could confuse it with (`confusable`) holds that name (one SQL count on the base)."""
+    assert t.name is not None
+    sql, n = name_count_sql(ctx, t)
+    ctx.refer(f"{t.one} {row[t.name]!r}", sql, [row[t.name]] * n)
 
 
 def named_row(
