@@ -129,7 +129,13 @@ class GenerationRun:
         lacking = min(CAPABILITIES, key=lambda c: counts[c])
         capability = lacking if total >= 3 and counts[lacking] < CAPABILITY_SHARE * total else None
         infeasible = sum(not t.feasible for t in self.kept) < INFEASIBLE_SHARE * (total + 1)
-        return Want(attempt=len(self.attempts) + 1, capability=capability, infeasible=infeasible)
+        only = len(self.kept) + infeasible_needed(self) >= self.n
+        return Want(
+            attempt=len(self.attempts) + 1,
+            capability=None if only else capability,
+            infeasible=infeasible or only,
+            only_infeasible=only,
+        )
 
 
 # --- the stages, in order ------------------------------------------------------------------------
