@@ -52,6 +52,8 @@ class Want:
     """The capability furthest below its share of the kept tasks (None: no preference)."""
     infeasible: bool = False
     """Whether an infeasible task is wanted (the kept set is below its infeasible share)."""
+    only_infeasible: bool = False
+    """Whether only an infeasible task can be kept (the set's last places are held for them)."""
 
 
 @dataclass
@@ -131,6 +133,8 @@ class OfflineGenerator:
 
     def _choose(self, want: Want) -> _Slot:
         active = [s for s in self._slots if not s.retired]
+        if want.only_infeasible:  # recipes that offered variants, or have not made a draft yet
+            active = [s for s in active if s.variants or not s.drafts] or active
         preferred = [s for s in active if want.capability in s.recipe.capabilities] if want.capability else []
         pool = preferred or active
         if want.infeasible:  # recipes seen offering infeasible variants, while they keep offering some
@@ -208,6 +212,7 @@ class OfflineGenerator:
                     "difficulty": s.recipe.difficulty,
                     "attempts": s.attempts,
                     "kept": s.kept,
+                    "variants": s.variants,
                     "retired": s.retired,
                 }
                 for s in sorted(self._slots, key=lambda s: s.recipe.name)

@@ -13,6 +13,7 @@ inputs give a byte-identical tasks.jsonl.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -44,6 +45,11 @@ CAPABILITY_SHARE = 0.2
 """Below this share of the kept tasks, a capability is asked for (the target is 15%; this leaves room)."""
 INFEASIBLE_SHARE = 0.15
 """The share of infeasible tasks the runner aims at (the target is at least 10%)."""
+MIN_INFEASIBLE_SHARE = 0.10
+"""The share of infeasible tasks every set keeps (docs/tasks.md): the last places of a set are held for
+infeasible tasks while it is below, and a run that cannot reach it misses its target (exit 1)."""
+HELD_BACK = "held back: the set needs infeasible tasks"
+"""The skip reason of a feasible draft not kept because the remaining places are for infeasible ones."""
 TASKS_FILE = "tasks.jsonl"
 REPORT_FILE = "generation_report.json"
 
@@ -125,7 +131,13 @@ class GenerationRun:
         lacking = min(CAPABILITIES, key=lambda c: counts[c])
         capability = lacking if total >= 3 and counts[lacking] < CAPABILITY_SHARE * total else None
         infeasible = sum(not t.feasible for t in self.kept) < INFEASIBLE_SHARE * (total + 1)
-        return Want(attempt=len(self.attempts) + 1, capability=capability, infeasible=infeasible)
+        only = len(self.kept) + infeasible_needed(self) >= self.n
+        return Want(
+            attempt=len(self.attempts) + 1,
+            capability=None if only else capability,
+            infeasible=infeasible or only,
+            only_infeasible=only,
+        )
 
 
 # --- the stages, in order ------------------------------------------------------------------------
@@ -195,6 +207,11 @@ def generate_round(run: GenerationRun) -> None:
                 seconds=proposal.seconds,
             )
             run.generator.feedback(proposal, kept=False)
+        elif proposal.drafts[0].feasible and len(run.kept) + infeasible_needed(run) >= run.n:
+            attempt = Attempt(
+                number, proposal.source, "skipped", HELD_BACK, proposal.detail,
+                capabilities=proposal.capabilities, seconds=proposal.seconds,
+            )  # not the recipe's failure: no feedback, so it is not retired for it
         else:
             draft = proposal.drafts[0]
             # A generator that judged its draft with the run's gate already (the LLM generator, whose
@@ -207,6 +224,12 @@ def generate_round(run: GenerationRun) -> None:
         run.attempts.append(attempt)
         if run.on_attempt is not None:
             run.on_attempt(attempt, len(run.kept))
+
+
+def infeasible_needed(run: GenerationRun) -> int:
+    """How many more infeasible tasks the kept set needs to reach `MIN_INFEASIBLE_SHARE` of `run.n`."""
+    have = sum(not t.feasible for t in run.kept)
+    return max(0, math.ceil(MIN_INFEASIBLE_SHARE * run.n - 1e-9) - have)
 
 
 def _judged(number: int, source: str, draft: Draft, result: GateResult, seconds: float) -> Attempt:
