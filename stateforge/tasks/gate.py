@@ -11,7 +11,8 @@ In order (the first failure rejects, counted by its reason in the generation rep
 - the calls replayed on a fresh episode: `replay_failed` (a feasible task's call failed), `tool_bug` (a tool
   failed with a definition or internal error); an infeasible task must meet a tool, constraint or rule
   error (`infeasible_not_refused`, `infeasible_wrong_error`) and change nothing
-  (`infeasible_changes_state`); a `forbidden` one must name its policy (`infeasible_no_policy`) and be
+  (`infeasible_changes_state`); a `forbidden` one of a domain with policies must name its policy
+  (`infeasible_no_policy`) and be
   refused by exactly that policy (`infeasible_wrong_policy`); a feasible task must change something
   (`empty_diff`);
 - `replay_differs`: the generator saw another diff on its own episode;
@@ -227,7 +228,8 @@ class Gate:
             raise Rejected("invalid", "an infeasible draft must say why (its kind and reason)")
         if not draft.feasible and draft.infeasible is not None:
             named = draft.infeasible.policy
-            if draft.infeasible.kind == "forbidden" and named is None:
+            # a bare DDL states no policies: its forbidden tasks are refused by rules and key actions
+            if draft.infeasible.kind == "forbidden" and named is None and self.workspace.config.policies:
                 raise Rejected(
                     "infeasible_no_policy",
                     "a forbidden task names the policy whose refusal proves it (ctx.infeasible(policy=...))",
