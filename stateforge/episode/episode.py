@@ -246,12 +246,12 @@ class Episode:
         con.execute("BEGIN TRANSACTION")
         try:
             value = _jsonable(tool.run(env, validated))
+            _check_declaration(tool, env)
             if not isinstance(value, dict):
                 raise ToolDefinitionError(
                     f"tool {name} returned {type(value).__name__}: every tool returns a JSON object (wrap a "
                     'list as {"<what>": [...]}; docs/tools.md, "Results").'
                 )
-            _check_declaration(tool, env)
             checked = self._check_rules(env.changes.tables)
             # a call whose write log is empty keeps nothing: a write no helper recorded cannot persist
             con.execute("COMMIT" if env.changes.counts else "ROLLBACK")

@@ -18,13 +18,13 @@ from tests.episode.test_fk_actions import DELETABLE
 @tool(kind="write", writes=("carriers",))
 def path_insert(env: Env) -> dict:
     """env.insert."""
-    return env.insert("carriers", {"name": "Inserted"})
+    return {"result": env.insert("carriers", {"name": "Inserted"})}
 
 
 @tool(kind="write", writes=("carriers",))
 def path_insert_many(env: Env) -> list:
     """env.insert_many."""
-    return env.insert_many("carriers", [{"name": "One"}, {"name": "Two"}])
+    return {"result": env.insert_many("carriers", [{"name": "One"}, {"name": "Two"}])}
 
 
 @tool(kind="write", writes=("customers",))
@@ -34,13 +34,13 @@ def path_update(env: Env, customer_id: int) -> int:
     Args:
         customer_id: A customer.
     """
-    return env.update("customers", customer_id, {"customer_id": 990_000 + customer_id})
+    return {"result": env.update("customers", customer_id, {"customer_id": 990_000 + customer_id})}
 
 
 @tool(kind="write", writes=("products",))
 def path_update_where(env: Env) -> int:
     """env.update_where with an expression."""
-    return env.update_where("products", "product_id <= ?", [3], {"price": Expr("price + 1")})
+    return {"result": env.update_where("products", "product_id <= ?", [3], {"price": Expr("price + 1")})}
 
 
 @tool(kind="write", writes=("customers",))
@@ -50,32 +50,32 @@ def path_delete(env: Env, customer_id: int) -> int:
     Args:
         customer_id: A customer.
     """
-    return env.delete("customers", customer_id)
+    return {"result": env.delete("customers", customer_id)}
 
 
 @tool(kind="write", writes=("wishlist",))
 def path_delete_where(env: Env) -> int:
     """env.delete_where."""
-    return env.delete_where("wishlist", "product_id <= ?", [5])
+    return {"result": env.delete_where("wishlist", "product_id <= ?", [5])}
 
 
 @tool(reads=("wishlist",))
 def cte_write(env: Env) -> Any:
     """A read whose CTE deletes rows."""
-    return env.scalar("WITH gone AS (DELETE FROM wishlist RETURNING *) SELECT count(*) FROM gone")
+    return {"result": env.scalar("WITH gone AS (DELETE FROM wishlist RETURNING *) SELECT count(*) FROM gone")}
 
 
 @tool
 def sequence_write(env: Env) -> Any:
     """A read that advances a sequence."""
-    return env.scalar("SELECT nextval('orders_seq')")
+    return {"result": env.scalar("SELECT nextval('orders_seq')")}
 
 
 @tool(reads=("wishlist",))
 def raw_write(env: Env) -> int:
     """A read tool that writes around the helpers, on the connection they use."""
     env._ctx.con.execute("DELETE FROM wishlist")  # noqa: SLF001 - the bypass under test
-    return 0
+    return {"result": 0}
 
 
 @tool(kind="write", writes=("wishlist",))
@@ -87,7 +87,7 @@ def wish(env: Env, customer_id: int, product_ids: list[int]) -> list:
         product_ids: The products.
     """
     rows = [{"customer_id": customer_id, "product_id": p, "added_at": env.now} for p in product_ids]
-    return env.insert_many("wishlist", rows)
+    return {"result": env.insert_many("wishlist", rows)}
 
 
 PATHS = [path_insert, path_insert_many, path_update, path_update_where, path_delete, path_delete_where]
