@@ -30,10 +30,10 @@ from pydantic import BaseModel
 
 from stateforge.domain import DomainConfig
 from stateforge.episode.domain_info import DomainInfo, file_key, read_domain_info
-from stateforge.episode.pool import POOL
+from stateforge.episode.pool import CLEAN_MTIME_NS, POOL
 from stateforge.episode.results import ToolResult
 from stateforge.episode.rules import RuleCheck
-from stateforge.episode.storage import dispose, open_locked, release, remove_database
+from stateforge.episode.storage import dispose, open_locked, release, remove_database, wal_of
 from stateforge.episode.template import content_key, forget, template_for
 from stateforge.errors import StoreError
 from stateforge.schema.model import Schema
@@ -81,6 +81,10 @@ class Episode:
         self._allocator = KeyAllocator()
         self._log: list[ToolResult] = []
         self._lock = threading.RLock()
+        self._commits_at: int | None = self._commit_mark()
+        """The WAL's size after the last call (at open: before any); None when it cannot tell."""
+        self._unlogged = False
+        """Whether a write was committed between two calls (the WAL grew outside every call)."""
 
     @classmethod
     def open(
@@ -227,10 +231,46 @@ class Episode:
         """Run one tool call in one transaction and log it; never raises for what the call did wrong."""
         with self._lock:
             started = time.perf_counter()
+            self._note_unlogged()
             result = self._run(tool, arguments)
             result.ms = round((time.perf_counter() - started) * 1000, 3)
             self._log.append(result)
+            if self._commits_at is not None:  # once it cannot tell, it never can again
+                self._commits_at = self._commit_mark()
             return result
+
+    def unlogged_writes(self) -> bool | None:
+        """Whether something committed a write outside every call (through `connection`), which the log
+        does not record: False when every committed write was a call's, True when one was not, None when
+        this cannot tell (the episode is not on a pooled copy, or its main file was written: a CHECKPOINT).
+
+        How: a pooled copy's main file is never written (`pool.py`), so every commit appends to the WAL
+        beside it; the file's size (`os.stat`, its bytes are never read) is noted after each call, and a
+        size that moved before the next call, or before this one, is a write no call made."""
+        with self._lock:
+            self._note_unlogged()
+            return None if self._commits_at is None else self._unlogged
+
+    def _commit_mark(self) -> int | None:
+        """The size of the copy's WAL (0 when there is none yet), or None when it cannot tell what was
+        committed: the base itself, or a main file written since it was made clean."""
+        if self._persist or self._path == self._base:
+            return None
+        try:
+            if self._path.stat().st_mtime_ns != CLEAN_MTIME_NS:
+                return None
+            return wal_of(self._path).stat().st_size
+        except FileNotFoundError:
+            return 0
+        except OSError:
+            return None
+
+    def _note_unlogged(self) -> None:
+        mark = self._commit_mark()
+        if mark is None or self._commits_at is None:
+            self._commits_at = None
+        elif mark != self._commits_at:
+            self._unlogged = True
 
     def _run(self, name: str, arguments: Mapping[str, Any] | None) -> ToolResult:
         con = self._connection()
@@ -312,6 +352,7 @@ class Episode:
                 self._path, self._con = _open_pooled(self._base, self._path.parent, self._source)
             self._allocator = KeyAllocator()
             self._log = []
+            self._commits_at, self._unlogged = self._commit_mark(), False
 
     def close(self) -> None:
         """Close the database; delete the copy unless `keep` (a persisting episode keeps its writes)."""

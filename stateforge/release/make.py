@@ -152,7 +152,8 @@ def document(run: ReleaseRun) -> None:
     (run.staging / README).write_text(
         dataset_card(manifest, run.pack.config.description or ""), encoding="utf-8", newline="\n"
     )
-    files = hash_files(run.staging, bundle_files(run.staging, skip=(MANIFEST,)))
+    skip = (MANIFEST, run.written.database)  # the database is verified by its table hashes, not its bytes
+    files = hash_files(run.staging, bundle_files(run.staging, skip=skip))
     run.manifest = assemble(run, files=files)
     (run.staging / MANIFEST).write_text(run.manifest.to_json(), encoding="utf-8", newline="\n")
 
@@ -191,12 +192,13 @@ def assemble(run: ReleaseRun, *, files: dict[str, Any]) -> Manifest:
         packages=package_versions(),
         llm=llm_inputs(run.llm),
     )
+    database = database_info(folder, w)
     return Manifest(
         domain=pack.name,
         version=run.version,
-        release_id=release_id(files),
+        release_id=release_id(files, database),
         inputs=inputs,
-        database=database_info(folder, w),
+        database=database,
         tasks=task_counts(tasks),
         baselines={s: baseline_entry(w.reports[baseline_file(s)]) for s in sorted(run.summaries)},
         files=files,
