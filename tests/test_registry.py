@@ -58,8 +58,9 @@ def test_entry_points_are_read_and_code_wins(plugin_path: Path) -> None:
 def test_unknown_names_say_what_there_is(plugin_path: Path) -> None:
     widgets = Registry("widget", error=WidgetError, paths=True, hint=" Pick one with --widget.")
     widgets.add("sprocket", "sf_widgets:CODE")
-    with pytest.raises(WidgetError, match=r"unknown widget 'sprockt'\. Did you mean \"sprocket\"\? "
-                                          r"Registered: sprocket\. Or give your own .* Pick one with --widget\."):
+    expected = (r"unknown widget 'sprockt'\. Did you mean \"sprocket\"\? "
+                r"Registered: sprocket\. Or give your own .* Pick one with --widget\.")
+    with pytest.raises(WidgetError, match=expected):
         widgets.load("sprockt")
     assert widgets.load("sf_widgets:make")() == "from a plugin"
     with pytest.raises(WidgetError, match="cannot import no_such_module_here"):

@@ -120,7 +120,8 @@ SCENARIOS: dict[tuple[str, str], list[Scenario]] = {
                     {"album_id": 4, "artist_id": 1, "album_type": "album"},
                 ],
                 "songs": [
-                    {"song_id": 10 * a + t, "album_id": a, "artist_id": 1, "track_number": t, "duration_ms": 180000}
+                    {"song_id": 10 * a + t, "album_id": a, "artist_id": 1, "track_number": t,
+                     "duration_ms": 180000}
                     for a, tracks in ((1, 5), (2, 8), (3, 3), (4, 2))
                     for t in range(1, tracks + 1)
                 ],

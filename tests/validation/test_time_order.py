@@ -107,7 +107,8 @@ def test_an_event_time_in_a_key_is_not_inferred_and_says_so(tmp_path: Path) -> N
     ddl = tmp_path / "keyed.sql"
     ddl.write_text(
         "CREATE TABLE invoices (id INTEGER PRIMARY KEY, created_at TIMESTAMP NOT NULL);\n"
-        "CREATE TABLE payments (invoice_id INTEGER NOT NULL REFERENCES invoices (id), paid_on DATE NOT NULL,\n"
+        "CREATE TABLE payments (invoice_id INTEGER NOT NULL REFERENCES invoices (id),\n"
+        "    paid_on DATE NOT NULL,\n"
         "    amount DECIMAL(10, 2), PRIMARY KEY (invoice_id, paid_on));\n"
     )
     schema = load_ddl(ddl, "duckdb")
@@ -116,5 +117,7 @@ def test_an_event_time_in_a_key_is_not_inferred_and_says_so(tmp_path: Path) -> N
     [note] = [n for n in time_notes(schema, config) if n.table == "payments"]
     assert "payments.paid_on" in note.message and "part of a key" in note.message
     assert "time_order: {created: {payments: paid_on}}" in note.message
-    declared = DomainConfig.model_validate({"name": "keyed", "time_order": {"created": {"payments": "paid_on"}}})
+    declared = DomainConfig.model_validate(
+        {"name": "keyed", "time_order": {"created": {"payments": "paid_on"}}}
+    )
     assert [o.kind for o in infer_time_order(schema, declared) if o.table == "payments"] == ["after_parent"]
