@@ -21,6 +21,7 @@ from typing import Any
 from stateforge.episode import ToolResult
 from stateforge.evaluate.handle import EpisodeHandle
 from stateforge.tasks import Task
+from stateforge.tasks.reachable import scalars as every_scalar
 from stateforge.tools import CANNOT_COMPLETE
 
 
@@ -82,15 +83,8 @@ def rows_of(value: Any) -> Iterator[dict[str, Any]]:
 
 
 def scalars(value: Any) -> Iterator[Any]:
-    """Every scalar inside a JSON value."""
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from scalars(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from scalars(item)
-    elif value is not None and not isinstance(value, bool):
-        yield value
+    """Every scalar inside a JSON value, nulls and booleans left out (they name nothing)."""
+    return (v for v in every_scalar(value) if v is not None and not isinstance(v, bool))
 
 
 def field_of(items: list[Any], results: list[ToolResult]) -> list[Any]:
