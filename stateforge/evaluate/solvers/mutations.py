@@ -167,22 +167,30 @@ def first_page(run: MutantRun) -> str | None:
     skipped = set(later)
     seen: set[str] = {_key(w) for w in re.findall(r"[\w.@'-]+", run.task.instruction)}
     dropped = 0
+    refused_anyway = False
     for i, (tool, arguments) in enumerate(run.calls):
         if i in skipped:
             continue
+        lost = 0
         if run.is_write(tool):
             for name in list_arguments(arguments):
                 kept = [v for v in arguments[name] if _key(v) in seen]
-                dropped += len(arguments[name]) - len(kept)
+                lost += len(arguments[name]) - len(kept)
                 arguments[name] = kept
+            dropped += lost
             if any(isinstance(v, list) and not v for v in arguments.values()):
                 run.did.append(f"made no {tool}: every item of it was on a later page")
                 continue
         result = run.call(tool, arguments)
         seen.update(_key(v) for v in scalars(result.value))
+        if lost and i == run.refused() and not result.ok:
+            refused_anyway = True
     if not dropped:
         return "every item the writes use was on the first page"
     run.did.append(f"read only first pages ({len(later)} later pages left out), {dropped} items lost")
+    if refused_anyway:
+        # an infeasible task: the shortened call is refused as the reference's was, so no mistake is left
+        return "the tools refuse the call without the later pages' items as they refused the reference's"
     return None
 
 
