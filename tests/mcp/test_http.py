@@ -410,3 +410,53 @@ def _quietly(fn: Any) -> None:
         anyio.run(fn)
     except BaseException:  # noqa: BLE001 - the client sees its server go away
         pass
+
+
+def _abandon(url: str) -> str:
+    """Open a session as a client that never sends DELETE (the TypeScript SDK, Inspector): its id."""
+    with httpx2.Client(timeout=10) as http:
+        opened = http.post(url, json=INIT, headers=HEADERS)
+        assert opened.status_code == 200, opened.text
+        return opened.headers["mcp-session-id"]
+
+
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+def test_clients_that_never_send_delete_cannot_fill_the_server(shop_db: Path, tmp_path: Path):
+    """max_sessions 2, five abandoned sessions in a row: each new one ends the session idle longest (its
+    episode closed, its id then unknown), and the SDK's client still connects and calls."""
+
+    async def session(url: str) -> Any:
+        async with Client(url) as client:
+            return await client.call_tool("get_carrier", {"carrier_id": 2})
+
+    with serve_mcp(shop_db, port=0, workdir=tmp_path, max_sessions=2, evict_idle=0.0) as handle:
+        abandoned = [_abandon(handle.url) for _ in range(5)]
+        read = anyio.run(session, handle.url)
+        records = {r.id: r for r in handle.sessions}
+        with httpx2.Client(timeout=10) as http:
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            first = http.post(handle.url, json=ping, headers={**HEADERS, "mcp-session-id": abandoned[0]})
+        assert handle._runner._app.evicted == 4
+    assert read.is_error is False and read.structured_content["carrier_id"] == 2
+    assert [records[i].live for i in abandoned[:-1]] == [False] * 4
+    assert first.status_code == 404  # an ended session is unknown: the client initialises again
+    assert defaults_survive_abandoned_clients()
+
+
+def defaults_survive_abandoned_clients() -> bool:
+    """The defaults: a shorter idle timeout than the SDK's 30 minutes, and eviction when full."""
+    from stateforge.mcp.http import EVICT_IDLE, IDLE_TIMEOUT, MAX_SESSIONS
+
+    return IDLE_TIMEOUT <= 300 and EVICT_IDLE is not None and EVICT_IDLE < IDLE_TIMEOUT and MAX_SESSIONS >= 8
