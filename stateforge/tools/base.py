@@ -31,6 +31,7 @@ from pydantic import BaseModel
 
 from stateforge.tools.arguments import json_schema, model_from_function, validate_arguments
 from stateforge.tools.errors import ToolDefinitionError
+from stateforge.tools.hints import derive_destructive
 
 if TYPE_CHECKING:
     from stateforge.tools.env import Env
@@ -114,11 +115,20 @@ class Tool:
         read = self.kind == "read"
         return {
             "readOnlyHint": read,
-            # unset on a write tool: assume the worst, as the MCP specification's defaults do
-            "destructiveHint": False if read else self.destructive is not False,
+            "destructiveHint": False if read else self.destroys,
             "idempotentHint": True if read else bool(self.idempotent),
             "openWorldHint": False,
         }
+
+    @cached_property
+    def destroys(self) -> bool:
+        """Whether the tool may delete or overwrite data (the MCP `destructiveHint`): as declared, else as
+        its code shows (`hints.derive_destructive`), else (it cannot tell) True, the MCP default."""
+        if self.kind == "read":
+            return False
+        if self.destructive is not None:
+            return self.destructive
+        return derive_destructive(self) is not False
 
     def openai(self) -> dict[str, Any]:
         """The tool in OpenAI function-calling form (`tools=[...]` of a chat completion)."""

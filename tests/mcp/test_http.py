@@ -460,3 +460,20 @@ def defaults_survive_abandoned_clients() -> bool:
     from stateforge.mcp.http import EVICT_IDLE, IDLE_TIMEOUT, MAX_SESSIONS
 
     return IDLE_TIMEOUT <= 300 and EVICT_IDLE is not None and EVICT_IDLE < IDLE_TIMEOUT and MAX_SESSIONS >= 8
+
+
+def test_a_packs_destructive_hints_follow_what_each_tool_does(game_db: Path, tmp_path: Path):
+    """Purchases and joins only add (not destructive); leaving, deleting and overwriting are."""
+
+    async def listing(url: str) -> dict[str, Any]:
+        async with Client(url) as client:
+            return {t.name: t.annotations for t in (await client.list_tools()).tools}
+
+    with serve_mcp(game_db, port=0, workdir=tmp_path) as handle:
+        listed = anyio.run(listing, handle.url)
+        kit = handle.target.toolkit
+    assert all(listed[t.name].destructive_hint is t.destroys for t in kit)
+    for additive in ("buy_heroes", "buy_skins", "gift_skin", "join_clan"):
+        assert listed[additive].destructive_hint is False, additive
+    for destructive in ("leave_clan", "delete_builds", "rename_rune_page"):
+        assert listed[destructive].destructive_hint is True, destructive

@@ -75,3 +75,21 @@ def test_a_refused_persist_session_tells_the_typescript_client_why(
         assert attempt["ok"] is False and "one session at a time" in attempt["message"], attempt
         assert "Too many open sessions" not in attempt["message"]
     assert opened == 1
+
+
+def test_the_typescript_client_reads_destructive_hints_derived_from_each_tool(
+    sdk: TypescriptSdk, game_db: Path, tmp_path: Path
+):
+    serve = (STATEFORGE, "mcp", "game", "--db", str(game_db))
+    got = sdk.run("tools-stdio", *serve, env={"TMPDIR": str(tmp_path)})
+    hints = {t["name"]: t["annotations"] for t in got["tools"]}
+    for additive in ("buy_heroes", "buy_skins", "join_clan", "create_clan", "send_mail"):
+        assert hints[additive]["destructiveHint"] is False and hints[additive]["readOnlyHint"] is False
+    for destructive in ("leave_clan", "delete_builds", "equip_skin", "disband_clan"):
+        assert hints[destructive]["destructiveHint"] is True
+    assert hints["get_player"] == {
+        "readOnlyHint": True,
+        "destructiveHint": False,
+        "idempotentHint": True,
+        "openWorldHint": False,
+    }

@@ -112,6 +112,7 @@ def test_one_schema_serves_openai_and_mcp():
         "openWorldHint": False,
     }
     unsure = tool(create_playlist.fn, name="unsure", kind="write", writes=("playlists",))
+    # undeclared, and its code makes no write the reading can see: the MCP default (tests/tools/test_hints.py)
     assert unsure.annotations["destructiveHint"] is True and unsure.annotations["idempotentHint"] is False
     kit = Toolkit([create_playlist])
     assert [t["function"]["name"] for t in kit.openai_tools()] == ["create_playlist", "cannot_complete"]
