@@ -30,3 +30,13 @@ def game_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         if not (out / "game.duckdb").is_file():
             build_domain("game", scale=0.05, out=out)
     return out / "game.duckdb"
+
+
+@pytest.fixture(scope="session")
+def meeting_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The meeting pack built at scale 0.05. Never write to it."""
+    out = tmp_path_factory.getbasetemp() / "fixtures" / "meeting-mcp"
+    with _GAME_LOCK:
+        if not (out / "meeting.duckdb").is_file():
+            build_domain("meeting", scale=0.05, out=out)
+    return out / "meeting.duckdb"
