@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 
 from stateforge.episode import Episode
 from stateforge.episode.pool import POOL
-from stateforge.mcp import ServeError, serve_mcp
+from stateforge.mcp import ServeError, load_target, serve_mcp
 from stateforge.mcp.server import NO_SESSION
 from stateforge.values import dumps
 from tests.episode.fixture import sha256
@@ -477,3 +477,56 @@ def test_a_packs_destructive_hints_follow_what_each_tool_does(game_db: Path, tmp
         assert listed[additive].destructive_hint is False, additive
     for destructive in ("leave_clan", "delete_builds", "rename_rune_page"):
         assert listed[destructive].destructive_hint is True, destructive
+
+
+def test_a_cancelled_call_that_has_not_committed_is_rolled_back(shop_db: Path, tmp_path: Path, caplog: Any):
+    """The SDK's client cancels a write while it runs (it sends notifications/cancelled): the row it had
+    inserted is gone, the call is logged as cancelled, and the same call left alone commits."""
+    import logging
+    import threading
+
+    from stateforge.tools import Env, Toolkit, tool
+
+    caplog.set_level(logging.INFO, logger="stateforge.mcp")
+    entered, release = threading.Event(), threading.Event()
+
+    @tool(kind="write", writes=("carriers",))
+    def slow_create(env: Env, name: str, wait: bool = True) -> dict:
+        """Create a carrier, then wait until the test lets go.
+
+        Args:
+            name: The carrier's name.
+            wait: Whether to wait.
+        """
+        row = env.insert("carriers", {"name": name})
+        if wait:
+            entered.set()
+            release.wait(30)
+        return row
+
+    generic = [t for t in load_target(shop_db).toolkit if t.name != "cannot_complete"]
+    kit = Toolkit([slow_create, *generic], name="shop")
+
+    async def session(url: str) -> dict[str, Any]:
+        async with Client(url) as client:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.call_tool, "slow_create", {"name": "Cancelled"})
+                await anyio.to_thread.run_sync(entered.wait, 30)
+                tg.cancel_scope.cancel()  # the client abandons the call: notifications/cancelled
+            while "cancelled: rolled back" not in caplog.text:
+                await anyio.sleep(0.02)
+            release.set()
+            kept = await client.call_tool("slow_create", {"name": "Kept", "wait": False})
+            names = {"column": "name", "op": "in", "value": ["Cancelled", "Kept"]}
+            found = await client.call_tool("search_carriers", {"filters": [names]})
+            return {"kept": kept, "found": found}
+
+    with serve_mcp(shop_db, port=0, workdir=tmp_path, toolkit=kit) as handle:
+        got = anyio.run(session, handle.url)
+        [record] = handle.sessions
+        log = record.log
+    assert got["kept"].is_error is False
+    assert [r["name"] for r in got["found"].structured_content["rows"]] == ["Kept"]
+    cancelled = next(c for c in log if c.arguments.get("name") == "Cancelled")
+    assert cancelled.ok is False and "cancelled this call before it committed" in cancelled.error
+    assert cancelled.changes == {}
