@@ -30,7 +30,8 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from stateforge.tools.arguments import json_schema, model_from_function, validate_arguments
-from stateforge.tools.errors import ToolDefinitionError
+from stateforge.tools.blame import blame
+from stateforge.tools.errors import ToolDefinitionError, ToolError
 from stateforge.tools.hints import derive_destructive
 
 if TYPE_CHECKING:
@@ -84,11 +85,19 @@ class Tool:
         """A tool from an explicit argument model; `run(env, arguments)` gets the validated model."""
         if arguments.model_config.get("extra") != "forbid":
             raise ToolDefinitionError(f'tool {name}: its argument model needs model_config extra="forbid".')
+
+        def blamed(env: Env, validated: BaseModel) -> Any:
+            try:
+                return run(env, validated)
+            except ToolError as exc:
+                with_argument(exc, dict(validated))
+                raise
+
         return cls(
             name=name,
             description=description,
             arguments=arguments,
-            run=run,
+            run=blamed,
             kind=kind,
             reads=tuple(reads),
             writes=tuple(writes),
@@ -167,6 +176,13 @@ class Tool:
         }
 
 
+def with_argument(exc: ToolError, values: Mapping[str, Any]) -> ToolError:
+    """`exc`, its `argument` set to the parameter its message names when the tool did not set one."""
+    if exc.argument is None:
+        exc.argument = blame(str(exc), values)
+    return exc
+
+
 def check_declaration(
     name: str, kind: str, writes: tuple[str, ...], idempotent: bool | None, destructive: bool | None
 ) -> None:
@@ -224,7 +240,12 @@ def tool(
         names = list(model.model_fields)
 
         def run(env: Env, arguments: BaseModel) -> Any:
-            return func(env, **{n: getattr(arguments, n) for n in names})
+            values = {n: getattr(arguments, n) for n in names}
+            try:
+                return func(env, **values)
+            except ToolError as exc:
+                with_argument(exc, values)
+                raise
 
         made = Tool(
             name=tool_name,
