@@ -10,8 +10,9 @@
 
 The port is bound before the server starts, so a port in use is a `ServeError` at once (the CLI exits 2).
 The server is uvicorn on its own event loop; its sessions are the SDK's streamable HTTP sessions, each with
-its own episode (`server.py`), ended by the client's DELETE, by `idle_timeout` without a request, or when
-the server stops.
+its own episode (`server.py`), ended by the client's DELETE, by `idle_timeout` without a request, by
+eviction when `max_sessions` are open and a new client comes (the session idle longest, once idle
+`evict_idle` seconds: `runner.EndOnDelete`), or when the server stops.
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ once more before the commit), and, as the protocol says, gets no answer; one tha
 committed. Either way it is in the session's log (a cancelled one as a failed call saying so).
 
 Sessions (`sessions.py`): on HTTP each session gets its episode when it initialises and loses it when the
-session ends (DELETE, idle timeout, server stop), through the SDK's per-connection `exit_stack`. The
-2026-07-28 protocol has no sessions, so the HTTP server does not offer it (no `server/discover`: the SDK's
-client then falls back to the initialize handshake) and refuses a call made without a session. Over stdio
-the process is the session: one episode, opened at start.
+session ends (DELETE, idle timeout, eviction when full, server stop), through the SDK's per-connection
+`exit_stack`. The 2026-07-28 protocol has no sessions, so the HTTP server does not offer it (no
+`server/discover`: the SDK's client then falls back to the initialize handshake) and refuses a call made
+without a session. Over stdio the process is the session: one episode, opened at start.
 """
 
 from __future__ import annotations
