@@ -33,6 +33,7 @@ from stateforge.tools.arguments import json_schema, model_from_function, validat
 from stateforge.tools.blame import blame
 from stateforge.tools.errors import ToolDefinitionError, ToolError
 from stateforge.tools.hints import derive_destructive
+from stateforge.tools.times import PATTERN as DATETIME
 
 if TYPE_CHECKING:
     from stateforge.tools.env import Env
@@ -213,7 +214,7 @@ def type_label(schema: Mapping[str, Any]) -> str:
     kind = schema.get("type", "any")
     if kind == "array":
         return f"array of {type_label(schema.get('items', {}))}"
-    fmt = schema.get("format")
+    fmt = schema.get("format") or ("date-time, zone optional" if schema.get("pattern") == DATETIME else None)
     return f"{kind} ({fmt})" if fmt else str(kind)
 
 
