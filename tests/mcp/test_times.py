@@ -88,3 +88,26 @@ def test_meeting_tools_accept_date_times_with_a_zone(meeting_db: Path, tmp_path:
         assert re.match(schema["pattern"], accepted), accepted
     assert got["bad"].is_error is True and got["bad"].structured_content["argument"] == "start_at"
     assert "with a zone (Z, +08:00) it is converted" in got["bad"].content[0].text
+
+
+def test_generic_tools_take_timestamp_columns_with_a_zone(shop_db: Path, tmp_path: Path):
+    """The generic toolkit's TIMESTAMP columns: the same conversion, and the same schema."""
+
+    async def session(url: str) -> dict[str, Any]:
+        async with Client(url) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            changed = await client.call_tool(
+                "update_customer", {"customer_id": 1, "created_at": "2025-01-01T10:00:00+02:00"}
+            )
+            return {
+                "schema": tools["update_customer"].input_schema["properties"]["created_at"],
+                "changed": changed,
+                "read": await client.call_tool("get_customer", {"customer_id": 1}),
+            }
+
+    with serve_mcp(shop_db, port=0, workdir=tmp_path) as handle:
+        got = anyio.run(session, handle.url)
+    assert got["changed"].is_error is False, got["changed"].content[0].text
+    assert got["read"].structured_content["created_at"] == "2025-01-01T08:00:00"
+    zoned = next(s for s in got["schema"].get("anyOf", [got["schema"]]) if s.get("type") == "string")
+    assert zoned["pattern"] == PATTERN and "format" not in zoned
