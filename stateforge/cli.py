@@ -334,10 +334,14 @@ def mcp_cmd(
     ] = None,
     idle_timeout: Annotated[
         float, typer.Option(help="HTTP: seconds without a request before a session ends.")
-    ] = 1800.0,
+    ] = 300.0,
     max_sessions: Annotated[
         int, typer.Option(help="HTTP: open sessions at once (each holds a copy of the database).")
     ] = 64,
+    evict_idle: Annotated[
+        float,
+        typer.Option(help="HTTP: when full, a new session ends the one idle longest, if idle this long."),
+    ] = 60.0,
 ) -> None:
     """Serve a database's business tools over MCP, each session on its own episode (a private copy).
 
@@ -355,6 +359,7 @@ def mcp_cmd(
         pack=pack,
         idle_timeout=idle_timeout,
         max_sessions=max_sessions,
+        evict_idle=evict_idle,
     )
 
 

@@ -293,6 +293,7 @@ class Episode:
                     'list as {"<what>": [...]}; docs/tools.md, "Results").'
                 )
             checked = self._check_rules(env.changes.tables)
+            env.check_cancelled()  # a call cancelled before it commits keeps nothing (tools/env.py)
             # a call whose write log is empty keeps nothing: a write no helper recorded cannot persist
             con.execute("COMMIT" if env.changes.counts else "ROLLBACK")
         except BaseException as exc:

@@ -15,7 +15,7 @@ import threading
 from pathlib import Path
 
 from stateforge.mcp.errors import ServeError
-from stateforge.mcp.http import IDLE_TIMEOUT, MAX_SESSIONS, serve_mcp
+from stateforge.mcp.http import EVICT_IDLE, IDLE_TIMEOUT, MAX_SESSIONS, serve_mcp
 from stateforge.mcp.stdio import run_stdio
 from stateforge.mcp.target import load_target, resolve_database
 
@@ -34,6 +34,7 @@ def run_mcp(
     pack: str | Path | None = None,
     idle_timeout: float | None = IDLE_TIMEOUT,
     max_sessions: int = MAX_SESSIONS,
+    evict_idle: float | None = EVICT_IDLE,
 ) -> None:
     """Serve a pack's database (or a database file) over stdio or streamable HTTP until stopped."""
     if transport not in TRANSPORTS:
@@ -58,6 +59,7 @@ def run_mcp(
         pack=pack or pack_dir,
         idle_timeout=idle_timeout,
         max_sessions=max_sessions,
+        evict_idle=evict_idle,
     )
     log.info("serving %s (%d tools) at %s: %s. Ctrl-C stops.", target.name, len(target.toolkit), handle.url,
              mode)

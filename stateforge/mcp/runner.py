@@ -31,16 +31,36 @@ STOP_TIMEOUT = 10.0
 
 
 class EndOnDelete:
-    """ASGI middleware: a `DELETE` that ends a session is answered once the session's episode is closed.
+    """ASGI middleware around the SDK's app: how sessions end, and room for new ones.
 
-    The SDK ends a session's connection (and so runs its teardown) only after answering the DELETE; a
-    client that reconnects at once (with `persist`: to the same file) would otherwise race the episode's
-    close. The answer is held back, not changed; the connection's own teardown then finds nothing to do.
+    - A `DELETE` that ends a session is answered once the session's episode is closed. The SDK ends a
+      session's connection (and so runs its teardown) only after answering the DELETE; a client that
+      reconnects at once (with `persist`: to the same file) would otherwise race the episode's close. The
+      answer is held back, not changed; the connection's own teardown then finds nothing to do.
+    - A refused `initialize` leaves no session behind (`_open`).
+    - When `max_sessions` are open, a request that opens a session first ends the session idle longest
+      (no request in flight, none for `evict_idle` seconds at least), so that clients that never send
+      DELETE (they are common: closing the TypeScript SDK's client only drops its connection) cannot fill
+      the server until their idle timeouts. With none idle that long, the SDK answers 503 as before.
     """
 
-    def __init__(self, app: Any, sessions: Sessions) -> None:
+    def __init__(
+        self,
+        app: Any,
+        sessions: Sessions,
+        *,
+        max_sessions: int | None = None,
+        evict_idle: float | None = None,
+    ) -> None:
         self._app = app
         self._sessions = sessions
+        self._max_sessions = max_sessions
+        self._evict_idle = evict_idle
+        self._in_flight: dict[str, int] = {}
+        self._last_seen: dict[str, float] = {}
+        """Per session id: requests being served now, and when the last one ended (`time.monotonic`)."""
+        self.evicted = 0
+        """Sessions ended to make room for a new one."""
         self.stopping = False
         """Set when the server begins to stop: every request from then on is answered 503 (the SDK's session
         manager is going away, and would answer 500 with a traceback)."""
@@ -54,10 +74,21 @@ class EndOnDelete:
             return
         session_id = _session_header(scope.get("headers", ()))
         if scope.get("method") == "POST" and session_id is None:
+            await self._make_room(scope)
             await self._open(scope, receive, send)
             return
         if scope.get("method") != "DELETE":
-            await self._app(scope, receive, send)
+            if session_id is None:
+                await self._app(scope, receive, send)
+                return
+            self._in_flight[session_id] = self._in_flight.get(session_id, 0) + 1
+            try:
+                await self._app(scope, receive, send)
+            finally:
+                left = self._in_flight.pop(session_id, 1) - 1
+                if left > 0:
+                    self._in_flight[session_id] = left
+                self._last_seen[session_id] = time.monotonic()
             return
         held: list[Any] = []
 
@@ -90,15 +121,47 @@ class EndOnDelete:
             session_id = _session_header(start.get("headers", ())) if start is not None else None
             if session_id is not None and self._sessions.get(session_id) is None:
                 with anyio.CancelScope(shield=True):
-                    await self._end_refused(scope, session_id)
+                    await self._end_session(scope, session_id)
+                log.info("session %s refused: ended at once", session_id[:12])
                 start["headers"] = [(k, v) for k, v in start["headers"] if k != _SESSION_KEY]
+            elif session_id is not None:
+                self._last_seen[session_id] = time.monotonic()
             for message in held:
                 await send(message)
 
-    async def _end_refused(self, scope: Any, session_id: str) -> None:
+    async def _make_room(self, scope: Any) -> None:
+        """At `max_sessions` open: end the session idle longest, if one has been idle `evict_idle` s."""
+        if self._max_sessions is None or self._evict_idle is None:
+            return
+        live = [r for r in self._sessions.records if r.live]
+        for gone in set(self._last_seen) - {r.id for r in live}:  # ended by DELETE, idle timeout or refusal
+            del self._last_seen[gone]
+        if len(live) < self._max_sessions:
+            return
+        now = time.monotonic()
+        idle = {
+            r.id: now - self._last_seen.get(r.id, now)
+            for r in live
+            if r.id not in self._in_flight and r.id in self._last_seen
+        }
+        oldest = max(idle, key=idle.__getitem__, default=None)
+        if oldest is None or idle[oldest] < self._evict_idle:
+            return
+        with anyio.CancelScope(shield=True):
+            await self._end_session(scope, oldest)
+            await anyio.to_thread.run_sync(self._sessions.close, oldest)
+        self._last_seen.pop(oldest, None)
+        self.evicted += 1
+        log.info(
+            "session %s ended after %.0f s idle: the server is full (%d sessions) and a new one connects",
+            oldest[:12], idle[oldest], self._max_sessions,
+        )
+
+    async def _end_session(self, scope: Any, session_id: str) -> None:
         """End an SDK session through its own DELETE path (the SDK then forgets it and frees its slot)."""
-        body_headers = (b"content-type", b"content-length")
-        headers = [(k, v) for k, v in scope.get("headers", ()) if k not in body_headers]
+        # only the host: the request at hand may be of another protocol era (its version header would
+        # route the DELETE elsewhere) or carry a body
+        headers = [(k, v) for k, v in scope.get("headers", ()) if k == b"host"]
         delete = {**scope, "method": "DELETE", "headers": [*headers, (_SESSION_KEY, session_id.encode())]}
 
         async def no_body() -> dict[str, Any]:
@@ -108,7 +171,6 @@ class EndOnDelete:
             pass
 
         await self._app(delete, no_body, drop)
-        log.info("session %s refused: ended at once", session_id[:12])
 
 
 async def _stopping(send: Any) -> None:

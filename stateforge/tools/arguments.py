@@ -9,6 +9,7 @@ allowed, with a did-you-mean for unknown parameter names and enum values.
 
 from __future__ import annotations
 
+import datetime as dt
 import inspect
 import types
 import typing
@@ -21,6 +22,8 @@ from pydantic.fields import FieldInfo
 from stateforge.schema.model import suggest
 from stateforge.tools.docstrings import parse_docstring
 from stateforge.tools.errors import ArgumentError, ToolDefinitionError
+from stateforge.tools.times import WORDS as DATETIME_WORDS
+from stateforge.tools.times import DomainDateTime
 from stateforge.values import dumps
 
 STRICT = ConfigDict(extra="forbid", strict=True)
@@ -84,12 +87,15 @@ def model_from_function(fn: Callable[..., Any], name: str) -> tuple[type[BaseMod
 
 
 def bounded(annotation: Any) -> Any:
-    """`annotation` with every bare `int` in it (inside unions, lists, Annotated) bounded to `INT64`.
+    """`annotation` with every bare `int` in it (inside unions, lists, Annotated) bounded to `INT64`, and
+    every bare `datetime` a `DomainDateTime` (a zone accepted and converted to the domain's time).
 
     Bounds the annotation states itself come after, so they win (`Annotated[int, Field(ge=0)]` keeps 0).
     """
     if annotation is int:
         return Annotated[int, Field(ge=INT64[0], le=INT64[1])]
+    if annotation is dt.datetime:  # with or without a zone (stateforge/tools/times.py)
+        return DomainDateTime
     origin = typing.get_origin(annotation)
     if origin is None or origin is typing.Literal:
         return annotation
@@ -217,7 +223,7 @@ _EXPECTED = {
     "model": "an object",
     "decimal": 'a decimal number (a number, or a string like "12.50")',
     "date": "a date as YYYY-MM-DD",
-    "datetime": "a date and time as YYYY-MM-DDTHH:MM:SS",
+    "datetime": DATETIME_WORDS,
     "time": "a time as HH:MM or HH:MM:SS",
     "uuid": "a UUID",
 }

@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 
 from stateforge.episode import Episode
 from stateforge.episode.pool import POOL
-from stateforge.mcp import ServeError, serve_mcp
+from stateforge.mcp import ServeError, load_target, serve_mcp
 from stateforge.mcp.server import NO_SESSION
 from stateforge.values import dumps
 from tests.episode.fixture import sha256
@@ -410,3 +410,123 @@ def _quietly(fn: Any) -> None:
         anyio.run(fn)
     except BaseException:  # noqa: BLE001 - the client sees its server go away
         pass
+
+
+def _abandon(url: str) -> str:
+    """Open a session as a client that never sends DELETE (the TypeScript SDK, Inspector): its id."""
+    with httpx2.Client(timeout=10) as http:
+        opened = http.post(url, json=INIT, headers=HEADERS)
+        assert opened.status_code == 200, opened.text
+        return opened.headers["mcp-session-id"]
+
+
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+def test_clients_that_never_send_delete_cannot_fill_the_server(shop_db: Path, tmp_path: Path):
+    """max_sessions 2, five abandoned sessions in a row: each new one ends the session idle longest (its
+    episode closed, its id then unknown), and the SDK's client still connects and calls."""
+
+    async def session(url: str) -> Any:
+        async with Client(url) as client:
+            return await client.call_tool("get_carrier", {"carrier_id": 2})
+
+    with serve_mcp(shop_db, port=0, workdir=tmp_path, max_sessions=2, evict_idle=0.0) as handle:
+        abandoned = [_abandon(handle.url) for _ in range(5)]
+        read = anyio.run(session, handle.url)
+        records = {r.id: r for r in handle.sessions}
+        with httpx2.Client(timeout=10) as http:
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            first = http.post(handle.url, json=ping, headers={**HEADERS, "mcp-session-id": abandoned[0]})
+        assert handle._runner._app.evicted == 4
+    assert read.is_error is False and read.structured_content["carrier_id"] == 2
+    assert [records[i].live for i in abandoned[:-1]] == [False] * 4
+    assert first.status_code == 404  # an ended session is unknown: the client initialises again
+    assert defaults_survive_abandoned_clients()
+
+
+def defaults_survive_abandoned_clients() -> bool:
+    """The defaults: a shorter idle timeout than the SDK's 30 minutes, and eviction when full."""
+    from stateforge.mcp.http import EVICT_IDLE, IDLE_TIMEOUT, MAX_SESSIONS
+
+    return IDLE_TIMEOUT <= 300 and EVICT_IDLE is not None and EVICT_IDLE < IDLE_TIMEOUT and MAX_SESSIONS >= 8
+
+
+def test_a_packs_destructive_hints_follow_what_each_tool_does(game_db: Path, tmp_path: Path):
+    """Purchases and joins only add (not destructive); leaving, deleting and overwriting are."""
+
+    async def listing(url: str) -> dict[str, Any]:
+        async with Client(url) as client:
+            return {t.name: t.annotations for t in (await client.list_tools()).tools}
+
+    with serve_mcp(game_db, port=0, workdir=tmp_path) as handle:
+        listed = anyio.run(listing, handle.url)
+        kit = handle.target.toolkit
+    assert all(listed[t.name].destructive_hint is t.destroys for t in kit)
+    for additive in ("buy_heroes", "buy_skins", "gift_skin", "join_clan"):
+        assert listed[additive].destructive_hint is False, additive
+    for destructive in ("leave_clan", "delete_builds", "rename_rune_page"):
+        assert listed[destructive].destructive_hint is True, destructive
+
+
+def test_a_cancelled_call_that_has_not_committed_is_rolled_back(shop_db: Path, tmp_path: Path, caplog: Any):
+    """The SDK's client cancels a write while it runs (it sends notifications/cancelled): the row it had
+    inserted is gone, the call is logged as cancelled, and the same call left alone commits."""
+    import logging
+    import threading
+
+    from stateforge.tools import Env, Toolkit, tool
+
+    caplog.set_level(logging.INFO, logger="stateforge.mcp")
+    entered, release = threading.Event(), threading.Event()
+
+    @tool(kind="write", writes=("carriers",))
+    def slow_create(env: Env, name: str, wait: bool = True) -> dict:
+        """Create a carrier, then wait until the test lets go.
+
+        Args:
+            name: The carrier's name.
+            wait: Whether to wait.
+        """
+        row = env.insert("carriers", {"name": name})
+        if wait:
+            entered.set()
+            release.wait(30)
+        return row
+
+    generic = [t for t in load_target(shop_db).toolkit if t.name != "cannot_complete"]
+    kit = Toolkit([slow_create, *generic], name="shop")
+
+    async def session(url: str) -> dict[str, Any]:
+        async with Client(url) as client:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.call_tool, "slow_create", {"name": "Cancelled"})
+                await anyio.to_thread.run_sync(entered.wait, 30)
+                tg.cancel_scope.cancel()  # the client abandons the call: notifications/cancelled
+            while "cancelled: rolled back" not in caplog.text:
+                await anyio.sleep(0.02)
+            release.set()
+            kept = await client.call_tool("slow_create", {"name": "Kept", "wait": False})
+            names = {"column": "name", "op": "in", "value": ["Cancelled", "Kept"]}
+            found = await client.call_tool("search_carriers", {"filters": [names]})
+            return {"kept": kept, "found": found}
+
+    with serve_mcp(shop_db, port=0, workdir=tmp_path, toolkit=kit) as handle:
+        got = anyio.run(session, handle.url)
+        [record] = handle.sessions
+        log = record.log
+    assert got["kept"].is_error is False
+    assert [r["name"] for r in got["found"].structured_content["rows"]] == ["Kept"]
+    cancelled = next(c for c in log if c.arguments.get("name") == "Cancelled")
+    assert cancelled.ok is False and "cancelled this call before it committed" in cancelled.error
+    assert cancelled.changes == {}

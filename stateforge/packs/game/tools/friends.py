@@ -238,6 +238,7 @@ def _incoming(
     reads=("players", "friend_requests"),
     writes=("friend_requests", "friendships"),
     idempotent=False,
+    destructive=False,  # adds friendships; the requests' status follows (kept, answered)
 )
 def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None = None) -> dict:
     """Accept friend requests sent to you: from the players named, or every pending one. Each makes friends.

@@ -162,6 +162,7 @@ def list_rune_pages(env: Env, player: str) -> dict:
     reads=("players", "rune_pages", "runes"),
     writes=("rune_pages", "rune_page_runes"),
     idempotent=False,
+    destructive=False,  # adds a page; a new default page only moves the default flag off the old one
 )
 def create_rune_page(
     env: Env,

@@ -13,7 +13,15 @@ from stateforge.tools.policies import refuse
 from .common import LOAN_DAYS, LOAN_LIMIT, member
 
 
-@tool(kind="write", reads=("members", "copies", "loans"), writes=("loans", "copies"), idempotent=False)
+# destructive=False (the reading of the code sees the copy's status overwritten): a loan is added and
+# the copy's status follows it
+@tool(
+    kind="write",
+    reads=("members", "copies", "loans"),
+    writes=("loans", "copies"),
+    idempotent=False,
+    destructive=False,
+)
 def borrow_copy(env: Env, card_number: str, barcode: str) -> dict:
     """Lend one copy to a member for 21 days.
 
@@ -49,7 +57,14 @@ def borrow_copy(env: Env, card_number: str, barcode: str) -> dict:
     return {"barcode": barcode.strip().upper(), "due_on": due}
 
 
-@tool(kind="write", reads=("members", "copies", "loans"), writes=("loans", "copies"), idempotent=True)
+# destructive=False: the loan is closed (its return stamped, kept) and the copy's status follows
+@tool(
+    kind="write",
+    reads=("members", "copies", "loans"),
+    writes=("loans", "copies"),
+    idempotent=True,
+    destructive=False,
+)
 def return_copies(
     env: Env, card_number: str, barcodes: Annotated[list[str], Field(min_length=1, max_length=50)]
 ) -> dict:
