@@ -111,12 +111,16 @@ def prepare(
     out: str | Path | None = None,
     llm: LLMSettings | None = None,
     drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> Build:
     """Parse the domain (a pack name, a pack folder or a DDL file; or a pack already loaded), check its
     config against the generator, plan the fill and size every table.
 
     With an LLM backend, the endpoint is checked here (key, model, reachability), before anything is written.
-    `drop_missing_references` drops foreign keys to tables the DDL does not define (with a note).
+    `drop_missing_references` drops foreign keys to tables the DDL does not define (with a note);
+    `skip_missing_includes` reads past include commands whose file is missing (a note each);
+    `ignore_seed_inserts` leaves the DDL's INSERT ... VALUES rows out (they seed their tables otherwise).
     """
     if llm is not None and llm.backend == "offline":
         llm = None
@@ -127,7 +131,9 @@ def prepare(
     if isinstance(domain, DomainPack):
         pack = domain
     else:
-        pack = load_domain(domain, dialect=dialect, drop_missing_references=drop_missing_references)
+        pack = load_domain(domain, dialect=dialect, drop_missing_references=drop_missing_references,
+                           skip_missing_includes=skip_missing_includes,
+                           ignore_seed_inserts=ignore_seed_inserts)
     plan = plan_fill(pack.schema)
     check_config(pack.config, pack.schema, plan)
     if rows is None and pack.root is None and pack.ddl_path is not None:
@@ -146,6 +152,10 @@ def prepare(
     }
     if drop_missing_references:  # it changes the schema, so it is an input (absent: fingerprints as before)
         inputs["drop_missing_references"] = True
+    if skip_missing_includes:
+        inputs["skip_missing_includes"] = True
+    if ignore_seed_inserts:
+        inputs["ignore_seed_inserts"] = True
     if llm is not None:
         from stateforge.llm.backends import check_backend
         from stateforge.llm.prompts import prompt_hashes

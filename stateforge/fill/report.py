@@ -28,6 +28,8 @@ class TableReport:
     refilled: bool = False
     """DuckDB refused a batch whose keys, NOT NULLs or CHECKs were left to it, so the table was filled
     again with every check (`stateforge.fill.engine.fill_table`); the rows are the same either way."""
+    seeded: int = 0
+    """Rows inserted as the DDL's INSERT ... VALUES give them (`stateforge.fill.seeds`), among `rows`."""
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -39,4 +41,5 @@ class TableReport:
             "shortfall": self.shortfall,
             "seconds": round(self.seconds, 3),
         }
-        return out | ({"refilled": True} if self.refilled else {})
+        return out | ({"refilled": True} if self.refilled else {}) | (
+            {"seeded": self.seeded} if self.seeded else {})

@@ -62,6 +62,8 @@ class Context:
     """The column being read, for internal errors."""
     drop_missing_references: bool = False
     """Drop (with a note) foreign keys to tables the DDL does not define, instead of failing."""
+    ignore_seed_inserts: bool = False
+    """Leave the DDL's INSERT ... VALUES rows out (counted as skipped statements), instead of seeding."""
     sources: dict[tuple[str, str, str], tuple[exp.Expr, int]] = field(default_factory=dict)
     """(table, kind, column or CHECK sql) -> (the expression as the DDL writes it, its line); written out
     as SQL only for the few that DuckDB refuses."""

@@ -1,0 +1,119 @@
+"""Seed rows: the `INSERT ... VALUES` statements of a DDL file (lookup tables: roles, item types, fields).
+
+    INSERT INTO roles (id, name) VALUES (1, 'admin'), (2, 'member');   -> Table.seeds of roles
+
+Each is read into a `Seed` of its table: the columns it lists (every column, in the table's order, when it
+lists none) and its rows as DuckDB SQL. At the end of the parse every seed is tried in a scratch DuckDB
+with the table's column types; one DuckDB cannot read (a function it lacks, a date it cannot cast) is left
+out with a note at its file:line, and each seeded table gets one note naming its rows. The fill inserts
+them first, as given (`stateforge.fill.seeds`). `INSERT ... SELECT`, and INSERTs into tables the DDL does
+not define, are not seeds: a note each (sqlite's own bookkeeping tables silently).
+"""
+
+from __future__ import annotations
+
+import duckdb
+from sqlglot import exp
+
+from stateforge.errors import SchemaError
+from stateforge.schema.context import Context
+from stateforge.schema.exprs import name_ref
+from stateforge.schema.model import Seed, Table
+from stateforge.schema.split import Statement
+from stateforge.schema.syntax import parse
+
+_PROBE = '"__stateforge_seed"'
+
+
+def _q(name: str) -> str:
+    return '"' + name.replace('"', '""') + '"'
+
+
+def read_insert(ctx: Context, stmt: Statement) -> str | None:
+    """An `INSERT INTO t [(cols)] VALUES ...` becomes a Seed of `t`; anything else is counted as skipped."""
+    if ctx.ignore_seed_inserts or not stmt.text.lstrip()[:6].upper() == "INSERT":
+        return "insert"
+    try:
+        insert = parse(stmt, ctx.dialect, source=ctx.source, what="INSERT").expr
+    except SchemaError as err:
+        ctx.note(f"INSERT not read, so its seed rows are lost: {stmt.text[:80]!r} ({err.message})")
+        return "insert"
+    if not isinstance(insert, exp.Insert) or not isinstance(insert.this, (exp.Schema, exp.Table)):
+        return "insert"
+    target = insert.this.this if isinstance(insert.this, exp.Schema) else insert.this
+    ref = name_ref(target)
+    name = ctx.resolve(ref)
+    if not ctx.has_table(name):
+        if not (ctx.elsewhere(name) or ref.name.lower().startswith("sqlite_")):
+            ctx.note(f"INSERT into {ref}, which the DDL does not define as a table: its rows are left out")
+        return "insert"
+    table = ctx.tables[name.lower()]
+    values = insert.args.get("expression")
+    if not isinstance(values, exp.Values):
+        ctx.note("INSERT ... SELECT is not a seed row (only INSERT ... VALUES is): left out",
+                 table=table.name)
+        return "insert"
+    if isinstance(insert.this, exp.Schema):
+        written = [c.name for c in insert.this.expressions]
+        columns = ctx.find_columns(table, list(written), "INSERT", insert.this)
+    else:
+        columns = tuple(c.name for c in table.columns if c.generated is None)
+    rows = values.expressions
+    if any(len(row.expressions) != len(columns) for row in rows if isinstance(row, exp.Tuple)):
+        ctx.note(f"INSERT lists {len(columns)} columns but a row of it has another number of values: its "
+                 "rows are left out", table=table.name)
+        return "insert"
+    sql = "VALUES " + ", ".join(row.sql("duckdb") for row in rows)
+    table.seeds.append(Seed(columns, sql, len(rows), file=ctx.source, line=stmt.line))
+    return None
+
+
+def finish_seeds(ctx: Context) -> None:
+    """Try every seed in a scratch DuckDB with its table's column types (left out with a note when DuckDB
+    cannot read it), merge a table's consecutive seeds over the same columns, and note each seeded table."""
+    seeded = [t for t in ctx.schema.tables if t.seeds]
+    if not seeded:
+        return
+    con = duckdb.connect()
+    try:
+        for table in seeded:
+            kept = [seed for seed in table.seeds if _readable(ctx, con, table, seed)]
+            table.seeds = _merged(kept)
+            if table.seeds:
+                first = table.seeds[0]
+                ctx.note(
+                    f"{table.seeded_rows} seed rows from the DDL's INSERT ... VALUES: inserted as given and "
+                    "kept (rows are generated only past them); --ignore-seed-inserts leaves them out",
+                    table=table.name, file=first.file, line=first.line,
+                )
+    finally:
+        con.close()
+
+
+def _readable(ctx: Context, con: duckdb.DuckDBPyConnection, table: Table, seed: Seed) -> bool:
+    defs = ", ".join(f"{_q(c)} {table.column(c).type}" for c in seed.columns)
+    try:
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {_PROBE} ({defs})")
+        con.execute(f"INSERT INTO {_PROBE} {seed.values}")
+        return True
+    except duckdb.Error as exc:
+        reason = str(exc).strip().splitlines()[0]
+        ctx.note(f"INSERT's {seed.rows} rows left out: DuckDB cannot read them ({reason})",
+                 table=table.name, file=seed.file, line=seed.line)
+        return False
+
+
+def _merged(seeds: list[Seed]) -> list[Seed]:
+    """Consecutive seeds over the same columns as one (one INSERT at fill time for a file of one-row
+    INSERTs)."""
+    groups: list[list[Seed]] = []
+    for seed in seeds:
+        if groups and [c.lower() for c in groups[-1][0].columns] == [c.lower() for c in seed.columns]:
+            groups[-1].append(seed)
+        else:
+            groups.append([seed])
+    return [
+        Seed(group[0].columns, "VALUES " + ", ".join(s.values.removeprefix("VALUES ") for s in group),
+             sum(s.rows for s in group), group[0].file, group[0].line)
+        for group in groups
+    ]

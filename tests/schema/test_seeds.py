@@ -1,0 +1,64 @@
+"""Issue 18 item 5 (parser side): the DDL's INSERT ... VALUES rows become seeds of their tables."""
+
+from __future__ import annotations
+
+from stateforge.schema import parse_ddl
+
+LOOKUPS = """\
+CREATE TABLE roles (id int PRIMARY KEY, name varchar(20) NOT NULL);
+INSERT INTO roles (id, name) VALUES (1, 'admin'), (2, 'member');
+INSERT INTO roles VALUES (3, 'guest');
+INSERT INTO roles (name, id) VALUES ('owner', 4);
+CREATE TABLE kinds (id serial PRIMARY KEY, label varchar(30) NOT NULL, born date);
+INSERT INTO kinds (label) VALUES ('book');
+INSERT INTO kinds (label) VALUES ('film');
+INSERT INTO kinds (label, born) SELECT 'song', NULL;
+INSERT INTO nowhere VALUES (1);
+"""
+
+
+def test_insert_values_become_seeds_merged_in_file_order_with_a_note_per_table():
+    schema = parse_ddl(LOOKUPS, "postgres", source="s.sql")
+    roles, kinds = schema.table("roles"), schema.table("kinds")
+    assert [(s.columns, s.rows, s.line) for s in roles.seeds] == [
+        (("id", "name"), 3, 2),  # the INSERT without a column list lists every column
+        (("name", "id"), 1, 4),
+    ]
+    assert roles.seeds[0].values == "VALUES (1, 'admin'), (2, 'member'), (3, 'guest')"
+    assert [(s.columns, s.rows) for s in kinds.seeds] == [(("label",), 2)]
+    notes = [str(n) for n in schema.notes]
+    assert "s.sql:2: table roles: 4 seed rows from the DDL's INSERT ... VALUES: inserted as given and kept " \
+           "(rows are generated only past them); --ignore-seed-inserts leaves them out" in notes
+    assert any(n.startswith("s.sql:6: table kinds: 2 seed rows") for n in notes), notes
+    assert any(n.startswith("s.sql:8: table kinds: INSERT ... SELECT is not a seed row") for n in notes)
+    assert any(n.startswith("s.sql:9: INSERT into nowhere, which the DDL does not define") for n in notes)
+    assert schema.skipped["insert"] == 2
+
+
+def test_ignore_seed_inserts_counts_them_as_skipped():
+    schema = parse_ddl(LOOKUPS, "postgres", source="s.sql", ignore_seed_inserts=True)
+    assert not schema.table("roles").seeds and not schema.table("kinds").seeds
+    assert schema.skipped["insert"] == 7
+    assert not [n for n in schema.notes if "seed" in n.message]
+
+
+def test_mysql_escapes_and_values_duckdb_cannot_read():
+    ddl = (
+        "CREATE TABLE `t` (`id` int NOT NULL, `s` varchar(40), `d` date, PRIMARY KEY (`id`));\n"
+        "INSERT INTO `t` VALUES (1,'It\\'s; here','2024-01-02');\n"
+        "INSERT INTO `t` VALUES (2,'zero date','0000-00-00');\n"
+    )
+    schema = parse_ddl(ddl, "mysql", source="m.sql")
+    [seed] = schema.table("t").seeds
+    assert seed.values == "VALUES (1, 'It''s; here', '2024-01-02')" and seed.line == 2
+    notes = [str(n) for n in schema.notes]
+    left_out = "m.sql:3: table t: INSERT's 1 rows left out: DuckDB cannot read them"
+    assert any(n.startswith(left_out) for n in notes), notes
+
+
+def test_seeds_survive_the_model_round_trip():
+    from stateforge.schema.model import Schema
+
+    schema = parse_ddl(LOOKUPS, "postgres", source="s.sql")
+    again = Schema.from_dict(schema.to_dict())
+    assert again.table("roles").seeds == schema.table("roles").seeds
