@@ -85,7 +85,9 @@ def test_skip_missing_includes_notes_each_at_its_line_and_reads_on(tmp_path: Pat
     assert all("skipped (--skip-missing-includes)" in n for n in notes)
 
 
-def test_skip_missing_includes_from_the_command_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_skip_missing_includes_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     from stateforge.cli import main as cli
 
     ddl = write(tmp_path / "install.sql", "CREATE TABLE a (id int PRIMARY KEY);\n\\i data/a.sql\n")
