@@ -26,6 +26,7 @@ from stateforge.schema.exprs import name_ref, table_name
 from stateforge.schema.model import Column, Schema, Table
 from stateforge.schema.namespaces import unquote
 from stateforge.schema.partitions import is_partition_of, note_partitions, partition_of
+from stateforge.schema.rules import create_rule, procedure_call
 from stateforge.schema.seeds import finish_seeds, read_insert
 from stateforge.schema.split import Statement
 
@@ -68,7 +69,8 @@ class Builder:
             "type": lambda stmt: objects.create_type(ctx, stmt),
             "domain": lambda stmt: objects.create_domain(ctx, stmt),
             "drop": lambda stmt: objects.drop(ctx, stmt),
-            "call": lambda stmt: objects.extended_property(ctx, stmt),
+            "call": lambda stmt: procedure_call(ctx, stmt),
+            "rule": lambda stmt: create_rule(ctx, stmt),
             "schema": self._create_schema,
             "insert": lambda stmt: read_insert(ctx, stmt),
         }

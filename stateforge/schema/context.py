@@ -69,6 +69,10 @@ class Context:
     as SQL only for the few that DuckDB refuses."""
     untyped: set[tuple[str, str]] = field(default_factory=set)
     """(table, column) of generated columns written without a type: DuckDB's type is taken."""
+    rules: dict[str, tuple[exp.ColumnConstraint, int]] = field(default_factory=dict)
+    """T-SQL `CREATE RULE`s by lower-case name: the CHECK over VALUE each stands for, and its line."""
+    typed_columns: dict[str, list[tuple[Table, Column]]] = field(default_factory=dict)
+    """Lower-case user type -> the columns defined with it so far (a rule bound to the type later)."""
     ns: Namespaces = field(init=False)
     """The namespaces: the default one, the current one, the search path (see namespaces.py)."""
 
