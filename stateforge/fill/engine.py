@@ -36,6 +36,7 @@ from stateforge.fill.keys import TableKeys, table_generator
 from stateforge.fill.report import TableReport
 from stateforge.fill.sampling import rng_for
 from stateforge.fill.seeds import insert_seeds
+from stateforge.fill.shortfall import shortfall_reason
 from stateforge.graph.plan import FillPlan
 from stateforge.schema.model import ForeignKey, Schema, Table
 from stateforge.store.sql import table_ref
@@ -136,6 +137,9 @@ def _fill(con, schema: Schema, plan: FillPlan, config: DomainConfig, table: str,
                     on_batch(t.name, report.rows, keys.rows + seeded)
         report.repairs = dict(sorted(repairs.items()))
         report.shortfall = max(planned - report.rows, 0)
+        if report.shortfall:
+            report.short_reason = shortfall_reason(t, plan, config, keys, wanted=max(planned - seeded, 0),
+                                                   written=report.rows - seeded, repairs=report.repairs)
         report.seconds = time.perf_counter() - started
         if record is not None:
             record(con, report)

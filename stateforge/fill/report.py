@@ -23,6 +23,8 @@ class TableReport:
     seconds: float = 0.0
     shortfall: int = 0
     """Planned rows that could not be written (invalid after every repair round, or over capacity)."""
+    short_reason: str | None = None
+    """Why, when `shortfall` is not 0 (`stateforge.fill.shortfall`)."""
     planned: int = 0
     """Rows the plan asked for."""
     refilled: bool = False
@@ -42,4 +44,5 @@ class TableReport:
             "seconds": round(self.seconds, 3),
         }
         return out | ({"refilled": True} if self.refilled else {}) | (
-            {"seeded": self.seeded} if self.seeded else {})
+            {"seeded": self.seeded} if self.seeded else {}) | (
+            {"short_reason": self.short_reason} if self.short_reason else {})
