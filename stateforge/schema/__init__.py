@@ -23,6 +23,7 @@ from stateforge.schema.builder import Builder
 from stateforge.schema.dialects import DIALECTS, detect_dialect, resolve_dialect
 from stateforge.schema.includes import read_statements
 from stateforge.schema.model import Check, Column, ForeignKey, Note, Schema, Table, Unenforced
+from stateforge.schema.syntax import warn_once_from_now
 
 __all__ = [
     "DIALECTS",
@@ -60,6 +61,7 @@ def parse_ddl(
     of tables.
     """
     name = resolve_dialect(dialect) if dialect else detect_dialect(text)
+    warn_once_from_now()
     builder = Builder(name, source, drop_missing_references=drop_missing_references,
                       ignore_seed_inserts=ignore_seed_inserts)
     notes = builder.ctx.schema.notes
