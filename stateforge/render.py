@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from stateforge.build.report import llm_summary, repairs_text, short_lines
+from stateforge.build.report import llm_summary, repairs_text, seed_lines, short_lines
 
 
 def render_schema(console: Console, report: dict[str, Any]) -> None:
@@ -121,6 +121,8 @@ def render_build(console: Console, report: dict[str, Any]) -> None:
                       highlight=False)
         for line in short:
             console.print(f"  {line}", highlight=False, markup=False)
+    for line in seed_lines(report):
+        console.print(f"seed rows changed: {line}", highlight=False, markup=False)
     totals = report["totals"]
     console.print(
         f"{totals['rows']:,} rows in {totals['tables']} tables, {totals['wall_seconds']:.1f} s; "

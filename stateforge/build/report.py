@@ -55,6 +55,7 @@ def build_report(
         "tables": tables,
         "deferred": finish.get("deferred"),
         "rules": finish.get("rules", []),
+        "seeds": finish.get("seeds") or {},
         "audit": checked.to_dict(),
         "resumed_tables": resumed or [],
         "short_tables": short_tables(tables, checked.tables),
@@ -92,6 +93,14 @@ def short_tables(tables: list[dict[str, Any]], final: dict[str, int]) -> list[di
         out.append({"table": t["table"], "planned": planned, "rows": now, "short": planned - now,
                     "reason": "; ".join(reasons) or "fewer rows were written than planned"})
     return out
+
+
+def seed_lines(report: dict[str, Any]) -> list[str]:
+    """One line per table seeded by the DDL's INSERTs whose rows did not all survive the build as given
+    (the rules or the second pass changed them)."""
+    return [f"{table}: {s['kept']:,} of its {s['rows']:,} seed rows are as the DDL's INSERTs give them; the "
+            "second pass or the domain's rules changed the others"
+            for table, s in (report.get("seeds") or {}).items() if s["kept"] < s["rows"]]
 
 
 def short_lines(report: dict[str, Any]) -> list[str]:

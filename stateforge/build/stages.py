@@ -32,6 +32,7 @@ from stateforge.fill import check_config
 from stateforge.fill.deferred import fill_deferred
 from stateforge.fill.engine import fill_table
 from stateforge.fill.report import TableReport
+from stateforge.fill.seeds import seeds_kept
 from stateforge.fill.sizing import plan_rows
 from stateforge.graph import FillPlan, plan_fill
 from stateforge.llm.settings import LLMSettings
@@ -281,9 +282,11 @@ def finish_fill(build: Build) -> dict[str, Any]:
             deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
         with _guard(build, "applying the domain's rules"):
             rules = apply_rules(con, build.pack.schema, build.pack.config)
+        seeds = seeds_kept(con, build.pack.schema)  # the DDL's INSERT rows, as given, after the rules
     return {
         "deferred": deferred,
         "rules": [r.to_dict() for r in rules],
+        "seeds": seeds,
         "seconds": round(time.perf_counter() - started, 3),
     }
 

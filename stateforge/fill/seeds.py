@@ -15,7 +15,7 @@ import duckdb
 import pyarrow as pa
 
 from stateforge.errors import BuildError
-from stateforge.schema.model import Seed, Table
+from stateforge.schema.model import Schema, Seed, Table
 from stateforge.store.sql import quote_ident, table_ref
 
 _FIX = "fix the rows in the DDL, or build with --ignore-seed-inserts to leave them out"
@@ -75,3 +75,20 @@ def _check_parents(con: duckdb.DuckDBPyConnection, table: Table, order: list[str
                 f"{', '.join(fk.columns)} = {', '.join(map(str, missing[0]))}, which no row of "
                 f"{fk.ref_table} has; add that row to the DDL's INSERTs into {fk.ref_table}, or {_FIX}."
             )
+
+
+def seeds_kept(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, dict[str, int]]:
+    """Per seeded table, its seed rows and how many of them the table still holds exactly as given (on
+    the columns the INSERTs list), once the second pass and the domain's rules have run."""
+    out: dict[str, dict[str, int]] = {}
+    for table in (t for t in schema.tables if t.seeds):
+        missing = 0
+        for seed in table.seeds:
+            typed = ", ".join(f"CAST(col{i} AS {table.column(c).type}) AS {quote_ident(c)}"
+                              for i, c in enumerate(seed.columns))
+            cols = ", ".join(map(quote_ident, seed.columns))
+            sql = (f"SELECT count(*) FROM (SELECT {typed} FROM ({seed.values}) EXCEPT ALL "
+                   f"SELECT {cols} FROM {table_ref(table.name)})")
+            missing += con.execute(sql).fetchall()[0][0]
+        out[table.name] = {"rows": table.seeded_rows, "kept": table.seeded_rows - missing}
+    return out

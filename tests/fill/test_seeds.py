@@ -58,6 +58,31 @@ def test_seed_rows_are_kept_exactly_and_first(seeded: tuple[Path, dict]):
     assert tables["roles"]["rows"] == tables["roles"]["planned"] == len(roles)
     assert all(name not in ("admin", "member", "guest") for _, name, _ in roles[3:])
     assert tables["kinds"]["seeded"] == 3 and len(kinds) == tables["kinds"]["planned"]
+    assert report["seeds"] == {"roles": {"rows": 3, "kept": 3}, "kinds": {"rows": 3, "kept": 3},
+                               "users": {"rows": 1, "kept": 1}}
+
+
+def test_a_seed_row_a_rule_of_the_build_changes_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """A seed row that breaks the inferred time order (updated before created) is repaired like any row,
+    and the summary says which table's seeds are no longer as given."""
+    ddl = tmp_path / "tree.sql"
+    ddl.write_text(
+        "CREATE TABLE categories (id int PRIMARY KEY, parent_id int REFERENCES categories (id),\n"
+        "  name varchar(20) NOT NULL, created_at timestamp NOT NULL, updated_at timestamp NOT NULL);\n"
+        "INSERT INTO categories VALUES (1, NULL, 'root', '2020-01-01 00:00:00', '2019-01-01 00:00:00'),\n"
+        "  (2, 1, 'child', '2020-01-02', '2020-01-03');\n"
+    )
+    with pytest.raises(SystemExit) as exit_:
+        main(["build-domain", str(ddl), "--rows", "10", "--out", str(tmp_path / "out")])
+    assert exit_.value.code == 0
+    out = capsys.readouterr().out
+    assert ("seed rows changed: categories: 1 of its 2 seed rows are as the DDL's INSERTs give them; the "
+            "second pass or the domain's rules changed the others") in out
+    with duckdb.connect(str(tmp_path / "out" / "tree.duckdb"), read_only=True) as con:
+        child = con.sql("SELECT id, parent_id, name FROM categories WHERE id = 2").fetchall()
+    assert child == [(2, 1, "child")]
 
 
 def test_a_table_planned_smaller_than_its_seeds_holds_only_its_seeds(tmp_path: Path):
