@@ -64,6 +64,8 @@ class Context:
     """Drop (with a note) foreign keys to tables the DDL does not define, instead of failing."""
     ignore_seed_inserts: bool = False
     """Leave the DDL's INSERT ... VALUES rows out (counted as skipped statements), instead of seeding."""
+    seed_rows: dict[int, list[str]] = field(default_factory=dict)
+    """id(Seed) -> its rows as DuckDB SQL tuples, one each, until the seeds are checked (seeds.py)."""
     sources: dict[tuple[str, str, str], tuple[exp.Expr, int]] = field(default_factory=dict)
     """(table, kind, column or CHECK sql) -> (the expression as the DDL writes it, its line); written out
     as SQL only for the few that DuckDB refuses."""

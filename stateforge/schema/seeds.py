@@ -63,8 +63,10 @@ def read_insert(ctx: Context, stmt: Statement) -> str | None:
         ctx.note(f"INSERT lists {len(columns)} columns but a row of it has another number of values: its "
                  "rows are left out", table=table.name)
         return "insert"
-    sql = "VALUES " + ", ".join(row.sql("duckdb") for row in rows)
-    table.seeds.append(Seed(columns, sql, len(rows), file=ctx.source, line=stmt.line))
+    tuples = [row.sql("duckdb") for row in rows]
+    seed = Seed(columns, "VALUES " + ", ".join(tuples), len(rows), file=ctx.source, line=stmt.line)
+    table.seeds.append(seed)
+    ctx.seed_rows[id(seed)] = tuples
     return None
 
 
@@ -77,7 +79,8 @@ def finish_seeds(ctx: Context) -> None:
     con = duckdb.connect()
     try:
         for table in seeded:
-            kept = [seed for seed in table.seeds if _readable(ctx, con, table, seed)]
+            readable = [seed for seed in table.seeds if _readable(ctx, con, table, seed)]
+            kept = [s for s in (_allowed(ctx, con, table, seed) for seed in readable) if s is not None]
             table.seeds = _merged(kept)
             if table.seeds:
                 first = table.seeds[0]
@@ -88,6 +91,7 @@ def finish_seeds(ctx: Context) -> None:
                 )
     finally:
         con.close()
+        ctx.seed_rows.clear()
 
 
 def _readable(ctx: Context, con: duckdb.DuckDBPyConnection, table: Table, seed: Seed) -> bool:
@@ -101,6 +105,41 @@ def _readable(ctx: Context, con: duckdb.DuckDBPyConnection, table: Table, seed: 
         ctx.note(f"INSERT's {seed.rows} rows left out: DuckDB cannot read them ({reason})",
                  table=table.name, file=seed.file, line=seed.line)
         return False
+
+
+def _allowed(ctx: Context, con: duckdb.DuckDBPyConnection, table: Table, seed: Seed) -> Seed | None:
+    """`seed` with the rows whose value is not among its column's allowed values left out (a note each
+    column), or None when no row is left. A MySQL SET value of several members ("streamer,coach", each
+    an allowed value) is kept, and added to the column's allowed values: the model reads a SET as one
+    of its members (with a note), and the DDL's own rows say which combinations occur."""
+    dropped: set[int] = set()
+    for i, name in enumerate(seed.columns):
+        column = table.column(name)
+        if column.allowed_values is None:
+            continue
+        allowed = {str(v) for v in column.allowed_values if v is not None}
+        found = con.execute(f"SELECT DISTINCT CAST(col{i} AS VARCHAR) FROM ({seed.values}) "
+                            f"WHERE col{i} IS NOT NULL").fetchall()
+        bad = sorted(v for (v,) in found if v not in allowed)
+        subsets = [v for v in bad if "," in v and set(v.split(",")) <= allowed]
+        column.allowed_values = [*column.allowed_values, *subsets]
+        rest = [v for v in bad if v not in subsets]
+        if not rest:
+            continue
+        listed = ", ".join("'" + v.replace("'", "''") + "'" for v in rest)
+        rows = con.execute(f"SELECT i FROM (SELECT row_number() OVER () - 1 AS i, CAST(col{i} AS VARCHAR) "
+                           f"AS v FROM ({seed.values})) WHERE v IN ({listed})").fetchall()
+        dropped.update(r for (r,) in rows)
+        values = ", ".join(map(repr, rest[:5]))
+        ctx.note(f"{len(rows)} seed rows of this INSERT left out: {name} = {values} is not among the "
+                 "column's allowed values", table=table.name, column=column.name, file=seed.file,
+                 line=seed.line)
+    if not dropped:
+        return seed
+    tuples = [row for r, row in enumerate(ctx.seed_rows[id(seed)]) if r not in dropped]
+    if not tuples:
+        return None
+    return Seed(seed.columns, "VALUES " + ", ".join(tuples), len(tuples), seed.file, seed.line)
 
 
 def _merged(seeds: list[Seed]) -> list[Seed]:

@@ -62,3 +62,19 @@ def test_seeds_survive_the_model_round_trip():
     schema = parse_ddl(LOOKUPS, "postgres", source="s.sql")
     again = Schema.from_dict(schema.to_dict())
     assert again.table("roles").seeds == schema.table("roles").seeds
+
+
+def test_a_set_value_of_several_members_is_kept_and_a_value_outside_an_enum_is_left_out():
+    ddl = (
+        "CREATE TABLE `p` (`id` int NOT NULL, `flags` set('a','b','c'), `kind` enum('x','y') NOT NULL,\n"
+        "  PRIMARY KEY (`id`));\n"
+        "INSERT INTO `p` VALUES (1,'a,b','x'),(2,'c','y'),(3,NULL,'z'),(4,'a','x');\n"
+    )
+    schema = parse_ddl(ddl, "mysql", source="e.sql")
+    table = schema.table("p")
+    assert table.column("flags").allowed_values == ["a", "b", "c", "a,b"]
+    [seed] = table.seeds
+    assert seed.rows == 3 and seed.values == "VALUES (1, 'a,b', 'x'), (2, 'c', 'y'), (4, 'a', 'x')"
+    notes = [str(n) for n in schema.notes]
+    assert "e.sql:3: table p, column kind: 1 seed rows of this INSERT left out: kind = 'z' is not among " \
+           "the column's allowed values" in notes
