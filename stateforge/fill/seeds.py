@@ -16,6 +16,7 @@ import pyarrow as pa
 
 from stateforge.errors import BuildError
 from stateforge.schema.model import Schema, Seed, Table
+from stateforge.schema.seeds import seed_rows
 from stateforge.store.sql import quote_ident, table_ref
 
 _FIX = "fix the rows in the DDL, or build with --ignore-seed-inserts to leave them out"
@@ -41,9 +42,10 @@ def insert_seeds(con: duckdb.DuckDBPyConnection, table: Table, order: list[str])
         picks = [f"{numbered} + row_number() OVER ()" for _ in ids]
         picks += [f"col{i}" for i in range(len(seed.columns))]
         sql = (f"INSERT INTO {table_ref(table.name)} ({', '.join(map(quote_ident, cols))}) "
-               f"SELECT {', '.join(picks)} FROM ({seed.values})")
+               f"SELECT {', '.join(picks)} FROM {seed_rows(con, seed)}")
         try:
             con.execute(sql).fetchall()
+            con.unregister("__sf_seed")
         except duckdb.Error as exc:
             reason = str(exc).strip().splitlines()[0]
             raise BuildError(
@@ -87,8 +89,9 @@ def seeds_kept(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, dict
             typed = ", ".join(f"CAST(col{i} AS {table.column(c).type}) AS {quote_ident(c)}"
                               for i, c in enumerate(seed.columns))
             cols = ", ".join(map(quote_ident, seed.columns))
-            sql = (f"SELECT count(*) FROM (SELECT {typed} FROM ({seed.values}) EXCEPT ALL "
+            sql = (f"SELECT count(*) FROM (SELECT {typed} FROM {seed_rows(con, seed)} EXCEPT ALL "
                    f"SELECT {cols} FROM {table_ref(table.name)})")
             missing += con.execute(sql).fetchall()[0][0]
+            con.unregister("__sf_seed")
         out[table.name] = {"rows": table.seeded_rows, "kept": table.seeded_rows - missing}
     return out

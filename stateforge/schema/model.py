@@ -183,6 +183,9 @@ class Seed:
     file: str | None = None
     line: int | None = None
     """Where the INSERT is, for messages."""
+    literals: list[tuple[str | None, ...]] | None = field(default=None, repr=False, compare=False)
+    """The same rows as text (None for NULL), when every value is a plain literal (a dump's data): loaded
+    into DuckDB through Arrow, which costs far less than DuckDB parsing a long VALUES list. Not stored."""
 
     def to_dict(self) -> dict[str, Any]:
         return {"columns": list(self.columns), "values": self.values, "rows": self.rows, "file": self.file,

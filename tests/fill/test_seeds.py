@@ -21,7 +21,7 @@ CREATE TABLE roles (
 INSERT INTO roles (id, name, rank) VALUES (1, 'admin', 9), (2, 'member', 1);
 INSERT INTO roles VALUES (3, 'guest', 2);
 CREATE TABLE kinds (id SERIAL PRIMARY KEY, label VARCHAR(30) NOT NULL UNIQUE);
-INSERT INTO kinds (label) VALUES ('book'), ('film'), ('song');
+INSERT INTO kinds (label) VALUES ('book'), (lower('FILM')), ('song');  -- not plain literals: as SQL
 CREATE TABLE users (
   id SERIAL PRIMARY KEY,
   role_id INTEGER NOT NULL REFERENCES roles (id),

@@ -78,3 +78,13 @@ def test_a_set_value_of_several_members_is_kept_and_a_value_outside_an_enum_is_l
     notes = [str(n) for n in schema.notes]
     assert "e.sql:3: table p, column kind: 1 seed rows of this INSERT left out: kind = 'z' is not among " \
            "the column's allowed values" in notes
+
+
+def test_values_that_are_not_plain_literals_are_read_by_sqlglot():
+    ddl = ("CREATE TABLE t (id int PRIMARY KEY, d date, n numeric(6,2), s text);\n"
+           "INSERT INTO t VALUES (1, '2024-01-02'::date, -1.5, upper('ab')), (2, NULL, 3, 'x');\n"
+           "INSERT INTO t VALUES (3, NULL, -2, E'it''s');\n")
+    [seed] = parse_ddl(ddl, "postgres", source="p.sql").table("t").seeds
+    assert seed.rows == 3 and seed.literals is None  # one INSERT needs sqlglot: the merged seed uses SQL
+    assert seed.values == ("VALUES (1, CAST('2024-01-02' AS DATE), -1.5, UPPER('ab')), (2, NULL, 3, 'x'), "
+                           "(3, NULL, -2, 'it''s')")
