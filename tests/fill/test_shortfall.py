@@ -56,6 +56,13 @@ def test_rows_dropped_after_every_repair_round_are_named_with_the_reason(
     assert "still invalid after every round of repairs and were dropped" in short["reason"]
     assert "short of plan (1 table): fewer rows than planned, and why" in out
     assert f"items: {items['rows']} of 50 planned rows ({short['short']} short): " in out
+    # The HTML report of the database says it in the table's facts too.
+    page = tmp_path / "hard.html"
+    with pytest.raises(SystemExit) as exit_:
+        main(["report", str(tmp_path / "out" / "hard.duckdb"), "--out", str(page)])
+    assert exit_.value.code == 0
+    html = page.read_text()
+    assert "short of plan" in html and "still invalid after every round of repairs" in html
 
 
 def test_rows_the_rules_delete_after_the_fill_are_counted(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
