@@ -32,7 +32,7 @@ from stateforge.fill import check_config
 from stateforge.fill.deferred import fill_deferred
 from stateforge.fill.engine import fill_table
 from stateforge.fill.report import TableReport
-from stateforge.fill.seeds import seeds_kept
+from stateforge.fill.seeds import restore_deferred, seeds_kept
 from stateforge.fill.sizing import plan_rows
 from stateforge.graph import FillPlan, plan_fill
 from stateforge.llm.settings import LLMSettings
@@ -280,6 +280,7 @@ def finish_fill(build: Build) -> dict[str, Any]:
     with duckdb.connect(str(build.partial_path)) as con:
         with _guard(build, "filling the deferred foreign keys (second pass)"):
             deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
+            restore_deferred(con, build.pack.schema, build.plan)  # the seed rows' own cycle keys
         with _guard(build, "applying the domain's rules"):
             rules = apply_rules(con, build.pack.schema, build.pack.config)
         seeds = seeds_kept(con, build.pack.schema)  # the DDL's INSERT rows, as given, after the rules

@@ -15,6 +15,8 @@ import duckdb
 import pyarrow as pa
 
 from stateforge.errors import BuildError
+from stateforge.fill.key_kinds import deferred_fks
+from stateforge.graph.plan import FillPlan
 from stateforge.schema.model import Schema, Seed, Table
 from stateforge.schema.seeds import seed_rows
 from stateforge.store.sql import quote_ident, table_ref
@@ -95,3 +97,41 @@ def seeds_kept(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, dict
             con.unregister("__sf_seed")
         out[table.name] = {"rows": table.seeded_rows, "kept": table.seeded_rows - missing}
     return out
+
+
+def restore_deferred(con: duckdb.DuckDBPyConnection, schema: Schema, plan: FillPlan) -> int:
+    """Give the seed rows back the values their INSERTs write into foreign keys that close a cycle.
+
+    The second pass (`stateforge.fill.deferred`) resets and redraws such keys on every row; a seed row gets
+    its own value back wherever it names a row that exists (or is NULL), matched on the primary key. Runs
+    after the second pass, before the domain's rules. Returns the rows given back.
+    """
+    restored = 0
+    for table in (t for t in schema.tables if t.seeds and t.primary_key):
+        deferred = deferred_fks(table, plan)
+        for seed in table.seeds:
+            listed = {c.lower(): i for i, c in enumerate(seed.columns)}
+            fks = [fk for fk in deferred if all(c.lower() in listed for c in fk.columns)]
+            if not fks or not all(k.lower() in listed for k in table.primary_key):
+                continue
+            key = list(table.primary_key)
+            values = [c for fk in fks for c in fk.columns]
+            picked = [f"CAST(col{listed[c.lower()]} AS {table.column(c).type}) AS {quote_ident('s_' + c)}"
+                      for c in dict.fromkeys(key + values)]
+            match = " AND ".join(f"t.{quote_ident(k)} = s.{quote_ident('s_' + k)}" for k in key)
+            found = []
+            for fk in fks:
+                on = " AND ".join(f"p.{quote_ident(r)} = s.{quote_ident('s_' + c)}"
+                                  for c, r in zip(fk.columns, fk.ref_columns, strict=True))
+                null = " OR ".join(f"s.{quote_ident('s_' + c)} IS NULL" for c in fk.columns)
+                found.append(f"({null} OR EXISTS (SELECT 1 FROM {table_ref(fk.ref_table)} p WHERE {on}))")
+            sets = ", ".join(f"{quote_ident(c)} = s.{quote_ident('s_' + c)}" for c in dict.fromkeys(values))
+            sql = (f"UPDATE {table_ref(table.name)} AS t SET {sets} FROM (SELECT {', '.join(picked)} FROM "
+                   f"{seed_rows(con, seed)}) AS s WHERE {match} AND {' AND '.join(found)}")
+            try:
+                restored += con.execute(sql).fetchall()[0][0]
+            except duckdb.Error:
+                pass  # a UNIQUE key the drawn values hold: the seeds stay as drawn, and `seeds_kept` says so
+            finally:
+                con.unregister("__sf_seed")
+    return restored
