@@ -3,11 +3,13 @@
     INSERT INTO roles (id, name) VALUES (1, 'admin'), (2, 'member');   -> Table.seeds of roles
 
 Each is read into a `Seed` of its table: the columns it lists (every column, in the table's order, when it
-lists none) and its rows as DuckDB SQL. At the end of the parse every seed is tried in a scratch DuckDB
-with the table's column types; one DuckDB cannot read (a function it lacks, a date it cannot cast) is left
-out with a note at its file:line, and each seeded table gets one note naming its rows. The fill inserts
-them first, as given (`stateforge.fill.seeds`). `INSERT ... SELECT`, and INSERTs into tables the DDL does
-not define, are not seeds: a note each (sqlite's own bookkeeping tables silently).
+lists none) and its rows as DuckDB SQL (rows of plain literals, a dump's data, are read from the tokens
+and kept as text too, for a fast load through Arrow). At the end of the parse every seed is tried in a
+scratch DuckDB with the table's column types; one DuckDB cannot read (a function it lacks, a date it
+cannot cast) is left out with a note at its file:line, and each seeded table gets one note naming its
+rows. The fill inserts them first, as given (`stateforge.fill.seeds`). `INSERT ... SELECT`, and INSERTs
+into tables the DDL does not define, are not seeds: a note each (sqlite's own bookkeeping tables
+silently).
 """
 
 from __future__ import annotations
@@ -60,7 +62,11 @@ def read_insert(ctx: Context, stmt: Statement) -> str | None:
         return "insert"
     if isinstance(insert.this, exp.Schema):
         written = [c.name for c in insert.this.expressions]
-        columns = ctx.find_columns(table, list(written), "INSERT", insert.this)
+        try:
+            columns = ctx.find_columns(table, list(written), "INSERT", insert.this)
+        except SchemaError as err:  # a seed is best effort: its loss is a note, never a stop
+            ctx.note(f"INSERT's rows left out: {err.message}", table=table.name)
+            return "insert"
     else:
         columns = tuple(c.name for c in table.columns if c.generated is None)
     if literal_rows is None:

@@ -88,3 +88,11 @@ def test_values_that_are_not_plain_literals_are_read_by_sqlglot():
     assert seed.rows == 3 and seed.literals is None  # one INSERT needs sqlglot: the merged seed uses SQL
     assert seed.values == ("VALUES (1, CAST('2024-01-02' AS DATE), -1.5, UPPER('ab')), (2, NULL, 3, 'x'), "
                            "(3, NULL, -2, 'it''s')")
+
+
+def test_an_insert_naming_a_column_the_table_lacks_is_a_note():
+    schema = parse_ddl("CREATE TABLE t (id int PRIMARY KEY);\nINSERT INTO t (id, nope) VALUES (1, 2);\n",
+                       "postgres", source="n.sql")
+    assert not schema.table("t").seeds
+    [note] = schema.notes
+    assert str(note).startswith('n.sql:2: table t: INSERT\'s rows left out: INSERT names column "nope"')
