@@ -9,26 +9,14 @@ The stages, their order and their work live in `stateforge.build`; this flow onl
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
-from prefect.cache_policies import NO_CACHE
 
-from stateforge.build import BuildRun, Stage, report_markdown, run_build
+from stateforge.build import BuildRun, report_markdown, run_build
+from stateforge.flows.stage_task import as_task
 from stateforge.llm.settings import llm_settings
-
-
-# Results stay in memory: the flow's products are the database and its report, not Prefect results.
-@task(cache_policy=NO_CACHE, persist_result=False)
-def _stage(work: Callable[[], None]) -> None:
-    work()
-
-
-def as_task(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """Run one step of the build as a Prefect task: the stage's name, the step's label as the run's name."""
-    _stage.with_options(name=stage.name, task_run_name=lambda: label)(work)
 
 
 @flow(name="build-domain", log_prints=True)

@@ -12,9 +12,7 @@ at any stage leaves nothing at the target and no temporary folder behind.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,7 @@ from stateforge.release.inputs import code_version, llm_inputs, pack_hashes, pac
 from stateforge.release.manifest import baseline_entry, database_info, task_counts
 from stateforge.release.model import MANIFEST, Code, Inputs, Manifest, release_id
 from stateforge.resources import artifacts_dir
+from stateforge.stages import Runner, Stage, direct, each, run_stages
 from stateforge.store import connect, read_model
 from stateforge.tasks import generate_tasks, read_tasks
 from stateforge.tools import toolkit_for
@@ -215,45 +214,22 @@ def _sha(path: Path) -> str:
     return sha256_file(path)
 
 
-@dataclass(frozen=True)
-class Stage:
-    """One named step of a release."""
-
-    name: str
-    run: Callable[..., None]
-    each_baseline: bool = False
-    """Run once per baseline solver asked (`run(release_run, solver)`)."""
-
-
 STAGES: tuple[Stage, ...] = (
     Stage("build", build),
     Stage("generate-tasks", make_tasks),
-    Stage("baseline", baseline, each_baseline=True),
+    Stage("baseline", baseline, parts=each(lambda run: run.baselines)),
     Stage("bundle", write_files),
     Stage("document", document),
     Stage("publish", publish_bundle),
 )
 """Every release, in this order: the CLI, the flow and the tests run exactly these."""
 
-Runner = Callable[[Stage, str, Callable[[], None]], None]
-"""How to run one step: `runner(stage, label, work)` must call `work()` once (and may wrap it)."""
-
-
-def direct(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """The plain runner: call the step."""
-    work()
-
 
 def run_release(run: ReleaseRun, runner: Runner = direct) -> Manifest:
     """Run every stage of `STAGES` on `run` through `runner`; return the manifest. On any failure the
     temporary folders are removed and nothing is left at the target."""
     try:
-        for stage in STAGES:
-            if stage.each_baseline:
-                for solver in run.baselines:
-                    runner(stage, f"baseline-{solver}", partial(stage.run, run, solver))
-            else:
-                runner(stage, stage.name, partial(stage.run, run))
+        run_stages(run, STAGES, runner)
     except BaseException:
         discard(run.staging, run.work)
         raise

@@ -13,12 +13,13 @@ inverts it. SQL reaches a table through `stateforge.store.sql.table_ref`, which 
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from stateforge.errors import suggest  # noqa: F401 - its home was here; many modules import it from here
 
 # ON DELETE / ON UPDATE actions, spelled as in SQL.
 FK_ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
@@ -55,13 +56,6 @@ def split_name(name: str) -> tuple[str, str]:
 
 def _norm(name: str) -> str:
     return name.lower()
-
-
-def suggest(name: str, candidates: list[str]) -> str:
-    """' Did you mean "x"?' for the closest candidate, or ''."""
-    lowered = {c.lower(): c for c in candidates}
-    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
-    return f' Did you mean "{lowered[close[0]]}"?' if close else ""
 
 
 @dataclass

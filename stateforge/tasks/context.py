@@ -232,7 +232,8 @@ class RecipeContext:
         if result.error_kind not in ("tool", "constraint", "rule"):
             raise CallFailed(tool, result.error_kind, result.error)
         self._calls.append(Call(tool=tool, arguments=result.arguments))
-        self.declined = Infeasibility(kind=kind, because=because)
+        # the refusal names the policy that proves the task (the gate requires exactly that one)
+        self.declined = Infeasibility(kind=kind, because=because, policy=result.policy)
 
     def state(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows of one SELECT on the episode as it is now (after the calls so far)."""

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from stateforge.errors import TerminalError
+from stateforge.registry import Registry
 from stateforge.tasks.context import RecipeContext
 from stateforge.tasks.draft import Draft
 from stateforge.tasks.recipes import Recipe, RecipeDefinitionError, Skip, error_site
@@ -221,16 +222,31 @@ class OfflineGenerator:
 
 
 GeneratorFactory = Callable[..., Generator]
-GENERATORS: dict[str, GeneratorFactory] = {}
+"""`factory(workspace, toolkit, *, recipes, seed, **options)`: a generator for one run."""
+
+GENERATORS = Registry(
+    "task generator",
+    group="stateforge.generators",
+    hint=" Choose one with --backend (offline, the default, runs the pack's recipes).",
+)
+"""Every task generator, by name: a `GeneratorFactory` or its `module:attribute`."""
 
 
-def register_generator(name: str, factory: GeneratorFactory) -> None:
-    """Make `--backend <name>` available: `factory(workspace, toolkit, recipes=..., seed=..., **options)`."""
-    GENERATORS[name] = factory
+def register_generator(name: str, factory: GeneratorFactory | str, description: str = "") -> None:
+    """Make `--backend <name>` available: `factory(workspace, toolkit, recipes=..., seed=..., **options)`, or
+    its `module:attribute` (imported when a run asks for it)."""
+    GENERATORS.add(name, factory, description)
 
 
+def _offline(
+    workspace: Workspace, toolkit: Toolkit, *, recipes: list[Recipe], seed: int, **_: Any
+) -> Generator:
+    return OfflineGenerator(workspace, toolkit, recipes, seed=seed)
+
+
+register_generator("offline", _offline, "the pack's recipes, run on the database (no LLM)")
 register_generator(
-    "offline", lambda ws, toolkit, *, recipes, seed, **_: OfflineGenerator(ws, toolkit, recipes, seed=seed)
+    "openai", "stateforge.tasks.llm:llm_generator", "an agent over an OpenAI-compatible server proposes tasks"
 )
 
 
@@ -238,17 +254,5 @@ def make_generator(
     name: str, workspace: Workspace, toolkit: Toolkit, *, recipes: list[Recipe], seed: int, **options: Any
 ) -> Generator:
     """The generator registered as `name`; `TerminalError` naming the ones there are otherwise."""
-    factory = GENERATORS.get(name)
-    if factory is None and name == "openai":
-        import stateforge.tasks.llm  # noqa: F401 - registers the LLM generator
-
-        factory = GENERATORS.get(name)
-    if factory is None:
-        known = ", ".join(sorted(GENERATORS))
-        extra = (
-            " The LLM generator (an agent over an OpenAI-compatible server) is not installed in this build;"
-            if name == "openai"
-            else ""
-        )
-        raise TerminalError(f"no task generator {name!r}.{extra} Available: {known}.")
+    factory = GENERATORS.load(name)
     return factory(workspace, toolkit, recipes=recipes, seed=seed, **options)

@@ -18,7 +18,6 @@ import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from stateforge.domain.loader import schemas_dir
 from stateforge.domain.modules import has_part
 from stateforge.errors import StateforgeError, TerminalError
 from stateforge.resources import artifacts_dir
+from stateforge.stages import Runner, Stage, direct, run_stages, until
 from stateforge.tasks.draft import Draft
 from stateforge.tasks.gate import Gate, GateResult
 from stateforge.tasks.generators import Generator, Want, make_generator
@@ -271,44 +271,19 @@ def _close(run: GenerationRun) -> None:
         run.workspace.close()
 
 
-@dataclass(frozen=True)
-class Stage:
-    """One named step of a generation."""
-
-    name: str
-    run: Callable[[GenerationRun], None]
-    repeat: bool = False
-    """Run again and again (`generate-1`, `generate-2`, ...) until the run is done."""
-
-
 STAGES: tuple[Stage, ...] = (
     Stage("prepare", prepare),
-    Stage("generate", generate_round, repeat=True),
+    Stage("generate", generate_round, parts=until(lambda run: run.done())),
     Stage("write", write),
     Stage("report", report),
 )
 """Every generation, in this order: the CLI, the flow and the tests run exactly these."""
 
-Runner = Callable[[Stage, str, Callable[[], None]], None]
-"""How to run one step: `runner(stage, label, work)` must call `work()` once (and may wrap it)."""
-
-
-def direct(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """The plain runner: call the step."""
-    work()
-
 
 def run_generation(run: GenerationRun, runner: Runner = direct) -> dict[str, Any]:
     """Run every stage of `STAGES` on `run` through `runner`; return the generation report."""
     try:
-        for stage in STAGES:
-            if stage.repeat:
-                rounds = 0
-                while not run.done():
-                    rounds += 1
-                    runner(stage, f"{stage.name}-{rounds}", partial(stage.run, run))
-            else:
-                runner(stage, stage.name, partial(stage.run, run))
+        run_stages(run, STAGES, runner)
     except BaseException:
         _close(run)
         raise

@@ -107,14 +107,39 @@ def _window(table: Table) -> tuple[str, str] | None:
     return None
 
 
+def _keyed(table: Table) -> set[str]:
+    """The columns of the table's primary key and UNIQUE keys (lower case): what identifies a row."""
+    return {c.lower() for key in table.unique_keys for c in key}
+
+
+def _declared(table: Table, config: DomainConfig) -> bool:
+    return table.name.lower() in {k.lower() for k in config.time_order.created}
+
+
+def key_event_columns(schema: Schema, config: DomainConfig) -> list[tuple[str, str]]:
+    """(table, column) of event times that names suggest but that are part of a key, so not inferred:
+    moving them would change which row is which (payments keyed on (invoice_id, paid_on))."""
+    out = []
+    for table in schema.tables:
+        own = event_column(table, config)
+        if own is not None and not _declared(table, config) and own.lower() in _keyed(table):
+            out.append((table.name, own))
+    return out
+
+
 def infer_time_order(schema: Schema, config: DomainConfig) -> list[Ordering]:
-    """Every time ordering the DDL implies, minus what `time_order.ignore` drops."""
+    """Every time ordering the DDL implies, minus what `time_order.ignore` drops. An inferred event time
+    that is part of the table's primary key or a UNIQUE key is left out (`key_event_columns`): a key is
+    identity, and a repair that moved it could make two rows one; declare it in `time_order.created` to
+    have it kept anyway."""
     ignore = {i.lower() for i in config.time_order.ignore}
     out: list[Ordering] = []
     for table in schema.tables:
         if table.name.lower() in ignore:
             continue
         own = event_column(table, config)
+        if own is not None and not _declared(table, config) and own.lower() in _keyed(table):
+            own = None
         window = _window(table)
         if own is not None:
             for c in table.columns:
@@ -143,8 +168,16 @@ def infer_time_order(schema: Schema, config: DomainConfig) -> list[Ordering]:
 
 def time_notes(schema: Schema, config: DomainConfig) -> list[Note]:
     """One note per inferred ordering, with how to override it (`stateforge schema` prints them)."""
-    return [Note(f"time order: {o.describe()}; {o.override()}", table=o.table, column=o.column)
-            for o in infer_time_order(schema, config)]
+    notes = [Note(f"time order: {o.describe()}; {o.override()}", table=o.table, column=o.column)
+             for o in infer_time_order(schema, config)]
+    for table, column in key_event_columns(schema, config):
+        notes.append(Note(
+            f"time order: {table}.{column} reads as the row's time but is part of a key, so no order is "
+            f"inferred for it (a repair would change which row is which); declare it in domain.yaml "
+            f"(time_order: {{created: {{{table}: {column}}}}}) to have it held",
+            table=table, column=column,
+        ))
+    return notes
 
 
 def _micros(expr: str) -> str:
@@ -181,7 +214,10 @@ def _table_rule(schema: Schema, config: DomainConfig, table: Table, orderings: l
     bad = f"({ev} < {low} OR ({high}) IS NOT NULL AND {ev} > {high})"
     check = (f"SELECT c.rowid AS row_id, c.{_q(event)}, {low} AS not_before, {high} AS not_after "
              f"FROM {table_ref(table.name)} AS c {joins} WHERE {bad}")
-    times = [c.name for c in table.columns if _is_time(c)]
+    # the times that move with the event: never another column of a key (the row's identity)
+    keyed = _keyed(table)
+    times = [c.name for c in table.columns
+             if _is_time(c) and (c.name == event or c.name.lower() not in keyed)]
     xmax = "greatest(" + ", ".join(
         f"CASE WHEN c.{_q(t)} >= c.{_q(event)} THEN {_micros('c.' + _q(t))} END" for t in times) + ")"
     hi = f"{_micros(f'coalesce({high}, greatest({clock}, {low}))')}"

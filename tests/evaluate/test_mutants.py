@@ -1,5 +1,8 @@
-"""Mutant solvers: each kind, where it applies to a task of the small pack, is failed by the grading while
-the reference (the oracle) passes; where it does not apply, the episode says so and is neither."""
+"""Mutant solvers: each kind applies to the feasible tasks of a small pack made for it
+(tests/evaluate/errands: paged reads, a list write, a date range with an order at its edge, same-name
+products, an additive write)
+and is failed by the grading there while the reference (the oracle) passes; where a kind does not apply,
+the episode says so and is neither."""
 
 from __future__ import annotations
 
@@ -7,35 +10,57 @@ from pathlib import Path
 
 import pytest
 
+from stateforge.build import build_domain
 from stateforge.episode import ToolResult
 from stateforge.evaluate import evaluate
 from stateforge.evaluate.mutants import kind_report
 from stateforge.evaluate.rundir import RunFolder
 from stateforge.evaluate.solvers.mutant_kinds import MUTANT_KINDS
 from stateforge.evaluate.solvers.mutations import MUTATIONS, _moved, _twin, field_of
-from stateforge.tasks import Task
+from stateforge.tasks import Task, generate_tasks, read_tasks
 
 
 def test_every_kind_has_a_mutation() -> None:
     assert tuple(MUTATIONS) == MUTANT_KINDS
 
 
+ERRANDS = Path(__file__).parent / "errands"
+"""A small shop pack whose storyline gives every mutant kind something to get wrong (errands/tasks)."""
+
+
 @pytest.fixture(scope="module")
-def oracle_passes(pack_db: Path, tmp_path_factory: pytest.TempPathFactory) -> set[str]:
-    summary = evaluate(pack_db, solver="oracle", out=tmp_path_factory.mktemp("runs"), concurrency=2,
-                       report=False)
+def errands(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Task]]:
+    out = tmp_path_factory.mktemp("errands")
+    assert build_domain(str(ERRANDS), out=out)["totals"]["violations"] == 0
+    db = out / "errands.duckdb"
+    generate_tasks(str(ERRANDS), db=db, n=6, seed=0, out=out)
+    tasks = read_tasks(out / "tasks.jsonl")
+    assert any(t.feasible for t in tasks) and any(not t.feasible for t in tasks)
+    return db, tasks
+
+
+@pytest.fixture(scope="module")
+def oracle_passes(errands: tuple[Path, list[Task]], tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    db, tasks = errands
+    summary = evaluate(str(ERRANDS), db=db, solver="oracle", out=tmp_path_factory.mktemp("runs"),
+                       concurrency=2, report=False)
     folder = RunFolder.open(Path(summary["folder"]))
     try:
-        return {r.task_id for r in folder.records() if r.outcome == "pass"}
+        passed = {r.task_id for r in folder.records() if r.outcome == "pass"}
     finally:
         folder.close()
+    assert passed == {t.id for t in tasks}  # the reference passes every task
+    return passed
 
 
 @pytest.mark.parametrize("kind", MUTANT_KINDS)
 def test_mutant_fails_where_it_applies(
-    kind: str, pack_db: Path, tasks: list[Task], oracle_passes: set[str], tmp_path: Path
+    kind: str, errands: tuple[Path, list[Task]], oracle_passes: set[str], tmp_path: Path
 ) -> None:
-    summary = evaluate(pack_db, solver=f"mutant:{kind}", out=tmp_path, concurrency=2, report=False)
+    """Each kind applies to every feasible task of the errands storyline, and the grading fails it there."""
+    db, tasks = errands
+    summary = evaluate(str(ERRANDS), db=db, solver=f"mutant:{kind}", out=tmp_path, concurrency=2,
+                       report=False)
     folder = RunFolder.open(Path(summary["folder"]))
     try:
         records = list(folder.records())
@@ -44,17 +69,18 @@ def test_mutant_fails_where_it_applies(
     report = kind_report(kind, records, {t.id: t for t in tasks})
     assert report["episodes"] == len(tasks)
     assert report["applicable"] + sum(report["not_applicable"].values()) == len(tasks)
+    feasible = {t.id for t in tasks if t.feasible}
     for record in records:
         details = record.solver_details
         assert details["mutant"] == kind
         assert details["applicable"] == (record.stop_reason != "not_applicable")
+        if record.task_id in feasible:
+            assert details["applicable"], (record.task_id, details.get("why"))
         if details["applicable"]:
-            assert record.task_id in oracle_passes  # the reference passes ...
-            assert record.outcome == "fail", (record.task_id, details["did"])  # ... the mutant does not
+            assert record.task_id in oracle_passes
+            assert record.outcome == "fail", (record.task_id, details["did"])  # the mistake is caught
         else:
             assert details["why"]
-    if not report["applicable"]:
-        pytest.skip(f"{kind} applies to no task of the small pack: {report['not_applicable']}")
 
 
 def _result(value: object) -> ToolResult:

@@ -167,8 +167,10 @@ def submit(goals: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def test_a_declaration_rejection_goes_back_to_the_model_and_keeps_the_state(
-    shop_db: Path, fresh: FakeLLMServer, tmp_path: Path
+    shop_db: Path, fresh: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A set of one feasible task: its only place is not held back for an infeasible one.
+    monkeypatch.setattr("stateforge.tasks.runner.MIN_INFEASIBLE_SHARE", 0.0)
     goal = {
         "name": "invoice 14 is gone",
         "sql": "SELECT count(*) AS n FROM invoices WHERE invoice_id = ?",

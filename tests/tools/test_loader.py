@@ -223,9 +223,12 @@ def test_a_refusal_must_name_a_policy_of_domain_yaml(shop_db: Path, tmp_path: Pa
     good = make_pack(tmp_path / "good", REFUSING.replace("{policy}", "gold_only"))
     config = (good / "domain.yaml").read_text()
     (good / "domain.yaml").write_text(
-        config + "\npolicies:\n  - name: gold_only\n    description: Only gold customers get the VIP desk.\n"
+        config + "\npolicies:\n  - name: gold_only\n    kind: action\n"
+        "    description: Only gold customers get the VIP desk.\n"
         if "policies:" not in config
-        else config.replace("policies:", "policies:\n  - name: gold_only\n    description: Gold only.", 1)
+        else config.replace(
+            "policies:", "policies:\n  - name: gold_only\n    kind: action\n    description: Gold only.", 1
+        )
     )
     kit = load_toolkit(good)
     with Episode.open(shop_db, toolkit=kit, workdir=tmp_path / "ep") as ep:

@@ -99,3 +99,25 @@ def test_domain_yaml_corrects_the_inference(world) -> None:
     orderings = infer_time_order(schema, config)
     assert not [o for o in orderings if o.table in ("payments", "posts")]
     assert not [o for o in orderings if o.ref_table == "users"]  # users has no event column now
+
+
+def test_an_event_time_in_a_key_is_not_inferred_and_says_so(tmp_path: Path) -> None:
+    """A key is identity: moving `paid_on` of payments keyed (invoice_id, paid_on) could make two rows one
+    (the pg_namespaces fixture's billing.payments did), so no order is inferred for it, with a note."""
+    ddl = tmp_path / "keyed.sql"
+    ddl.write_text(
+        "CREATE TABLE invoices (id INTEGER PRIMARY KEY, created_at TIMESTAMP NOT NULL);\n"
+        "CREATE TABLE payments (invoice_id INTEGER NOT NULL REFERENCES invoices (id),\n"
+        "    paid_on DATE NOT NULL,\n"
+        "    amount DECIMAL(10, 2), PRIMARY KEY (invoice_id, paid_on));\n"
+    )
+    schema = load_ddl(ddl, "duckdb")
+    config = DomainConfig(name="keyed")
+    assert [o for o in infer_time_order(schema, config) if o.table == "payments"] == []
+    [note] = [n for n in time_notes(schema, config) if n.table == "payments"]
+    assert "payments.paid_on" in note.message and "part of a key" in note.message
+    assert "time_order: {created: {payments: paid_on}}" in note.message
+    declared = DomainConfig.model_validate(
+        {"name": "keyed", "time_order": {"created": {"payments": "paid_on"}}}
+    )
+    assert [o.kind for o in infer_time_order(schema, declared) if o.table == "payments"] == ["after_parent"]

@@ -21,6 +21,7 @@ from typing import Any
 from stateforge.episode import ToolResult
 from stateforge.evaluate.handle import EpisodeHandle
 from stateforge.tasks import Task
+from stateforge.tasks.reachable import scalars as every_scalar
 from stateforge.tools import CANNOT_COMPLETE
 
 
@@ -82,15 +83,8 @@ def rows_of(value: Any) -> Iterator[dict[str, Any]]:
 
 
 def scalars(value: Any) -> Iterator[Any]:
-    """Every scalar inside a JSON value."""
-    if isinstance(value, dict):
-        for item in value.values():
-            yield from scalars(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from scalars(item)
-    elif value is not None and not isinstance(value, bool):
-        yield value
+    """Every scalar inside a JSON value, nulls and booleans left out (they name nothing)."""
+    return (v for v in every_scalar(value) if v is not None and not isinstance(v, bool))
 
 
 def field_of(items: list[Any], results: list[ToolResult]) -> list[Any]:
@@ -173,22 +167,30 @@ def first_page(run: MutantRun) -> str | None:
     skipped = set(later)
     seen: set[str] = {_key(w) for w in re.findall(r"[\w.@'-]+", run.task.instruction)}
     dropped = 0
+    refused_anyway = False
     for i, (tool, arguments) in enumerate(run.calls):
         if i in skipped:
             continue
+        lost = 0
         if run.is_write(tool):
             for name in list_arguments(arguments):
                 kept = [v for v in arguments[name] if _key(v) in seen]
-                dropped += len(arguments[name]) - len(kept)
+                lost += len(arguments[name]) - len(kept)
                 arguments[name] = kept
+            dropped += lost
             if any(isinstance(v, list) and not v for v in arguments.values()):
                 run.did.append(f"made no {tool}: every item of it was on a later page")
                 continue
         result = run.call(tool, arguments)
         seen.update(_key(v) for v in scalars(result.value))
+        if lost and i == run.refused() and not result.ok:
+            refused_anyway = True
     if not dropped:
         return "every item the writes use was on the first page"
     run.did.append(f"read only first pages ({len(later)} later pages left out), {dropped} items lost")
+    if refused_anyway:
+        # an infeasible task: the shortened call is refused as the reference's was, so no mistake is left
+        return "the tools refuse the call without the later pages' items as they refused the reference's"
     return None
 
 
