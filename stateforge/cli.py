@@ -46,6 +46,21 @@ DropRefsOpt = Annotated[
         "each; without it they are an error.",
     ),
 ]
+SkipIncludesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-missing-includes",
+        help="Read past include commands (`source f.dump`, `\\i f`, `@f`) whose file is not there, with a "
+        "note each; without it they are an error.",
+    ),
+]
+IgnoreSeedsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--ignore-seed-inserts",
+        help="Leave the DDL's INSERT ... VALUES rows out; without it they are a table's first rows, kept.",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary.")]
 ScaleOpt = Annotated[float, typer.Option(help="Multiply the pack's rows per table.")]
 RowsOpt = Annotated[int | None, typer.Option(help="About N rows per root table, children scaled by fan-out.")]
@@ -63,6 +78,8 @@ def schema(
     dialect: DialectOpt = None,
     as_json: JsonOpt = False,
     drop_missing_references: DropRefsOpt = False,
+    skip_missing_includes: SkipIncludesOpt = False,
+    ignore_seed_inserts: IgnoreSeedsOpt = False,
 ) -> None:
     """Parse a DDL file and show its tables, keys, fill order, cycles, skipped statements and notes
     (what was approximated or left out, with file:line)."""
@@ -72,7 +89,8 @@ def schema(
     from stateforge.schema import load_ddl
     from stateforge.validation.time_order import time_notes
 
-    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references,
+                     skip_missing_includes=skip_missing_includes, ignore_seed_inserts=ignore_seed_inserts)
     model.notes.extend(time_notes(model, DomainConfig.default(ddl_file.stem)))  # what the build orders
     report = schema_report(model)
     if as_json:
@@ -88,6 +106,7 @@ def init_db(
     dialect: DialectOpt = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace DB_FILE if it exists.")] = False,
     drop_missing_references: DropRefsOpt = False,
+    skip_missing_includes: SkipIncludesOpt = False,
 ) -> None:
     """Create an empty DuckDB database for a DDL file, with the model in its `stateforge` schema."""
     from stateforge.graph import plan_fill
@@ -95,7 +114,8 @@ def init_db(
     from stateforge.store import create_database
     from stateforge.validation.views import install_views
 
-    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references,
+                     skip_missing_includes=skip_missing_includes)
     path = create_database(model, plan_fill(model), db_file, overwrite=overwrite, setup=install_views)
     stdout.print(f"created {path} with {len(model.tables)} tables")
 
@@ -221,6 +241,8 @@ def build_domain(
     ] = False,
     no_cache: NoCacheOpt = False,
     drop_missing_references: DropRefsOpt = False,
+    skip_missing_includes: SkipIncludesOpt = False,
+    ignore_seed_inserts: IgnoreSeedsOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build a domain into a fully consistent DuckDB database and audit it (offline unless --backend openai).
@@ -253,6 +275,8 @@ def build_domain(
             on_table_start=progress.start_table,
             on_batch=progress.advance,
             drop_missing_references=drop_missing_references,
+            skip_missing_includes=skip_missing_includes,
+            ignore_seed_inserts=ignore_seed_inserts,
         )
     if as_json:
         print(json.dumps(report, indent=2, default=str))

@@ -53,6 +53,10 @@ class BuildRun:
     llm: LLMSettings | None = None
     drop_missing_references: bool = False
     """Drop foreign keys to tables the DDL does not define (with a note) instead of failing."""
+    skip_missing_includes: bool = False
+    """Read past include commands whose file is missing (a note each) instead of failing."""
+    ignore_seed_inserts: bool = False
+    """Leave the DDL's INSERT ... VALUES rows out (they seed their tables otherwise)."""
     on_table_start: Callable[[str, int], None] | None = None
     """Called before a table is filled, with its planned rows (the CLI's progress bars)."""
     on_batch: Callable[[str, int, int], None] | None = None
@@ -109,6 +113,8 @@ def parse_and_plan(run: BuildRun) -> None:
         out=run.out,
         llm=run.llm,
         drop_missing_references=run.drop_missing_references,
+        skip_missing_includes=run.skip_missing_includes,
+        ignore_seed_inserts=run.ignore_seed_inserts,
     )
 
 
@@ -179,6 +185,8 @@ def build_domain(
     on_table_start: Callable[[str, int], None] | None = None,
     on_batch: Callable[[str, int, int], None] | None = None,
     drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> dict[str, Any]:
     """Build a domain with every stage called directly (the CLI and `make run`); return the report."""
     run = BuildRun(
@@ -193,5 +201,7 @@ def build_domain(
         on_table_start=on_table_start,
         on_batch=on_batch,
         drop_missing_references=drop_missing_references,
+        skip_missing_includes=skip_missing_includes,
+        ignore_seed_inserts=ignore_seed_inserts,
     )
     return run_build(run)

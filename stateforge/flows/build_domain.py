@@ -34,6 +34,8 @@ def build_domain(
     whole_rows: bool = False,
     no_cache: bool = False,
     drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> dict[str, Any]:
     """Build a domain pack (or a bare DDL file) into a fully consistent DuckDB database.
 
@@ -45,7 +47,8 @@ def build_domain(
     )
     run = BuildRun(
         domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, resume=resume, llm=llm,
-        drop_missing_references=drop_missing_references,
+        drop_missing_references=drop_missing_references, skip_missing_includes=skip_missing_includes,
+        ignore_seed_inserts=ignore_seed_inserts,
     )
     report = run_build(run, runner=as_task)
     create_markdown_artifact(

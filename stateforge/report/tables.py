@@ -213,6 +213,10 @@ def table_section(t: TableProfile, ids: Anchors) -> Section:
         ("built in", (f"{build['batches']} batch" + ("es" if build["batches"] != 1 else ""))
          if build.get("batches") else None),
         ("repairs", repairs),
+        ("seed rows", f"{build['seeded']:,} from the DDL's INSERTs" if build.get("seeded") else None),
+        ("short of plan", f"{build['shortfall']:,} of {build.get('planned', 0):,} planned rows: "
+                          f"{build.get('short_reason') or 'fewer rows were written'}"
+         if build.get("shortfall") else None),
     ])]
     if t.violations:
         body += [tag("h3", "Violations"), violations_table(t.violations, with_table=False)]

@@ -33,12 +33,14 @@ IDENTIFIER = re.compile(r"\b[A-Za-z0-9]+_[A-Za-z0-9_]+\b")
 
 
 def _generated(root: Path, stem: str) -> Path:
-    """The fixture built at --rows 30 (a bare DDL: a pack's schema.sql is copied out of its pack) and 20
-    generic tasks generated beside it."""
+    """The fixture built at --rows 30 (a bare DDL: a pack's schema.sql is copied out of its pack; a DDL
+    fixture is read where it is, beside the files it includes) and 20 generic tasks generated beside it."""
     source = DDLS[stem]
-    ddl = root / "ddl" / f"{stem}.sql"
-    ddl.parent.mkdir(parents=True, exist_ok=True)
-    shutil.copy(source, ddl)
+    ddl = source
+    if source.stem != stem:
+        ddl = root / "ddl" / f"{stem}.sql"
+        ddl.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(source, ddl)
     build_domain(str(ddl), rows=30, seed=5, out=root / stem)
     db = root / stem / f"{stem}.duckdb"
     run_generation(GenerationRun(db, n=N, seed=11, out=root / stem))
