@@ -113,7 +113,7 @@ CREATE TABLE configuration_items (
     location_id       SMALLINT     NOT NULL REFERENCES locations (location_id) ON DELETE RESTRICT,
     environment       VARCHAR(12)  NOT NULL DEFAULT 'production'
                                    CHECK (environment IN ('production', 'staging', 'test', 'development')),
-    operational_status VARCHAR(16) NOT NULL DEFAULT 'operational'
+    operational_status VARCHAR(20) NOT NULL DEFAULT 'operational'
                                    CHECK (operational_status IN ('operational', 'non_operational', 'repair_in_progress', 'retired')),
     criticality       SMALLINT     NOT NULL DEFAULT 3 CHECK (criticality BETWEEN 1 AND 4),
     ip_address        VARCHAR(15),
@@ -265,7 +265,7 @@ CREATE TABLE incidents (
     caller_id            INTEGER      NOT NULL REFERENCES users (user_id) ON DELETE RESTRICT,
     opened_by            INTEGER      NOT NULL REFERENCES users (user_id) ON DELETE RESTRICT,
     opened_at            TIMESTAMP    NOT NULL,
-    contact_type         VARCHAR(10)  NOT NULL DEFAULT 'self_service'
+    contact_type         VARCHAR(12)  NOT NULL DEFAULT 'self_service'
                                       CHECK (contact_type IN ('phone', 'email', 'self_service', 'walk_in', 'monitoring')),
     category_id          SMALLINT     NOT NULL REFERENCES categories (category_id) ON DELETE RESTRICT,
     ci_id                INTEGER      REFERENCES configuration_items (ci_id) ON DELETE SET NULL,
