@@ -27,8 +27,24 @@ from .knowledge import KNOWLEDGE_TOOLS
 from .people import PEOPLE_TOOLS
 from .problems import PROBLEM_TOOLS
 
-INCIDENT_READS = [list_incidents, get_incident, list_incident_activity, list_incident_history, list_attachments,
-                  list_breached_slas, list_categories, list_sla_definitions]
+INCIDENT_READS = [
+    list_incidents,
+    get_incident,
+    list_incident_activity,
+    list_incident_history,
+    list_attachments,
+    list_breached_slas,
+    list_categories,
+    list_sla_definitions,
+]
 
-TOOLS = [*INCIDENT_READS, *INCIDENT_WRITES, *PROBLEM_TOOLS, *CHANGE_TOOLS, *CMDB_TOOLS, *PEOPLE_TOOLS,
-         *KNOWLEDGE_TOOLS, *CATALOG_TOOLS]
+TOOLS = [
+    *INCIDENT_READS,
+    *INCIDENT_WRITES,
+    *PROBLEM_TOOLS,
+    *CHANGE_TOOLS,
+    *CMDB_TOOLS,
+    *PEOPLE_TOOLS,
+    *KNOWLEDGE_TOOLS,
+    *CATALOG_TOOLS,
+]

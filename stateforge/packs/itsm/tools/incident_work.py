@@ -41,31 +41,52 @@ def sync_slas(env: Env, incident_id: int) -> None:
     """Bring an incident's two SLA clocks in line with it: the definitions of its priority, due from its
     opening, stopped by its assignment (response) and resolution, breached when stopped late or past due."""
     inc = env.one("SELECT * FROM incidents WHERE incident_id = ?", [incident_id])
-    clocks = env.query("SELECT t.task_sla_id, d.target FROM task_slas AS t JOIN sla_definitions AS d USING (sla_id) "
-                       "WHERE t.incident_id = ? ORDER BY t.task_sla_id", [incident_id])
+    clocks = env.query(
+        "SELECT t.task_sla_id, d.target FROM task_slas AS t JOIN sla_definitions AS d USING (sla_id) "
+        "WHERE t.incident_id = ? ORDER BY t.task_sla_id",
+        [incident_id],
+    )
     for clock in clocks:
-        definition = env.one("SELECT sla_id, duration_minutes FROM sla_definitions WHERE target = ? AND priority = ?",
-                             [clock["target"], inc["priority"]])
+        definition = env.one(
+            "SELECT sla_id, duration_minutes FROM sla_definitions WHERE target = ? AND priority = ?",
+            [clock["target"], inc["priority"]],
+        )
         due = inc["opened_at"] + dt.timedelta(minutes=definition["duration_minutes"])
-        stop = None if inc["state"] == "canceled" else (
-            inc["assigned_at"] if clock["target"] == "response" else inc["resolved_at"])
+        stop = (
+            None
+            if inc["state"] == "canceled"
+            else (inc["assigned_at"] if clock["target"] == "response" else inc["resolved_at"])
+        )
         if inc["state"] == "canceled":
             stage = "cancelled"
         elif stop is not None:
             stage = "achieved" if stop <= due else "breached"
         else:
             stage = "breached" if due < env.now else "in_progress"
-        env.update("task_slas", clock["task_sla_id"], {
-            "sla_id": definition["sla_id"], "start_time": inc["opened_at"], "due_at": due, "stop_time": stop,
-            "stage": stage, "has_breached": stage == "breached", "breached_at": due if stage == "breached" else None})
+        env.update(
+            "task_slas",
+            clock["task_sla_id"],
+            {
+                "sla_id": definition["sla_id"],
+                "start_time": inc["opened_at"],
+                "due_at": due,
+                "stop_time": stop,
+                "stage": stage,
+                "has_breached": stage == "breached",
+                "breached_at": due if stage == "breached" else None,
+            },
+        )
 
 
 def open_incident(env: Env, number: str, what: str, states: tuple[str, ...] = OPEN) -> dict[str, Any]:
     """The incident, refused (incident_state_flow) unless its state is one of `states`."""
     inc = record(env, "incidents", number)
     if inc["state"] not in states:
-        raise refuse("incident_state_flow", f"{inc['number']} is {inc['state'].replace('_', ' ')}: cannot {what}",
-                     argument="number")
+        raise refuse(
+            "incident_state_flow",
+            f"{inc['number']} is {inc['state'].replace('_', ' ')}: cannot {what}",
+            argument="number",
+        )
     return inc
 
 
@@ -113,21 +134,48 @@ def create_incident(
     if ci_name:
         item = ci(env, ci_name, argument="ci_name")
         if item["operational_status"] == "retired":
-            raise refuse("cmdb_changes", f"{item['name']} is retired: no new incidents on it", argument="ci_name")
+            raise refuse(
+                "cmdb_changes", f"{item['name']} is retired: no new incidents on it", argument="ci_name"
+            )
     last = env.scalar("SELECT max(number) FROM incidents")
     number = f"INC{int(last[3:]) + 1:07d}" if last else "INC0010001"
-    inc = env.insert("incidents", {
-        "number": number, "short_description": short_description, "description": description,
-        "caller_id": caller_row["user_id"], "opened_by": me.id, "opened_at": env.now, "contact_type": contact_type,
-        "category_id": cat["category_id"], "ci_id": item["ci_id"] if item else None, "impact": impact,
-        "urgency": urgency, "priority": impact + urgency - 1, "state": "new",
-        "assignment_group_id": cat["default_group_id"], "major_incident": False, "reopen_count": 0})
+    inc = env.insert(
+        "incidents",
+        {
+            "number": number,
+            "short_description": short_description,
+            "description": description,
+            "caller_id": caller_row["user_id"],
+            "opened_by": me.id,
+            "opened_at": env.now,
+            "contact_type": contact_type,
+            "category_id": cat["category_id"],
+            "ci_id": item["ci_id"] if item else None,
+            "impact": impact,
+            "urgency": urgency,
+            "priority": impact + urgency - 1,
+            "state": "new",
+            "assignment_group_id": cat["default_group_id"],
+            "major_incident": False,
+            "reopen_count": 0,
+        },
+    )
     for target in ("response", "resolution"):
-        sla = env.one("SELECT sla_id, duration_minutes FROM sla_definitions WHERE target = ? AND priority = ?",
-                      [target, inc["priority"]])
-        env.insert("task_slas", {"incident_id": inc["incident_id"], "sla_id": sla["sla_id"], "start_time": env.now,
-                                 "due_at": env.now + dt.timedelta(minutes=sla["duration_minutes"]),
-                                 "stage": "in_progress", "has_breached": False})
+        sla = env.one(
+            "SELECT sla_id, duration_minutes FROM sla_definitions WHERE target = ? AND priority = ?",
+            [target, inc["priority"]],
+        )
+        env.insert(
+            "task_slas",
+            {
+                "incident_id": inc["incident_id"],
+                "sla_id": sla["sla_id"],
+                "start_time": env.now,
+                "due_at": env.now + dt.timedelta(minutes=sla["duration_minutes"]),
+                "stage": "in_progress",
+                "has_breached": False,
+            },
+        )
     name = env.scalar("SELECT name FROM assignment_groups WHERE group_id = ?", [cat["default_group_id"]])
     return {"number": number, "priority": inc["priority"], "assignment_group": name, "state": "new"}
 
@@ -146,9 +194,14 @@ def assign_incident(env: Env, as_user: AsUser, number: str, assignee: str) -> di
     inc = open_incident(env, number, "be assigned")
     who = active_person(env, assignee, argument="assignee")
     if not is_member(env, inc["assignment_group_id"], who["user_id"]):
-        gname = env.scalar("SELECT name FROM assignment_groups WHERE group_id = ?", [inc["assignment_group_id"]])
-        raise refuse("assignee_in_assignment_group", f"{who['user_name']} is not a member of {gname}",
-                     argument="assignee")
+        gname = env.scalar(
+            "SELECT name FROM assignment_groups WHERE group_id = ?", [inc["assignment_group_id"]]
+        )
+        raise refuse(
+            "assignee_in_assignment_group",
+            f"{who['user_name']} is not a member of {gname}",
+            argument="assignee",
+        )
     changes: dict[str, Any] = {"assigned_to": who["user_id"]}
     if inc["assigned_at"] is None:
         changes["assigned_at"] = env.now
@@ -158,12 +211,20 @@ def assign_incident(env: Env, as_user: AsUser, number: str, assignee: str) -> di
     audit(env, inc["incident_id"], "assigned_to", None, who["user_name"], me)
     env.update("incidents", inc["incident_id"], changes)
     sync_slas(env, inc["incident_id"])
-    return {"number": inc["number"], "assigned_to": who["user_name"], "state": changes.get("state", inc["state"])}
+    return {
+        "number": inc["number"],
+        "assigned_to": who["user_name"],
+        "state": changes.get("state", inc["state"]),
+    }
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def reassign_incident(
-    env: Env, as_user: AsUser, number: str, assignment_group: str, reason: str | None = None,
+    env: Env,
+    as_user: AsUser,
+    number: str,
+    assignment_group: str,
+    reason: str | None = None,
     assignee: str | None = None,
 ) -> dict:
     """Move an open incident to another assignment group, with a work note saying why; the assignee is
@@ -180,17 +241,25 @@ def reassign_incident(
     inc = open_incident(env, number, "be reassigned")
     new = group(env, assignment_group, argument="assignment_group")
     if new["group_id"] == inc["assignment_group_id"]:
-        raise ToolError(f"{inc['number']} is already with {new['name']}; use assign_incident to pick a member.",
-                        argument="assignment_group")
+        raise ToolError(
+            f"{inc['number']} is already with {new['name']}; use assign_incident to pick a member.",
+            argument="assignment_group",
+        )
     if not reason or not reason.strip():
-        raise refuse("reassignment_work_note", f"moving {inc['number']} to {new['name']} needs a reason",
-                     argument="reason")
+        raise refuse(
+            "reassignment_work_note",
+            f"moving {inc['number']} to {new['name']} needs a reason",
+            argument="reason",
+        )
     changes: dict[str, Any] = {"assignment_group_id": new["group_id"], "assigned_to": None}
     if assignee:
         who = active_person(env, assignee, argument="assignee")
         if not is_member(env, new["group_id"], who["user_id"]):
-            raise refuse("assignee_in_assignment_group", f"{who['user_name']} is not a member of {new['name']}",
-                         argument="assignee")
+            raise refuse(
+                "assignee_in_assignment_group",
+                f"{who['user_name']} is not a member of {new['name']}",
+                argument="assignee",
+            )
         changes["assigned_to"] = who["user_id"]
         if inc["assigned_at"] is None:
             changes["assigned_at"] = env.now
@@ -198,7 +267,9 @@ def reassign_incident(
             changes["state"] = "in_progress"
     old = env.scalar("SELECT name FROM assignment_groups WHERE group_id = ?", [inc["assignment_group_id"]])
     audit(env, inc["incident_id"], "assignment_group", old, new["name"], me)
-    journal(env, inc["incident_id"], me, "work_note", f"Reassigned from {old} to {new['name']}: {reason.strip()}")
+    journal(
+        env, inc["incident_id"], me, "work_note", f"Reassigned from {old} to {new['name']}: {reason.strip()}"
+    )
     env.update("incidents", inc["incident_id"], changes)
     sync_slas(env, inc["incident_id"])
     return {"number": inc["number"], "assignment_group": new["name"], "assigned_to": assignee}
@@ -206,7 +277,8 @@ def reassign_incident(
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
 def set_impact_urgency(env: Env, as_user: AsUser, number: str, impact: Level, urgency: Level) -> dict:
-    """Change an open incident's impact and urgency; its priority (impact + urgency - 1) and SLA clocks follow.
+    """Change an open incident's impact and urgency; its priority (impact + urgency - 1) and SLA clocks
+    follow.
 
     Args:
         number: The incident number.
@@ -218,8 +290,11 @@ def set_impact_urgency(env: Env, as_user: AsUser, number: str, impact: Level, ur
     inc = open_incident(env, number, "change priority")
     priority = impact + urgency - 1
     if inc["major_incident"] and priority != 1:
-        raise refuse("major_incident_declaration", f"{inc['number']} is a major incident and must stay P1",
-                     argument="impact")
+        raise refuse(
+            "major_incident_declaration",
+            f"{inc['number']} is a major incident and must stay P1",
+            argument="impact",
+        )
     if priority != inc["priority"]:
         audit(env, inc["incident_id"], "priority", inc["priority"], priority, me)
     env.update("incidents", inc["incident_id"], {"impact": impact, "urgency": urgency, "priority": priority})
@@ -260,7 +335,10 @@ def resume_incident(env: Env, as_user: AsUser, number: str) -> dict:
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def resolve_incident(
-    env: Env, as_user: AsUser, number: str, close_code: CLOSE_CODES,
+    env: Env,
+    as_user: AsUser,
+    number: str,
+    close_code: CLOSE_CODES,
     close_notes: Annotated[str, Field(min_length=3, max_length=400)],
 ) -> dict:
     """Resolve an incident you are assigned: it records the close code and notes, stops the resolution clock
@@ -275,18 +353,34 @@ def resolve_incident(
     require_itil(me, "resolve incidents")
     inc = open_incident(env, number, "be resolved", ("in_progress", "on_hold"))
     if inc["assigned_to"] != me.id:
-        raise refuse("incident_state_flow", f"only the assignee of {inc['number']} resolves it; assign it first",
-                     argument="as_user")
+        raise refuse(
+            "incident_state_flow",
+            f"only the assignee of {inc['number']} resolves it; assign it first",
+            argument="as_user",
+        )
     if inc["priority"] == 1 and not env.scalar(
-            "SELECT count(*) FROM notifications AS n JOIN user_roles AS ur ON ur.user_id = n.recipient_id "
-            "JOIN roles AS r ON r.role_id = ur.role_id WHERE n.incident_id = ? AND r.name = 'major_incident_manager'",
-            [inc["incident_id"]]):
-        raise refuse("major_incident_procedure", f"{inc['number']} is a P1 and no major-incident manager was "
-                     "informed: notify one first")
+        "SELECT count(*) FROM notifications AS n JOIN user_roles AS ur ON ur.user_id = n.recipient_id "
+        "JOIN roles AS r ON r.role_id = ur.role_id WHERE n.incident_id = ? AND r.name = "
+        "'major_incident_manager'",
+        [inc["incident_id"]],
+    ):
+        raise refuse(
+            "major_incident_procedure",
+            f"{inc['number']} is a P1 and no major-incident manager was informed: notify one first",
+        )
     audit(env, inc["incident_id"], "state", inc["state"], "resolved", me)
-    env.update("incidents", inc["incident_id"], {
-        "state": "resolved", "hold_reason": None, "resolved_at": env.now, "resolved_by": me.id,
-        "close_code": close_code, "close_notes": close_notes})
+    env.update(
+        "incidents",
+        inc["incident_id"],
+        {
+            "state": "resolved",
+            "hold_reason": None,
+            "resolved_at": env.now,
+            "resolved_by": me.id,
+            "close_code": close_code,
+            "close_notes": close_notes,
+        },
+    )
     sync_slas(env, inc["incident_id"])
     return {"number": inc["number"], "state": "resolved"}
 
@@ -322,9 +416,18 @@ def reopen_incident(env: Env, as_user: AsUser, number: str, reason: Text) -> dic
     inc = open_incident(env, number, "be reopened (only resolved incidents reopen)", ("resolved",))
     audit(env, inc["incident_id"], "state", "resolved", "in_progress", me)
     journal(env, inc["incident_id"], me, "comment", reason)
-    env.update("incidents", inc["incident_id"], {
-        "state": "in_progress", "resolved_at": None, "resolved_by": None, "close_code": None, "close_notes": None,
-        "reopen_count": inc["reopen_count"] + 1})
+    env.update(
+        "incidents",
+        inc["incident_id"],
+        {
+            "state": "in_progress",
+            "resolved_at": None,
+            "resolved_by": None,
+            "close_code": None,
+            "close_notes": None,
+            "reopen_count": inc["reopen_count"] + 1,
+        },
+    )
     sync_slas(env, inc["incident_id"])
     return {"number": inc["number"], "state": "in_progress", "reopen_count": inc["reopen_count"] + 1}
 
@@ -381,7 +484,10 @@ def add_comment(env: Env, as_user: AsUser, number: str, text: Text) -> dict:
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def add_attachment(
-    env: Env, as_user: AsUser, number: str, file_name: Annotated[str, Field(min_length=1, max_length=120)],
+    env: Env,
+    as_user: AsUser,
+    number: str,
+    file_name: Annotated[str, Field(min_length=1, max_length=120)],
     content_type: Annotated[str, Field(min_length=3, max_length=60)],
     size_bytes: Annotated[int, Field(ge=1, le=26_214_400)],
 ) -> dict:
@@ -397,14 +503,24 @@ def add_attachment(
     inc = record(env, "incidents", number)
     may_touch(env, me, inc, "attach files to others' incidents")
     inc = open_incident(env, number, "take attachments", ("new", "in_progress", "on_hold", "resolved"))
-    env.insert("attachments", {"incident_id": inc["incident_id"], "file_name": file_name,
-                               "content_type": content_type, "size_bytes": size_bytes, "uploaded_by": me.id,
-                               "uploaded_at": env.now})
+    env.insert(
+        "attachments",
+        {
+            "incident_id": inc["incident_id"],
+            "file_name": file_name,
+            "content_type": content_type,
+            "size_bytes": size_bytes,
+            "uploaded_by": me.id,
+            "uploaded_at": env.now,
+        },
+    )
     return {"number": inc["number"], "file_name": file_name}
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def set_incident_category(env: Env, as_user: AsUser, number: str, category_name: str, subcategory: str) -> dict:
+def set_incident_category(
+    env: Env, as_user: AsUser, number: str, category_name: str, subcategory: str
+) -> dict:
     """Recategorise an open incident (its group stays; reassign it if the new category belongs elsewhere).
 
     Args:
@@ -417,8 +533,14 @@ def set_incident_category(env: Env, as_user: AsUser, number: str, category_name:
     inc = open_incident(env, number, "be recategorised")
     cat = category(env, category_name, subcategory)
     old = env.one("SELECT name, subcategory FROM categories WHERE category_id = ?", [inc["category_id"]])
-    audit(env, inc["incident_id"], "category", f"{old['name']} / {old['subcategory']}",
-          f"{cat['name']} / {cat['subcategory']}", me)
+    audit(
+        env,
+        inc["incident_id"],
+        "category",
+        f"{old['name']} / {old['subcategory']}",
+        f"{cat['name']} / {cat['subcategory']}",
+        me,
+    )
     env.update("incidents", inc["incident_id"], {"category_id": cat["category_id"]})
     return {"number": inc["number"], "category": cat["name"], "subcategory": cat["subcategory"]}
 
@@ -453,13 +575,26 @@ def notify_major_incident_manager(env: Env, as_user: AsUser, number: str, manage
     require_itil(me, "send notifications")
     inc = open_incident(env, number, "send notifications", ("new", "in_progress", "on_hold"))
     who = active_person(env, manager, argument="manager", role="be notified")
-    if not env.scalar("SELECT count(*) FROM user_roles AS ur JOIN roles AS r USING (role_id) WHERE ur.user_id = ? "
-                      "AND r.name = 'major_incident_manager'", [who["user_id"]]):
-        raise ToolError(f"{who['user_name']} is not a major-incident manager; get_group 'Major Incident "
-                        "Management' lists them.", argument="manager")
-    env.insert("notifications", {"incident_id": inc["incident_id"], "recipient_id": who["user_id"], "channel": "sms",
-                                 "subject": f"P1 incident {inc['number']} needs a major-incident manager",
-                                 "sent_at": env.now})
+    if not env.scalar(
+        "SELECT count(*) FROM user_roles AS ur JOIN roles AS r USING (role_id) WHERE ur.user_id = ? "
+        "AND r.name = 'major_incident_manager'",
+        [who["user_id"]],
+    ):
+        raise ToolError(
+            f"{who['user_name']} is not a major-incident manager; get_group 'Major Incident "
+            "Management' lists them.",
+            argument="manager",
+        )
+    env.insert(
+        "notifications",
+        {
+            "incident_id": inc["incident_id"],
+            "recipient_id": who["user_id"],
+            "channel": "sms",
+            "subject": f"P1 incident {inc['number']} needs a major-incident manager",
+            "sent_at": env.now,
+        },
+    )
     return {"number": inc["number"], "notified": who["user_name"]}
 
 
@@ -474,12 +609,16 @@ def declare_major_incident(env: Env, as_user: AsUser, number: str) -> dict:
     me = actor(env, as_user)
     require_itil(me, "declare major incidents")
     if not me.has("major_incident_manager"):
-        raise refuse("major_incident_declaration", f"{me.name} is not a major-incident manager",
-                     argument="as_user")
+        raise refuse(
+            "major_incident_declaration", f"{me.name} is not a major-incident manager", argument="as_user"
+        )
     inc = open_incident(env, number, "become a major incident")
     if inc["priority"] != 1:
-        raise refuse("major_incident_declaration", f"{inc['number']} is P{inc['priority']}: only P1 incidents "
-                     "become major incidents", argument="number")
+        raise refuse(
+            "major_incident_declaration",
+            f"{inc['number']} is P{inc['priority']}: only P1 incidents become major incidents",
+            argument="number",
+        )
     mim = env.scalar("SELECT group_id FROM assignment_groups WHERE name = 'Major Incident Management'")
     changes: dict[str, Any] = {"major_incident": True, "assignment_group_id": mim, "assigned_to": me.id}
     if inc["assigned_at"] is None:
@@ -487,7 +626,9 @@ def declare_major_incident(env: Env, as_user: AsUser, number: str) -> dict:
     if inc["state"] == "new":
         changes["state"] = "in_progress"
     if inc["assignment_group_id"] != mim:
-        old = env.scalar("SELECT name FROM assignment_groups WHERE group_id = ?", [inc["assignment_group_id"]])
+        old = env.scalar(
+            "SELECT name FROM assignment_groups WHERE group_id = ?", [inc["assignment_group_id"]]
+        )
         audit(env, inc["incident_id"], "assignment_group", old, "Major Incident Management", me)
         journal(env, inc["incident_id"], me, "work_note", f"Declared a major incident; moved from {old}.")
     env.update("incidents", inc["incident_id"], changes)
@@ -508,14 +649,31 @@ def link_child_incident(env: Env, as_user: AsUser, number: str, parent: str) -> 
     inc = open_incident(env, number, "be linked")
     par = record(env, "incidents", parent, argument="parent")
     if par["incident_id"] == inc["incident_id"] or not par["major_incident"]:
-        raise ToolError(f"{par['number']} is not a major incident; children go under a major incident.",
-                        argument="parent")
+        raise ToolError(
+            f"{par['number']} is not a major incident; children go under a major incident.", argument="parent"
+        )
     env.update("incidents", inc["incident_id"], {"parent_incident_id": par["incident_id"]})
     return {"number": inc["number"], "parent": par["number"]}
 
 
-INCIDENT_WRITES = [create_incident, assign_incident, reassign_incident, set_impact_urgency, put_incident_on_hold,
-                   resume_incident, resolve_incident, close_incident, reopen_incident, cancel_incident,
-                   add_work_note, add_comment, add_attachment, set_incident_category, set_incident_ci,
-                   notify_major_incident_manager, declare_major_incident, link_child_incident]
+INCIDENT_WRITES = [
+    create_incident,
+    assign_incident,
+    reassign_incident,
+    set_impact_urgency,
+    put_incident_on_hold,
+    resume_incident,
+    resolve_incident,
+    close_incident,
+    reopen_incident,
+    cancel_incident,
+    add_work_note,
+    add_comment,
+    add_attachment,
+    set_incident_category,
+    set_incident_ci,
+    notify_major_incident_manager,
+    declare_major_incident,
+    link_child_incident,
+]
 __all__ = ["INCIDENT_WRITES", "PEOPLE"]

@@ -10,8 +10,20 @@ from stateforge.tools import Env, tool
 
 from .common import PEOPLE, AsUser, Limit, Offset, actor, group, person, record
 
-READS = (*PEOPLE, "incidents", "categories", "configuration_items", "problems", "changes", "task_slas",
-         "sla_definitions", "incident_journal", "incident_history", "attachments", "notifications")
+READS = (
+    *PEOPLE,
+    "incidents",
+    "categories",
+    "configuration_items",
+    "problems",
+    "changes",
+    "task_slas",
+    "sla_definitions",
+    "incident_journal",
+    "incident_history",
+    "attachments",
+    "notifications",
+)
 
 VIEW = (
     "SELECT i.number, i.short_description, i.state, i.priority, i.impact, i.urgency, c.name AS category, "
@@ -21,7 +33,8 @@ VIEW = (
     "FROM incidents AS i JOIN categories AS c ON c.category_id = i.category_id "
     "JOIN assignment_groups AS g ON g.group_id = i.assignment_group_id "
     "LEFT JOIN users AS a ON a.user_id = i.assigned_to JOIN users AS cl ON cl.user_id = i.caller_id "
-    "LEFT JOIN configuration_items AS ci ON ci.ci_id = i.ci_id LEFT JOIN problems AS p ON p.problem_id = i.problem_id"
+    "LEFT JOIN configuration_items AS ci ON ci.ci_id = i.ci_id LEFT JOIN problems AS p ON p.problem_id = "
+    "i.problem_id"
 )
 STATES = Literal["new", "in_progress", "on_hold", "resolved", "closed", "canceled", "open", "any"]
 OPEN = ("new", "in_progress", "on_hold")
@@ -102,8 +115,12 @@ def list_incidents(
         params.append(opened_before)
     if major_only:
         where.append("i.major_incident")
-    order = {"opened_at": "opened_at, number", "-opened_at": "opened_at DESC, number",
-             "priority": "priority, opened_at, number", "number": "number"}[sort]
+    order = {
+        "opened_at": "opened_at, number",
+        "-opened_at": "opened_at DESC, number",
+        "priority": "priority, opened_at, number",
+        "number": "number",
+    }[sort]
     return env.page(f"{VIEW} WHERE {' AND '.join(where)}", params, order_by=order, limit=limit, offset=offset)
 
 
@@ -121,26 +138,37 @@ def get_incident(env: Env, as_user: AsUser, number: str) -> dict:
     row["description"] = inc["description"]
     row["close_code"], row["close_notes"] = inc["close_code"], inc["close_notes"]
     row["resolved_by"] = env.scalar("SELECT user_name FROM users WHERE user_id = ?", [inc["resolved_by"]])
-    row["parent_incident"] = env.scalar("SELECT number FROM incidents WHERE incident_id = ?",
-                                        [inc["parent_incident_id"]])
-    row["caused_by_change"] = env.scalar("SELECT number FROM changes WHERE change_id = ?",
-                                         [inc["caused_by_change_id"]])
+    row["parent_incident"] = env.scalar(
+        "SELECT number FROM incidents WHERE incident_id = ?", [inc["parent_incident_id"]]
+    )
+    row["caused_by_change"] = env.scalar(
+        "SELECT number FROM changes WHERE change_id = ?", [inc["caused_by_change_id"]]
+    )
     row["slas"] = env.query(
         "SELECT d.name AS sla, d.target, t.start_time, t.due_at, t.stop_time, t.stage, t.has_breached, "
         "t.breached_at FROM task_slas AS t JOIN sla_definitions AS d USING (sla_id) WHERE t.incident_id = ? "
-        "ORDER BY d.target DESC", [inc["incident_id"]])
+        "ORDER BY d.target DESC",
+        [inc["incident_id"]],
+    )
     row["counts"] = env.one(
-        "SELECT (SELECT count(*) FROM incident_journal WHERE incident_id = $i AND kind = 'work_note') AS work_notes, "
+        "SELECT (SELECT count(*) FROM incident_journal WHERE incident_id = $i AND kind = 'work_note') AS "
+        "work_notes, "
         "(SELECT count(*) FROM incident_journal WHERE incident_id = $i AND kind = 'comment') AS comments, "
         "(SELECT count(*) FROM attachments WHERE incident_id = $i) AS attachments, "
-        "(SELECT count(*) FROM notifications WHERE incident_id = $i) AS notifications", {"i": inc["incident_id"]})
+        "(SELECT count(*) FROM notifications WHERE incident_id = $i) AS notifications",
+        {"i": inc["incident_id"]},
+    )
     return row
 
 
 @tool(reads=READS)
 def list_incident_activity(
-    env: Env, as_user: AsUser, number: str, kind: Literal["work_note", "comment", "all"] = "all",
-    limit: Limit = 20, offset: Offset = 0,
+    env: Env,
+    as_user: AsUser,
+    number: str,
+    kind: Literal["work_note", "comment", "all"] = "all",
+    limit: Limit = 20,
+    offset: Offset = 0,
 ) -> dict:
     """An incident's activity stream, newest first: work notes (internal) and comments (seen by the caller).
 
@@ -152,13 +180,20 @@ def list_incident_activity(
     inc = record(env, "incidents", number)
     where = "" if kind == "all" else " AND j.kind = ?"
     params = [inc["incident_id"]] + ([] if kind == "all" else [kind])
-    return env.page("SELECT j.entry_id, j.kind, u.user_name AS author, j.body, j.created_at FROM incident_journal AS j "
-                    f"JOIN users AS u ON u.user_id = j.author_id WHERE j.incident_id = ?{where}", params,
-                    order_by="created_at DESC, entry_id DESC", limit=limit, offset=offset)
+    return env.page(
+        "SELECT j.entry_id, j.kind, u.user_name AS author, j.body, j.created_at FROM incident_journal AS j "
+        f"JOIN users AS u ON u.user_id = j.author_id WHERE j.incident_id = ?{where}",
+        params,
+        order_by="created_at DESC, entry_id DESC",
+        limit=limit,
+        offset=offset,
+    )
 
 
 @tool(reads=READS)
-def list_incident_history(env: Env, as_user: AsUser, number: str, limit: Limit = 20, offset: Offset = 0) -> dict:
+def list_incident_history(
+    env: Env, as_user: AsUser, number: str, limit: Limit = 20, offset: Offset = 0
+) -> dict:
     """An incident's audit trail, oldest first: which field changed from what to what, by whom, when.
 
     Args:
@@ -166,10 +201,15 @@ def list_incident_history(env: Env, as_user: AsUser, number: str, limit: Limit =
     """
     actor(env, as_user)
     inc = record(env, "incidents", number)
-    return env.page("SELECT h.history_id, h.field_name, h.old_value, h.new_value, u.user_name AS changed_by, "
-                    "h.changed_at FROM incident_history AS h JOIN users AS u ON u.user_id = h.changed_by "
-                    "WHERE h.incident_id = ?", [inc["incident_id"]], order_by="changed_at, history_id",
-                    limit=limit, offset=offset)
+    return env.page(
+        "SELECT h.history_id, h.field_name, h.old_value, h.new_value, u.user_name AS changed_by, "
+        "h.changed_at FROM incident_history AS h JOIN users AS u ON u.user_id = h.changed_by "
+        "WHERE h.incident_id = ?",
+        [inc["incident_id"]],
+        order_by="changed_at, history_id",
+        limit=limit,
+        offset=offset,
+    )
 
 
 @tool(reads=READS)
@@ -181,17 +221,25 @@ def list_attachments(env: Env, as_user: AsUser, number: str) -> dict:
     """
     actor(env, as_user)
     inc = record(env, "incidents", number)
-    rows = env.query("SELECT a.file_name, a.content_type, a.size_bytes, u.user_name AS uploaded_by, a.uploaded_at "
-                     "FROM attachments AS a JOIN users AS u ON u.user_id = a.uploaded_by WHERE a.incident_id = ? "
-                     "ORDER BY a.uploaded_at, a.attachment_id", [inc["incident_id"]])
+    rows = env.query(
+        "SELECT a.file_name, a.content_type, a.size_bytes, u.user_name AS uploaded_by, a.uploaded_at "
+        "FROM attachments AS a JOIN users AS u ON u.user_id = a.uploaded_by WHERE a.incident_id = ? "
+        "ORDER BY a.uploaded_at, a.attachment_id",
+        [inc["incident_id"]],
+    )
     return {"number": inc["number"], "attachments": rows}
 
 
 @tool(reads=READS)
 def list_breached_slas(
-    env: Env, as_user: AsUser, assignment_group: str | None = None,
-    target: Literal["response", "resolution", "any"] = "any", breached_after: dt.datetime | None = None,
-    open_only: bool = False, limit: Limit = 20, offset: Offset = 0,
+    env: Env,
+    as_user: AsUser,
+    assignment_group: str | None = None,
+    target: Literal["response", "resolution", "any"] = "any",
+    breached_after: dt.datetime | None = None,
+    open_only: bool = False,
+    limit: Limit = 20,
+    offset: Offset = 0,
 ) -> dict:
     """SLA clocks that breached, latest breach first, with their incident (the SLA breach report).
 
@@ -215,25 +263,39 @@ def list_breached_slas(
     if open_only:
         where.append("i.state IN ('new', 'in_progress', 'on_hold')")
     return env.page(
-        "SELECT i.number, i.short_description, i.priority, i.state, g.name AS assignment_group, d.name AS sla, "
-        "d.target, t.due_at, t.breached_at, t.stop_time FROM task_slas AS t JOIN incidents AS i USING (incident_id) "
-        "JOIN sla_definitions AS d USING (sla_id) JOIN assignment_groups AS g ON g.group_id = i.assignment_group_id "
-        f"WHERE {' AND '.join(where)}", params, order_by="breached_at DESC, number, target", limit=limit,
-        offset=offset)
+        "SELECT i.number, i.short_description, i.priority, i.state, g.name AS assignment_group, d.name AS "
+        "sla, "
+        "d.target, t.due_at, t.breached_at, t.stop_time FROM task_slas AS t JOIN incidents AS i USING "
+        "(incident_id) "
+        "JOIN sla_definitions AS d USING (sla_id) JOIN assignment_groups AS g ON g.group_id = "
+        "i.assignment_group_id "
+        f"WHERE {' AND '.join(where)}",
+        params,
+        order_by="breached_at DESC, number, target",
+        limit=limit,
+        offset=offset,
+    )
 
 
 @tool(reads=READS)
 def list_categories(env: Env, as_user: AsUser) -> dict:
     """Incident categories with their subcategories and the team each routes to by default."""
     actor(env, as_user)
-    return {"categories": env.query(
-        "SELECT c.name AS category, c.subcategory, g.name AS default_group FROM categories AS c "
-        "JOIN assignment_groups AS g ON g.group_id = c.default_group_id ORDER BY c.name, c.subcategory")}
+    return {
+        "categories": env.query(
+            "SELECT c.name AS category, c.subcategory, g.name AS default_group FROM categories AS c "
+            "JOIN assignment_groups AS g ON g.group_id = c.default_group_id ORDER BY c.name, c.subcategory"
+        )
+    }
 
 
 @tool(reads=READS)
 def list_sla_definitions(env: Env, as_user: AsUser) -> dict:
     """The SLA targets by priority: minutes to respond (an owner assigned) and to resolve."""
     actor(env, as_user)
-    return {"slas": env.query("SELECT name, target, priority, duration_minutes FROM sla_definitions "
-                              "ORDER BY target DESC, priority")}
+    return {
+        "slas": env.query(
+            "SELECT name, target, priority, duration_minutes FROM sla_definitions "
+            "ORDER BY target DESC, priority"
+        )
+    }
