@@ -79,7 +79,7 @@ def require_itil(me: Actor, what: str) -> None:
 
 def person(env: Env, user_name: str, *, argument: str = "user") -> dict[str, Any]:
     """The user with this user name (case-insensitive); a `ToolError` saying what to send otherwise."""
-    row = env.one("SELECT * FROM users WHERE lower(user_name) = lower(?)", [user_name.strip()])
+    row = env.one("SELECT * FROM users WHERE lower(user_name) = lower(?)", [user_name.strip().lstrip("@")])
     if row is None:
         raise ToolError(
             f"no user has the user name {user_name!r}; find people with search_users.", argument=argument
