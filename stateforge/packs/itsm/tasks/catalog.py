@@ -191,6 +191,7 @@ def publish_fix_article(ctx: RecipeContext) -> None:
             "body": body,
         },
     )
+    ctx.derived(made["number"], "the new article's number, returned by create_article")
     ctx.call("publish_article", {"as_user": author["user_name"], "number": made["number"]})
     ctx.goal(
         "published",
