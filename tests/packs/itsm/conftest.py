@@ -8,13 +8,20 @@ import duckdb
 import pytest
 
 from stateforge.build import build_domain
+from stateforge.domain import DomainPack, load_domain
 
 
 @pytest.fixture(scope="session")
-def itsm_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def pack() -> DomainPack:
+    """The pack as loaded (schema and domain.yaml), once."""
+    return load_domain("itsm")
+
+
+@pytest.fixture(scope="session")
+def itsm_db(pack: DomainPack, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The pack at scale 0.1 (about 7,500 rows, some 12 s): every rule and state policy must hold."""
     out = tmp_path_factory.mktemp("itsm")
-    report = build_domain("itsm", scale=0.1, out=out)
+    report = build_domain(pack, scale=0.1, out=out)
     assert report["totals"]["violations"] == 0
     return out / "itsm.duckdb"
 

@@ -9,21 +9,21 @@ from pathlib import Path
 
 import duckdb
 
-from stateforge.domain import load_domain
+from stateforge.domain import DomainPack
 from stateforge.episode import Episode
 from stateforge.tools import load_toolkit
 
 
-def test_the_schema_has_the_size_and_density_of_an_enterprise_domain():
-    schema = load_domain("itsm").schema
+def test_the_schema_has_the_size_and_density_of_an_enterprise_domain(pack: DomainPack):
+    schema = pack.schema
     tables = schema.tables
     fks = sum(len(t.foreign_keys) for t in tables)
     assert len(tables) >= 25
     assert fks / len(tables) >= 1.7
 
 
-def test_every_check_holds_and_fan_outs_have_heavy_tails(itsm_db: Path):
-    config = load_domain("itsm").config
+def test_every_check_holds_and_fan_outs_have_heavy_tails(pack: DomainPack, itsm_db: Path):
+    config = pack.config
     checks = {r.name: r.check for r in config.rules} | {p.name: p.check for p in config.policies if p.check}
     with duckdb.connect(str(itsm_db), read_only=True) as con:
         broken = {n: con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0] for n, sql in checks.items()}
