@@ -60,7 +60,8 @@ def someone(ctx: RecipeContext, where: str, params: list[Any] | None = None, *, 
 def blocked(
     ctx: RecipeContext, tool: str, arguments: Mapping[str, Any], *, because: str, policy: str
 ) -> None:
-    """`ctx.blocked(...)` for a write the policy `policy` refuses: the infeasible draft names the policy, as
-    the gate requires of a forbidden task (`RecipeContext.blocked` takes no policy of its own)."""
+    """`ctx.blocked(...)` for a write the policy `policy` refuses, the policy stated where the recipe is
+    written: the infeasible draft names it, as the gate requires of a forbidden task (and the gate then
+    checks that the refusal carries exactly that policy)."""
     ctx.blocked(tool, arguments, kind="forbidden", because=because)
     ctx.declined = ctx.declined.model_copy(update={"policy": policy})
