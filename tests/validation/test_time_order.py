@@ -99,3 +99,30 @@ def test_domain_yaml_corrects_the_inference(world) -> None:
     orderings = infer_time_order(schema, config)
     assert not [o for o in orderings if o.table in ("payments", "posts")]
     assert not [o for o in orderings if o.ref_table == "users"]  # users has no event column now
+
+
+KEYED = """
+CREATE TABLE invoices (id INTEGER PRIMARY KEY, valid_from DATE NOT NULL, valid_to DATE NOT NULL);
+CREATE TABLE payments (invoice_id INTEGER NOT NULL REFERENCES invoices (id), paid_on DATE NOT NULL,
+    amount INTEGER, PRIMARY KEY (invoice_id, paid_on));
+INSERT INTO invoices VALUES (1, DATE '2024-03-10', DATE '2024-03-10'),
+                            (2, DATE '2024-01-01', DATE '2024-12-31');
+INSERT INTO payments VALUES (1, DATE '2024-03-10', 1),   -- fine
+                            (1, DATE '2024-03-01', 2),   -- before: its one possible day is taken
+                            (2, DATE '2023-06-01', 3);   -- before: moves into the year
+"""
+
+
+def test_a_time_column_in_a_key_is_moved_without_repeating_a_key(tmp_path: Path) -> None:
+    ddl = tmp_path / "keyed.sql"
+    ddl.write_text(KEYED.split("INSERT")[0])
+    schema = load_ddl(ddl, "duckdb")
+    con = duckdb.connect()
+    con.execute(KEYED)
+    config = DomainConfig.default("keyed")
+    reports = {r.name: r for r in apply_rules(con, schema, config)}
+    assert reports["time_order_payments"].found == 2
+    assert all(n == 0 for n in _violations(con, schema, config).values())
+    rows = con.execute("SELECT invoice_id, paid_on, amount FROM payments ORDER BY amount").fetchall()
+    assert [(i, a) for i, _, a in rows] == [(1, 1), (2, 3)]  # the row with no free day went
+    assert rows[1][1].year == 2024
