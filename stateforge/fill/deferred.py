@@ -11,7 +11,8 @@ either
   other columns; `values` with `weights`; `constant`): values that point at no parent are set NULL, and
   for a self-reference, values that loop (`a -> b -> a`, or a row pointing at itself) are cut at the
   lowest row of each loop (in key order) so that hierarchies stay forests; both are counted; or
-- drawn: a self-reference points at an earlier row (ordered by the referenced key), the first rows being
+- drawn: a self-reference points at an earlier row (ordered by the row's event time when the time order
+  runs along it, `stateforge.validation.time_order`, then by the referenced key), the first rows being
   roots; another key picks parents with popularity (the parent table's ranking, the key's skew).
 
 Every UNIQUE constraint that holds a deferred key's columns keeps holding (`deferred_unique.py`): rows
@@ -214,6 +215,9 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
     ids, own = _ids(table), fk.ref_table.lower() == table.name.lower()
     unique = UniqueKeys(table, [c for c, _ in free])
     order = [r for _, r in zip(fk.columns, fk.ref_columns, strict=True)] + ids if own else ids
+    event = _self_event(schema, config, table, fk) if own else None
+    if event is not None:  # an earlier row is an earlier event: a reply comes after what it answers
+        order = [event, *order]
     select = [f"{_ident(i)} AS {_q('__sf_id_' + i)}" for i in ids]
     select += [f"{_q(c)} AS {_q('__sf_shared_' + c)}" for c, _ in shared]
     select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
@@ -261,6 +265,18 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
         values = parents.take(pa.array(ix[chosen]))
         _update(con, table, ids, child, chosen, {c: values.column(r) for c, r in free}, rows_taken=True)
     return int(chosen.sum()), clashed
+
+
+def _self_event(schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey) -> str | None:
+    """The event column a self-reference's time order runs along (`stateforge.validation.time_order`),
+    or None when it has none."""
+    from stateforge.validation.time_order import infer_time_order
+
+    for o in infer_time_order(schema, config):
+        if o.kind == "after_parent" and o.table == table.name and tuple(o.fk) == tuple(fk.columns) \
+                and (o.ref_table or "").lower() == table.name.lower():
+            return o.column
+    return None
 
 
 def in_place(table: Table, columns: list[str] | tuple[str, ...]) -> bool:

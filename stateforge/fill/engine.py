@@ -4,11 +4,11 @@
 
 Per table, in one DuckDB transaction: draw every foreign key of the planned rows (`TableKeys`), then per
 batch: generate the table's own columns -> attach the keys -> number sequences, compute expressions ->
-validate (`stateforge.validation.batch`) -> repair (`stateforge.validation.repair`) -> insert through Arrow.
-Checks DuckDB makes
-itself on INSERT (keys, NOT NULL, declared CHECKs) are left to it unless a batch fails another check; a
-refused INSERT refills the table checking everything first (`fill_table`'s `trust_declared`). The order of the
-tables, the second pass (`stateforge.fill.deferred`) and the domain's rules are stages of a build
+fit the times to the parents' (`stateforge.fill.time_fit`) -> validate (`stateforge.validation.batch`) ->
+repair (`stateforge.validation.repair`) -> insert through Arrow. Checks DuckDB makes itself on INSERT
+(keys, NOT NULL, declared CHECKs) are left to it unless a batch fails another check; a refused INSERT
+refills the table checking everything first (`fill_table`'s `trust_declared`). The order of the tables,
+the second pass (`stateforge.fill.deferred`) and the domain's rules are stages of a build
 (`stateforge.build.run.STAGES`).
 Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
 give byte-identical tables whatever was filled before (which is what makes resumed builds exact). That
@@ -35,6 +35,7 @@ from stateforge.fill.key_kinds import per_parent_fk, unbroken_fks
 from stateforge.fill.keys import TableKeys, table_generator
 from stateforge.fill.report import TableReport
 from stateforge.fill.sampling import rng_for
+from stateforge.fill.time_fit import TimeFit
 from stateforge.graph.plan import FillPlan
 from stateforge.schema.model import ForeignKey, Schema, Table
 from stateforge.store.sql import table_ref
@@ -114,6 +115,7 @@ def _fill(con, schema: Schema, plan: FillPlan, config: DomainConfig, table: str,
                                planned=rows if isinstance(rows, dict) else None, batch_size=bs)
         fresh_from = max(planned, keys.rows)  # replacement rows get ordinals past the planned ones
         writer = _BatchWriter(con, schema, plan, config, t, keys, seed=seed, fresh_from=fresh_from)
+        writer.batch_size = bs
         writer.enrich = enrich
         writer.fks = checked_fks(t, config, keys, enriched=enrich is not None)
         writer.enforced = enforced
@@ -162,6 +164,9 @@ class _BatchWriter:
         self.keep = _kept_columns(schema, plan, config, table)
         self.order = [c.name for c in table.columns]
         self.source = schema.source
+        self.fit = TimeFit.build(schema, config, table)
+        """The time order each batch is fitted to before it is checked (`stateforge.fill.time_fit`)."""
+        self.batch_size = config.batch_size
 
     def finish(self, batch: pa.Table) -> pa.Table:
         """Sequences and expressions, then the DDL's column order."""
@@ -185,6 +190,8 @@ class _BatchWriter:
         batch = self.finish(raw)
         if self.enrich is not None:
             batch = self.enrich(self.con, self.table, batch, b)
+        if self.fit is not None:
+            batch = self.fit.apply(self.con, batch, b * self.batch_size)
         ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep,
                             self.source)
 

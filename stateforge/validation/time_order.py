@@ -77,8 +77,12 @@ class Ordering:
         return f"drop it with domain.yaml time_order: {{ignore: [{key}]}}"
 
 
-def _is_time(column: Column) -> bool:
+def is_time(column: Column) -> bool:
+    """Whether the column holds a date or a time (TIMESTAMP, DATETIME, DATE)."""
     return bool(_TIME_TYPES.match(column.type.strip()))
+
+
+_is_time = is_time
 
 
 def event_column(table: Table, config: DomainConfig) -> str | None:

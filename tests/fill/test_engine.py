@@ -328,7 +328,7 @@ def test_rules_run_after_the_fill_and_their_orphans_are_cleaned(tmp_path):
         }
         lost_players = count("match_players WHERE team_id % 2 = 1 "
                              "OR match_id IN (SELECT id FROM matches WHERE team_id % 2 = 1)")
-    adults, odd = report["rules"]
+    adults, odd = [r for r in report["rules"] if r["kind"] != "time"]  # the time order is fitted by the fill
     assert young_owned_teams > young_owners > 0  # an owner of several teams is one row to repair
     assert (adults["found"], adults["repaired"], adults["rounds"], adults["orphans"]) == (
         young_owned_teams, young_owners, 1, {})
