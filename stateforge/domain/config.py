@@ -83,6 +83,9 @@ class ColumnHint(_Model):
     """With `after`: the largest gap."""
     within: list[str] | None = None
     """With `sequence`: number 1..n inside each group of these columns."""
+    shares: list[str] | None = None
+    """On a self-referencing foreign key filled in the second pass: the row points only at rows with the
+    same values of these columns (a reply answers a comment under the same song: `shares: [song_id]`)."""
     expr: str | None = None
     """A DuckDB SQL expression over the row's other columns, computed after keys."""
     faker: str | None = None
@@ -153,6 +156,12 @@ class PerParent(_Model):
     exactly: int | None = Field(default=None, ge=0)
     min: int | None = Field(default=None, ge=0)
     max: int | None = Field(default=None, ge=0)
+    quantiles: dict[float, int] | None = None
+    """With max: the fan-out's distribution as {quantile: children}, e.g. `{0.5: 1, 0.9: 4, 0.99: 210}`
+    (the median parent has 1 child, the one at the 99th percentile 210). Counts are interpolated
+    log-linearly between min, these points and max, the most popular parents getting the most, and the
+    table's size is what they sum to (`rows` is not used): a heavy tail stated once, measured by the
+    report's fan-out tiles (median, p90, p99, max)."""
 
     @model_validator(mode="after")
     def _one_form(self) -> PerParent:
@@ -162,7 +171,22 @@ class PerParent(_Model):
             raise ValueError("give exactly, or max (and optionally min)")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError("min must not exceed max")
+        if self.quantiles is not None:
+            if self.max is None or not self.quantiles:
+                raise ValueError("quantiles need max (and at least one point)")
+            if any(not 0 < q < 1 for q in self.quantiles):
+                raise ValueError("quantiles are between 0 and 1 (exclusive), e.g. {0.5: 2, 0.99: 200}")
+            points = [v for _, v in self.points()]
+            if points != sorted(points):
+                raise ValueError("children must not decrease with the quantile, from min to max")
         return self
+
+    def points(self) -> list[tuple[float, int]]:
+        """The fan-out's declared (quantile, children) points, min and max included; empty without
+        `quantiles`."""
+        if not self.quantiles or self.max is None:
+            return []
+        return [(0.0, self.min or 0), *sorted(self.quantiles.items()), (1.0, self.max)]
 
 
 class TableConfig(_Model):

@@ -13,7 +13,8 @@ either
   lowest row of each loop (in key order) so that hierarchies stay forests; both are counted; or
 - drawn: a self-reference points at an earlier row (ordered by the row's event time when the time order
   runs along it, `stateforge.validation.time_order`, then by the referenced key), the first rows being
-  roots; another key picks parents with popularity (the parent table's ranking, the key's skew).
+  roots (and, with a `shares` hint, a row with the same values of those columns: a reply under the same
+  song); another key picks parents with popularity (the parent table's ranking, the key's skew).
 
 Every UNIQUE constraint that holds a deferred key's columns keeps holding (`deferred_unique.py`): rows
 whose new values would repeat another row's on such a key are redrawn, then set NULL (counted). All the
@@ -221,6 +222,7 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
     select = [f"{_ident(i)} AS {_q('__sf_id_' + i)}" for i in ids]
     select += [f"{_q(c)} AS {_q('__sf_shared_' + c)}" for c, _ in shared]
     select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
+    select += [f"{_q(c)} AS {_q('__sf_alike_' + c)}" for c in _shares(config, table, fk)] if own else []
     select += unique.select()
     ordering = ", ".join(_ident(o) + " NULLS LAST" for o in order)
     child = con.sql(f"SELECT {', '.join(select)} FROM {table_ref(table.name)} ORDER BY {ordering}"
@@ -233,8 +235,10 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
     redraw: Callable[[], np.ndarray] | None = None  # a fresh draw for every row, for rows that clash
     if own:
         parents = pa.table({r: child.column("__sf_ref_" + r) for r in fk.ref_columns})
-        codes = group_codes(mine, mine)[0] if shared else np.zeros(n, dtype=np.int64)
-        roots = max(1, math.ceil(n * ROOT_SHARE))
+        alike = mine + [child.column("__sf_alike_" + c).combine_chunks() for c in _shares(config, table, fk)]
+        codes = group_codes(alike, alike)[0] if alike else np.zeros(n, dtype=np.int64)
+        # inside groups of rows alike (a song's comments) every group's first row is a root already
+        roots = 1 if _shares(config, table, fk) else max(1, math.ceil(n * ROOT_SHARE))
         ix = earlier_in_group(codes, rng, chain=is_unique_fk(table, fk), roots=roots)
         redraw = partial(earlier_in_group, codes, rng, chain=False, roots=roots)
     else:
@@ -265,6 +269,19 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
         values = parents.take(pa.array(ix[chosen]))
         _update(con, table, ids, child, chosen, {c: values.column(r) for c, r in free}, rows_taken=True)
     return int(chosen.sum()), clashed
+
+
+def _shares(config: DomainConfig, table: Table, fk: ForeignKey) -> list[str]:
+    """The columns a self-reference's row shares with the row it points at (`shares` hints)."""
+    out: list[str] = []
+    for c in fk.columns:
+        hint = config.hint(table.name, c)
+        for name in (hint.shares or []) if hint is not None else []:
+            if not any(col.name.lower() == name.lower() for col in table.columns):
+                raise DomainError(f"columns.{table.name}.{c}.shares: table {table.name} has no column "
+                                  f"{name!r}; name columns of the table itself.")
+            out.append(table.column(name).name)
+    return out
 
 
 def _self_event(schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey) -> str | None:

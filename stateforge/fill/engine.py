@@ -35,7 +35,7 @@ from stateforge.fill.key_kinds import per_parent_fk, unbroken_fks
 from stateforge.fill.keys import TableKeys, table_generator
 from stateforge.fill.report import TableReport
 from stateforge.fill.sampling import rng_for
-from stateforge.fill.time_fit import TimeFit
+from stateforge.fill.time_fit import IndexedFit, TimeFit
 from stateforge.graph.plan import FillPlan
 from stateforge.schema.model import ForeignKey, Schema, Table
 from stateforge.store.sql import table_ref
@@ -116,6 +116,8 @@ def _fill(con, schema: Schema, plan: FillPlan, config: DomainConfig, table: str,
         fresh_from = max(planned, keys.rows)  # replacement rows get ordinals past the planned ones
         writer = _BatchWriter(con, schema, plan, config, t, keys, seed=seed, fresh_from=fresh_from)
         writer.batch_size = bs
+        if writer.fit is not None and enrich is None:  # rows as the keys drew them: numpy look-ups
+            writer.fast_fit = IndexedFit.build(con, writer.fit, keys, seed)
         writer.enrich = enrich
         writer.fks = checked_fks(t, config, keys, enriched=enrich is not None)
         writer.enforced = enforced
@@ -167,6 +169,7 @@ class _BatchWriter:
         self.fit = TimeFit.build(schema, config, table)
         """The time order each batch is fitted to before it is checked (`stateforge.fill.time_fit`)."""
         self.batch_size = config.batch_size
+        self.fast_fit: IndexedFit | None = None
 
     def finish(self, batch: pa.Table) -> pa.Table:
         """Sequences and expressions, then the DDL's column order."""
@@ -190,7 +193,9 @@ class _BatchWriter:
         batch = self.finish(raw)
         if self.enrich is not None:
             batch = self.enrich(self.con, self.table, batch, b)
-        if self.fit is not None:
+        if self.fast_fit is not None:
+            batch = self.fast_fit.apply(batch, b * self.batch_size)
+        elif self.fit is not None:
             batch = self.fit.apply(self.con, batch, b * self.batch_size)
         ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep,
                             self.source)
