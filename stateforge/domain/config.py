@@ -54,6 +54,41 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ValuesBy(_Model):
+    """Text chosen by another column of the row (a mail's subject by its category): `values[v]` are the
+    texts for rows whose `column` is `v`; `default` for any other value (NULL when not given)."""
+
+    column: str
+    values: dict[str, list[str]]
+    default: list[str] | None = None
+    pick_by: list[str]
+    """Columns whose values choose among the texts (the row's key, usually). Two columns with lists of the
+    same lengths and the same `pick_by` pick the same position: a subject and its body, paired."""
+
+    @model_validator(mode="after")
+    def _lists(self) -> ValuesBy:
+        if not self.values or any(not v for v in self.values.values()) or self.default == []:
+            raise ValueError("values_by.values needs a non-empty list of texts for every value")
+        return self
+
+    def expr(self) -> str:
+        """The DuckDB expression that picks the text."""
+
+        def lit(text: str) -> str:
+            return "'" + text.replace("'", "''") + "'"
+
+        by = ", ".join(c if c == "rowid" else f'"{c}"' for c in self.pick_by)
+        salt = lit(self.column)
+
+        def pick(texts: list[str]) -> str:
+            listed = ", ".join(lit(t) for t in texts)
+            return f"([{listed}])[CAST(hash({by}, {salt}) % {len(texts)} AS INTEGER) + 1]"
+
+        cases = " ".join(f"WHEN {lit(k)} THEN {pick(v)}" for k, v in self.values.items())
+        default = pick(self.default) if self.default else "NULL"
+        return f'CASE CAST("{self.column}" AS VARCHAR) {cases} ELSE {default} END'
+
+
 class ColumnHint(_Model):
     """How to generate one column; every key is optional (see docs/domain-packs.md, "Column hints")."""
 
@@ -83,6 +118,9 @@ class ColumnHint(_Model):
     """With `after`: the largest gap."""
     within: list[str] | None = None
     """With `sequence`: number 1..n inside each group of these columns."""
+    values_by: ValuesBy | None = None
+    """Text that fits its row: the texts listed for the row's value of another column (`ValuesBy`);
+    computed as an `expr` after that column."""
     shares: list[str] | None = None
     """On a self-referencing foreign key filled in the second pass: the row points only at rows with the
     same values of these columns (a reply answers a comment under the same song: `shares: [song_id]`)."""
@@ -112,6 +150,10 @@ class ColumnHint(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> ColumnHint:
+        if self.values_by is not None:
+            if self.expr is not None or self.values is not None or self.strategy is not None:
+                raise ValueError("values_by gives the values: drop expr, values and strategy")
+            self.expr = self.values_by.expr()
         if self.weights is not None:
             if self.values is None or len(self.weights) != len(self.values):
                 raise ValueError("weights needs values of the same length")
