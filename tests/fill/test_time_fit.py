@@ -76,3 +76,17 @@ def test_only_a_repair_that_can_leave_keys_dangling_is_searched_for_orphans(tmp_
     assert may_dangle(schema, "DELETE FROM subscriptions WHERE id = 3", 1) == {"subscriptions"}
     assert may_dangle(schema, "UPDATE subscriptions SET id = id + 100", 4) == {"subscriptions"}
     assert may_dangle(schema, "UPDATE comments SET parent_id = NULL", 4) == {"comments"}
+
+
+def test_a_rails_structure_keeps_its_inferred_time_order(tmp_path: Path) -> None:
+    from tests.conftest import FIXTURES
+
+    ddl = FIXTURES / "ddl" / "rails_structure.sql"
+    report = build_domain(str(ddl), rows=40, out=tmp_path / "rails")
+    time_rules = [r for r in report["rules"] if r["kind"] == "time"]
+    assert len(time_rules) > 20 and report["totals"]["violations"] == 0
+    schema = load_ddl(ddl, "postgres")
+    with duckdb.connect(str(tmp_path / "rails" / "rails_structure.duckdb"), read_only=True) as con:
+        for rule in domain_checks(schema, DomainConfig.default("rails_structure")):
+            if rule.kind == "time":
+                assert con.execute(f"SELECT count(*) FROM ({rule.check})").fetchall()[0][0] == 0, rule.name
