@@ -151,9 +151,11 @@ class ColumnHint(_Model):
     @model_validator(mode="after")
     def _consistent(self) -> ColumnHint:
         if self.values_by is not None:
-            if self.expr is not None or self.values is not None or self.strategy is not None:
+            made = self.values_by.expr()
+            # a config read back from a build holds the expr values_by made
+            if self.expr not in (None, made) or self.values is not None or self.strategy is not None:
                 raise ValueError("values_by gives the values: drop expr, values and strategy")
-            self.expr = self.values_by.expr()
+            self.expr = made
         if self.weights is not None:
             if self.values is None or len(self.weights) != len(self.values):
                 raise ValueError("weights needs values of the same length")
