@@ -84,7 +84,8 @@ class ValuesBy(_Model):
             listed = ", ".join(lit(t) for t in texts)
             return f"([{listed}])[CAST(hash({by}, {salt}) % {len(texts)} AS INTEGER) + 1]"
 
-        cases = " ".join(f"WHEN {lit(k)} THEN {pick(v)}" for k, v in self.values.items())
+        # in key order: a config read back from JSON (keys sorted) makes the same expression
+        cases = " ".join(f"WHEN {lit(k)} THEN {pick(v)}" for k, v in sorted(self.values.items()))
         default = pick(self.default) if self.default else "NULL"
         return f'CASE CAST("{self.column}" AS VARCHAR) {cases} ELSE {default} END'
 

@@ -63,3 +63,12 @@ def test_values_by_gives_the_values_alone() -> None:
     with pytest.raises(ValidationError, match="values_by gives the values"):
         ColumnHint.model_validate({"values": ["a"], "values_by": {"column": "c", "pick_by": ["id"],
                                                                  "values": {"x": ["a"]}}})
+
+
+def test_a_config_read_back_from_a_build_keeps_its_text_hints() -> None:
+    import json
+
+    # as build_meta holds it: JSON with its keys sorted
+    stored = json.loads(json.dumps(config().model_dump(mode="json"), sort_keys=True))
+    made = config().hint("mail", "subject").expr
+    assert DomainConfig.model_validate(stored).hint("mail", "subject").expr == made
