@@ -54,6 +54,42 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ValuesBy(_Model):
+    """Text chosen by another column of the row (a mail's subject by its category): `values[v]` are the
+    texts for rows whose `column` is `v`; `default` for any other value (NULL when not given)."""
+
+    column: str
+    values: dict[str, list[str]]
+    default: list[str] | None = None
+    pick_by: list[str]
+    """Columns whose values choose among the texts (the row's key, usually). Two columns with lists of the
+    same lengths and the same `pick_by` pick the same position: a subject and its body, paired."""
+
+    @model_validator(mode="after")
+    def _lists(self) -> ValuesBy:
+        if not self.values or any(not v for v in self.values.values()) or self.default == []:
+            raise ValueError("values_by.values needs a non-empty list of texts for every value")
+        return self
+
+    def expr(self) -> str:
+        """The DuckDB expression that picks the text."""
+
+        def lit(text: str) -> str:
+            return "'" + text.replace("'", "''") + "'"
+
+        by = ", ".join(c if c == "rowid" else f'"{c}"' for c in self.pick_by)
+        salt = lit(self.column)
+
+        def pick(texts: list[str]) -> str:
+            listed = ", ".join(lit(t) for t in texts)
+            return f"([{listed}])[CAST(hash({by}, {salt}) % {len(texts)} AS INTEGER) + 1]"
+
+        # in key order: a config read back from JSON (keys sorted) makes the same expression
+        cases = " ".join(f"WHEN {lit(k)} THEN {pick(v)}" for k, v in sorted(self.values.items()))
+        default = pick(self.default) if self.default else "NULL"
+        return f'CASE CAST("{self.column}" AS VARCHAR) {cases} ELSE {default} END'
+
+
 class ColumnHint(_Model):
     """How to generate one column; every key is optional (see docs/domain-packs.md, "Column hints")."""
 
@@ -83,6 +119,12 @@ class ColumnHint(_Model):
     """With `after`: the largest gap."""
     within: list[str] | None = None
     """With `sequence`: number 1..n inside each group of these columns."""
+    values_by: ValuesBy | None = None
+    """Text that fits its row: the texts listed for the row's value of another column (`ValuesBy`);
+    computed as an `expr` after that column."""
+    shares: list[str] | None = None
+    """On a self-referencing foreign key filled in the second pass: the row points only at rows with the
+    same values of these columns (a reply answers a comment under the same song: `shares: [song_id]`)."""
     expr: str | None = None
     """A DuckDB SQL expression over the row's other columns, computed after keys."""
     faker: str | None = None
@@ -109,6 +151,12 @@ class ColumnHint(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> ColumnHint:
+        if self.values_by is not None:
+            made = self.values_by.expr()
+            # a config read back from a build holds the expr values_by made
+            if self.expr not in (None, made) or self.values is not None or self.strategy is not None:
+                raise ValueError("values_by gives the values: drop expr, values and strategy")
+            self.expr = made
         if self.weights is not None:
             if self.values is None or len(self.weights) != len(self.values):
                 raise ValueError("weights needs values of the same length")
@@ -153,6 +201,12 @@ class PerParent(_Model):
     exactly: int | None = Field(default=None, ge=0)
     min: int | None = Field(default=None, ge=0)
     max: int | None = Field(default=None, ge=0)
+    quantiles: dict[float, int] | None = None
+    """With max: the fan-out's distribution as {quantile: children}, e.g. `{0.5: 1, 0.9: 4, 0.99: 210}`
+    (the median parent has 1 child, the one at the 99th percentile 210). Counts are interpolated
+    log-linearly between min, these points and max, the most popular parents getting the most, and the
+    table's size is what they sum to (`rows` is not used): a heavy tail stated once, measured by the
+    report's fan-out tiles (median, p90, p99, max)."""
 
     @model_validator(mode="after")
     def _one_form(self) -> PerParent:
@@ -162,7 +216,22 @@ class PerParent(_Model):
             raise ValueError("give exactly, or max (and optionally min)")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError("min must not exceed max")
+        if self.quantiles is not None:
+            if self.max is None or not self.quantiles:
+                raise ValueError("quantiles need max (and at least one point)")
+            if any(not 0 < q < 1 for q in self.quantiles):
+                raise ValueError("quantiles are between 0 and 1 (exclusive), e.g. {0.5: 2, 0.99: 200}")
+            points = [v for _, v in self.points()]
+            if points != sorted(points):
+                raise ValueError("children must not decrease with the quantile, from min to max")
         return self
+
+    def points(self) -> list[tuple[float, int]]:
+        """The fan-out's declared (quantile, children) points, min and max included; empty without
+        `quantiles`."""
+        if not self.quantiles or self.max is None:
+            return []
+        return [(0.0, self.min or 0), *sorted(self.quantiles.items()), (1.0, self.max)]
 
 
 class TableConfig(_Model):

@@ -4,11 +4,11 @@
 
 Per table, in one DuckDB transaction: draw every foreign key of the planned rows (`TableKeys`), then per
 batch: generate the table's own columns -> attach the keys -> number sequences, compute expressions ->
-validate (`stateforge.validation.batch`) -> repair (`stateforge.validation.repair`) -> insert through Arrow.
-Checks DuckDB makes
-itself on INSERT (keys, NOT NULL, declared CHECKs) are left to it unless a batch fails another check; a
-refused INSERT refills the table checking everything first (`fill_table`'s `trust_declared`). The order of the
-tables, the second pass (`stateforge.fill.deferred`) and the domain's rules are stages of a build
+fit the times to the parents' (`stateforge.fill.time_fit`) -> validate (`stateforge.validation.batch`) ->
+repair (`stateforge.validation.repair`) -> insert through Arrow. Checks DuckDB makes itself on INSERT
+(keys, NOT NULL, declared CHECKs) are left to it unless a batch fails another check; a refused INSERT
+refills the table checking everything first (`fill_table`'s `trust_declared`). The order of the tables,
+the second pass (`stateforge.fill.deferred`) and the domain's rules are stages of a build
 (`stateforge.build.run.STAGES`).
 Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
 give byte-identical tables whatever was filled before (which is what makes resumed builds exact). That
@@ -37,6 +37,7 @@ from stateforge.fill.report import TableReport
 from stateforge.fill.sampling import rng_for
 from stateforge.fill.seeds import insert_seeds
 from stateforge.fill.shortfall import shortfall_reason
+from stateforge.fill.time_fit import IndexedFit, TimeFit
 from stateforge.graph.plan import FillPlan
 from stateforge.schema.model import ForeignKey, Schema, Table
 from stateforge.store.sql import table_ref
@@ -118,9 +119,12 @@ def _fill(con, schema: Schema, plan: FillPlan, config: DomainConfig, table: str,
                                planned=rows if isinstance(rows, dict) else None, batch_size=bs)
         fresh_from = max(planned, keys.rows)  # replacement rows get ordinals past the planned ones
         writer = _BatchWriter(con, schema, plan, config, t, keys, seed=seed, fresh_from=fresh_from + seeded)
+        writer.batch_size = bs
         if seeds is not None:  # generated ordinals (and so ids) start past the seeds; their keys are stored
             writer.offset, writer.written = seeded, seeded
             writer.ranges.add(seeds)
+        if writer.fit is not None and enrich is None:  # rows as the keys drew them: numpy look-ups
+            writer.fast_fit = IndexedFit.build(con, writer.fit, keys, seed)
         writer.enrich = enrich
         writer.fks = checked_fks(t, config, keys, enriched=enrich is not None)
         writer.enforced = enforced
@@ -174,6 +178,10 @@ class _BatchWriter:
         self.keep = _kept_columns(schema, plan, config, table)
         self.order = [c.name for c in table.columns]
         self.source = schema.source
+        self.fit = TimeFit.build(schema, config, table)
+        """The time order each batch is fitted to before it is checked (`stateforge.fill.time_fit`)."""
+        self.batch_size = config.batch_size
+        self.fast_fit: IndexedFit | None = None
 
     def finish(self, batch: pa.Table) -> pa.Table:
         """Sequences and expressions, then the DDL's column order."""
@@ -197,6 +205,10 @@ class _BatchWriter:
         batch = self.finish(raw)
         if self.enrich is not None:
             batch = self.enrich(self.con, self.table, batch, b)
+        if self.fast_fit is not None:
+            batch = self.fast_fit.apply(batch, b * self.batch_size)
+        elif self.fit is not None:
+            batch = self.fit.apply(self.con, batch, b * self.batch_size)
         ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep,
                             self.source)
 

@@ -193,12 +193,54 @@ def _bare(names: Collection[str]) -> set[str]:
     return {n.split(".")[-1].lower() for n in names}
 
 
+def _key_columns(schema: Schema, table: str) -> set[str] | None:
+    """The columns of `table` a foreign key reads (its own keys' and those its children reference), lower
+    case; None when `table` is not in the schema."""
+    bare = table.split(".")[-1].lower()
+    found = [t for t in schema.tables
+             if t.name.lower() == table.lower() or t.name.split(".")[-1].lower() == bare]
+    if len(found) != 1:
+        return None
+    mine = found[0]
+    cols = {c.lower() for fk in mine.foreign_keys for c in fk.columns}
+    for other in schema.tables:
+        for fk in other.foreign_keys:
+            if fk.ref_table.lower() == mine.name.lower():
+                cols |= {c.lower() for c in fk.ref_columns}
+    return cols
+
+
+def may_dangle(schema: Schema, statement: str, changed: int) -> set[str] | None:
+    """The tables whose foreign keys `statement` (having changed `changed` rows) may have left dangling:
+    none for a SELECT, a statement that changed nothing, or an UPDATE of columns no foreign key reads;
+    the target otherwise; None when that cannot be told."""
+    try:
+        tree = sqlglot.parse_one(statement, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    if isinstance(tree, exp.Select) or (changed == 0 and isinstance(tree, exp.Delete | exp.Update)):
+        return set()
+    targets = changed_tables([statement])
+    if targets is None or len(targets) != 1:
+        return targets
+    [target] = targets
+    if isinstance(tree, exp.Update):
+        keys = _key_columns(schema, target)
+        sets = [e.this for e in tree.expressions if isinstance(e, exp.EQ)]
+        if keys is not None and all(isinstance(c, exp.Column) for c in sets) \
+                and not {c.name.lower() for c in sets} & keys:
+            return set()
+    return targets
+
+
 def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: RuleReport
             ) -> set[str] | None:
     """Run the rule's repair and clean what it left dangling, in one transaction; the tables written
-    (bare lower-case names; None: not known)."""
+    (bare lower-case names; None: not known). Only the tables a statement may have left dangling
+    (`may_dangle`) are searched for orphans."""
     con.begin()
     try:
+        risky: set[str] | None = set()
         for i, statement in enumerate(rule.repair):
             try:
                 result = con.execute(statement).fetchall()
@@ -207,11 +249,16 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
                     f"rule {rule.name}: repair statement {i + 1} failed in DuckDB: {exc}. "
                     "Fix `repair` of the rule in domain.yaml."
                 ) from exc
+            n = None
             if _writes(statement) and result and len(result[0]) == 1:
-                report.repaired += int(result[0][0])  # DuckDB answers a DML statement with its row count
+                n = int(result[0][0])  # DuckDB answers a DML statement with its row count
+                report.repaired += n
+            dangle = may_dangle(schema, statement, -1 if n is None else n)
+            risky = None if risky is None or dangle is None else risky | dangle
         changed = changed_tables(rule.repair)
         written = None if changed is None else _bare(changed)
-        for key, n in clean_orphans(con, schema, changed).items():
+        cleaned = clean_orphans(con, schema, risky) if risky is None or risky else {}
+        for key, n in cleaned.items():
             report.orphans[key] = report.orphans.get(key, 0) + n
             if written is not None and n:  # "delete table(columns)" / "set_null table(columns)"
                 written |= _bare([key.split(" ", 1)[1].rsplit("(", 1)[0]])
@@ -224,16 +271,18 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
 
 def domain_checks(schema: Schema, config: DomainConfig) -> list[Rule]:
     """Every check the built data must hold, in the order the build repairs them: the time order inferred
-    from the DDL (`stateforge.validation.time_order`, parents first), the domain's rules (consistency,
+    from the DDL (`stateforge.validation.time_order`, parents first), the text of `values_by` hints
+    (`stateforge.validation.text_fit`), the domain's rules (consistency,
     family, limit, text), then its state policies (kind `policy`)."""
     from stateforge.graph import plan_fill
+    from stateforge.validation.text_fit import text_rules
     from stateforge.validation.time_order import time_rules
 
     try:
         order = plan_fill(schema).order
     except Exception:  # an unplannable schema is reported by the fill itself; keep the DDL's order
         order = schema.table_names
-    return (time_rules(schema, config, order) + list(config.rules)
+    return (time_rules(schema, config, order) + text_rules(schema, config) + list(config.rules)
             + [p.as_rule() for p in config.policies if p.kind == "state"])
 
 
@@ -244,41 +293,61 @@ def apply_rules(
     """Check and repair every domain check (`domain_checks`, or `rules`) until none finds a row (see the
     module docstring).
 
-    After the first round, a rule that found nothing is checked again only if a repair since wrote to a
-    table its check reads (`read_tables`): its rows are unchanged, so is its answer."""
+    A rule is counted again only if a repair since its last count wrote to a table its check reads
+    (`read_tables`): its rows are unchanged, so is its answer."""
     all_rules = domain_checks(schema, config) if rules is None else rules
     reports = [RuleReport(rule.name, rule.kind) for rule in all_rules]
     reads = [read_tables(schema, rule.check) for rule in all_rules]
-    found = [1] * len(all_rules)  # every rule is checked in the first round
-    written: set[str] | None = set()
+    # a rule's answer is known while no table it reads was written since it was counted: `writes[t]` is
+    # the number of the last repair that wrote t ("*": a repair whose targets are not known)
+    writes: dict[str, int] = {}
+    counted = [-1] * len(all_rules)
+    found = [0] * len(all_rules)
+    repairs = 0
+
+    def fresh(i: int) -> bool:
+        if counted[i] < 0 or reads[i] is None:
+            return False
+        last = max([writes.get(t, -1) for t in reads[i]] + [writes.get("*", -1)])
+        return last < counted[i]
+
+    def count(i: int) -> int:
+        if not fresh(i):
+            started = time.perf_counter()
+            found[i] = _count(con, all_rules[i])
+            counted[i] = repairs + 1
+            reports[i].seconds += time.perf_counter() - started
+        return found[i]
+
+    def repair(i: int) -> None:
+        nonlocal repairs
+        started = time.perf_counter()
+        changed = _repair(con, schema, all_rules[i], reports[i])
+        repairs += 1
+        for t in ["*"] if changed is None else changed:
+            writes[t] = repairs
+        counted[i] = -1  # its own repair may write none of what it reads: count it again all the same
+        reports[i].seconds += time.perf_counter() - started
+
     # the time order first, in one pass parents-first: a child checked after its parents' repair is
     # repaired once, not once per round of a chain
     for i, rule in enumerate(all_rules):
         if rule.kind != "time":
             continue
-        started = time.perf_counter()
-        n = _count(con, rule)
         # a self-reference (a referral, a reply) settles one link of a chain per repair
         for _ in range(max_rounds):
+            n = count(i)
             if not n or not rule.repair:
                 break
             reports[i].found += n
             reports[i].rounds += 1
-            _repair(con, schema, rule, reports[i])
-            n = _count(con, rule)
-        reports[i].seconds += time.perf_counter() - started
+            repair(i)
     for round_ in range(max_rounds + 1):
-        for i, rule in enumerate(all_rules):
-            read = reads[i]
-            unchanged = not found[i] and read is not None and written is not None and not read & written
-            started = time.perf_counter()
-            found[i] = 0 if unchanged else _count(con, rule)
-            reports[i].seconds += time.perf_counter() - started
-        violated = [(rule, rep, n) for rule, rep, n in zip(all_rules, reports, found, strict=True) if n]
+        violated = [i for i in range(len(all_rules)) if count(i)]
         if not violated:
             break
-        written = set()
-        for rule, rep, n in violated:
+        for i in violated:
+            rule, rep, n = all_rules[i], reports[i], found[i]
             what = "rule" if rule.kind == "rule" else f"{rule.kind} check"
             if round_ == max_rounds or not rule.repair:
                 why = f"still finds {n} row(s) after {max_rounds} rounds of repairs" if rule.repair else (
@@ -290,8 +359,5 @@ def apply_rules(
                 )
             rep.found += n
             rep.rounds += 1
-            started = time.perf_counter()
-            changed = _repair(con, schema, rule, rep)
-            rep.seconds += time.perf_counter() - started
-            written = None if written is None or changed is None else written | changed
+            repair(i)
     return reports

@@ -77,8 +77,12 @@ class Ordering:
         return f"drop it with domain.yaml time_order: {{ignore: [{key}]}}"
 
 
-def _is_time(column: Column) -> bool:
+def is_time(column: Column) -> bool:
+    """Whether the column holds a date or a time (TIMESTAMP, DATETIME, DATE)."""
     return bool(_TIME_TYPES.match(column.type.strip()))
+
+
+_is_time = is_time
 
 
 def event_column(table: Table, config: DomainConfig) -> str | None:
@@ -107,39 +111,14 @@ def _window(table: Table) -> tuple[str, str] | None:
     return None
 
 
-def _keyed(table: Table) -> set[str]:
-    """The columns of the table's primary key and UNIQUE keys (lower case): what identifies a row."""
-    return {c.lower() for key in table.unique_keys for c in key}
-
-
-def _declared(table: Table, config: DomainConfig) -> bool:
-    return table.name.lower() in {k.lower() for k in config.time_order.created}
-
-
-def key_event_columns(schema: Schema, config: DomainConfig) -> list[tuple[str, str]]:
-    """(table, column) of event times that names suggest but that are part of a key, so not inferred:
-    moving them would change which row is which (payments keyed on (invoice_id, paid_on))."""
-    out = []
-    for table in schema.tables:
-        own = event_column(table, config)
-        if own is not None and not _declared(table, config) and own.lower() in _keyed(table):
-            out.append((table.name, own))
-    return out
-
-
 def infer_time_order(schema: Schema, config: DomainConfig) -> list[Ordering]:
-    """Every time ordering the DDL implies, minus what `time_order.ignore` drops. An inferred event time
-    that is part of the table's primary key or a UNIQUE key is left out (`key_event_columns`): a key is
-    identity, and a repair that moved it could make two rows one; declare it in `time_order.created` to
-    have it kept anyway."""
+    """Every time ordering the DDL implies, minus what `time_order.ignore` drops."""
     ignore = {i.lower() for i in config.time_order.ignore}
     out: list[Ordering] = []
     for table in schema.tables:
         if table.name.lower() in ignore:
             continue
         own = event_column(table, config)
-        if own is not None and not _declared(table, config) and own.lower() in _keyed(table):
-            own = None
         window = _window(table)
         if own is not None:
             for c in table.columns:
@@ -168,16 +147,8 @@ def infer_time_order(schema: Schema, config: DomainConfig) -> list[Ordering]:
 
 def time_notes(schema: Schema, config: DomainConfig) -> list[Note]:
     """One note per inferred ordering, with how to override it (`stateforge schema` prints them)."""
-    notes = [Note(f"time order: {o.describe()}; {o.override()}", table=o.table, column=o.column)
-             for o in infer_time_order(schema, config)]
-    for table, column in key_event_columns(schema, config):
-        notes.append(Note(
-            f"time order: {table}.{column} reads as the row's time but is part of a key, so no order is "
-            f"inferred for it (a repair would change which row is which); declare it in domain.yaml "
-            f"(time_order: {{created: {{{table}: {column}}}}}) to have it held",
-            table=table, column=column,
-        ))
-    return notes
+    return [Note(f"time order: {o.describe()}; {o.override()}", table=o.table, column=o.column)
+            for o in infer_time_order(schema, config)]
 
 
 def _micros(expr: str) -> str:
@@ -206,28 +177,43 @@ def _bounds(orderings: list[Ordering]) -> tuple[str, str, str]:
     return " ".join(joins), low, high
 
 
-def _table_rule(schema: Schema, config: DomainConfig, table: Table, orderings: list[Ordering]) -> Rule:
+def fittable(orderings: list[Ordering], table: Table) -> list[Ordering]:
+    """The orderings of `table` along foreign keys to other tables (a self-reference's parent may not be
+    stored yet)."""
+    return [o for o in orderings if o.kind != "pair" and o.table == table.name
+            and (o.ref_table or "").lower() != table.name.lower()]
+
+
+def keyed_times(table: Table) -> set[str]:
+    """The time columns of `table` that a PRIMARY KEY or UNIQUE constraint holds (lower case): moving one
+    may make two rows' keys equal."""
+    times = {c.name.lower() for c in table.columns if _is_time(c)}
+    return {c.lower() for key in table.unique_keys for c in key} & times
+
+
+def fit_sql(config: DomainConfig, table: Table, orderings: list[Ordering], source: str, rid: str
+            ) -> tuple[str, str, str, str]:
+    """The set-based fit of rows of `source` (alias `c`, `rid` a distinct row id) into their time order:
+    (the subquery giving `rid, x0, k, nx0` of every row that breaks the order and can be fitted, the
+    joins, the predicate of a broken row, the predicate of a row that can never fit).
+
+    A fitted row has every time column from its event on mapped by `x -> nx0 + (x - x0) * k`."""
     event = orderings[0].column
     joins, low, high = _bounds(orderings)
     clock = f"TIMESTAMP {quote_literal(config.time_window.clock.isoformat(sep=' '))}"
     ev = f"CAST(c.{_q(event)} AS TIMESTAMP)"
     bad = f"({ev} < {low} OR ({high}) IS NOT NULL AND {ev} > {high})"
-    check = (f"SELECT c.rowid AS row_id, c.{_q(event)}, {low} AS not_before, {high} AS not_after "
-             f"FROM {table_ref(table.name)} AS c {joins} WHERE {bad}")
-    # the times that move with the event: never another column of a key (the row's identity)
-    keyed = _keyed(table)
-    times = [c.name for c in table.columns
-             if _is_time(c) and (c.name == event or c.name.lower() not in keyed)]
+    times = [c.name for c in table.columns if _is_time(c)]
     xmax = "greatest(" + ", ".join(
         f"CASE WHEN c.{_q(t)} >= c.{_q(event)} THEN {_micros('c.' + _q(t))} END" for t in times) + ")"
     hi = f"{_micros(f'coalesce({high}, greatest({clock}, {low}))')}"
     lo = _micros(low)
-    u = f"(hash(c.rowid, {quote_literal(table.name)}) % 1000003) / 1000003.0"
+    u = f"(hash({rid}, {quote_literal(table.name)}) % 1000003) / 1000003.0"
     span = f"({xmax} - {_micros(ev)})"
     k = f"least(1.0, ({hi} - {lo}) / nullif({span}, 0))"
-    inner = (f"SELECT c.rowid AS rid, {_micros(ev)} AS x0, {lo} AS lo, {hi} AS hi, "
+    inner = (f"SELECT {rid} AS rid, {_micros(ev)} AS x0, {lo} AS lo, {hi} AS hi, "
              f"coalesce({k}, 1.0) AS k, coalesce({span}, 0) AS span, {u} AS u "
-             f"FROM {table_ref(table.name)} AS c {joins} WHERE {bad} AND {lo} <= {hi}")
+             f"FROM {source} AS c {joins} WHERE {bad} AND {lo} <= {hi}")
     # the row moves by whole days when the range allows (times of day, weekdays stay plausible)
     day = 86_400_000_000
     room = "(hi - lo - span * k)"
@@ -237,20 +223,45 @@ def _table_rule(schema: Schema, config: DomainConfig, table: Table, orderings: l
              f"ELSE {days} END")
     sub = (f"SELECT rid, x0, k, CASE WHEN {room} >= {2 * day} THEN {whole} ELSE {target} END AS nx0 "
            f"FROM ({inner}) AS r")
-    sets = []
-    for t in times:
-        col = f"{table_ref(table.name)}.{_q(t)}"
-        x = _micros(col)
-        typ = table.column(t).type
-        mapped = f"make_timestamp(CAST(round(m.nx0 + ({x} - m.x0) * m.k) AS BIGINT))"
-        sets.append(f"{_q(t)} = CASE WHEN {col} IS NOT NULL AND {x} >= m.x0 "
-                    f"THEN CAST({mapped} AS {typ}) ELSE {col} END")
-    update = (f"UPDATE {table_ref(table.name)} SET {', '.join(sets)} FROM ({sub}) AS m "
-              f"WHERE {table_ref(table.name)}.rowid = m.rid")
-    # a row that cannot fit (its parents' events lie past the window's end) goes, with its children
-    never = _micros(f"coalesce({high}, {low})")
-    delete = (f"DELETE FROM {table_ref(table.name)} WHERE rowid IN (SELECT c.rowid FROM "
-              f"{table_ref(table.name)} AS c {joins} WHERE {bad} AND {lo} > {never})")
+    never = f"{lo} > {_micros(f'coalesce({high}, {low})')}"
+    return sub, joins, bad, never
+
+
+def mapped(column: str, typ: str, alias: str = "m") -> str:
+    """The fitted value of `column` (SQL over the row and the fit's row `alias`), or the column as it is
+    when it lies before the event or is NULL."""
+    x = _micros(column)
+    value = f"make_timestamp(CAST(round({alias}.nx0 + ({x} - {alias}.x0) * {alias}.k) AS BIGINT))"
+    return (f"CASE WHEN {column} IS NOT NULL AND {x} >= {alias}.x0 THEN CAST({value} AS {typ}) "
+            f"ELSE {column} END")
+
+
+def _table_rule(schema: Schema, config: DomainConfig, table: Table, orderings: list[Ordering]) -> Rule:
+    event = orderings[0].column
+    t = table_ref(table.name)
+    sub, joins, bad, never = fit_sql(config, table, orderings, t, "c.rowid")
+    _, low, high = _bounds(orderings)
+    check = (f"SELECT c.rowid AS row_id, c.{_q(event)}, {low} AS not_before, {high} AS not_after "
+             f"FROM {t} AS c {joins} WHERE {bad}")
+    times = [c.name for c in table.columns if _is_time(c)]
+    keyed = keyed_times(table)
+    if keyed:
+        # a row whose fitted key would equal another row's key stays as it is (and goes, below)
+        key_cols = [key for key in table.unique_keys if {c.lower() for c in key} & keyed]
+        parts = []
+        for n, key in enumerate(key_cols):
+            new = ", ".join(mapped(f"c.{_q(c)}", table.column(c).type, "f") if c.lower() in keyed
+                            else f"c.{_q(c)}" for c in key)
+            parts.append(f"count(*) OVER (PARTITION BY {new}) > 1 AS clash{n}")
+        clash = " OR ".join(f"clash{n}" for n in range(len(key_cols)))
+        sub = (f"SELECT rid, x0, k, nx0 FROM (SELECT f.*, {', '.join(parts)} FROM {t} AS c "
+               f"LEFT JOIN ({sub}) AS f ON f.rid = c.rowid) AS w WHERE rid IS NOT NULL AND NOT ({clash})")
+    sets = [f"{_q(x)} = {mapped(f'{t}.{_q(x)}', table.column(x).type)}" for x in times]
+    update = f"UPDATE {t} SET {', '.join(sets)} FROM ({sub}) AS m WHERE {t}.rowid = m.rid"
+    # a row that cannot fit (its parents' events lie past the window's end), or whose fitted key would
+    # repeat another's, goes, with its children
+    gone = f"{bad}" if keyed else f"{bad} AND {never}"
+    delete = f"DELETE FROM {t} WHERE rowid IN (SELECT c.rowid FROM {t} AS c {joins} WHERE {gone})"
     what = "; ".join(o.describe() for o in orderings)
     return Rule(name=f"time_order_{table.name}", kind="time", description=what, check=check,
                 repair=[update, delete])
@@ -260,9 +271,22 @@ def _pair_rule(table: Table, o: Ordering) -> Rule:
     later, earlier = _q(o.column), _q(o.ref_column)
     t = table_ref(table.name)
     check = f"SELECT rowid AS row_id, {earlier}, {later} FROM {t} WHERE {later} < {earlier}"
-    repair = f"UPDATE {t} SET {later} = {earlier} + ({earlier} - {later}) WHERE {later} < {earlier}"
+    repair = [f"UPDATE {t} SET {later} = {earlier} + ({earlier} - {later}) WHERE {later} < {earlier}"]
+    keys = [key for key in table.unique_keys if o.column.lower() in {c.lower() for c in key}]
+    if keys:
+        # the mirrored value may repeat another row's key: such rows keep theirs and go
+        clash = " OR ".join(
+            "count(*) OVER (PARTITION BY " + ", ".join(
+                f"CASE WHEN {later} < {earlier} THEN {earlier} + ({earlier} - {later}) ELSE {later} END"
+                if c.lower() == o.column.lower() else _q(c) for c in key) + ") > 1"
+            for key in keys)
+        repair = [
+            f"UPDATE {t} SET {later} = {earlier} + ({earlier} - {later}) WHERE {later} < {earlier} AND rowid "
+            f"NOT IN (SELECT rid FROM (SELECT rowid AS rid, {clash} AS clash FROM {t}) WHERE clash)",
+            f"DELETE FROM {t} WHERE {later} < {earlier}",
+        ]
     return Rule(name=f"time_pair_{table.name}_{o.column}", kind="time", description=o.describe(),
-                check=check, repair=[repair])
+                check=check, repair=repair)
 
 
 def time_rules(schema: Schema, config: DomainConfig, order: list[str] | None = None) -> list[Rule]:

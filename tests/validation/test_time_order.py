@@ -101,23 +101,28 @@ def test_domain_yaml_corrects_the_inference(world) -> None:
     assert not [o for o in orderings if o.ref_table == "users"]  # users has no event column now
 
 
-def test_an_event_time_in_a_key_is_not_inferred_and_says_so(tmp_path: Path) -> None:
-    """A key is identity: moving `paid_on` of payments keyed (invoice_id, paid_on) could make two rows one
-    (the pg_namespaces fixture's billing.payments did), so no order is inferred for it, with a note."""
+KEYED = """
+CREATE TABLE invoices (id INTEGER PRIMARY KEY, valid_from DATE NOT NULL, valid_to DATE NOT NULL);
+CREATE TABLE payments (invoice_id INTEGER NOT NULL REFERENCES invoices (id), paid_on DATE NOT NULL,
+    amount INTEGER, PRIMARY KEY (invoice_id, paid_on));
+INSERT INTO invoices VALUES (1, DATE '2024-03-10', DATE '2024-03-10'),
+                            (2, DATE '2024-01-01', DATE '2024-12-31');
+INSERT INTO payments VALUES (1, DATE '2024-03-10', 1),   -- fine
+                            (1, DATE '2024-03-01', 2),   -- before: its one possible day is taken
+                            (2, DATE '2023-06-01', 3);   -- before: moves into the year
+"""
+
+
+def test_a_time_column_in_a_key_is_moved_without_repeating_a_key(tmp_path: Path) -> None:
     ddl = tmp_path / "keyed.sql"
-    ddl.write_text(
-        "CREATE TABLE invoices (id INTEGER PRIMARY KEY, created_at TIMESTAMP NOT NULL);\n"
-        "CREATE TABLE payments (invoice_id INTEGER NOT NULL REFERENCES invoices (id),\n"
-        "    paid_on DATE NOT NULL,\n"
-        "    amount DECIMAL(10, 2), PRIMARY KEY (invoice_id, paid_on));\n"
-    )
+    ddl.write_text(KEYED.split("INSERT")[0])
     schema = load_ddl(ddl, "duckdb")
-    config = DomainConfig(name="keyed")
-    assert [o for o in infer_time_order(schema, config) if o.table == "payments"] == []
-    [note] = [n for n in time_notes(schema, config) if n.table == "payments"]
-    assert "payments.paid_on" in note.message and "part of a key" in note.message
-    assert "time_order: {created: {payments: paid_on}}" in note.message
-    declared = DomainConfig.model_validate(
-        {"name": "keyed", "time_order": {"created": {"payments": "paid_on"}}}
-    )
-    assert [o.kind for o in infer_time_order(schema, declared) if o.table == "payments"] == ["after_parent"]
+    con = duckdb.connect()
+    con.execute(KEYED)
+    config = DomainConfig.default("keyed")
+    reports = {r.name: r for r in apply_rules(con, schema, config)}
+    assert reports["time_order_payments"].found == 2
+    assert all(n == 0 for n in _violations(con, schema, config).values())
+    rows = con.execute("SELECT invoice_id, paid_on, amount FROM payments ORDER BY amount").fetchall()
+    assert [(i, a) for i, _, a in rows] == [(1, 1), (2, 3)]  # the row with no free day went
+    assert rows[1][1].year == 2024
