@@ -14,9 +14,13 @@
   with first; a clash otherwise: tentative; else accept).
 - `team_desks`: my direct reports' office days (working hours, remote days, absences, desks already
   booked) -> a desk for each of us on one floor on the days stated.
+- `equipment_refresh`: every room with a kind of equipment (every page, then each room's details) ->
+  replace the units not serviced since a day (one on that day stays), installing the successor where the
+  room has none.
 - infeasible, all or nothing (the employee says so): `team_room_short` meets a room that seats one fewer
   than the team after counting it; `series_room_taken` meets the room taken on one week of the
-  series after reading its schedule day by day; `desk_days_past_window` meets the 30-day desk window on the last of the days asked.
+  series after reading its schedule day by day; `desk_days_past_window` meets the 30-day desk window on
+  the last of the days asked.
 """
 
 from __future__ import annotations
@@ -68,9 +72,10 @@ def cast_manager(story: Story) -> None:
     _cast_person(
         story,
         f"SELECT {PERSON}, e.home_building_id, b.name AS building FROM employees AS e JOIN buildings AS b ON "
-        f"b.building_id = e.home_building_id WHERE {ACTIVE} AND (SELECT count(*) FILTER (WHERE r.employment_type "
-        "IN ('contractor', 'intern')) > 0 AND count(*) FILTER (WHERE r.employment_type IN ('full_time', "
-        "'part_time')) BETWEEN 3 AND 8 FROM employees AS r WHERE r.manager_id = e.employee_id AND r.is_active)",
+        f"b.building_id = e.home_building_id WHERE {ACTIVE} AND (SELECT count(*) FILTER (WHERE "
+        "r.employment_type IN ('contractor', 'intern')) > 0 AND count(*) FILTER (WHERE r.employment_type IN "
+        "('full_time', 'part_time')) BETWEEN 3 AND 8 FROM employees AS r WHERE r.manager_id = e.employee_id "
+        "AND r.is_active)",
         what="manager with a mixed team",
     )
 
@@ -127,7 +132,8 @@ def first_common_slot(story: Story) -> None:
     story.say(
         [
             "Start it at the first time in the week of {monday} when all of us are free for {minutes} "
-            "minutes between 9 am and 5 pm (on the half hour), and repeat it weekly on that weekday and time.",
+            "minutes between 9 am and 5 pm (on the half hour), and repeat it weekly on that weekday and "
+            "time.",
             "Look at the week of {monday}: the earliest half-hour start between 9 and 5 when every one of "
             "us has {minutes} minutes free is the slot, repeated weekly.",
         ],
@@ -386,7 +392,65 @@ def schedule_all_hands(story: Story) -> None:
     )
 
 
-@step(inputs=("user", "start"), goal="cancel my clashing meetings", capabilities=("cross_step_dependency",))
+@step(
+    inputs=("user", "members", "start", "away"),
+    outputs=("parties",),
+    goal="a watch party in each office with enough of them",
+    capabilities=("aggregation_computation",),
+)
+def watch_parties(story: Story) -> None:
+    user, start = story["user"], story["start"]
+    end = start + dt.timedelta(hours=1)
+    floor = story.rng.choice((6, 8, 10))
+    away = set(story["away"])
+    by_building: dict[str, list[str]] = {}
+    for m in story["members"]:
+        if m["home_building"] and m["email"] not in away:
+            by_building.setdefault(m["home_building"], []).append(m["email"])
+    story.say(
+        [
+            "In every office where at least {floor} of the required invitees are based, set up a {title:q} "
+            "meeting at the same time in the smallest free room there that seats them all, and invite them "
+            "to it; skip an office where no free room is big enough.",
+            "Also, so people can watch together: for each building that is home to {floor} or more of the "
+            "required invitees, book a {title:q} at the same hour in the smallest free room that fits them, "
+            "with them invited (no room that fits, no watch party there).",
+        ],
+        floor=floor,
+        title="Watch Party",
+    )
+    made: list[int] = []
+    for building in sorted(b for b, people in by_building.items() if len(people) >= floor):
+        people = by_building[building]
+        rooms = story.read(
+            "find_rooms",
+            {"building": building, "start_at": start, "end_at": end, "min_capacity": len(people) + 1,
+             "limit": 5},
+        )["rows"]
+        if not rooms:
+            continue
+        party = story.call(
+            "schedule_meeting",
+            {"organizer": user["email"], "title": "Watch Party", "start_at": start, "duration_minutes": 60,
+             "invitees": people, "room": rooms[0]["name"], "is_online": False},
+        )
+        made.append(party["meeting_id"])
+    story["parties"] = made
+    story.knob("aggregation", f"required invitees per home building, {floor} or more")
+    story.ctx.goal(
+        "the watch parties",
+        "SELECT count(*) AS parties FROM meetings WHERE organizer_id = ? AND title = 'Watch Party' AND "
+        "start_at = ?",
+        [user["employee_id"], start],
+        expected=[{"parties": len(made)}],
+    )
+
+
+@step(
+    inputs=("user", "start", "parties"),
+    goal="cancel my other clashing meetings",
+    capabilities=("cross_step_dependency",),
+)
 def cancel_my_clashes(story: Story) -> None:
     user, start = story["user"], story["start"]
     slot = (start, start + dt.timedelta(hours=1))
@@ -395,12 +459,13 @@ def cancel_my_clashes(story: Story) -> None:
     )
     story.say(
         [
-            "Cancel any meeting of my own that overlaps it.",
-            "If I organise anything else that overlaps that hour, cancel it.",
+            "Then cancel any other meeting of my own that overlaps the all-hands.",
+            "Finally, if I organise anything else that overlaps that hour (besides what you set up now), "
+            "cancel it.",
         ]
     )
     for row in rows:
-        if row["meeting_id"] == story["all_hands"] or row["status"] != "scheduled":
+        if row["meeting_id"] in (story["all_hands"], *story["parties"]) or row["status"] != "scheduled":
             continue
         if _overlaps((_when(row["start_at"]), _when(row["end_at"])), slot):
             story.call("cancel_meeting", {"meeting": row["meeting_id"], "organizer": user["email"]})
@@ -417,14 +482,16 @@ def cast_away(story: Story) -> None:
     last = first + dt.timedelta(days=ctx.rng.choice((4, 11)))
     if last + dt.timedelta(days=7) > LAST_DAY:
         raise Skip("too close to the calendar's end")
-    start, end = dt.datetime.combine(first, dt.time()), dt.datetime.combine(last + dt.timedelta(days=1), dt.time())
+    start = dt.datetime.combine(first, dt.time())
+    end = dt.datetime.combine(last + dt.timedelta(days=1), dt.time())
     person = _cast_person(
         story,
         f"SELECT {PERSON} FROM employees AS e JOIN employees AS boss ON boss.employee_id = e.manager_id "
         f"WHERE {ACTIVE} AND boss.is_active AND (SELECT count(*) FROM meetings AS m WHERE m.organizer_id = "
-        "e.employee_id AND m.status = 'scheduled' AND m.start_at >= ? AND m.start_at < ? AND (SELECT count(*) "
-        "FROM meeting_attendees AS a WHERE a.meeting_id = m.meeting_id) >= 2) >= 3 AND NOT EXISTS (SELECT 1 "
-        "FROM out_of_office AS o WHERE o.employee_id = e.employee_id AND o.starts_at < ? AND ? < o.ends_at)",
+        "e.employee_id AND m.status = 'scheduled' AND m.start_at >= ? AND m.start_at < ? AND (SELECT "
+        "count(*) FROM meeting_attendees AS a WHERE a.meeting_id = m.meeting_id) >= 2) >= 3 AND NOT EXISTS "
+        "(SELECT 1 FROM out_of_office AS o WHERE o.employee_id = e.employee_id AND o.starts_at < ? "
+        "AND ? < o.ends_at)",
         [start, end, end + dt.timedelta(days=7), start],
         what="organizer with meetings in the stretch",
     )
@@ -521,7 +588,8 @@ def cancel_small(story: Story) -> None:
     ids = ", ".join(str(r["meeting_id"]) for r in small)
     story.ctx.goal(
         "the small meetings are cancelled",
-        f"SELECT count(*) FILTER (WHERE status = 'cancelled') AS cancelled FROM meetings WHERE meeting_id IN ({ids})",
+        "SELECT count(*) FILTER (WHERE status = 'cancelled') AS cancelled FROM meetings WHERE meeting_id "
+        f"IN ({ids})",
         expected=[{"cancelled": len(small)}],
     )
 
@@ -573,8 +641,8 @@ def move_a_week(story: Story) -> None:
     ids = ", ".join(str(r["meeting_id"]) for r in story["kept"])
     story.ctx.goal(
         "the bigger meetings moved a week on",
-        f"SELECT list((meeting_id, start_at, status) ORDER BY meeting_id) AS moved FROM meetings WHERE meeting_id "
-        f"IN ({ids})",
+        "SELECT list((meeting_id, start_at, status) ORDER BY meeting_id) AS moved FROM meetings WHERE "
+        f"meeting_id IN ({ids})",
     )
 
 
@@ -582,13 +650,14 @@ def move_a_week(story: Story) -> None:
 
 
 def cast_invitee(story: Story) -> None:
-    """An active employee with a manager and 5+ pending invitations to upcoming meetings."""
+    """An active employee with a manager and 3+ pending invitations to upcoming meetings."""
     ctx = story.ctx
     _cast_person(
         story,
-        f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND e.manager_id IS NOT NULL AND (SELECT count(*) "
-        "FROM meeting_attendees AS a JOIN meetings AS m ON m.meeting_id = a.meeting_id WHERE a.employee_id = "
-        "e.employee_id AND a.response = 'pending' AND m.status = 'scheduled' AND m.start_at > ?) >= 4",
+        f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND e.manager_id IS NOT NULL AND (SELECT "
+        "count(*) FROM meeting_attendees AS a JOIN meetings AS m ON m.meeting_id = a.meeting_id WHERE "
+        "a.employee_id = e.employee_id AND a.response = 'pending' AND m.status = 'scheduled' "
+        "AND m.start_at > ?) >= 3",
         [ctx.now],
         what="employee with pending invitations",
     )
@@ -610,8 +679,10 @@ def my_invitations(story: Story) -> None:
     base = {"person": email, "from_date": today, "to_date": LAST_DAY}
     story["accepted"] = story.read_all("get_calendar", {**base, "response": "accepted"})
     pending = story.read_all("get_calendar", {**base, "response": "pending"})
-    story["pending"] = [r for r in pending if _when(r["start_at"]) > story.ctx.now and r["status"] == "scheduled"]
-    if len(story["pending"]) < 4:
+    story["pending"] = [
+        r for r in pending if _when(r["start_at"]) > story.ctx.now and r["status"] == "scheduled"
+    ]
+    if len(story["pending"]) < 3:
         raise Skip("too few pending")
 
 
@@ -731,7 +802,8 @@ def office_days(story: Story) -> None:
             if hours is None or hours["remote"] or day.isoformat() in taken:
                 continue
             core = (dt.datetime.combine(day, dt.time(9)), dt.datetime.combine(day, dt.time(17)))
-            if any(_overlaps(core, (_when(o["starts_at"]), _when(o["ends_at"]))) for o in profile["out_of_office"]):
+            away = [(_when(o["starts_at"]), _when(o["ends_at"])) for o in profile["out_of_office"]]
+            if any(_overlaps(core, period) for period in away):
                 continue
             office[day].append(person["email"])
     if sum(len(v) for v in office.values()) < 4:
@@ -786,6 +858,113 @@ def book_team_desks(story: Story) -> None:
     )
 
 
+# --- facilities: replacing old equipment -------------------------------------------------------------
+
+FACILITIES_UNITS = ("Facilities", "Workplace", "Maintenance", "Real Estate")
+REPLACEMENTS = {
+    "Projector": "85-inch Display",
+    "65-inch Display": "85-inch Display",
+    "Speakerphone": "Conference Phone",
+    "Conference Phone": "Ceiling Microphones",
+    "Whiteboard": "Digital Whiteboard",
+    "Flip Chart": "Digital Whiteboard",
+    "Document Camera": "PTZ Camera",
+    "Wireless Presenter": "Wireless Screen Share",
+}
+"""Old kind -> the kind that replaces it."""
+
+
+def cast_facilities(story: Story) -> None:
+    """An active member of a facilities unit, and a kind of equipment found in 12 to 40 rooms."""
+    ctx = story.ctx
+    units = ", ".join(f"'{u}'" for u in FACILITIES_UNITS)
+    person = ctx.pick(
+        f"SELECT {PERSON} FROM employees AS e JOIN org_units AS u ON u.org_unit_id = e.org_unit_id "
+        f"WHERE {ACTIVE} AND u.name IN ({units})",
+        what="facilities employee",
+    )
+    kinds = ", ".join(f"'{k}'" for k in REPLACEMENTS)
+    kind = ctx.pick(
+        "SELECT e.name FROM room_equipment AS q JOIN equipment AS e ON e.equipment_id = q.equipment_id "
+        f"WHERE e.name IN ({kinds}) GROUP BY ALL HAVING count(*) BETWEEN 12 AND 40",
+        what="kind of equipment to replace",
+    )["name"]
+    story["user"], story["kind"] = person, kind
+    introduce(ctx, person)
+
+
+@step(
+    inputs=("kind",),
+    outputs=("rooms",),
+    goal="every room with that kind of equipment, in detail",
+    capabilities=("full_data_acquisition",),
+)
+def rooms_with_kind(story: Story) -> None:
+    kind = story["kind"]
+    listed = story.read_all(
+        "find_rooms", {"equipment": [kind], "include_unbookable": True, "sort_by": "name"}
+    )
+    rooms = []
+    for row in listed:
+        detail = story.read("get_room", {"room": row["name"], "building": row["building"]})
+        item = next(e for e in detail["equipment"] if e["name"] == kind)
+        rooms.append({"name": row["name"], "building": row["building"], "serviced": item["last_serviced_on"],
+                      "has": [e["name"] for e in detail["equipment"]]})
+    story["rooms"] = rooms
+
+
+@step(
+    inputs=("kind", "rooms"),
+    goal="replace the units not serviced since a day",
+    capabilities=("multi_condition_filtering", "precise_boundary_judgment"),
+)
+def replace_old_units(story: Story) -> None:
+    kind, rooms = story["kind"], story["rooms"]
+    new = REPLACEMENTS[kind]
+    days = sorted({str(r["serviced"])[:10] for r in rooms if r["serviced"]})
+    if len(days) < 4:
+        raise Skip("too few service dates")
+    cutoff = dt.date.fromisoformat(story.rng.choice(days[1:-1]))
+    old = [
+        r for r in rooms if r["serviced"] is None or dt.date.fromisoformat(str(r["serviced"])[:10]) < cutoff
+    ]
+    if len(old) < 2:
+        raise Skip("too few old units")
+    story.say(
+        [
+            "Facilities is retiring old kit: every {kind} in any of our rooms, in every building, that "
+            "hasn't been serviced since {cutoff} (or has no service date at all) comes out, and the room "
+            "gets one {new} instead, unless it already has one. Units serviced on {cutoff} or later stay.",
+            "Please go through all our rooms, every office: wherever a {kind} was last serviced before "
+            "{cutoff}, or was never serviced, remove it and install a single {new} in its place (rooms that "
+            "already have a {new} just lose the {kind}).",
+        ],
+        kind=kind,
+        cutoff=cutoff,
+        new=new,
+    )
+    for room in old:
+        change: dict[str, Any] = {"room": room["name"], "building": room["building"], "remove": [kind]}
+        if new not in room["has"]:
+            change["install"] = [{"name": new, "quantity": 1}]
+        story.call("update_room_equipment", change)
+    story.knob("solver_filtering", f"{kind} not serviced since {cutoff}, room by room")
+    story.distractor(
+        f"a {kind} serviced on {cutoff} or in the week after (it stays)",
+        "SELECT count(*) FROM room_equipment AS q JOIN equipment AS e ON e.equipment_id = q.equipment_id "
+        "WHERE e.name = ? AND q.last_serviced_on BETWEEN ? AND ?",
+        [kind, cutoff, cutoff + dt.timedelta(days=7)],
+    )
+    names = ", ".join(f"'{r['name']}'" for r in rooms)
+    story.ctx.goal(
+        "the old units are replaced",
+        "SELECT list((r.name, e.name) ORDER BY r.name, e.name) AS kit FROM rooms AS r JOIN room_equipment AS "
+        f"q ON q.room_id = r.room_id JOIN equipment AS e ON e.equipment_id = q.equipment_id WHERE r.name IN "
+        f"({names}) AND e.name IN (?, ?)",
+        [kind, new],
+    )
+
+
 # --- infeasible: blockers found by working -----------------------------------------------------------
 
 
@@ -812,7 +991,8 @@ def cast_short_room(story: Story) -> None:
 def team_in_room(story: Story) -> None:
     user, room = story["user"], story["room"]
     team = _reports(story, user["email"])
-    day = next_monday(story.ctx.today) + dt.timedelta(weeks=story.rng.randint(1, 6), days=story.rng.randint(0, 4))
+    weeks, days = story.rng.randint(1, 6), story.rng.randint(0, 4)
+    day = next_monday(story.ctx.today) + dt.timedelta(weeks=weeks, days=days)
     start = dt.datetime.combine(day, dt.time(story.rng.choice((10, 11, 14, 15))))
     info = story.read("get_room", {"room": room["name"], "date": day})
     if any(_overlaps((_when(b["start_at"]), _when(b["end_at"])), (start, start + dt.timedelta(hours=1)))
@@ -888,9 +1068,9 @@ def series_in_one_room(story: Story) -> None:
             "Set up {title:q} for my direct reports and me, weekly for {count} weeks starting {first} at "
             "{time}, {minutes} minutes each, in {room}. It has to be that room every week: if it's taken on "
             "any of those days, don't create anything and tell me which day.",
-            "I'd like a weekly {title:q} with everyone who reports to me, {count} occurrences from {first} at "
-            "{time}, {minutes} minutes, always in {room}. If that room isn't free every one of those weeks, "
-            "leave it all and tell me.",
+            "I'd like a weekly {title:q} with everyone who reports to me, {count} occurrences from {first} "
+            "at {time}, {minutes} minutes, always in {room}. If that room isn't free every one of those "
+            "weeks, leave it all and tell me.",
         ],
         title=title,
         count=count,
@@ -955,8 +1135,8 @@ def weekly_desks(story: Story) -> None:
         "book_desk",
         {"person": user["email"], "date": dates[-1], "building": user["building"]},
         kind="forbidden",
-        because=f"{dates[-1]} is more than {DESK_DAYS_AHEAD} days ahead (the window ends {window_end}), so no "
-        "desk is booked",
+        because=f"{dates[-1]} is more than {DESK_DAYS_AHEAD} days ahead (the window ends {window_end}), so "
+        "no desk is booked",
         policy="desk_booking",
     )
 
@@ -973,7 +1153,7 @@ TEAM_SYNC_SERIES = Storyline(
 UNIT_ALL_HANDS = Storyline(
     "unit_all_hands",
     cast_unit_head,
-    (unit_roster, away_that_day, schedule_all_hands, cancel_my_clashes),
+    (unit_roster, away_that_day, schedule_all_hands, watch_parties, cancel_my_clashes),
     provides=("user", "unit"),
     weight=1.2,
 )
@@ -982,21 +1162,28 @@ AWAY_HANDOVER = Storyline(
     cast_away,
     (my_manager, my_meetings_then, set_away, cancel_small, move_a_week),
     provides=("user", "span"),
-    weight=1.5,
+    weight=0.8,
 )
 ANSWER_INVITATIONS = Storyline(
     "answer_invitations",
     cast_invitee,
     (my_profile, my_invitations, answer_by_rules),
     provides=("user",),
-    weight=1.0,
+    weight=0.6,
 )
 TEAM_DESKS = Storyline(
     "team_desks",
     cast_desk_team,
     (office_days, book_team_desks),
     provides=("user",),
-    weight=1.0,
+    weight=1.2,
+)
+EQUIPMENT_REFRESH = Storyline(
+    "equipment_refresh",
+    cast_facilities,
+    (rooms_with_kind, replace_old_units),
+    provides=("user", "kind"),
+    weight=1.2,
 )
 TEAM_ROOM_SHORT = Storyline(
     "team_room_short",
@@ -1031,6 +1218,7 @@ STORYLINES = (
     AWAY_HANDOVER,
     ANSWER_INVITATIONS,
     TEAM_DESKS,
+    EQUIPMENT_REFRESH,
     TEAM_ROOM_SHORT,
     SERIES_ROOM_TAKEN,
     DESK_DAYS_PAST_WINDOW,
