@@ -595,12 +595,13 @@ def cancel_small(story: Story) -> None:
 
 
 @step(
-    inputs=("user", "kept"),
+    inputs=("user", "kept", "manager"),
     goal="move the bigger ones a week on, freeing rooms that are taken then",
     capabilities=("cross_step_dependency",),
 )
 def move_a_week(story: Story) -> None:
-    user = story["user"]
+    user, manager = story["user"], story["manager"]
+    note = f"Moved a week on while I'm on vacation; {manager['name']} covers for me until then."
     story.say(
         [
             "Move each of the bigger ones to the same time exactly one week later. Where its room isn't free "
@@ -611,13 +612,12 @@ def move_a_week(story: Story) -> None:
     )
     story.say(
         [
-            "Add my manager as an optional invitee to each meeting you move, unless they're invited already.",
-            "On every meeting that moves, make sure my manager is invited, as optional if you add them.",
-        ]
+            "On each meeting you move, leave a note for the attendees saying {note:q}",
+            "Add this note for the attendees to every meeting that moves: {note:q}",
+        ],
+        note=note,
     )
-    manager = story["manager"]["email"]
     for row in story["kept"]:
-        detail = story.read("get_meeting", {"meeting": row["meeting_id"]})
         start = _when(row["start_at"]) + dt.timedelta(weeks=1)
         end = _when(row["end_at"]) + dt.timedelta(weeks=1)
         taken = False
@@ -635,9 +635,7 @@ def move_a_week(story: Story) -> None:
         story.call("reschedule_meeting", {"meeting": row["meeting_id"], "organizer": user["email"],
                                           "start_at": start})
         story.ctx.derived(start.isoformat(), "the same time a week later")
-        if all(a["email"] != manager for a in detail["attendees"]):
-            story.call("invite_attendees", {"meeting": row["meeting_id"], "organizer": user["email"],
-                                            "people": [manager], "optional": True})
+        story.call("add_meeting_note", {"meeting": row["meeting_id"], "author": user["email"], "body": note})
     ids = ", ".join(str(r["meeting_id"]) for r in story["kept"])
     story.ctx.goal(
         "the bigger meetings moved a week on",
