@@ -110,16 +110,18 @@ def staff_team(story: Story) -> None:
     capabilities=("aggregation_computation",),
 )
 def first_common_slot(story: Story) -> None:
-    monday = next_monday(story.ctx.today) + dt.timedelta(weeks=story.rng.choice((0, 1, 2)))
+    monday = next_monday(story.ctx.today) + dt.timedelta(weeks=story.rng.choice((0, 1, 2, 3)))
     minutes = story.rng.choice((30, 45, 60))
+    window = story.rng.choice(((9, 17), (13, 17), (9, 12), (14, 18), (10, 16)))
+    earliest, latest = dt.time(window[0]), dt.time(window[1])
     people = [story["user"]["email"], *(p["email"] for p in story["team"])]
     slot = None
     for offset in range(5):
         day = monday + dt.timedelta(days=offset)
         found = story.read(
             "find_meeting_times",
-            {"people": people, "date": day, "duration_minutes": minutes, "earliest": "09:00",
-             "latest": "17:00"},
+            {"people": people, "date": day, "duration_minutes": minutes, "earliest": earliest.isoformat(),
+             "latest": latest.isoformat()},
         )
         if found["slots"]:
             slot = _when(found["slots"][0]["start_at"])
@@ -132,13 +134,15 @@ def first_common_slot(story: Story) -> None:
     story.say(
         [
             "Start it at the first time in the week of {monday} when all of us are free for {minutes} "
-            "minutes between 9 am and 5 pm (on the half hour), and repeat it weekly on that weekday and "
-            "time.",
-            "Look at the week of {monday}: the earliest half-hour start between 9 and 5 when every one of "
-            "us has {minutes} minutes free is the slot, repeated weekly.",
+            "minutes between {earliest} and {latest} (on the half hour), and repeat it weekly on that "
+            "weekday and time.",
+            "Look at the week of {monday}: the earliest half-hour start between {earliest} and {latest} "
+            "when every one of us has {minutes} minutes free is the slot, repeated weekly.",
         ],
         monday=monday,
         minutes=minutes,
+        earliest=earliest,
+        latest=latest,
     )
 
 
@@ -149,7 +153,7 @@ def first_common_slot(story: Story) -> None:
 )
 def weekly_series(story: Story) -> None:
     user, slot = story["user"], story["slot"]
-    count = story.rng.choice((8, 10, 12))
+    count = story.rng.randint(6, 12)
     last = slot.date() + dt.timedelta(weeks=count - 1)
     if last > LAST_DAY:
         count = (LAST_DAY - slot.date()).days // 7 + 1
@@ -992,6 +996,17 @@ def team_in_room(story: Story) -> None:
     weeks, days = story.rng.randint(1, 6), story.rng.randint(0, 4)
     day = next_monday(story.ctx.today) + dt.timedelta(weeks=weeks, days=days)
     start = dt.datetime.combine(day, dt.time(story.rng.choice((10, 11, 14, 15))))
+    when = "on {start}"
+    if story.rng.random() < 0.5:  # the time is the first one we are all free that day
+        people = [user["email"], *(r["email"] for r in team)]
+        found = story.read(
+            "find_meeting_times",
+            {"people": people, "date": day, "duration_minutes": 60, "earliest": "09:00", "latest": "17:00"},
+        )
+        if not found["slots"]:
+            raise Skip("no common slot that day")
+        start = _when(found["slots"][0]["start_at"])
+        when = "at the first time on {day} when all of us are free"
     info = story.read("get_room", {"room": room["name"], "date": day})
     if any(_overlaps((_when(b["start_at"]), _when(b["end_at"])), (start, start + dt.timedelta(hours=1)))
            for b in info["bookings"]):
@@ -999,14 +1014,15 @@ def team_in_room(story: Story) -> None:
     title = story.rng.choice(("Team Offsite Prep", "Team Retro", "Quarter Planning"))
     story.say(
         [
-            "Set up {title:q} on {start} for 60 minutes with everyone who reports to me directly, in {room} "
-            "({building}) - that room or nothing: if we don't all fit in it, don't book anything and just "
-            "tell me.",
-            "I want {title:q} on {start}, 60 minutes, with all my direct reports, in person in {room} in "
+            "Set up {title:q} " + when + " for 60 minutes with everyone who reports to me directly, in "
+            "{room} ({building}) - that room or nothing: if we don't all fit in it, don't book anything and "
+            "just tell me.",
+            "I want {title:q} " + when + ", 60 minutes, with all my direct reports, in person in {room} in "
             "{building}. If the room can't hold all of us, leave everything as it is and let me know.",
         ],
         title=title,
         start=start,
+        day=day,
         room=room["name"],
         building=room["building"],
     )
@@ -1050,7 +1066,7 @@ def series_in_one_room(story: Story) -> None:
     user, room = story["user"], story["room"]
     taken = room["taken_at"]
     team = _reports(story, user["email"])
-    count = story.rng.choice((6, 8, 10))
+    count = story.rng.randint(5, 10)
     first = taken.date() - dt.timedelta(weeks=story.rng.randint(1, count - 1))
     while first <= story.ctx.today:
         first += dt.timedelta(weeks=1)
@@ -1109,13 +1125,16 @@ def weekly_desks(story: Story) -> None:
     weekday = story.rng.randrange(5)
     day = today + dt.timedelta(days=(weekday - today.weekday()) % 7 or 7)
     dates = []
-    while day <= window_end + dt.timedelta(days=6):
+    while day <= window_end + dt.timedelta(days=6 + 7 * story.rng.randint(0, 2)):
         dates.append(day)
         day += dt.timedelta(weeks=1)
-    if dates[-1] <= window_end:
+    outside = [d for d in dates if d > window_end]
+    if not outside:
         raise Skip("every day inside the window")
     story.read("list_desk_bookings", {"person": user["email"], "from_date": dates[0], "to_date": dates[-1]})
-    for d in dates[:-1]:
+    for d in dates:
+        if d > window_end:
+            break
         story.read("find_desks", {"building": user["building"], "date": d, "limit": 5})
     story.say(
         [
@@ -1129,11 +1148,12 @@ def weekly_desks(story: Story) -> None:
         first=dates[0],
         last=dates[-1],
     )
+    story.ctx.derived(outside[0].isoformat(), "the first of the days asked that is past the 30-day window")
     story.blocked(
         "book_desk",
-        {"person": user["email"], "date": dates[-1], "building": user["building"]},
+        {"person": user["email"], "date": outside[0], "building": user["building"]},
         kind="forbidden",
-        because=f"{dates[-1]} is more than {DESK_DAYS_AHEAD} days ahead (the window ends {window_end}), so "
+        because=f"{outside[0]} is more than {DESK_DAYS_AHEAD} days ahead (the window ends {window_end}), so "
         "no desk is booked",
         policy="desk_booking",
     )
@@ -1146,7 +1166,7 @@ TEAM_SYNC_SERIES = Storyline(
     cast_manager,
     (staff_team, first_common_slot, weekly_series, room_each_week, decline_clashes),
     provides=("user",),
-    weight=1.5,
+    weight=1.3,
 )
 UNIT_ALL_HANDS = Storyline(
     "unit_all_hands",
@@ -1167,21 +1187,21 @@ ANSWER_INVITATIONS = Storyline(
     cast_invitee,
     (my_profile, my_invitations, answer_by_rules),
     provides=("user",),
-    weight=0.6,
+    weight=0.5,
 )
 TEAM_DESKS = Storyline(
     "team_desks",
     cast_desk_team,
     (office_days, book_team_desks),
     provides=("user",),
-    weight=1.2,
+    weight=1.4,
 )
 EQUIPMENT_REFRESH = Storyline(
     "equipment_refresh",
     cast_facilities,
     (rooms_with_kind, replace_old_units),
     provides=("user", "kind"),
-    weight=1.2,
+    weight=1.4,
 )
 TEAM_ROOM_SHORT = Storyline(
     "team_room_short",
