@@ -119,7 +119,7 @@ def main() -> int:
 
     with Workspace(db) as ws:
         toolkit = toolkit_for(ws.schema, ws.domain, pack_dir=schemas_dir() / args.pack)
-        write_tools = {name for name in toolkit.names() if toolkit[name].kind == "write"}
+        write_tools = {name for name in toolkit.names if toolkit[name].kind == "write"}
     found.update(measures(tasks, write_tools))
     if not args.no_eval:
         from stateforge.evaluate.runner import evaluate

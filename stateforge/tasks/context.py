@@ -221,9 +221,12 @@ class RecipeContext:
             )
         return self.call(tool, arguments, step=step)
 
-    def blocked(self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str) -> None:
+    def blocked(
+        self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str, policy: str | None = None
+    ) -> None:
         """Make the write the domain refuses (the blocker found by working) and end the draft as an
-        infeasible task to decline with `because`. `Skip` when the tool does not refuse it."""
+        infeasible task to decline with `because`. `Skip` when the tool does not refuse it. `policy`: the
+        domain.yaml policy whose refusal proves it (required for `forbidden`; the gate checks it)."""
         if kind not in INFEASIBLE_KINDS:
             raise RecipeDefinitionError(f"recipe {self.recipe.name}: infeasible kind {kind!r}.")
         result = self.episode.call(tool, dict(arguments))
@@ -232,8 +235,9 @@ class RecipeContext:
         if result.error_kind not in ("tool", "constraint", "rule"):
             raise CallFailed(tool, result.error_kind, result.error)
         self._calls.append(Call(tool=tool, arguments=result.arguments))
-        # the refusal names the policy that proves the task (the gate requires exactly that one)
-        self.declined = Infeasibility(kind=kind, because=because, policy=result.policy)
+        # the policy that proves the task: the one the recipe names, else the refusal's (the gate requires
+        # the replay's refusal to carry exactly it)
+        self.declined = Infeasibility(kind=kind, because=because, policy=policy or result.policy)
 
     def state(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows of one SELECT on the episode as it is now (after the calls so far)."""
