@@ -63,7 +63,8 @@ def build_report(
         "llm": llm.to_dict() if llm is not None else None,
         "totals": {
             "tables": len(tables),
-            "rows": sum(t["rows"] for t in tables),
+            # what the database holds: the fill's rows less what the rules and their cascades deleted
+            "rows": sum(checked.tables.values()) if checked.tables else sum(t["rows"] for t in tables),
             "batches": sum(t.get("batches", 0) for t in tables),
             "repairs": dict(sorted(repairs.items())),
             "rule_violations_found": sum(r.get("found", 0) for r in finish.get("rules", [])),
