@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from stateforge.domain.loader import schemas_dir
-from stateforge.packs.music.tasks.stories import STORYLINES
+from stateforge.packs.music.tasks import STORYLINES
 from stateforge.tasks import Gate, RecipeContext, Skip, Task, domain_policy, load_recipes
 from stateforge.tasks.compose import Step, Storyline, step
 from stateforge.tasks.draft import Call
