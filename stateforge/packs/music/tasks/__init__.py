@@ -8,7 +8,7 @@ the account (billing, devices, settings) and comments.
 
 from __future__ import annotations
 
-from . import crates, curation, stories
+from . import crates, curation, listening, stories
 from .account import (
     allow_explicit_content,
     refund_recent_charge,
@@ -86,8 +86,8 @@ WARMUP = [
 ]
 """The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`)."""
 
-STORYLINES = (*stories.STORYLINES, *crates.STORYLINES, *curation.STORYLINES)
-"""Every storyline of the pack (stories.py, crates.py, curation.py)."""
+STORYLINES = (*stories.STORYLINES, *crates.STORYLINES, *curation.STORYLINES, *listening.STORYLINES)
+"""Every storyline of the pack (stories.py, crates.py, curation.py, listening.py)."""
 
 RECIPES = [story.recipe() for story in STORYLINES]
 """The default tier: composed, long-horizon storylines."""
