@@ -141,7 +141,7 @@ def test_the_stored_task_passes_the_gate_again(kept: dict[str, Task], gate: Gate
 
 
 def test_crate_and_curation_storylines_are_long_and_cross_step(kept: dict[str, Task]) -> None:
-    assert {"follow_audit", "artist_purge", "genre_crate"} <= set(kept)
+    assert {"follow_audit", "artist_purge", "genre_crate", "borrowed_device"} <= set(kept)
     audit = kept["follow_audit"]
     tools = [c.tool for c in audit.reference_calls]
     assert tools[0] == "list_followed_artists" and "unfollow_artists" in tools
@@ -153,6 +153,9 @@ def test_crate_and_curation_storylines_are_long_and_cross_step(kept: dict[str, T
     crate = kept["genre_crate"]
     assert crate.provenance.steps[2:4] == ["new_playlist", "fill_playlist"]  # steps shared with the mixtape
     assert sum(crate.diff.summary.values()) >= 40
+    borrowed = kept["borrowed_device"]
+    assert [c.tool for c in borrowed.reference_calls][-1] == "sign_out_devices"
+    assert "aggregation" in borrowed.provenance.knobs
 
 
 def test_a_blocker_refused_by_another_policy_is_skipped(workspace: Workspace, music_kit: Toolkit) -> None:

@@ -211,7 +211,7 @@ GENRE_CRATE = Storyline(
     cast_crate_listener,
     (genre_tracks, drop_liked, new_playlist, fill_playlist, like_all),
     provides=("user", "titles", "span"),
-    weight=1.5,
+    weight=1.0,
 )
 CRATE_OVER_LIMIT = Storyline(
     "crate_over_limit",

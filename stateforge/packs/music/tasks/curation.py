@@ -173,7 +173,7 @@ FOLLOW_AUDIT = Storyline(
         fill_playlist,
     ),
     provides=("user", "cutoff", "titles"),
-    weight=2.0,
+    weight=2.5,
 )
 
 
@@ -287,6 +287,6 @@ ARTIST_PURGE = Storyline(
     cast_done_with_artist,
     (clear_artist_plays, my_playlists, strip_from_playlists, drop_artist),
     provides=("user", "artist"),
-    weight=1.5,
+    weight=1.8,
 )
 STORYLINES = (FOLLOW_AUDIT, ARTIST_PURGE)

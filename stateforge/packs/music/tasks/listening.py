@@ -132,6 +132,6 @@ BORROWED_DEVICE = Storyline(
     cast_borrowed_device,
     (device_plays, unlike_borrowed, clear_and_sign_out),
     provides=("user", "since", "device"),
-    weight=0.7,
+    weight=0.5,
 )
 STORYLINES = (BORROWED_DEVICE,)

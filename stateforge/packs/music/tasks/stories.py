@@ -558,14 +558,14 @@ PLAYLIST_SPRING_CLEAN = Storyline(
     cast_playlist_owner,
     _steps(my_playlists, trim_long_songs, drop_small),
     provides=("user",),
-    weight=1.5,
+    weight=1.8,
 )
 ACCOUNT_TIDY = Storyline(
     "account_tidy",
     cast_past_due,
     _steps(settle_overdue, cheapest_plan, refresh_devices),
     provides=("user",),
-    weight=1.0,
+    weight=0.6,
 )
 REFUND_LAST_WEEKS = Storyline(
     "refund_last_weeks",
