@@ -111,6 +111,9 @@ def main() -> int:
         report = generate_tasks(args.pack, n=args.n, seed=args.seed, out=out, tier=args.tier)
         cpu = time.process_time() - started
         found["kept"] = report["kept"]
+        found["attempts"] = report["attempts"]
+        found["skipped"] = report["skipped"]  # by reason: where generation CPU goes without a task
+        found["rejected"] = report["rejected"]
         found["cpu_per_kept_s"] = round(cpu / max(1, report["kept"]), 3)
         path = out / "tasks.jsonl"
     tasks = load(path)
