@@ -102,7 +102,7 @@ def main() -> int:
 
     db = artifacts_dir() / args.pack / f"{args.pack}.duckdb"
     if not db.is_file():
-        subprocess.run([sys.executable, "-m", "stateforge", "build-domain", args.pack], check=True)
+        subprocess.run([sys.executable, "-m", "stateforge.cli", "build-domain", args.pack], check=True)
     found: dict[str, Any] = {}
     path = args.tasks
     if path is None:
@@ -111,6 +111,9 @@ def main() -> int:
         report = generate_tasks(args.pack, n=args.n, seed=args.seed, out=out, tier=args.tier)
         cpu = time.process_time() - started
         found["kept"] = report["kept"]
+        found["attempts"] = report["attempts"]
+        found["skipped"] = report["skipped"]  # by reason: where generation CPU goes without a task
+        found["rejected"] = report["rejected"]
         found["cpu_per_kept_s"] = round(cpu / max(1, report["kept"]), 3)
         path = out / "tasks.jsonl"
     tasks = load(path)

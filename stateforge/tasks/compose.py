@@ -140,8 +140,8 @@ class Story:
     def blocked(
         self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str, policy: str | None = None
     ) -> None:
-        """End an infeasible storyline: `tool` must be refused (by `policy`, when named); the task is then
-        to decline (`because`)."""
+        """End an infeasible storyline: `tool` must be refused (by `policy`, the domain.yaml policy that
+        proves it, when given); the task is then to decline (`because`)."""
         self.ctx.blocked(tool, arguments, kind=kind, because=because, policy=policy)
         self.knob("found_by_working", because)
 

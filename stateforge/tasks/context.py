@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stateforge.diff import ColumnRule
-from stateforge.episode import Episode
+from stateforge.episode import Episode, ToolResult
 from stateforge.schema.model import Schema
 from stateforge.store.sql import quote_ident, table_ref
-from stateforge.tasks.draft import Call, Draft, Goal
+from stateforge.tasks.draft import Call, Draft, Goal, Observed
 from stateforge.tasks.model import (
     CAPABILITIES,
     DIFFICULTIES,
@@ -104,6 +104,7 @@ class RecipeContext:
         self.capabilities: list[str] = list(recipe.capabilities)
         self._episode: Episode | None = None
         self._calls: list[Call] = []
+        self._results: list[ToolResult] = []
         self._parts: list[Part] = []
         self._references: list[Reference] = []
         self._goals: list[Goal] = []
@@ -196,9 +197,10 @@ class RecipeContext:
 
     @property
     def episode(self) -> Episode:
-        """The episode the recipe acts on (opened at the first call)."""
+        """The episode the recipe acts on (opened at the first call). Its run of the calls is handed to the
+        gate with the draft (`Draft.observed`), which diffs it instead of replaying every call again."""
         if self._episode is None:
-            self._episode = self.workspace.episode(self.toolkit, diffed=False)
+            self._episode = self.workspace.episode(self.toolkit, diffed=True)
         return self._episode
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *, step: str | None = None) -> Any:
@@ -209,6 +211,7 @@ class RecipeContext:
         """
         result = self.episode.call(tool, dict(arguments or {}))
         self._calls.append(Call(tool=tool, arguments=result.arguments, step=step))
+        self._results.append(result)
         if not result.ok:
             raise CallFailed(tool, result.error_kind, result.error)
         return result.value
@@ -222,11 +225,18 @@ class RecipeContext:
         return self.call(tool, arguments, step=step)
 
     def blocked(
-        self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str, policy: str | None = None
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        kind: str,
+        because: str,
+        policy: str | None = None,
     ) -> None:
         """Make the write the domain refuses (the blocker found by working) and end the draft as an
-        infeasible task to decline with `because`. `Skip` when the tool does not refuse it. `policy`: the
-        domain.yaml policy whose refusal proves it (required for `forbidden`; the gate checks it)."""
+        infeasible task to decline with `because`. `policy`: the domain.yaml policy whose refusal proves it
+        (required for `forbidden` where the domain states policies). `Skip` when the tool does not refuse
+        it, or refuses it by another policy."""
         if kind not in INFEASIBLE_KINDS:
             raise RecipeDefinitionError(f"recipe {self.recipe.name}: infeasible kind {kind!r}.")
         result = self.episode.call(tool, dict(arguments))
@@ -234,7 +244,10 @@ class RecipeContext:
             raise Skip("blocker not refused", f"{tool} succeeded: the situation breaks no rule")
         if result.error_kind not in ("tool", "constraint", "rule"):
             raise CallFailed(tool, result.error_kind, result.error)
+        if policy is not None and result.policy != policy:
+            raise Skip("blocker refused by another policy", f"{tool}: {result.policy or result.error_kind}")
         self._calls.append(Call(tool=tool, arguments=result.arguments))
+        self._results.append(result)
         # the policy that proves the task: the one the recipe names, else the refusal's (the gate requires
         # the replay's refusal to carry exactly it)
         self.declined = Infeasibility(kind=kind, because=because, policy=policy or result.policy)
@@ -425,6 +438,9 @@ class RecipeContext:
         }
         if self._distractors:
             provenance["distractors"] = [d.model_dump(mode="json") for d in self._distractors]
+        observed = None
+        if self._episode is not None and not self._episode.closed and len(self._results) == len(self._calls):
+            observed = Observed(self._episode, self.toolkit, list(self._results))
         if self.declined is not None:
             declined = Draft(
                 instruction=self.instruction,
@@ -437,6 +453,7 @@ class RecipeContext:
                 derived=list(self._derived),
                 infeasible=self.declined,
                 provenance=provenance,
+                observed=observed,
             )
             return declined, None
         draft = Draft(
@@ -449,6 +466,7 @@ class RecipeContext:
             policy=dict(self._policy),
             derived=list(self._derived),
             provenance=provenance,
+            observed=observed,
         )
         return draft, (self._make_variant(draft) if self._variant is not None else None)
 

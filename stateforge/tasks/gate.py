@@ -26,6 +26,12 @@ In order (the first failure rejects, counted by its reason in the generation rep
 - verifiers on the expected end state: `goal_not_met`, `goal_already_true` (it already holds on the
   base), `integrity`, `policy`, `side_effect`;
 - `nondeterministic`: a second replay on another fresh episode gives another diff or outcome.
+
+The first replay is the generator's own run when it hands one over (`Draft.observed`: a recipe's calls,
+reads included, on a fresh episode through this toolkit): the gate diffs that episode rather than running
+every call a third time. The second replay runs the writes alone: a read tool changes nothing (its queries
+cannot write, `sqlcheck`), so the reads between writes cannot move the diff, and the writes' outcomes and
+the diff are what must come out the same.
 """
 
 from __future__ import annotations
@@ -42,7 +48,7 @@ from stateforge.diff import DiffError, Policy
 from stateforge.diff.policy import normalize_text
 from stateforge.episode import ToolResult
 from stateforge.tasks.difficulty import difficulty, knob_count, structure
-from stateforge.tasks.draft import Call, Draft
+from stateforge.tasks.draft import Call, Draft, Observed
 from stateforge.tasks.hidden import LOOSE, HiddenCheck, unreachable, written
 from stateforge.tasks.model import (
     CAPABILITIES,
@@ -199,10 +205,9 @@ class Gate:
             verifiers = self._verifiers(draft, first)
             calls, results = list(first.calls), list(first.results)
             failure = first.failure
-        with self._replay(draft) as second:
-            if second.end.diff.to_json() != diff.to_json() or [r.ok for r in second.results] != [
-                r.ok for r in results
-            ]:
+        with self._replay(draft, writes_only=True) as second:
+            outcome = [r.ok for c, r in zip(calls, results, strict=True) if self._is_write(c.tool)]
+            if second.end.diff.to_json() != diff.to_json() or [r.ok for r in second.results] != outcome:
                 raise Rejected("nondeterministic", "a second replay gave another diff or outcome")
         task = self._task(draft, calls, results, failure, diff.to_dict(), policy, verifiers)
         self._instructions[words] = task.id
@@ -269,16 +274,38 @@ class Gate:
             if not found:
                 raise Rejected("distractor_absent", f"distractor {ref['entity']!r} matches no row")
 
+    def _is_write(self, tool: str) -> bool:
+        return tool not in self.toolkit or self.toolkit[tool].kind != "read"
+
+    def _observed(self, draft: Draft) -> Observed | None:
+        """The generator's run of exactly these calls through this toolkit, not taken yet; else None."""
+        seen = draft.observed
+        if seen is None or seen.taken or seen.toolkit is not self.toolkit or seen.episode.closed:
+            return None
+        made = [c for c in draft.calls if c.tool != CANNOT_COMPLETE]
+        if len(made) != len(seen.results):
+            return None
+        if any(c.tool != r.tool for c, r in zip(made, seen.results, strict=True)):
+            return None
+        seen.taken = True
+        return seen
+
     @contextmanager
-    def _replay(self, draft: Draft) -> Iterator[Replayed]:
-        """Run the draft's calls on a fresh episode, stopping at the first failure; yield the end state."""
-        episode = self.workspace.episode(self.toolkit)
+    def _replay(self, draft: Draft, *, writes_only: bool = False) -> Iterator[Replayed]:
+        """Run the draft's calls on a fresh episode, stopping at the first failure; yield the end state.
+        The generator's own run stands for the first replay when it handed one over (the module
+        docstring); `writes_only` leaves the reads out."""
+        seen = None if writes_only else self._observed(draft)
+        episode = seen.episode if seen is not None else self.workspace.episode(self.toolkit)
         calls, results, failure = [], [], None
+        given = iter(seen.results) if seen is not None else None
         try:
             for call in draft.calls:
                 if call.tool == CANNOT_COMPLETE:
                     continue  # an infeasible task's decline is added by the gate
-                result = episode.call(call.tool, call.arguments)
+                if writes_only and not self._is_write(call.tool):
+                    continue
+                result = next(given) if given is not None else episode.call(call.tool, call.arguments)
                 calls.append(call)
                 results.append(result)
                 if not result.ok:

@@ -127,6 +127,8 @@ class OfflineGenerator:
         random.Random(f"{seed}:schedule").shuffle(order)
         self._slots = [_Slot(r) for r in order]
         self._by_name = {s.recipe.name: s for s in self._slots}
+        self._open: RecipeContext | None = None
+        """The last proposal's context while its episode waits for the gate (`Draft.observed`)."""
 
     @property
     def exhausted(self) -> bool:
@@ -151,6 +153,7 @@ class OfflineGenerator:
     def propose(self, want: Want) -> Proposal:
         """Run the next recipe once: its feasible draft and, when wanted and offered, its infeasible variant
         first."""
+        self._release()
         slot = self._choose(want)
         recipe = slot.recipe
         slot.attempts += 1
@@ -178,11 +181,24 @@ class OfflineGenerator:
             proposal.error = f"{type(exc).__name__} at {where}"
             proposal.detail = f"{type(exc).__name__}: {exc} ({where})"
         finally:
-            ctx.close()
+            if proposal.drafts:
+                self._open = ctx  # the gate diffs its episode; released at feedback or the next proposal
+            else:
+                ctx.close()
         proposal.seconds = time.perf_counter() - started
         return proposal
 
+    def _release(self) -> None:
+        if self._open is not None:
+            ctx, self._open = self._open, None
+            ctx.close()
+
+    def close(self) -> None:
+        """Discard the episode a proposal kept for the gate, if the gate never took it."""
+        self._release()
+
     def feedback(self, proposal: Proposal, kept: bool) -> None:
+        self._release()
         slot = self._by_name[proposal.source]
         if kept:
             slot.kept += 1

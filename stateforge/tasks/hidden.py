@@ -27,7 +27,7 @@ from stateforge.diff import Diff, Policy
 from stateforge.schema.model import ForeignKey, Schema, Table
 from stateforge.store.sql import key_cast, quote_ident, read_as, table_ref
 from stateforge.tasks.draft import Draft
-from stateforge.tasks.wording import same_value, stated
+from stateforge.tasks.wording import as_number, same_value, stated
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import Coverage, Toolkit
 from stateforge.values import dumps, json_value
@@ -68,14 +68,14 @@ class HiddenCheck:
         self.ws, self.schema, self.draft, self.diff, self.policy = ws, ws.schema, draft, diff, policy
         self.readable = {t.table.lower() for t in coverage.tables if t.reads or t.writes}
         writes = [c for c in draft.calls if c.tool in toolkit and toolkit[c.tool].kind == "write"]
-        self.arguments = [
-            leaf
+        self.arguments = {
+            value_key(leaf)
             for c in writes
             for name, value in c.arguments.items()
             if not _is_default(toolkit, c.tool, name, value)
             for leaf in leaves(value)
             if not isinstance(leaf, bool)
-        ]
+        }
         self.derived = [
             v
             for d in draft.derived
@@ -96,7 +96,7 @@ class HiddenCheck:
         """Whether the solver can know `value` (rules 1-5 of the module docstring)."""
         if self.policy.rule(table, column).rule in LOOSE:
             return True
-        if not any(same_value(value, arg) for arg in self.arguments):
+        if value_key(value) not in self.arguments:
             return True
         model = self.schema.table(table) if self.schema.has_table(table) else None
         if model is not None and value is not None and self.reachable_key(model, column, value, row):
@@ -137,6 +137,17 @@ class HiddenCheck:
             except duckdb.Error:
                 self._exists[key] = False  # a value of another type names no row
         return self._exists[key]
+
+
+def value_key(value: Any) -> tuple[Any, ...]:
+    """A key equal for two values exactly when `same_value` holds (numbers and decimal strings by value),
+    so that a set of passed arguments answers "was this value passed?" at once."""
+    number = as_number(value)
+    if number is not None:
+        return ("number", number)
+    if isinstance(value, list | dict):
+        return ("json", dumps(value))
+    return ("value", type(value).__name__, value)
 
 
 def _is_default(toolkit: Toolkit, tool: str, name: str, value: Any) -> bool:

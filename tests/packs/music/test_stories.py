@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from stateforge.domain.loader import schemas_dir
-from stateforge.packs.music.tasks.stories import STORYLINES
+from stateforge.packs.music.tasks import STORYLINES
 from stateforge.tasks import Gate, RecipeContext, Skip, Task, domain_policy, load_recipes
 from stateforge.tasks.compose import Step, Storyline, step
 from stateforge.tasks.draft import Call
@@ -138,3 +138,41 @@ def test_the_stored_task_passes_the_gate_again(kept: dict[str, Task], gate: Gate
     gate.forget()
     assert result.task is not None, result.rejection
     assert result.task.provenance.horizon == kept["artist_mixtape"].provenance.horizon
+
+
+def test_crate_and_curation_storylines_are_long_and_cross_step(kept: dict[str, Task]) -> None:
+    assert {"follow_audit", "artist_purge", "genre_crate", "borrowed_device"} <= set(kept)
+    audit = kept["follow_audit"]
+    tools = [c.tool for c in audit.reference_calls]
+    assert tools[0] == "list_followed_artists" and "unfollow_artists" in tools
+    assert tools.count("get_artist") >= 6  # one page per followed artist: the latest release is on it
+    assert "precise_boundary_judgment" in audit.capabilities
+    purge = kept["artist_purge"]
+    assert [c.tool for c in purge.reference_calls].count("remove_songs_from_playlist") >= 2
+    assert "cross_step_dependency" in purge.capabilities
+    crate = kept["genre_crate"]
+    assert crate.provenance.steps[2:4] == ["new_playlist", "fill_playlist"]  # steps shared with the mixtape
+    assert sum(crate.diff.summary.values()) >= 40
+    borrowed = kept["borrowed_device"]
+    assert [c.tool for c in borrowed.reference_calls][-1] == "sign_out_devices"
+    assert "aggregation" in borrowed.provenance.knobs
+
+
+def test_a_blocker_refused_by_another_policy_is_skipped(workspace: Workspace, music_kit: Toolkit) -> None:
+    today = workspace.info.now.date()
+    minor = workspace.query(
+        "SELECT username FROM users WHERE status = 'active' AND birth_date > ? AND NOT "
+        "explicit_content_allowed ORDER BY user_id LIMIT 1",
+        [today.replace(year=today.year - 18)],
+    )[0]["username"]
+    recipe = STORYLINES[0].recipe()
+    arguments = {"username": minor, "explicit_content_allowed": True}
+    ctx = RecipeContext(workspace, music_kit, recipe, seed=1, attempt=0)
+    try:
+        with pytest.raises(Skip, match="another policy"):
+            ctx.blocked("update_profile", arguments, kind="forbidden", because="x", policy="refund_window")
+        ctx.blocked("update_profile", arguments, kind="forbidden", because="under 18",
+                    policy="explicit_content_adults")
+        assert ctx.declined is not None and ctx.declined.policy == "explicit_content_adults"
+    finally:
+        ctx.close()

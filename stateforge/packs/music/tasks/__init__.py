@@ -8,6 +8,7 @@ the account (billing, devices, settings) and comments.
 
 from __future__ import annotations
 
+from . import crates, curation, listening, stories
 from .account import (
     allow_explicit_content,
     refund_recent_charge,
@@ -45,7 +46,6 @@ from .playlists import (
     playlist_of_most_played,
     trim_playlist_to_length,
 )
-from .stories import STORYLINES
 
 WARMUP = [
     # a playlist's songs
@@ -86,8 +86,11 @@ WARMUP = [
 ]
 """The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`)."""
 
+STORYLINES = (*stories.STORYLINES, *crates.STORYLINES, *curation.STORYLINES, *listening.STORYLINES)
+"""Every storyline of the pack (stories.py, crates.py, curation.py, listening.py)."""
+
 RECIPES = [story.recipe() for story in STORYLINES]
-"""The default tier: composed, long-horizon storylines (stories.py)."""
+"""The default tier: composed, long-horizon storylines."""
 
 TIERS = {"long": RECIPES, "warmup": WARMUP}
 """Selectable task sets; the first is the default."""

@@ -32,6 +32,10 @@ TITLES = (
     "Catalogue Crawl",
 )
 KEEP_TYPES = ("album", "ep")
+LIKES_PER_CALL = 300
+"""`like_songs` takes at most 300 songs a call."""
+PLAYLIST_SONGS = 500
+"""A playlist holds at most 500 songs (policy playlist_size_limit)."""
 
 
 # --- casts --------------------------------------------------------------------------------------------
@@ -136,6 +140,8 @@ def collect_catalogue(story: Story) -> None:
     songs = list(dict.fromkeys(songs))
     if len(songs) < 8:
         raise Skip("too few qualifying tracks")
+    if len(songs) > PLAYLIST_SONGS:
+        raise Skip("more qualifying tracks than a playlist holds")
     story["songs"], story["limit_s"] = songs, limit_s
     story.knob("solver_filtering", "albums and EPs only, playable, up to a length")
     if near:
@@ -169,7 +175,7 @@ def new_playlist(story: Story) -> None:
         r["t"]
         for r in story.sql("SELECT lower(title) AS t FROM playlists WHERE owner_id = ?", [user["user_id"]])
     }
-    free = [t for t in TITLES if t.lower() not in taken]
+    free = [t for t in story.get("titles", TITLES) if t.lower() not in taken]
     if not free:
         raise Skip("every title taken")
     title = story.rng.choice(free)
@@ -207,8 +213,9 @@ def like_missing(story: Story) -> None:
     liked = {r["song_id"] for r in story.read_all("list_liked_songs", {"username": user["username"]})}
     todo = [s for s in story["songs"] if s not in liked]
     story.say(["Like any of them I haven't liked yet, too.", "And like the ones I haven't liked already."])
-    if todo:
-        story.call("like_songs", {"username": user["username"], "songs": todo})
+    for start in range(0, len(todo), LIKES_PER_CALL):  # the tool likes at most 300 songs a call
+        chunk = todo[start : start + LIKES_PER_CALL]
+        story.call("like_songs", {"username": user["username"], "songs": chunk})
     ids = ", ".join(str(s) for s in story["songs"])
     story.ctx.goal(
         "every track is liked",
@@ -345,7 +352,7 @@ def settle_overdue(story: Story) -> None:
 def cheapest_plan(story: Story) -> None:
     user = story["user"]
     need = story.rng.choice((4, 5, 6))
-    plans = story.read("list_plans", {})
+    plans = story.read("list_plans", {})["plans"]
     fitting = sorted(
         (float(p["price"]), p["code"], p["max_devices"])
         for p in plans
@@ -376,6 +383,8 @@ def refresh_devices(story: Story) -> None:
     user = story["user"]
     listing = story.read("list_devices", {"username": user["username"]})
     active = [d for d in listing["devices"] if d["active"]]
+    if any(d["last_seen_at"] is None for d in active):
+        raise Skip("a device never used")
     seen = sorted(d["last_seen_at"][:10] for d in active)
     if len(seen) < 2:
         raise Skip("too few devices")
@@ -457,6 +466,7 @@ def refund_three_weeks(story: Story) -> None:
         "refund_payment",
         {"username": user["username"], "payment": old[0]["payment_id"]},
         kind="forbidden",
+        policy="refund_window",
         because=f"the charge of {old[0]['paid_at'][:10]} is past the 14-day refund "
         "window, so nothing is refunded",
     )
@@ -476,6 +486,7 @@ def explicit_on(story: Story) -> None:
         "update_profile",
         {"username": user["username"], "explicit_content_allowed": True},
         kind="forbidden",
+        policy="explicit_content_adults",
         because=f"born {profile.get('birth_date')}, the listener is under 18 and "
         "cannot turn explicit content on, so nothing is changed",
     )
@@ -525,6 +536,7 @@ def register_without_room(story: Story) -> None:
         "register_device",
         {"username": user["username"], "device_type": "android", "name": "Reading tablet"},
         kind="capacity",
+        policy="device_limit",
         because=f"{listing['active_devices']} active devices already fill the plan's "
         f"{listing['devices_allowed']}, and the listener wants none signed out",
     )
@@ -546,14 +558,14 @@ PLAYLIST_SPRING_CLEAN = Storyline(
     cast_playlist_owner,
     _steps(my_playlists, trim_long_songs, drop_small),
     provides=("user",),
-    weight=1.5,
+    weight=1.8,
 )
 ACCOUNT_TIDY = Storyline(
     "account_tidy",
     cast_past_due,
     _steps(settle_overdue, cheapest_plan, refresh_devices),
     provides=("user",),
-    weight=1.0,
+    weight=0.6,
 )
 REFUND_LAST_WEEKS = Storyline(
     "refund_last_weeks",
