@@ -41,6 +41,7 @@ from stateforge import __version__
 from stateforge.diff import DiffError, Policy
 from stateforge.diff.policy import normalize_text
 from stateforge.episode import ToolResult
+from stateforge.errors import DomainError
 from stateforge.tasks.difficulty import difficulty, knob_count, structure
 from stateforge.tasks.draft import Call, Draft
 from stateforge.tasks.hidden import LOOSE, HiddenCheck, unreachable, written
@@ -272,7 +273,10 @@ class Gate:
     @contextmanager
     def _replay(self, draft: Draft) -> Iterator[Replayed]:
         """Run the draft's calls on a fresh episode, stopping at the first failure; yield the end state."""
-        episode = self.workspace.episode(self.toolkit)
+        try:
+            episode = self.workspace.episode(self.toolkit, actor=draft.actor)
+        except DomainError as exc:  # the actor is no one of the people table, or lacks the role
+            raise Rejected("invalid", f"actor: {exc}") from None
         calls, results, failure = [], [], None
         try:
             for call in draft.calls:
@@ -411,6 +415,7 @@ class Gate:
             verifiers=verifiers,
             provenance=provenance,
             references=list(draft.references),
+            actor=draft.actor,
         )
         return task.model_copy(update={"id": content_id(task.model_dump(mode="json"))})
 
@@ -461,4 +466,5 @@ def draft_of(task: Task) -> Draft:
             "knobs": task.provenance.knobs,
             "distractors": [d.model_dump(mode="json") for d in task.provenance.distractors],
         },
+        actor=task.actor,
     )
