@@ -534,12 +534,11 @@ class RecipeContext:
 
 
 def _swap_actor(actor: Actor | None, swap: Mapping[Any, Any]) -> Actor | None:
-    """The variant's actor: the person swapped like every other value (the swapped person speaks)."""
+    """The variant's actor: the person swapped like every other value (the swapped person speaks, in the
+    same roles; the gate rejects the variant when they do not hold them)."""
     if actor is None:
         return None
-    person = _swap_raw(actor.person, swap)
-    # a swapped person's roles are theirs, filled in when the episode binds them
-    return actor if person == actor.person else Actor(person=str(person), roles=())
+    return actor.model_copy(update={"person": str(_swap_raw(actor.person, swap))})
 
 
 def _swap_raw(value: Any, swap: Mapping[Any, Any]) -> Any:
