@@ -18,6 +18,7 @@ from stateforge.build import build_domain
 from stateforge.domain import load_domain
 from stateforge.episode import Episode
 from stateforge.evaluate import evaluate
+from stateforge.evaluate.htmlreport import write_run_report
 from stateforge.evaluate.rundir import EPISODES_FILE
 from stateforge.tasks.runner import generate_tasks
 from stateforge.tools.actor import Actor, NoActor
@@ -142,6 +143,8 @@ def test_a_solver_that_breaks_the_procedure_fails_by_its_name(built: Path, tasks
     assert broke >= 1
     assert naive["policies"]["one_copy_per_title"]["passed"] == len(tested) - broke
     assert naive["verifier_kinds"]["policy"]["episodes_passed"] == len(tested) - broke
+    page = write_run_report(naive["folder"]).read_text()  # the HTML report's tile of verifier kinds
+    assert "Verifiers passed, by kind" in page and "one_copy_per_title" in page
 
 
 def test_the_harness_binds_the_tasks_actor_for_mutants_and_mcp_agents(
