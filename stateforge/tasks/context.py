@@ -46,7 +46,7 @@ from stateforge.tasks.recipes import CallFailed, Recipe, RecipeDefinitionError, 
 from stateforge.tasks.wording import Style, fields_of, render, same_value
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import Toolkit
-from stateforge.tools.actor import Actor
+from stateforge.tools.actor import Actor, NoActor
 from stateforge.values import json_row, json_value
 
 SPEAKER_PHRASES = (
@@ -235,7 +235,7 @@ class RecipeContext:
         self._actor = wanted
         try:
             actor = self.episode.actor
-        except Exception as exc:  # noqa: BLE001 - a role they do not hold: the situation does not fit
+        except NoActor as exc:  # a role they do not hold: the situation does not fit the recipe
             self._actor = None
             raise Skip("actor not bound", str(exc)) from None
         self._actor = actor
