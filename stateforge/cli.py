@@ -316,6 +316,13 @@ def call_cmd(
     pack: Annotated[
         Path | None, typer.Option(help="The pack folder, for a pack outside stateforge/packs/.")
     ] = None,
+    actor: Annotated[
+        str | None,
+        typer.Option("--as", metavar="PERSON", help="Call as this person (the pack's actors.key)."),
+    ] = None,
+    role: Annotated[
+        list[str] | None, typer.Option("--role", help="With --as: a role they act in (repeatable).")
+    ] = None,
 ) -> None:
     """Call one tool on a database and print the result as JSON (on an episode copy unless --persist).
 
@@ -330,7 +337,12 @@ def call_cmd(
     except json.JSONDecodeError as exc:
         raise Bad(f"--args is not JSON ({exc.msg} at column {exc.colno}); pass an object like "
                   '\'{"name": "x"}\'.') from None
-    with Episode.open(db_file, persist=persist, pack=pack) as episode:
+    from stateforge.tools.actor import Actor
+
+    if role and actor is None:
+        raise Bad("--role needs --as PERSON (whose role it is).")
+    who = Actor(person=actor, roles=tuple(role or ())) if actor is not None else None
+    with Episode.open(db_file, persist=persist, pack=pack, actor=who) as episode:
         result = episode.call(tool_name, arguments)
     print(dumps(result.model_dump(), indent=2))
     raise typer.Exit(0 if result.ok else 1)
@@ -366,10 +378,20 @@ def mcp_cmd(
         float,
         typer.Option(help="HTTP: when full, a new session ends the one idle longest, if idle this long."),
     ] = 60.0,
+    actor: Annotated[
+        str | None,
+        typer.Option("--as", metavar="PERSON", help="Act as this person (the pack's actors.key value) in "
+                     "every session: the tools act for them, the instructions say so."),
+    ] = None,
+    role: Annotated[
+        list[str] | None,
+        typer.Option("--role", help="With --as: a role they act in (repeatable; default: all they hold)."),
+    ] = None,
 ) -> None:
     """Serve a database's business tools over MCP, each session on its own episode (a private copy).
 
-    Logs go to stderr. SIGINT / SIGTERM stop the server cleanly (exit 0); a port in use is exit 2.
+    Logs go to stderr. SIGINT / SIGTERM stop the server cleanly (exit 0); a port in use, an unknown --as
+    person or a role they do not hold is exit 2.
     """
     from stateforge.mcp.run import run_mcp
 
@@ -384,6 +406,8 @@ def mcp_cmd(
         idle_timeout=idle_timeout,
         max_sessions=max_sessions,
         evict_idle=evict_idle,
+        actor=actor,
+        roles=tuple(role or ()),
     )
 
 

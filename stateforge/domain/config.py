@@ -274,21 +274,26 @@ class Rule(_Model):
 
 
 class DomainPolicy(_Model):
-    """A product policy: told to agents (a solver's instructions) and enforced by the pack's write tools.
+    """A policy told to agents (a solver's instructions): a product rule, or an organisational procedure.
 
     Rules keep the data consistent (the build repairs them, every tool call is checked against them);
-    policies are what the product allows a user to do ("a playlist holds at most 500 songs", "only the
-    organizer reschedules a meeting"). A tool that would break one refuses with a `ToolError`.
+    product policies are what the product allows a user to do ("a playlist holds at most 500 songs", "only
+    the organizer reschedules a meeting"): a tool that would break one refuses with a `ToolError`.
+    Procedures (`kind: procedure`) are what the organisation asks of the actor ("a member with three
+    overdue books is sent to the desk"): the software allows breaking them, the tools do not refuse, and a
+    policy verifier checks the end state of every task touching the tables the check reads.
     """
 
     name: str
     description: str
     """One or two sentences in the product's voice, as an agent would be told."""
-    kind: Literal["state", "action"] | None = None
+    kind: Literal["state", "action", "procedure"] | None = None
     """`state`: the policy constrains stored state and has a `check` that every build satisfies (the build
     repairs it with `repair`, the audit counts it); `action`: it is about how changes are made only, and the
-    write tools enforce it (no `check`). Omitted: `state` when there is a check; a policy with neither is
-    a load error (no third kind)."""
+    write tools enforce it (no `check`); `procedure`: an organisational rule the tools do NOT enforce, whose
+    `check` (rows of an end state that break it) the built data satisfies like a state policy and every
+    task touching its tables gets as a policy verifier. Omitted: `state` when there is a check; a policy
+    with neither is a load error."""
     check: str | None = None
     """SQL returning the rows of a state that break the policy (zero rows: respected); the build holds it,
     the audit counts it and tasks use it as a policy verifier."""
@@ -305,8 +310,11 @@ class DomainPolicy(_Model):
                     "`kind: action` if the write tools enforce it on changes only"
                 )
             self.kind = "state"
-        elif self.kind == "state" and self.check is None:
-            raise ValueError(f"policy {self.name} is `kind: state` but has no check: give it a `check`")
+        elif self.kind in ("state", "procedure") and self.check is None:
+            raise ValueError(
+                f"policy {self.name} is `kind: {self.kind}` but has no check: give it a `check` (SQL "
+                "returning the rows of an end state that break it)"
+            )
         elif self.kind == "action" and (self.check is not None or self.repair):
             raise ValueError(
                 f"policy {self.name} is `kind: action` but has a check or repair: a policy on stored state "
@@ -316,11 +324,39 @@ class DomainPolicy(_Model):
             raise ValueError(f"policy {self.name}: repair needs a check")
         return self
 
+    @property
+    def checked(self) -> bool:
+        """Whether the built data holds it (a state policy or a procedure: it has a `check`)."""
+        return self.kind in ("state", "procedure")
+
+    @property
+    def enforced(self) -> bool:
+        """Whether the tools refuse what breaks it (state and action policies; not procedures)."""
+        return self.kind != "procedure"
+
     def as_rule(self) -> Rule:
-        """A state policy as the build and the audit run it: a rule of kind `policy`."""
+        """A state policy or a procedure as the build and the audit run it: a rule of kind `policy`."""
         assert self.check is not None, f"policy {self.name} is an action policy"
         return Rule(name=self.name, description=self.description, kind="policy", check=self.check,
                     repair=self.repair)
+
+
+class Actors(_Model):
+    """Who an episode can act as (docs/domain-packs.md, "Actors"): the people table, the column a person is
+    named by, and their roles."""
+
+    table: str
+    """The table of people (members, users, employees)."""
+    key: str
+    """The column naming a person uniquely (a UNIQUE or primary key column: card_number, username)."""
+    roles: str | list[str] = Field(default_factory=list)
+    """A column of `table` holding each person's role (text, or a list of text), or the list of roles
+    everyone may hold (`[member]`); empty: actors have no roles."""
+
+    @property
+    def role_column(self) -> str | None:
+        """The column of roles, when `roles` names one."""
+        return self.roles if isinstance(self.roles, str) else None
 
 
 class TimeOrder(_Model):
@@ -376,8 +412,12 @@ class DomainConfig(_Model):
     """`"table.column"` -> hint."""
     rules: list[Rule] = Field(default_factory=list)
     policies: list[DomainPolicy] = Field(default_factory=list)
-    """What the product allows (stated to agents): each a check the built data holds (`kind: state`) or a
-    rule of actions the pack's write tools enforce (`kind: action`)."""
+    """What agents are told: each a check the built data holds (`kind: state`), a rule of actions the
+    pack's write tools enforce (`kind: action`), or a procedure the actor must follow, unenforced and
+    checked on the end state (`kind: procedure`)."""
+    actors: Actors | None = None
+    """Who episodes act as (the tools read `env.actor`); None: the tools take whom they act for as an
+    argument, if at all."""
     time_order: TimeOrder = Field(default_factory=TimeOrder)
     """Corrections to the inferred time order (creation columns, orderings to drop)."""
     grading: dict[str, Any] = Field(default_factory=dict)
@@ -445,6 +485,14 @@ class DomainConfig(_Model):
                 self._generated(table, hint.after, f"columns.{key}.after")
             for group in hint.within or []:
                 self._column(table, group, f"columns.{key}.within")
+        if self.actors is not None:
+            table = self._table(schema, self.actors.table, "actors.table")
+            self._column(table, self.actors.key, "actors.key")
+            if not any([c.lower() for c in u] == [self.actors.key.lower()] for u in table.unique_keys):
+                self.fail("actors.key", f'column "{self.actors.key}" of {table.name} is not a key (PRIMARY '
+                          "KEY or UNIQUE on that column alone): it must name one person.")
+            if self.actors.role_column is not None:
+                self._column(table, self.actors.role_column, "actors.roles")
 
     def _table(self, schema: Schema, name: str, where: str) -> Table:
         if not schema.has_table(name):

@@ -37,6 +37,7 @@ from stateforge.episode.storage import dispose, open_locked, release, remove_dat
 from stateforge.episode.template import content_key, forget, template_for
 from stateforge.errors import StoreError
 from stateforge.schema.model import Schema
+from stateforge.tools.actor import Actor, bind_actor
 from stateforge.tools.context import KeyAllocator
 from stateforge.tools.env import Env
 from stateforge.tools.errors import ToolDefinitionError, ToolError
@@ -69,8 +70,10 @@ class Episode:
         keep: bool,
         persist: bool,
         source: Path | None = None,
+        actor: Actor | None = None,
     ) -> None:
         self._base = base
+        self._actor = actor
         self._source = source or base
         self._path = path
         self._con: duckdb.DuckDBPyConnection | None = con
@@ -96,13 +99,16 @@ class Episode:
         keep: bool = False,
         persist: bool = False,
         pack: str | Path | None = None,
+        actor: Actor | str | None = None,
     ) -> Episode:
         """A new episode over the built database `db_path`.
 
         `toolkit`: the tools callable in it (default: the pack's `tools/`, else the generic toolkit;
         `pack` names a pack folder outside `stateforge/packs/`). `workdir`: where the copy goes (default: the
         system temp folder). `keep`: leave the copy on disk at close. `persist`: no copy, calls write to
-        `db_path` itself (one persisting episode per file in this process).
+        `db_path` itself (one persisting episode per file in this process). `actor`: who the tools act for
+        (`env.actor`), checked against the pack's `actors:` (`bind_actor`: a `NoActor` error when the pack
+        declares none or its people table does not hold them); roles left out are every role they hold.
 
         Without `keep` or `persist` the copy is made from the base's template (`template.py`: the base
         without its audit views, which ATTACH would otherwise rebuild every time), kept in
@@ -139,6 +145,7 @@ class Episode:
                 info = read_domain_info(con, str(base), file_key=key)
                 kit = toolkit or toolkit_for(info.schema, info.name, pack_dir=Path(pack) if pack else None)
                 kit.check(info.schema)
+                bound = bind_actor(con, info.config, actor)
             except BaseException:
                 if persist:
                     con.close()
@@ -152,7 +159,8 @@ class Episode:
                     _PERSISTED.discard(base)
             raise
         return cls(
-            base=base, path=path, con=con, info=info, toolkit=kit, keep=keep, persist=persist, source=source
+            base=base, path=path, con=con, info=info, toolkit=kit, keep=keep, persist=persist, source=source,
+            actor=bound,
         )
 
     # --- what it is -------------------------------------------------------------------------------
@@ -186,6 +194,11 @@ class Episode:
     def now(self) -> Any:
         """The frozen clock every call sees."""
         return self._info.now
+
+    @property
+    def actor(self) -> Actor | None:
+        """Who the tools act for (`env.actor`), or None."""
+        return self._actor
 
     @property
     def rules(self) -> tuple[RuleCheck, ...]:
@@ -282,7 +295,7 @@ class Episode:
             validated = tool.validate(arguments)
         except ToolError as exc:
             return _failed(name, shown, exc)
-        env = Env(con, self._info.index, self._info.now, self._allocator)
+        env = Env(con, self._info.index, self._info.now, self._allocator, actor=self._actor)
         con.execute("BEGIN TRANSACTION")
         try:
             value = _jsonable(tool.run(env, validated))

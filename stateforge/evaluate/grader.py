@@ -214,7 +214,11 @@ class Grader(VerifierAnswers):
             if not v.passed
         ]
         failures = list(dict.fromkeys(f"{m.kind} {m.table}" for m in verdict.mismatches))
-        failures += list(dict.fromkeys(f"{v.kind} check" for v in verifiers if not v.passed))
+        # a policy verifier's failure names the policy (`policy one_copy_per_title`): which rule was broken
+        failures += list(dict.fromkeys(
+            f"policy check {v.name.removeprefix('policy ')}" if v.kind == "policy" else f"{v.kind} check"
+            for v in verifiers if not v.passed
+        ))
         if task.feasible:
             reasons = mismatches + checks
             if declined is not None and reasons:

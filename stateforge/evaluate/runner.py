@@ -374,7 +374,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _instructions(config: Any, now: Any, name: str) -> str:
+def _instructions(config: Any, now: Any, name: str, actor: Any = None) -> str:
     from stateforge.mcp.target import instructions  # the MCP server's wording (imported when asked for)
 
-    return instructions(config, now, name)
+    return instructions(config, now, name, actor=actor)

@@ -27,6 +27,7 @@ from stateforge.mcp.server import McpService
 from stateforge.mcp.sessions import SessionRecord, Sessions
 from stateforge.mcp.target import Target, episode_target, load_target
 from stateforge.tools import Toolkit
+from stateforge.tools.actor import Actor
 
 log = logging.getLogger(__name__)
 
@@ -115,6 +116,7 @@ def serve_mcp(
     idle_timeout: float | None = IDLE_TIMEOUT,
     max_sessions: int = MAX_SESSIONS,
     evict_idle: float | None = EVICT_IDLE,
+    actor: Actor | str | None = None,
 ) -> McpHandle:
     """Serve a built database (or an open `Episode`) over streamable HTTP in a background thread.
 
@@ -124,7 +126,8 @@ def serve_mcp(
     `max_sessions`: open sessions at once (each holds a copy and a DuckDB instance); when full, a new
     session ends the one idle longest if it has been idle `evict_idle` seconds, else it is refused with
     HTTP 503 until one ends. `idle_timeout`: seconds without a request before a session ends.
-    `pack`/`toolkit`: the tools, as `load_target`. Over stdio the process's own stdin/stdout are the
+    `pack`/`toolkit`: the tools, as `load_target`; `actor`: who every session acts as (`--as`; an open
+    `Episode` acts as its own). Over stdio the process's own stdin/stdout are the
     transport: run `stateforge mcp DB` as a child process (the SDK's `StdioServerParameters`) instead.
     """
     if transport != "http":
@@ -134,13 +137,14 @@ def serve_mcp(
             "mcp.StdioServerParameters; to inspect its writes, give it a copy of the database and --persist."
         )
     if isinstance(source, Episode):
-        if persist or toolkit is not None or pack is not None:
+        if persist or toolkit is not None or pack is not None or actor is not None:
             raise ServeError(
-                "serving an open Episode uses its own file and tools: drop persist, pack and toolkit."
+                "serving an open Episode uses its own file, tools and actor: drop persist, pack, toolkit "
+                "and actor."
             )
         sessions = Sessions(episode_target(source), shared=source)
     else:
-        target = load_target(source, pack=pack, toolkit=toolkit)
+        target = load_target(source, pack=pack, toolkit=toolkit, actor=actor)
         sessions = Sessions(target, persist=persist, workdir=workdir, keep=keep)
     sock = bind(host, port)
     if host not in LOOPBACK:

@@ -139,6 +139,7 @@ class Sessions:
                 workdir=self.workdir,
                 keep=self.keep,
                 persist=self.persist,
+                actor=self.target.actor,
             )
         except StoreError as exc:
             if not self.persist:

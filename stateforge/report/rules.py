@@ -53,7 +53,7 @@ def check_rules(
     them); a check carries the build report's figures for it."""
     built = {r.get("name"): r for r in (build or {}).get("rules", [])}
     checks = (domain_checks(schema, config) if schema is not None else
-              list(config.rules) + [p.as_rule() for p in config.policies if p.kind == "state"])
+              list(config.rules) + [p.as_rule() for p in config.policies if p.checked])
     out = [
         _check(con, RuleResult(rule.name, rule.kind, rule.description, rule.check, None,
                                build=built.get(rule.name)))

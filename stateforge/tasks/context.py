@@ -46,6 +46,7 @@ from stateforge.tasks.recipes import CallFailed, Recipe, RecipeDefinitionError, 
 from stateforge.tasks.wording import Style, fields_of, render, same_value
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import Toolkit
+from stateforge.tools.actor import Actor, NoActor
 from stateforge.values import json_row, json_value
 
 SPEAKER_PHRASES = (
@@ -112,6 +113,7 @@ class RecipeContext:
         self._derived: list[Derivation] = []
         self._variant: VariantSpec | None = None
         self._distractors: list[Reference] = []
+        self._actor: Actor | None = None
         self.declined: Infeasibility | None = None
         """Set by `blocked`: this draft is the infeasible task (a refused write after the reads)."""
         self.provenance: dict[str, Any] = {}
@@ -200,8 +202,46 @@ class RecipeContext:
         """The episode the recipe acts on (opened at the first call). Its run of the calls is handed to the
         gate with the draft (`Draft.observed`), which diffs it instead of replaying every call again."""
         if self._episode is None:
-            self._episode = self.workspace.episode(self.toolkit, diffed=True)
+            self._episode = self.workspace.episode(self.toolkit, diffed=True, actor=self._actor)
         return self._episode
+
+    @property
+    def actor(self) -> Actor | None:
+        """Who the task is done as (`act_as`), or None."""
+        return self._actor
+
+    def act_as(self, table: str, key: Mapping[str, Any], roles: Sequence[str] | str = ()) -> Actor:
+        """Do the task as a person: `key` (`{"card_number": "LC00012345"}`, the pack's `actors.key` column)
+        must name exactly one row of `table` (the pack's `actors.table`; recorded as a reference, as
+        `introduce` does), and `roles` be roles they hold (none: every role they hold). Call it before the
+        first tool call: the episode, the gate's replay and every solver's episode act as them."""
+        spec = self.workspace.config.actors
+        where = f"recipe {self.recipe.name}: ctx.act_as({table!r}, {dict(key)!r})"
+        if spec is None:
+            raise RecipeDefinitionError(
+                f"{where}: the pack's domain.yaml declares no `actors:`; declare them "
+                "(`actors: {table: ..., key: ..., roles: ...}`) or do not act as anyone."
+            )
+        if table.lower() != spec.table.lower() or [k.lower() for k in key] != [spec.key.lower()]:
+            raise RecipeDefinitionError(
+                f"{where}: the pack's actors are {spec.table} named by {spec.key}; pass "
+                f"ctx.act_as({spec.table!r}, {{{spec.key!r}: ...}})."
+            )
+        if self._calls:
+            raise RecipeDefinitionError(f"{where}: called after the first tool call; act as them first.")
+        [value] = key.values()
+        self.unique(f"actor {value}", table, **key)
+        wanted = Actor(person=str(value), roles=(roles,) if isinstance(roles, str) else tuple(roles))
+        if self._episode is not None:  # reads made before (none recorded) were made as no one
+            self.close()
+        self._actor = wanted
+        try:
+            actor = self.episode.actor
+        except NoActor as exc:  # a role they do not hold: the situation does not fit the recipe
+            self._actor = None
+            raise Skip("actor not bound", str(exc)) from None
+        self._actor = actor
+        return actor
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *, step: str | None = None) -> Any:
         """Call a tool on the episode, record it as a reference call, and return its value.
@@ -454,6 +494,7 @@ class RecipeContext:
                 infeasible=self.declined,
                 provenance=provenance,
                 observed=observed,
+                actor=self._actor,
             )
             return declined, None
         draft = Draft(
@@ -467,6 +508,7 @@ class RecipeContext:
             derived=list(self._derived),
             provenance=provenance,
             observed=observed,
+            actor=self._actor,
         )
         return draft, (self._make_variant(draft) if self._variant is not None else None)
 
@@ -510,7 +552,16 @@ class RecipeContext:
             derived=[Derivation(value=_swap_json(d.value, swap), how=d.how) for d in draft.derived],
             infeasible=Infeasibility(kind=spec.kind, because=spec.because, policy=spec.policy),
             provenance=dict(draft.provenance),
+            actor=_swap_actor(draft.actor, spec.swap),
         )
+
+
+def _swap_actor(actor: Actor | None, swap: Mapping[Any, Any]) -> Actor | None:
+    """The variant's actor: the person swapped like every other value (the swapped person speaks, in the
+    same roles; the gate rejects the variant when they do not hold them)."""
+    if actor is None:
+        return None
+    return actor.model_copy(update={"person": str(_swap_raw(actor.person, swap))})
 
 
 def _swap_raw(value: Any, swap: Mapping[Any, Any]) -> Any:

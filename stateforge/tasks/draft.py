@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from stateforge.diff import Diff
 from stateforge.tasks.model import Derivation, Infeasibility, Reference
+from stateforge.tools.actor import Actor
 
 if TYPE_CHECKING:
     from stateforge.episode import Episode, ToolResult
@@ -79,6 +80,8 @@ class Draft:
     infeasible: Infeasibility | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     """generator, recipe or model, seed, attempt, prompt_hashes, details (see `Provenance`)."""
+    actor: Actor | None = None
+    """Who the calls are made as (`ctx.act_as`); the gate replays them as this actor."""
     observed_diff: Diff | None = None
     """The diff the generator saw on its own episode, if it computed one: the replay must give the same."""
     observed: Observed | None = field(default=None, repr=False, compare=False)

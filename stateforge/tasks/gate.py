@@ -47,6 +47,7 @@ from stateforge import __version__
 from stateforge.diff import DiffError, Policy
 from stateforge.diff.policy import normalize_text
 from stateforge.episode import ToolResult
+from stateforge.errors import DomainError
 from stateforge.tasks.difficulty import difficulty, knob_count, structure
 from stateforge.tasks.draft import Call, Draft, Observed
 from stateforge.tasks.hidden import LOOSE, HiddenCheck, unreachable, written
@@ -292,11 +293,17 @@ class Gate:
 
     @contextmanager
     def _replay(self, draft: Draft, *, writes_only: bool = False) -> Iterator[Replayed]:
-        """Run the draft's calls on a fresh episode, stopping at the first failure; yield the end state.
-        The generator's own run stands for the first replay when it handed one over (the module
-        docstring); `writes_only` leaves the reads out."""
+        """Run the draft's calls on a fresh episode, as the task's actor, stopping at the first failure;
+        yield the end state. The generator's own run stands for the first replay when it handed one over
+        (the module docstring); `writes_only` leaves the reads out."""
         seen = None if writes_only else self._observed(draft)
-        episode = seen.episode if seen is not None else self.workspace.episode(self.toolkit)
+        if seen is not None:
+            episode = seen.episode
+        else:
+            try:
+                episode = self.workspace.episode(self.toolkit, actor=draft.actor)
+            except DomainError as exc:  # the actor is no one of the people table, or lacks the role
+                raise Rejected("invalid", f"actor: {exc}") from None
         calls, results, failure = [], [], None
         given = iter(seen.results) if seen is not None else None
         try:
@@ -438,6 +445,7 @@ class Gate:
             verifiers=verifiers,
             provenance=provenance,
             references=list(draft.references),
+            actor=draft.actor,
         )
         return task.model_copy(update={"id": content_id(task.model_dump(mode="json"))})
 
@@ -488,4 +496,5 @@ def draft_of(task: Task) -> Draft:
             "knobs": task.provenance.knobs,
             "distractors": [d.model_dump(mode="json") for d in task.provenance.distractors],
         },
+        actor=task.actor,
     )

@@ -7,6 +7,9 @@
                      {"position": Expr("position - 1")})
     env.delete("playlists", {"playlist_id": pid})
 
+`env.actor` is who the episode acts as (`stateforge.tools.actor`: the person's key and roles), or None when
+the episode acts as no one; `env.acting()` is the actor, or a `ToolError` saying no one is signed in.
+
 Reads run one SELECT each (no writes, no wall clock, no randomness; checked once per SQL text). Writes
 enforce the model's foreign keys with their ON DELETE / ON UPDATE actions, VARCHAR(n) lengths, and turn
 DuckDB's key, NOT NULL and CHECK failures into `ConstraintError`s naming table, column and value. All of a
@@ -30,6 +33,7 @@ import duckdb
 
 from stateforge.schema.model import Schema, Table
 from stateforge.store.sql import quote_ident, table_ref
+from stateforge.tools.actor import Actor
 from stateforge.tools.context import Changes, Frag, KeyAllocator, SchemaIndex, WriteContext
 from stateforge.tools.deletes import delete_rows
 from stateforge.tools.errors import CallCancelled, ToolDefinitionError, ToolError
@@ -62,9 +66,11 @@ class Env:
         index: SchemaIndex,
         now: dt.datetime,
         allocator: KeyAllocator | None = None,
+        actor: Actor | None = None,
     ) -> None:
         self._ctx = WriteContext(con=con, index=index, allocator=allocator or KeyAllocator())
         self._now = now
+        self._actor = actor
         self._cancel = _CANCEL.get()
         self.reads: set[str] = set()
         """Tables the tool's queries read (lower case), for the check against its declaration."""
@@ -77,6 +83,25 @@ class Env:
     def now(self) -> dt.datetime:
         """The episode's frozen clock: the same for every call (never the wall clock)."""
         return self._now
+
+    @property
+    def actor(self) -> Actor | None:
+        """Who the episode acts as (`actor.person`: their key in the pack's people table, `actor.roles`),
+        or None when it acts as no one (a pack without `actors:`, an episode opened without one)."""
+        return self._actor
+
+    def acting(self, role: str | None = None) -> Actor:
+        """The actor; a `ToolError` when the episode acts as no one, or (with `role`) when the actor does
+        not hold `role`. A tool that acts for someone calls it first."""
+        if self._actor is None:
+            raise ToolError(
+                "no one is signed in to this session, so there is no one to act for; the session must be "
+                "opened as a person (stateforge mcp ... --as PERSON, or the task's actor)."
+            )
+        if role is not None and not self._actor.has_role(role):
+            held = ", ".join(self._actor.roles) or "none"
+            raise ToolError(f"{self._actor.person} acts as {held}, not {role}: only a {role} may do this.")
+        return self._actor
 
     @property
     def today(self) -> dt.date:

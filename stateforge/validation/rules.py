@@ -272,8 +272,8 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
 def domain_checks(schema: Schema, config: DomainConfig) -> list[Rule]:
     """Every check the built data must hold, in the order the build repairs them: the time order inferred
     from the DDL (`stateforge.validation.time_order`, parents first), the text of `values_by` hints
-    (`stateforge.validation.text_fit`), the domain's rules (consistency,
-    family, limit, text), then its state policies (kind `policy`)."""
+    (`stateforge.validation.text_fit`), the domain's rules (consistency, family, limit, text), then its
+    state policies and procedures (kind `policy`)."""
     from stateforge.graph import plan_fill
     from stateforge.validation.text_fit import text_rules
     from stateforge.validation.time_order import time_rules
@@ -283,7 +283,7 @@ def domain_checks(schema: Schema, config: DomainConfig) -> list[Rule]:
     except Exception:  # an unplannable schema is reported by the fill itself; keep the DDL's order
         order = schema.table_names
     return (time_rules(schema, config, order) + text_rules(schema, config) + list(config.rules)
-            + [p.as_rule() for p in config.policies if p.kind == "state"])
+            + [p.as_rule() for p in config.policies if p.checked])
 
 
 def apply_rules(

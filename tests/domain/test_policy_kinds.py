@@ -32,6 +32,7 @@ def test_a_policy_with_neither_check_nor_action_is_a_load_error_naming_it(tmp_pa
 @pytest.mark.parametrize("body, message", [
     ("    kind: action\n    check: SELECT 1\n", "is `kind: action` but has a check"),
     ("    kind: state\n", "is `kind: state` but has no check"),
+    ("    kind: procedure\n", "is `kind: procedure` but has no check"),
 ])
 def test_a_misclassified_policy_is_a_load_error(tmp_path: Path, body: str, message: str) -> None:
     path = _write(tmp_path, "  - name: p\n    description: d.\n" + body)
@@ -55,3 +56,23 @@ def test_a_state_policy_is_held_by_the_build() -> None:
     [report] = apply_rules(con, schema, config)
     assert (report.name, report.kind, report.found) == ("cart_limit", "policy", 1)
     assert con.execute("SELECT list(item_id ORDER BY item_id) FROM items").fetchall()[0][0] == [1, 2, 4]
+
+
+def test_a_procedure_is_checked_on_built_data_but_not_enforced_and_is_told_apart(tmp_path: Path) -> None:
+    import datetime as dt
+
+    from stateforge.mcp.target import instructions
+    from stateforge.tools.actor import Actor
+
+    path = _write(tmp_path, "  - name: cap\n    kind: action\n    description: At most five.\n"
+                            "  - name: four_eyes\n    kind: procedure\n    description: Ask a colleague.\n"
+                            "    check: SELECT 1 WHERE FALSE\n")
+    config = load_config(path)
+    procedure = config.policies[1]
+    assert (procedure.checked, procedure.enforced) == (True, False)
+    assert (config.policies[0].checked, config.policies[0].enforced) == (False, True)
+    said = instructions(config, dt.datetime(2026, 6, 30, 12), "shop", actor=Actor(person="ana"))
+    tools_refuse, follow = said.split("Procedures you must follow")
+    assert "At most five." in tools_refuse and "Ask a colleague." not in tools_refuse
+    assert "Ask a colleague." in follow
+    assert "You act for" not in said  # the config declares no actors: no one to name

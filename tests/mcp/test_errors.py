@@ -57,9 +57,10 @@ CASES: dict[str, dict[str, Any]] = {
             "card": "SELECT card_number FROM members ORDER BY member_id LIMIT 1",
             "lent": "SELECT barcode FROM copies WHERE status <> 'on_shelf' ORDER BY copy_id LIMIT 1",
         },
-        "wrong_type": ("borrow_copy", {"card_number": 5, "barcode": "{lent}"}, "card_number", "a string"),
-        "not_found": ("borrow_copy", {"card_number": "{card}", "barcode": "NO-SUCH-COPY"}, "barcode"),
-        "refusal": ("borrow_copy", {"card_number": "{card}", "barcode": "{lent}"}, "shelf_copies_only"),
+        "actor": "card",  # the library's tools act for the signed-in member (--as), named by card
+        "wrong_type": ("borrow_copy", {"barcode": 5}, "barcode", "a string"),
+        "not_found": ("borrow_copy", {"barcode": "NO-SUCH-COPY"}, "barcode"),
+        "refusal": ("borrow_copy", {"barcode": "{lent}"}, "shelf_copies_only"),
     },
 }
 
@@ -82,7 +83,8 @@ def test_every_pack_fails_in_one_shape_over_mcp(pack: str, tmp_path: Path, tmp_p
                 for what in ("wrong_type", "not_found", "refusal")
             }
 
-    with serve_mcp(db, port=0, workdir=tmp_path) as handle:
+    actor = found[case["actor"]] if "actor" in case else None
+    with serve_mcp(db, port=0, workdir=tmp_path, actor=actor) as handle:
         got = anyio.run(session, handle.url)
         hidden = internal_names(handle.target.toolkit)
     for what, result in got.items():

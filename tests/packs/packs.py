@@ -35,6 +35,7 @@ TOP_KEYS = {
     "columns",
     "rules",
     "policies",
+    "actors",
     "time_order",
 }
 TABLE_KEYS = {"rows", "scale", "description", "per_parent"}
