@@ -137,9 +137,12 @@ class Story:
         self.ctx.distractor(entity, sql, params)
         self.knob("boundary_distractor", entity)
 
-    def blocked(self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str) -> None:
-        """End an infeasible storyline: `tool` must be refused; the task is then to decline (`because`)."""
-        self.ctx.blocked(tool, arguments, kind=kind, because=because)
+    def blocked(
+        self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str, policy: str | None = None
+    ) -> None:
+        """End an infeasible storyline: `tool` must be refused (by `policy`, when named); the task is then
+        to decline (`because`)."""
+        self.ctx.blocked(tool, arguments, kind=kind, because=because, policy=policy)
         self.knob("found_by_working", because)
 
 

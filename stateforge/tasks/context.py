@@ -221,9 +221,12 @@ class RecipeContext:
             )
         return self.call(tool, arguments, step=step)
 
-    def blocked(self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str) -> None:
+    def blocked(
+        self, tool: str, arguments: Mapping[str, Any], *, kind: str, because: str, policy: str | None = None
+    ) -> None:
         """Make the write the domain refuses (the blocker found by working) and end the draft as an
-        infeasible task to decline with `because`. `Skip` when the tool does not refuse it."""
+        infeasible task to decline with `because`. `Skip` when the tool does not refuse it. `policy`: the
+        domain.yaml policy whose refusal proves it (the gate then requires exactly that one)."""
         if kind not in INFEASIBLE_KINDS:
             raise RecipeDefinitionError(f"recipe {self.recipe.name}: infeasible kind {kind!r}.")
         result = self.episode.call(tool, dict(arguments))
@@ -232,7 +235,7 @@ class RecipeContext:
         if result.error_kind not in ("tool", "constraint", "rule"):
             raise CallFailed(tool, result.error_kind, result.error)
         self._calls.append(Call(tool=tool, arguments=result.arguments))
-        self.declined = Infeasibility(kind=kind, because=because)
+        self.declined = Infeasibility(kind=kind, because=because, policy=policy)
 
     def state(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows of one SELECT on the episode as it is now (after the calls so far)."""
