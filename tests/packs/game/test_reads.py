@@ -13,7 +13,9 @@ pytestmark = pytest.mark.xdist_group("game_pack")
 
 
 def test_hero_search_applies_every_filter_and_pages_cover_the_roster(reader: Episode):
-    found = ok(reader, "search_heroes", role="mage", lane="mid", sort_by="price_gold", descending=True, limit=50)
+    found = ok(
+        reader, "search_heroes", role="mage", lane="mid", sort_by="price_gold", descending=True, limit=50
+    )
     expected = scalar(
         reader,
         "SELECT count(*) FROM heroes AS h JOIN hero_roles AS r USING (role_id) WHERE r.name = 'Mage' "

@@ -31,7 +31,17 @@ from stateforge.tasks.compose import Step, Story, Storyline, step
 from .common import RELATION_WORDS, in_list, introduce, not_banned
 
 SPECIAL = ("close_friend", "bestie", "mentor")
-TIERS_ORDER = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
+TIERS_ORDER = (
+    "bronze",
+    "silver",
+    "gold",
+    "platinum",
+    "diamond",
+    "starshine",
+    "master",
+    "grandmaster",
+    "king",
+)
 PRICE_POINTS = (5888, 8888, 13888, 18888)
 GG_SUBJECTS = ("GG, thanks for the games", "Thanks for teaming up!", "GG WP, let's queue again")
 ELDER_SUBJECTS = ("Welcome to the elders", "You're an elder now", "Congrats on elder!")
@@ -58,7 +68,8 @@ def _friend_ids(story: Story, player_id: int, nicknames: list[str]) -> list[int]
 def _friendship_count(player_id: int, ids: list[int]) -> str:
     ids_sql = in_list(ids)
     return (
-        f"SELECT count(*) AS n FROM friendships WHERE (player_a_id = {player_id} AND player_b_id IN {ids_sql})"
+        f"SELECT count(*) AS n FROM friendships WHERE (player_a_id = {player_id} AND player_b_id IN "
+        f"{ids_sql})"
         f" OR (player_b_id = {player_id} AND player_a_id IN {ids_sql})"
     )
 
@@ -70,11 +81,13 @@ def cast_social_player(story: Story) -> None:
     """A player (not banned) with 20-300 friends and 10 or more matches."""
     ctx = story.ctx
     user = ctx.pick(
-        "WITH f AS (SELECT player_a_id AS pid FROM friendships UNION ALL SELECT player_b_id FROM friendships), "
+        "WITH f AS (SELECT player_a_id AS pid FROM friendships UNION ALL SELECT player_b_id FROM "
+        "friendships), "
         "n AS (SELECT pid, count(*) AS friends FROM f GROUP BY pid), "
         "k AS (SELECT player_id, count(*) AS matches FROM match_participants GROUP BY player_id) "
         "SELECT p.player_id, p.nickname FROM players AS p JOIN n ON n.pid = p.player_id JOIN k ON "
-        f"k.player_id = p.player_id WHERE {not_banned(ctx)} AND n.friends BETWEEN 20 AND 300 AND k.matches >= 10",
+        f"k.player_id = p.player_id WHERE {not_banned(ctx)} AND n.friends BETWEEN 20 AND 300 AND k.matches "
+        ">= 10",
         what="player with friends and matches",
     )
     story["user"] = user
@@ -135,7 +148,8 @@ def cast_ranked_veteran(story: Story) -> None:
     diamonds and 3+ heroes."""
     ctx = story.ctx
     user = ctx.pick(
-        f"SELECT p.player_id, p.nickname, p.diamonds FROM players AS p JOIN ({_ranked_seasons_sql(True)}) AS r "
+        f"SELECT p.player_id, p.nickname, p.diamonds FROM players AS p JOIN ({_ranked_seasons_sql(True)}) "
+        "AS r "
         f"ON r.player_id = p.player_id WHERE {not_banned(ctx)} AND r.seasons >= 2 AND p.diamonds >= 1000 "
         "AND (SELECT count(*) FROM player_heroes AS o WHERE o.player_id = p.player_id) >= 3 AND NOT EXISTS "
         "(SELECT 1 FROM mail AS m WHERE m.recipient_id = p.player_id AND m.category = 'season_reward' AND "
@@ -210,7 +224,9 @@ def prune_quiet_friends(story: Story) -> None:
         gone = [
             r
             for r in quiet
-            if r["relation"] == "friend" and (tag is None or r["clan_tag"] != tag) and r["nickname"] not in mates
+            if r["relation"] == "friend"
+            and (tag is None or r["clan_tag"] != tag)
+            and r["nickname"] not in mates
         ]
         return gone, len(quiet) - len(gone)
 
@@ -229,7 +245,8 @@ def prune_quiet_friends(story: Story) -> None:
     story.distractor(
         f"a friend of {nick} last seen on {cutoff} (stays)",
         "SELECT count(*) FROM players AS p WHERE CAST(p.last_login_at AS DATE) = ? AND p.player_id IN "
-        "(SELECT player_b_id FROM friendships WHERE player_a_id = ? UNION SELECT player_a_id FROM friendships "
+        "(SELECT player_b_id FROM friendships WHERE player_a_id = ? UNION SELECT player_a_id FROM "
+        "friendships "
         "WHERE player_b_id = ?)",
         [cutoff, user["player_id"], user["player_id"]],
     )
@@ -237,7 +254,8 @@ def prune_quiet_friends(story: Story) -> None:
     story.say(
         [
             "My friend list is a mess. Remove every friend who hasn't logged in since {cutoff}, but keep the "
-            "ones I've given a special relation,{clan} and anyone who's been on my team in one of my matches.",
+            "ones I've given a special relation,{clan} and anyone who's been on my team in one of my "
+            "matches.",
             "Please clean up my friends: drop everyone whose last login is before {cutoff}. Don't touch my "
             "special relations,{clan} or people I've played on the same side with in any match of mine.",
         ],
@@ -271,7 +289,8 @@ def closest_becomes_special(story: Story) -> None:
         raise Skip("closest friends tied")
     relation = story.rng.choice(SPECIAL)
     story.call(
-        "set_friend_relation", {"player": user["nickname"], "friend": plain[0]["nickname"], "relation": relation}
+        "set_friend_relation",
+        {"player": user["nickname"], "friend": plain[0]["nickname"], "relation": relation},
     )
     story.knob("aggregation", "the most intimacy among the plain friends left")
     story.say(
@@ -354,8 +373,9 @@ def rated_teammates(story: Story) -> None:
     for below in cuts:
         mark = round(below + 0.1, 1)
         good = sorted(
-            n for n, rows in mates.items() if any(p["rating"] is not None and float(p["rating"]) >= mark
-                                                for p in rows)
+            n
+            for n, rows in mates.items()
+            if any(p["rating"] is not None and float(p["rating"]) >= mark for p in rows)
         )
         if 3 <= len(good) <= 60 and mark not in ratings:
             break
@@ -366,7 +386,8 @@ def rated_teammates(story: Story) -> None:
     story.knob("solver_filtering", f"teammates rated {mark} or more in any shared match")
     story.distractor(
         f"a teammate of {user['nickname']} rated {below} (just under {mark})",
-        "SELECT count(*) FROM match_participants AS me JOIN match_participants AS t ON t.match_id = me.match_id "
+        "SELECT count(*) FROM match_participants AS me JOIN match_participants AS t ON t.match_id = "
+        "me.match_id "
         "AND t.side = me.side AND t.player_id <> me.player_id WHERE me.player_id = ? AND t.rating = ?",
         [user["player_id"], below],
     )
@@ -409,8 +430,10 @@ def befriend_good(story: Story) -> None:
             "Send each of them who isn't my friend yet a friend request with the note {note:q} (if someone "
             "already sent me one, just accept theirs; skip anyone I've already asked), and mail any who are "
             "already my friends with the subject {subject:q}.",
-            "The ones not on my friend list should get a friend request saying {note:q}, unless they've asked "
-            "me first (then accept it) or my request to them is still open; any who are already my friends get "
+            "The ones not on my friend list should get a friend request saying {note:q}, unless they've "
+            "asked "
+            "me first (then accept it) or my request to them is still open; any who are already my friends "
+            "get "
             "a mail from me titled {subject:q}.",
         ],
         note=note,
@@ -425,7 +448,8 @@ def befriend_good(story: Story) -> None:
     ids = _friend_ids(story, user["player_id"], ask)
     story.ctx.goal(
         "a request is pending to each new teammate",
-        f"SELECT count(*) AS n FROM friend_requests WHERE sender_id = ? AND status = 'pending' AND recipient_id "
+        "SELECT count(*) AS n FROM friend_requests WHERE sender_id = ? AND status = 'pending' AND "
+        "recipient_id "
         f"IN {in_list(ids)}",
         [user["player_id"]],
         expected=[{"n": len(ids)}],
@@ -453,16 +477,27 @@ def _shop_choice(story: Story, rows: list[dict[str, Any]], gold: int, *, afforda
                     picked = [
                         r
                         for r in rows
-                        if r["role"] in (a, b) and r["price_gold"] <= cap and not (no_hard and r["difficulty"] == 3)
+                        if r["role"] in (a, b)
+                        and r["price_gold"] <= cap
+                        and not (no_hard and r["difficulty"] == 3)
                     ]
                     total = sum(r["price_gold"] for r in picked)
                     over = [r for r in rows if r["role"] in (a, b) and r["price_gold"] > cap]
                     fits = total <= gold if affordable else gold < total <= gold * 1.15
                     if 4 <= len(picked) <= 30 and fits and over:
-                        options.append({"roles": (a, b), "cap": cap, "no_hard": no_hard, "heroes": picked,
-                                        "total": total})
+                        options.append(
+                            {
+                                "roles": (a, b),
+                                "cap": cap,
+                                "no_hard": no_hard,
+                                "heroes": picked,
+                                "total": total,
+                            }
+                        )
     if not options:
-        raise Skip("no roles and cap that fit the gold" if affordable else "no shopping list just over the gold")
+        raise Skip(
+            "no roles and cap that fit the gold" if affordable else "no shopping list just over the gold"
+        )
     return story.rng.choice(options)
 
 
@@ -479,18 +514,25 @@ def shop_list(story: Story) -> None:
     choice = _shop_choice(story, rows, profile["gold"], affordable=story.storyline.feasible)
     a, b = choice["roles"]
     story["shopping"] = choice
-    story.knob("solver_filtering", "two roles, a gold cap" + (", not difficulty 3" if choice["no_hard"] else ""))
-    story.knob("aggregation", f"{len(choice['heroes'])} heroes for {choice['total']} gold against the balance")
+    story.knob(
+        "solver_filtering", "two roles, a gold cap" + (", not difficulty 3" if choice["no_hard"] else "")
+    )
+    story.knob(
+        "aggregation", f"{len(choice['heroes'])} heroes for {choice['total']} gold against the balance"
+    )
     story.distractor(
         f"a {a} or {b} hero {user['nickname']} lacks, priced over {choice['cap']}",
-        "SELECT count(*) FROM heroes AS h JOIN hero_roles AS r ON r.role_id = h.role_id WHERE list_contains(?, "
-        "r.name) AND h.price_gold > ? AND h.hero_id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = ?)",
+        "SELECT count(*) FROM heroes AS h JOIN hero_roles AS r ON r.role_id = h.role_id WHERE "
+        "list_contains(?, "
+        "r.name) AND h.price_gold > ? AND h.hero_id NOT IN (SELECT hero_id FROM player_heroes WHERE "
+        "player_id = ?)",
         [[a, b], choice["cap"], user["player_id"]],
     )
     hard = " Leave out the ones with difficulty 3, they're too hard for me." if choice["no_hard"] else ""
     story.say(
         [
-            "I've been saving gold to fill out my {a} and {b} heroes: buy every {a} and every {b} I don't own "
+            "I've been saving gold to fill out my {a} and {b} heroes: buy every {a} and every {b} I don't "
+            "own "
             "yet whose gold price is at most {cap}, all paid with gold.{hard}",
             "Time to spend my gold. I want each {a} and {b} hero I'm missing that costs {cap} gold or less, "
             "bought with gold.{hard}",
@@ -522,7 +564,8 @@ def buy_list_over_budget(story: Story) -> None:
     user, choice = story["user"], story["shopping"]
     story.say(
         [
-            "Buy them all in one go, and if my gold doesn't cover every one of them, don't buy any and tell me "
+            "Buy them all in one go, and if my gold doesn't cover every one of them, don't buy any and tell "
+            "me "
             "how much I'm short.",
             "It's all of them or none: if I can't afford the whole lot, leave my gold alone.",
         ]
@@ -532,8 +575,8 @@ def buy_list_over_budget(story: Story) -> None:
         {"player": user["nickname"], "heroes": [h["name"] for h in choice["heroes"]], "currency": "gold"},
         kind="capacity",
         policy="purchases",
-        because=f"the {len(choice['heroes'])} heroes cost {choice['total']} gold, more than the player has, so "
-        "nothing is bought",
+        because=f"the {len(choice['heroes'])} heroes cost {choice['total']} gold, more than the player "
+        "has, so nothing is bought",
     )
 
 
@@ -562,14 +605,17 @@ def copy_top_builds(story: Story) -> None:
     story.say(
         [
             "Then, for each hero I just bought, copy its most-liked official build into my builds (they can "
-            "stay private; if two are tied on likes take the newer one, and skip heroes with no official build).",
+            "stay private; if two are tied on likes take the newer one, and skip heroes with no official "
+            "build).",
             "After that, give me the top official build of every new hero: copy the one with the most likes "
-            "(the newer one on a tie) as a private build of mine. Heroes without an official build I'll skip.",
+            "(the newer one on a tie) as a private build of mine. Heroes without an official build I'll "
+            "skip.",
         ]
     )
     story.ctx.goal(
         "one copied build per new hero with an official build",
-        "SELECT count(*) AS n FROM hero_builds AS b JOIN heroes AS h ON h.hero_id = b.hero_id WHERE b.player_id "
+        "SELECT count(*) AS n FROM hero_builds AS b JOIN heroes AS h ON h.hero_id = b.hero_id WHERE "
+        "b.player_id "
         "= ? AND list_contains(?, h.name) AND NOT b.is_public",
         [user["player_id"], story["bought"]],
         expected=[{"n": len(copies)}],
@@ -635,7 +681,8 @@ def find_idle_members(story: Story) -> None:
     )
     story.say(
         [
-            "I'm reorganising my clan. First, every ordinary member (not the elders) who hasn't played a single "
+            "I'm reorganising my clan. First, every ordinary member (not the elders) who hasn't played a "
+            "single "
             "match since {cutoff} has to go.",
             "Time to tidy up the clan: remove each plain member, elders aside, who has no match on or after "
             "{cutoff}.",
@@ -688,7 +735,8 @@ def promote_top(story: Story) -> None:
     ids = _friend_ids(story, user["player_id"], promoted)
     story.ctx.goal(
         "the promoted members are elders (or the new leader)",
-        f"SELECT count(*) AS n FROM clan_members WHERE role IN ('elder', 'leader') AND player_id IN {in_list(ids)}",
+        "SELECT count(*) AS n FROM clan_members WHERE role IN ('elder', 'leader') AND player_id IN "
+        f"{in_list(ids)}",
         expected=[{"n": k}],
     )
 
@@ -739,9 +787,11 @@ def shrink_too_far(story: Story) -> None:
         raise Skip("the clan left would be under ten places")
     story.say(
         [
-            "After that, cut the clan down to {size} places. It's all or nothing: if the members who are left "
+            "After that, cut the clan down to {size} places. It's all or nothing: if the members who are "
+            "left "
             "wouldn't fit in {size}, don't remove anyone or change anything, just tell me.",
-            "Then I want the clan's size set to {size}; if the ones staying don't fit in that, leave the clan "
+            "Then I want the clan's size set to {size}; if the ones staying don't fit in that, leave the "
+            "clan "
             "exactly as it is.",
         ],
         size=size,
@@ -751,7 +801,8 @@ def shrink_too_far(story: Story) -> None:
         {"player": user["nickname"], "max_members": size},
         kind="capacity",
         policy="clan_membership",
-        because=f"{left} members would stay after the clean-up, more than {size} places, so nothing is changed",
+        because=f"{left} members would stay after the clean-up, more than {size} places, so nothing is "
+        "changed",
     )
 
 
@@ -803,7 +854,8 @@ def claim_ended_seasons(story: Story) -> None:
     )
     story.ctx.goal(
         "one season-reward mail per season claimed",
-        "SELECT count(*) AS n FROM mail WHERE recipient_id = ? AND category = 'season_reward' AND subject LIKE "
+        "SELECT count(*) AS n FROM mail WHERE recipient_id = ? AND category = 'season_reward' AND subject "
+        "LIKE "
         "'Season rewards: %'",
         [user["player_id"]],
         expected=[{"n": len(claimed)}],
@@ -847,24 +899,32 @@ def skins_for_role(story: Story) -> None:
     total = sum(p["price"] for p in picks)
     if total > profile["diamonds"]:
         raise Skip("the skins cost more than the diamonds")
-    story.call("buy_skins", {"player": nick, "skins": [{"skin": p["skin"], "hero": p["hero"]} for p in picks]})
+    story.call(
+        "buy_skins", {"player": nick, "skins": [{"skin": p["skin"], "hero": p["hero"]} for p in picks]}
+    )
     for pick in picks:
         story.call("equip_skin", {"player": nick, "skin": pick["skin"], "hero": pick["hero"]})
     story.knob("aggregation", f"the cheapest skin per {role} hero, {total} diamonds against the balance")
     story.say(
         [
-            "Then, with the diamonds, buy for each of my {role} heroes the cheapest skin I don't have yet (limited "
-            "ones aren't sold; if several cost the same, take the most recently released) and put each new skin "
+            "Then, with the diamonds, buy for each of my {role} heroes the cheapest skin I don't have yet "
+            "(limited "
+            "ones aren't sold; if several cost the same, take the most recently released) and put each new "
+            "skin "
             "on its hero.",
-            "After that I'd like a new look for every {role} I own: the cheapest skin of each that I don't own, "
-            "the newest one when prices tie, leaving out limited editions. Buy them with diamonds and equip them.",
+            "After that I'd like a new look for every {role} I own: the cheapest skin of each that I don't "
+            "own, "
+            "the newest one when prices tie, leaving out limited editions. Buy them with diamonds and equip "
+            "them.",
         ],
         role=role,
     )
     story.ctx.goal(
         "the new skins are owned and worn",
-        "SELECT count(*) AS n FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id JOIN heroes AS h "
-        "ON h.hero_id = s.hero_id WHERE ps.player_id = ? AND ps.is_equipped AND list_contains(?, h.name || '/' "
+        "SELECT count(*) AS n FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id JOIN heroes "
+        "AS h "
+        "ON h.hero_id = s.hero_id WHERE ps.player_id = ? AND ps.is_equipped AND list_contains(?, h.name || "
+        "'/' "
         "|| s.name)",
         [user["player_id"], [f"{p['hero']}/{p['skin']}" for p in picks]],
         expected=[{"n": len(picks)}],
@@ -885,9 +945,11 @@ def claim_too_early(story: Story) -> None:
     short = current[0]["name"].split(" ")[0]
     story.say(
         [
-            "Claim my ranked rewards for every season I've played ranked in, {short} included. All at once: if "
+            "Claim my ranked rewards for every season I've played ranked in, {short} included. All at once: "
+            "if "
             "any of them can't be claimed yet, don't claim any and tell me why.",
-            "I want the rewards of all my ranked seasons, the current {short} as well, and only all together: "
+            "I want the rewards of all my ranked seasons, the current {short} as well, and only all "
+            "together: "
             "if one of them isn't claimable, claim none.",
         ],
         short=short,
