@@ -102,7 +102,7 @@ def main() -> int:
 
     db = artifacts_dir() / args.pack / f"{args.pack}.duckdb"
     if not db.is_file():
-        subprocess.run([sys.executable, "-m", "stateforge", "build-domain", args.pack], check=True)
+        subprocess.run([sys.executable, "-m", "stateforge.cli", "build-domain", args.pack], check=True)
     found: dict[str, Any] = {}
     path = args.tasks
     if path is None:
@@ -119,7 +119,7 @@ def main() -> int:
 
     with Workspace(db) as ws:
         toolkit = toolkit_for(ws.schema, ws.domain, pack_dir=schemas_dir() / args.pack)
-        write_tools = {name for name in toolkit.names() if toolkit[name].kind == "write"}
+        write_tools = {name for name in toolkit.names if toolkit[name].kind == "write"}
     found.update(measures(tasks, write_tools))
     if not args.no_eval:
         from stateforge.evaluate.runner import evaluate

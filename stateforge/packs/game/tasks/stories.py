@@ -45,6 +45,11 @@ TIERS_ORDER = (
 PRICE_POINTS = (5888, 8888, 13888, 18888)
 GG_SUBJECTS = ("GG, thanks for the games", "Thanks for teaming up!", "GG WP, let's queue again")
 ELDER_SUBJECTS = ("Welcome to the elders", "You're an elder now", "Congrats on elder!")
+UNCLAIMED_MAIL = (
+    "SELECT count(*) AS n FROM mail AS m WHERE m.recipient_id = ? AND NOT m.is_deleted AND m.expires_at > ? "
+    "AND EXISTS (SELECT 1 FROM mail_attachments AS a WHERE a.mail_id = m.mail_id AND a.claimed_at IS NULL)"
+)
+"""A player's mail still in the mailbox with rewards to claim (bind the player id and 'now')."""
 REQUEST_NOTES = ("GG, let's team up again!", "Add me for duo queue", "Nice games together")
 
 
@@ -78,7 +83,7 @@ def _friendship_count(player_id: int, ids: list[int]) -> str:
 
 
 def cast_social_player(story: Story) -> None:
-    """A player (not banned) with 20-300 friends and 10 or more matches."""
+    """A player (not banned) with 20-300 friends and 12 or more matches."""
     ctx = story.ctx
     user = ctx.pick(
         "WITH f AS (SELECT player_a_id AS pid FROM friendships UNION ALL SELECT player_b_id FROM "
@@ -87,7 +92,7 @@ def cast_social_player(story: Story) -> None:
         "k AS (SELECT player_id, count(*) AS matches FROM match_participants GROUP BY player_id) "
         "SELECT p.player_id, p.nickname FROM players AS p JOIN n ON n.pid = p.player_id JOIN k ON "
         f"k.player_id = p.player_id WHERE {not_banned(ctx)} AND n.friends BETWEEN 20 AND 300 AND k.matches "
-        ">= 10",
+        ">= 12",
         what="player with friends and matches",
     )
     story["user"] = user
@@ -95,13 +100,13 @@ def cast_social_player(story: Story) -> None:
 
 
 def cast_regular_player(story: Story) -> None:
-    """A player (not banned) with 10 or more matches."""
+    """A player (not banned) with 12 or more matches."""
     ctx = story.ctx
     user = ctx.pick(
         "SELECT p.player_id, p.nickname FROM players AS p WHERE "
         f"{not_banned(ctx)} AND (SELECT count(*) FROM match_participants AS mp WHERE mp.player_id = "
-        "p.player_id) >= 10",
-        what="player with 10+ matches",
+        "p.player_id) >= 12",
+        what="player with 12+ matches",
     )
     story["user"] = user
     introduce(ctx, user["nickname"])
@@ -283,6 +288,8 @@ def closest_becomes_special(story: Story) -> None:
         (r for r in story["kept"] if r["relation"] == "friend"),
         key=lambda r: (-r["intimacy"], r["since"]),
     )
+    if story.rng.random() < 0.3:
+        return  # not every clean-up ends with a new special relation
     if len(plain) < 2:
         raise Skip("too few plain friends left")
     if (plain[0]["intimacy"], plain[0]["since"]) == (plain[1]["intimacy"], plain[1]["since"]):
@@ -484,7 +491,7 @@ def _shop_choice(story: Story, rows: list[dict[str, Any]], gold: int, *, afforda
                     total = sum(r["price_gold"] for r in picked)
                     over = [r for r in rows if r["role"] in (a, b) and r["price_gold"] > cap]
                     fits = total <= gold if affordable else gold < total <= gold * 1.15
-                    if 4 <= len(picked) <= 30 and fits and over:
+                    if 4 <= len(picked) <= 40 and fits and over:
                         options.append(
                             {
                                 "roles": (a, b),
@@ -498,7 +505,8 @@ def _shop_choice(story: Story, rows: list[dict[str, Any]], gold: int, *, afforda
         raise Skip(
             "no roles and cap that fit the gold" if affordable else "no shopping list just over the gold"
         )
-    return story.rng.choice(options)
+    # longer lists a little more often: the shop's real work is in the many heroes
+    return story.rng.choices(options, weights=[len(o["heroes"]) for o in options])[0]
 
 
 @step(
@@ -638,8 +646,8 @@ def _last_match_days(story: Story, nicknames: list[str]) -> dict[str, dt.date | 
     rows = story.sql(
         "SELECT p.nickname, max(CAST(m.started_at AS DATE)) AS last FROM players AS p LEFT JOIN "
         "match_participants AS mp ON mp.player_id = p.player_id LEFT JOIN matches AS m ON m.match_id = "
-        "mp.match_id AND m.started_at <= ? WHERE list_contains(?, p.nickname) GROUP BY p.nickname",
-        [story.ctx.now, nicknames],
+        "mp.match_id WHERE list_contains(?, p.nickname) GROUP BY p.nickname",
+        [nicknames],
     )
     return {r["nickname"]: r["last"] for r in rows}
 
@@ -665,8 +673,8 @@ def find_idle_members(story: Story) -> None:
     if not options:
         raise Skip("no cut-off day that splits the members")
     cutoff, idle = story.rng.choice(options)
-    for member in ordinary:
-        story.read("search_matches", {"player": member["nickname"], "started_after": cutoff, "limit": 1})
+    for member in ordinary:  # each member's latest match (the history is newest first)
+        story.read("search_matches", {"player": member["nickname"], "limit": 1})
     story["idle"] = [m["nickname"] for m in idle]
     story["active"] = [m for m in ordinary if m["nickname"] not in set(story["idle"])]
     story["cutoff"] = cutoff
@@ -676,8 +684,8 @@ def find_idle_members(story: Story) -> None:
         "SELECT count(*) FROM clan_members AS cm WHERE cm.clan_id = (SELECT clan_id FROM clan_members WHERE "
         "player_id = ?) AND cm.role = 'member' AND (SELECT max(CAST(m.started_at AS DATE)) FROM "
         "match_participants AS mp JOIN matches AS m ON m.match_id = mp.match_id WHERE mp.player_id = "
-        "cm.player_id AND m.started_at <= ?) = ?",
-        [user["player_id"], story.ctx.now, cutoff],
+        "cm.player_id) = ?",
+        [user["player_id"], cutoff],
     )
     story.say(
         [
@@ -718,19 +726,29 @@ def promote_top(story: Story) -> None:
     promoted = sorted(m["nickname"] for m in ranked[:k])
     subject = story.rng.choice(ELDER_SUBJECTS)
     story.call("set_clan_role", {"player": user["nickname"], "members": promoted, "role": "elder"})
-    for name in promoted:
-        story.call("send_mail", {"player": user["nickname"], "to": name, "subject": subject})
     story.knob("aggregation", f"the top {k} contributors among the members left")
-    story.say(
-        [
-            "Then promote the {k} ordinary members left with the highest contribution to elder and send each "
-            "of them a mail titled {subject:q}.",
-            "Of the ordinary members who stay, make the {k} biggest contributors elders, and mail each one "
-            "with the subject {subject:q}.",
-        ],
-        k=k,
-        subject=subject,
-    )
+    if story.rng.random() < 0.6:
+        for name in promoted:
+            story.call("send_mail", {"player": user["nickname"], "to": name, "subject": subject})
+        story.say(
+            [
+                "Then promote the {k} ordinary members left with the highest contribution to elder and send "
+                "each of them a mail titled {subject:q}.",
+                "Of the ordinary members who stay, make the {k} biggest contributors elders, and mail each "
+                "one "
+                "with the subject {subject:q}.",
+            ],
+            k=k,
+            subject=subject,
+        )
+    else:
+        story.say(
+            [
+                "Then promote the {k} ordinary members left with the highest contribution to elder.",
+                "Of the ordinary members who stay, make the {k} biggest contributors elders.",
+            ],
+            k=k,
+        )
     story["promoted"] = promoted
     ids = _friend_ids(story, user["player_id"], promoted)
     story.ctx.goal(
@@ -862,6 +880,28 @@ def claim_ended_seasons(story: Story) -> None:
     )
 
 
+@step(inputs=("user", "claimed"), goal="claim the rewards still waiting in the mailbox")
+def claim_waiting_mail(story: Story) -> None:
+    user = story["user"]
+    waiting = story.sql(UNCLAIMED_MAIL, [user["player_id"], story.ctx.now])[0]["n"]
+    if not waiting or story.rng.random() < 0.4:
+        return
+    rows = story.read_all("search_mail", {"player": user["nickname"], "with_unclaimed_rewards": True})
+    story.call("claim_mail_rewards", {"player": user["nickname"], "mail_ids": [r["mail_id"] for r in rows]})
+    story.say(
+        [
+            "While you're at it, claim whatever rewards are still waiting in my mailbox.",
+            "Also collect the rewards attached to any mail I haven't claimed yet.",
+        ]
+    )
+    story.ctx.goal(
+        "nothing left to claim in the mailbox",
+        UNCLAIMED_MAIL,
+        [user["player_id"], story.ctx.now],
+        expected=[{"n": 0}],
+    )
+
+
 @step(
     inputs=("user", "claimed"),
     goal="the cheapest skin I lack for each hero of a role, bought and worn",
@@ -878,7 +918,7 @@ def skins_for_role(story: Story) -> None:
     )
     if not owned:
         raise Skip("no role with two heroes")
-    role = story.rng.choice([r["role"] for r in owned])
+    role = story.rng.choices([r["role"] for r in owned], weights=[r["n"] for r in owned])[0]
     heroes = story.read_all("list_player_heroes", {"player": nick, "role": role})
     picks = []
     for hero in heroes:
@@ -980,7 +1020,7 @@ HERO_SHOPPING_SPREE = Storyline(
     cast_rich_player,
     _steps(shop_list, buy_list, copy_top_builds),
     provides=("user",),
-    weight=1.5,
+    weight=2.0,
 )
 CLAN_RESHUFFLE = Storyline(
     "clan_reshuffle",
@@ -992,7 +1032,7 @@ CLAN_RESHUFFLE = Storyline(
 SEASON_REWARDS_AND_SKINS = Storyline(
     "season_rewards_and_skins",
     cast_ranked_veteran,
-    _steps(claim_ended_seasons, skins_for_role),
+    _steps(claim_ended_seasons, claim_waiting_mail, skins_for_role),
     provides=("user",),
     weight=1.2,
 )
