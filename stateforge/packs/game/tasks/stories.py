@@ -83,7 +83,7 @@ def _friendship_count(player_id: int, ids: list[int]) -> str:
 
 
 def cast_social_player(story: Story) -> None:
-    """A player (not banned) with 20-300 friends and 12 or more matches."""
+    """A player (not banned) with 20-300 friends and 15 or more matches."""
     ctx = story.ctx
     user = ctx.pick(
         "WITH f AS (SELECT player_a_id AS pid FROM friendships UNION ALL SELECT player_b_id FROM "
@@ -92,7 +92,7 @@ def cast_social_player(story: Story) -> None:
         "k AS (SELECT player_id, count(*) AS matches FROM match_participants GROUP BY player_id) "
         "SELECT p.player_id, p.nickname FROM players AS p JOIN n ON n.pid = p.player_id JOIN k ON "
         f"k.player_id = p.player_id WHERE {not_banned(ctx)} AND n.friends BETWEEN 20 AND 300 AND k.matches "
-        ">= 12",
+        ">= 15",
         what="player with friends and matches",
     )
     story["user"] = user
@@ -100,13 +100,13 @@ def cast_social_player(story: Story) -> None:
 
 
 def cast_regular_player(story: Story) -> None:
-    """A player (not banned) with 12 or more matches."""
+    """A player (not banned) with 15 or more matches."""
     ctx = story.ctx
     user = ctx.pick(
         "SELECT p.player_id, p.nickname FROM players AS p WHERE "
         f"{not_banned(ctx)} AND (SELECT count(*) FROM match_participants AS mp WHERE mp.player_id = "
-        "p.player_id) >= 12",
-        what="player with 12+ matches",
+        "p.player_id) >= 15",
+        what="player with 15+ matches",
     )
     story["user"] = user
     introduce(ctx, user["nickname"])
@@ -128,13 +128,13 @@ def cast_rich_player(story: Story) -> None:
 
 
 def cast_clan_leader(story: Story) -> None:
-    """The leader (not banned) of a clan of 12 or more members."""
+    """The leader (not banned) of a clan of 15 or more members."""
     ctx = story.ctx
     user = ctx.pick(
         "SELECT p.player_id, p.nickname, m.clan_id FROM clan_members AS m JOIN players AS p ON p.player_id = "
         f"m.player_id WHERE m.role = 'leader' AND {not_banned(ctx)} AND (SELECT count(*) FROM clan_members "
-        "AS o WHERE o.clan_id = m.clan_id) >= 12",
-        what="leader of a clan of 12+",
+        "AS o WHERE o.clan_id = m.clan_id) >= 15",
+        what="leader of a clan of 15+",
     )
     story["user"] = user
     introduce(ctx, user["nickname"])
@@ -491,7 +491,7 @@ def _shop_choice(story: Story, rows: list[dict[str, Any]], gold: int, *, afforda
                     total = sum(r["price_gold"] for r in picked)
                     over = [r for r in rows if r["role"] in (a, b) and r["price_gold"] > cap]
                     fits = total <= gold if affordable else gold < total <= gold * 1.15
-                    if 4 <= len(picked) <= 40 and fits and over:
+                    if 6 <= len(picked) <= 40 and fits and over:
                         options.append(
                             {
                                 "roles": (a, b),
@@ -506,7 +506,7 @@ def _shop_choice(story: Story, rows: list[dict[str, Any]], gold: int, *, afforda
             "no roles and cap that fit the gold" if affordable else "no shopping list just over the gold"
         )
     # longer lists a little more often: the shop's real work is in the many heroes
-    return story.rng.choices(options, weights=[len(o["heroes"]) for o in options])[0]
+    return story.rng.choices(options, weights=[len(o["heroes"]) ** 2 for o in options])[0]
 
 
 @step(
@@ -673,8 +673,13 @@ def find_idle_members(story: Story) -> None:
     if not options:
         raise Skip("no cut-off day that splits the members")
     cutoff, idle = story.rng.choice(options)
-    for member in ordinary:  # each member's latest match (the history is newest first)
+    elders = [m for m in members if m["role"] == "elder"]
+    elder_last = _last_match_days(story, [m["nickname"] for m in elders]) if elders else {}
+    for member in ordinary + elders:  # each one's latest match (the history is newest first)
         story.read("search_matches", {"player": member["nickname"], "limit": 1})
+    story["idle_elders"] = sorted(
+        m["nickname"] for m in elders if (elder_last[m["nickname"]] or dt.date.min) < cutoff
+    )
     story["idle"] = [m["nickname"] for m in idle]
     story["active"] = [m for m in ordinary if m["nickname"] not in set(story["idle"])]
     story["cutoff"] = cutoff
@@ -689,19 +694,25 @@ def find_idle_members(story: Story) -> None:
     )
     story.say(
         [
-            "I'm reorganising my clan. First, every ordinary member (not the elders) who hasn't played a "
-            "single "
-            "match since {cutoff} has to go.",
-            "Time to tidy up the clan: remove each plain member, elders aside, who has no match on or after "
-            "{cutoff}.",
+            "I'm reorganising my clan. First, every ordinary member who hasn't played a single match since "
+            "{cutoff} has to go, and any elder who hasn't played since then either goes back to ordinary "
+            "member.",
+            "Time to tidy up the clan: remove each plain member who has no match on or after {cutoff}; "
+            "elders "
+            "with no match since then stay, but as ordinary members.",
         ],
         cutoff=cutoff,
     )
 
 
-@step(inputs=("user", "idle"), goal="remove the idle members")
+@step(inputs=("user", "idle"), goal="remove the idle members, demote the idle elders")
 def kick_idle(story: Story) -> None:
     story.call("kick_clan_members", {"player": story["user"]["nickname"], "members": sorted(story["idle"])})
+    if story["idle_elders"]:
+        story.call(
+            "set_clan_role",
+            {"player": story["user"]["nickname"], "members": story["idle_elders"], "role": "member"},
+        )
     ids = _friend_ids(story, story["user"]["player_id"], story["idle"])
     story.ctx.goal(
         "the idle members are out",
@@ -711,7 +722,7 @@ def kick_idle(story: Story) -> None:
 
 
 @step(
-    inputs=("user", "clan", "active"),
+    inputs=("user", "clan", "members", "active"),
     outputs=("promoted",),
     goal="promote the top contributors left, and mail each",
     capabilities=("aggregation_computation",),
@@ -719,7 +730,14 @@ def kick_idle(story: Story) -> None:
 def promote_top(story: Story) -> None:
     user, active = story["user"], story["active"]
     ranked = sorted(active, key=lambda m: -m["contribution"])
-    ks = [k for k in (2, 3) if len(ranked) > k and ranked[k - 1]["contribution"] > ranked[k]["contribution"]]
+    demoted = [m["contribution"] for m in story["members"] if m["nickname"] in set(story["idle_elders"])]
+    # a demoted elder is an ordinary member too: the top k must be the same whether one counts them or not
+    ks = [
+        k
+        for k in (2, 3)
+        if len(ranked) > k
+        and ranked[k - 1]["contribution"] > max([ranked[k]["contribution"], *demoted])
+    ]
     if not ks:
         raise Skip("top contributors tied")
     k = story.rng.choice(ks)
@@ -766,8 +784,12 @@ def promote_top(story: Story) -> None:
 )
 def hand_over(story: Story) -> None:
     user = story["user"]
-    promoted = set(story["promoted"])
-    elders = [m for m in story["members"] if m["role"] == "elder" or m["nickname"] in promoted]
+    promoted, demoted = set(story["promoted"]), set(story["idle_elders"])
+    elders = [
+        m
+        for m in story["members"]
+        if (m["role"] == "elder" and m["nickname"] not in demoted) or m["nickname"] in promoted
+    ]
     ranked = sorted(elders, key=lambda m: -m["contribution"])
     if len(ranked) < 2 or ranked[0]["contribution"] == ranked[1]["contribution"]:
         raise Skip("no single top elder")
@@ -918,7 +940,7 @@ def skins_for_role(story: Story) -> None:
     )
     if not owned:
         raise Skip("no role with two heroes")
-    role = story.rng.choices([r["role"] for r in owned], weights=[r["n"] for r in owned])[0]
+    role = story.rng.choices([r["role"] for r in owned], weights=[r["n"] ** 2 for r in owned])[0]
     heroes = story.read_all("list_player_heroes", {"player": nick, "role": role})
     picks = []
     for hero in heroes:
