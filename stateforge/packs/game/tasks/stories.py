@@ -6,9 +6,9 @@
   (accept teammates and clanmates, each sender looked up; decline the others).
 - `hero_shopping_spree`: the whole shop, page by page -> buy every hero of two roles I lack up to a price
   (the hardest ones left out when I say so) -> copy each new hero's most-liked official build.
-- `clan_reshuffle`: my clan's roster -> each ordinary member's matches since a day -> remove the idle ones
-  -> promote the top contributors left -> mail each new elder -> hand the leadership to the elder who
-  contributed most (the policy detour: roles change while I still lead).
+- `clan_reshuffle`: my clan's roster -> each member's latest match -> remove the idle members, demote the
+  idle elders -> promote the top contributors left -> mail each new elder -> hand the leadership to the
+  elder who contributed most (the policy detour: roles change while I still lead).
 - `season_rewards_and_skins`: my rank history against the seasons -> claim every ended season's rewards
   (the tier reached in each, read first) -> the cheapest skin I lack for each hero of a role (ties by the
   newest) -> buy them with the diamonds -> wear them.
