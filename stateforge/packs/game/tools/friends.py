@@ -182,11 +182,12 @@ def send_friend_requests(
             elif pending is not None:
                 problems.append(f"your request to {target['nickname']} is still pending")
     if problems:
-        raise ToolError(
+        raise refuse(
+            "friend_requests",
             "no request was sent: "
             + "; ".join(problems[:5])
             + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-            + "."
+            + ".",
         )
     env.insert_many(
         "friend_requests",
