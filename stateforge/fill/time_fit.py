@@ -179,6 +179,9 @@ class IndexedFit:
             if p_high is not None:
                 high = np.minimum(high, np.where(has, p_high[safe], _NONE_HIGH))
         bounded = low > _NONE_LOW
+        if pa.types.is_date(batch.column(names[event.lower()]).type):
+            # a DATE event keeps the day: a parent's time on that day is not after it (as fit_sql says)
+            low = np.where(bounded, np.floor_divide(low, _DAY) * _DAY, low)
         closed = high < _NONE_HIGH
         bad = ~x0_null & ((bounded & (x0 < low)) | (closed & (x0 > high)))
         lo = np.where(bounded, low, x0)

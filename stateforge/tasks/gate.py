@@ -29,9 +29,9 @@ In order (the first failure rejects, counted by its reason in the generation rep
 
 The first replay is the generator's own run when it hands one over (`Draft.observed`: a recipe's calls,
 reads included, on a fresh episode through this toolkit): the gate diffs that episode rather than running
-every call a third time. The second replay runs the writes alone: a read tool changes nothing (its queries
-cannot write, `sqlcheck`), so the reads between writes cannot move the diff, and the writes' outcomes and
-the diff are what must come out the same.
+every call a third time. The second replay runs every call again on a new episode: the writes' outcomes and
+the diff must come out the same (the reads stay in, since a write may depend on what ran before it: the
+writes alone gave another diff on a meeting recipe).
 """
 
 from __future__ import annotations
@@ -206,9 +206,11 @@ class Gate:
             verifiers = self._verifiers(draft, first)
             calls, results = list(first.calls), list(first.results)
             failure = first.failure
-        with self._replay(draft, writes_only=True) as second:
+        with self._replay(draft, fresh=True) as second:
             outcome = [r.ok for c, r in zip(calls, results, strict=True) if self._is_write(c.tool)]
-            if second.end.diff.to_json() != diff.to_json() or [r.ok for r in second.results] != outcome:
+            again = [r.ok for c, r in zip(second.calls, second.results, strict=True)
+                     if self._is_write(c.tool)]
+            if second.end.diff.to_json() != diff.to_json() or again != outcome:
                 raise Rejected("nondeterministic", "a second replay gave another diff or outcome")
         task = self._task(draft, calls, results, failure, diff.to_dict(), policy, verifiers)
         self._instructions[words] = task.id
@@ -292,11 +294,12 @@ class Gate:
         return seen
 
     @contextmanager
-    def _replay(self, draft: Draft, *, writes_only: bool = False) -> Iterator[Replayed]:
+    def _replay(self, draft: Draft, *, fresh: bool = False) -> Iterator[Replayed]:
         """Run the draft's calls on a fresh episode, as the task's actor, stopping at the first failure;
         yield the end state. The generator's own run stands for the first replay when it handed one over
-        (the module docstring); `writes_only` leaves the reads out."""
-        seen = None if writes_only else self._observed(draft)
+        (the module docstring); `fresh` replays every call on a new episode all the same (the check of
+        determinism: reads included, since a write may depend on what the episode did before it)."""
+        seen = None if fresh else self._observed(draft)
         if seen is not None:
             episode = seen.episode
         else:
@@ -310,8 +313,6 @@ class Gate:
             for call in draft.calls:
                 if call.tool == CANNOT_COMPLETE:
                     continue  # an infeasible task's decline is added by the gate
-                if writes_only and not self._is_write(call.tool):
-                    continue
                 result = next(given) if given is not None else episode.call(call.tool, call.arguments)
                 calls.append(call)
                 results.append(result)

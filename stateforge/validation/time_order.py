@@ -30,6 +30,7 @@ from stateforge.store.sql import quote_ident as _q
 from stateforge.store.sql import quote_literal, table_ref
 
 _TIME_TYPES = re.compile(r"^(TIMESTAMP|DATETIME|DATE)\b", re.IGNORECASE)
+_DATE_TYPE = re.compile(r"^DATE$", re.IGNORECASE)
 _CREATED = re.compile(
     r"^(created(_at|_on|_date|_time)?|creation_(date|time)|date_created|inserted_at|insert(ed)?_(date|time)"
     r"|joined(_at|_on)?|registered(_at|_on)?|signup(_at|_date)?|signed_up_at|added(_at|_on)?)$",
@@ -200,6 +201,9 @@ def fit_sql(config: DomainConfig, table: Table, orderings: list[Ordering], sourc
     A fitted row has every time column from its event on mapped by `x -> nx0 + (x - x0) * k`."""
     event = orderings[0].column
     joins, low, high = _bounds(orderings)
+    if _DATE_TYPE.match(table.column(event).type.strip()):
+        # a DATE event keeps the day: a parent's time on that day is not after it (a due date, a paid day)
+        low = f"CAST(CAST({low} AS DATE) AS TIMESTAMP)"
     clock = f"TIMESTAMP {quote_literal(config.time_window.clock.isoformat(sep=' '))}"
     ev = f"CAST(c.{_q(event)} AS TIMESTAMP)"
     bad = f"({ev} < {low} OR ({high}) IS NOT NULL AND {ev} > {high})"
