@@ -5,8 +5,9 @@ never imports one above it, not even inside a function; `tests/test_layers.py` c
 
     errors                           the error tree
     values, types, resources,        shared leaves: canonical JSON values, DuckDB -> Arrow types, package
-    fakellm, prompts                 data and output folders; the OpenAI-compatible test server (which
-                                     imports nothing of Stateforge); the prompt templates (package data)
+    fakellm, prompts, stages,        data and output folders; the OpenAI-compatible test server (which
+    registry                         imports nothing of Stateforge); the prompt templates (package data);
+                                     the one stage driver of every pipeline; the one registry shape
     html                             self-contained HTML pages and plots (matplotlib SVG) for every report
     schema                           DDL -> the schema model
     constraints                      the one description of what a table's constraints allow, from
@@ -42,7 +43,7 @@ __version__ = "0.1.0"
 
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors",),
-    ("values", "types", "resources", "fakellm", "prompts"),
+    ("values", "types", "resources", "fakellm", "prompts", "stages", "registry"),
     ("html",),
     ("schema",),
     ("constraints",),

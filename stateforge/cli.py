@@ -46,6 +46,21 @@ DropRefsOpt = Annotated[
         "each; without it they are an error.",
     ),
 ]
+SkipIncludesOpt = Annotated[
+    bool,
+    typer.Option(
+        "--skip-missing-includes",
+        help="Read past include commands (`source f.dump`, `\\i f`, `@f`) whose file is not there, with a "
+        "note each; without it they are an error.",
+    ),
+]
+IgnoreSeedsOpt = Annotated[
+    bool,
+    typer.Option(
+        "--ignore-seed-inserts",
+        help="Leave the DDL's INSERT ... VALUES rows out; without it they are a table's first rows, kept.",
+    ),
+]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON instead of a summary.")]
 ScaleOpt = Annotated[float, typer.Option(help="Multiply the pack's rows per table.")]
 RowsOpt = Annotated[int | None, typer.Option(help="About N rows per root table, children scaled by fan-out.")]
@@ -63,14 +78,21 @@ def schema(
     dialect: DialectOpt = None,
     as_json: JsonOpt = False,
     drop_missing_references: DropRefsOpt = False,
+    skip_missing_includes: SkipIncludesOpt = False,
+    ignore_seed_inserts: IgnoreSeedsOpt = False,
 ) -> None:
     """Parse a DDL file and show its tables, keys, fill order, cycles, skipped statements and notes
     (what was approximated or left out, with file:line)."""
+    from stateforge.domain.config import DomainConfig
     from stateforge.graph import schema_report
     from stateforge.render import render_schema
     from stateforge.schema import load_ddl
+    from stateforge.validation.time_order import time_notes
 
-    report = schema_report(load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references))
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references,
+                     skip_missing_includes=skip_missing_includes, ignore_seed_inserts=ignore_seed_inserts)
+    model.notes.extend(time_notes(model, DomainConfig.default(ddl_file.stem)))  # what the build orders
+    report = schema_report(model)
     if as_json:
         print(json.dumps(report, indent=2))
     else:
@@ -84,6 +106,7 @@ def init_db(
     dialect: DialectOpt = None,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace DB_FILE if it exists.")] = False,
     drop_missing_references: DropRefsOpt = False,
+    skip_missing_includes: SkipIncludesOpt = False,
 ) -> None:
     """Create an empty DuckDB database for a DDL file, with the model in its `stateforge` schema."""
     from stateforge.graph import plan_fill
@@ -91,7 +114,8 @@ def init_db(
     from stateforge.store import create_database
     from stateforge.validation.views import install_views
 
-    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references)
+    model = load_ddl(ddl_file, dialect, drop_missing_references=drop_missing_references,
+                     skip_missing_includes=skip_missing_includes)
     path = create_database(model, plan_fill(model), db_file, overwrite=overwrite, setup=install_views)
     stdout.print(f"created {path} with {len(model.tables)} tables")
 
@@ -217,6 +241,8 @@ def build_domain(
     ] = False,
     no_cache: NoCacheOpt = False,
     drop_missing_references: DropRefsOpt = False,
+    skip_missing_includes: SkipIncludesOpt = False,
+    ignore_seed_inserts: IgnoreSeedsOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
     """Build a domain into a fully consistent DuckDB database and audit it (offline unless --backend openai).
@@ -249,6 +275,8 @@ def build_domain(
             on_table_start=progress.start_table,
             on_batch=progress.advance,
             drop_missing_references=drop_missing_references,
+            skip_missing_includes=skip_missing_includes,
+            ignore_seed_inserts=ignore_seed_inserts,
         )
     if as_json:
         print(json.dumps(report, indent=2, default=str))
@@ -288,6 +316,13 @@ def call_cmd(
     pack: Annotated[
         Path | None, typer.Option(help="The pack folder, for a pack outside stateforge/packs/.")
     ] = None,
+    actor: Annotated[
+        str | None,
+        typer.Option("--as", metavar="PERSON", help="Call as this person (the pack's actors.key)."),
+    ] = None,
+    role: Annotated[
+        list[str] | None, typer.Option("--role", help="With --as: a role they act in (repeatable).")
+    ] = None,
 ) -> None:
     """Call one tool on a database and print the result as JSON (on an episode copy unless --persist).
 
@@ -302,7 +337,12 @@ def call_cmd(
     except json.JSONDecodeError as exc:
         raise Bad(f"--args is not JSON ({exc.msg} at column {exc.colno}); pass an object like "
                   '\'{"name": "x"}\'.') from None
-    with Episode.open(db_file, persist=persist, pack=pack) as episode:
+    from stateforge.tools.actor import Actor
+
+    if role and actor is None:
+        raise Bad("--role needs --as PERSON (whose role it is).")
+    who = Actor(person=actor, roles=tuple(role or ())) if actor is not None else None
+    with Episode.open(db_file, persist=persist, pack=pack, actor=who) as episode:
         result = episode.call(tool_name, arguments)
     print(dumps(result.model_dump(), indent=2))
     raise typer.Exit(0 if result.ok else 1)
@@ -330,14 +370,28 @@ def mcp_cmd(
     ] = None,
     idle_timeout: Annotated[
         float, typer.Option(help="HTTP: seconds without a request before a session ends.")
-    ] = 1800.0,
+    ] = 300.0,
     max_sessions: Annotated[
         int, typer.Option(help="HTTP: open sessions at once (each holds a copy of the database).")
     ] = 64,
+    evict_idle: Annotated[
+        float,
+        typer.Option(help="HTTP: when full, a new session ends the one idle longest, if idle this long."),
+    ] = 60.0,
+    actor: Annotated[
+        str | None,
+        typer.Option("--as", metavar="PERSON", help="Act as this person (the pack's actors.key value) in "
+                     "every session: the tools act for them, the instructions say so."),
+    ] = None,
+    role: Annotated[
+        list[str] | None,
+        typer.Option("--role", help="With --as: a role they act in (repeatable; default: all they hold)."),
+    ] = None,
 ) -> None:
     """Serve a database's business tools over MCP, each session on its own episode (a private copy).
 
-    Logs go to stderr. SIGINT / SIGTERM stop the server cleanly (exit 0); a port in use is exit 2.
+    Logs go to stderr. SIGINT / SIGTERM stop the server cleanly (exit 0); a port in use, an unknown --as
+    person or a role they do not hold is exit 2.
     """
     from stateforge.mcp.run import run_mcp
 
@@ -351,6 +405,9 @@ def mcp_cmd(
         pack=pack,
         idle_timeout=idle_timeout,
         max_sessions=max_sessions,
+        evict_idle=evict_idle,
+        actor=actor,
+        roles=tuple(role or ()),
     )
 
 
@@ -380,13 +437,23 @@ def generate_tasks_cmd(
     base_url: BaseUrlOpt = None,
     no_cache: NoCacheOpt = False,
     max_turns: Annotated[
-        int | None, typer.Option(help="LLM turns per generated task's conversation (default 24).")
+        int | None, typer.Option(help="LLM turns per generated task's conversation (default 60).")
     ] = None,
     max_tool_calls: Annotated[
-        int | None, typer.Option(help="Tool calls per conversation (default 48).")
+        int | None, typer.Option(help="Tool calls per conversation (default 120: room for 30+ writes).")
     ] = None,
     max_tokens: Annotated[
         int | None, typer.Option(help="Prompt + completion tokens per conversation (default 400000).")
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(help="Seconds to wait for one LLM request (default 60, or STATEFORGE_LLM_TIMEOUT).",
+                     min=0.1),
+    ] = None,
+    tier: Annotated[
+        str | None,
+        typer.Option(help="The pack's task tier: long (composed storylines, the default) or warmup (short, "
+                     "single-step tasks)."),
     ] = None,
     as_json: JsonOpt = False,
 ) -> None:
@@ -407,7 +474,7 @@ def generate_tasks_cmd(
 
     chosen, options = generator_backend(
         backend, model=model, base_url=base_url, no_cache=no_cache, max_turns=max_turns,
-        max_tool_calls=max_tool_calls, max_tokens=max_tokens,
+        max_tool_calls=max_tool_calls, max_tokens=max_tokens, timeout=timeout,
     )
 
     columns = (
@@ -422,7 +489,7 @@ def generate_tasks_cmd(
 
         report = generate_tasks(
             target, n=n, seed=seed, backend=chosen, out=out, db=db, on_attempt=advance,
-            generator_options=options,
+            generator_options=options, tier=tier,
         )
     if as_json:
         print(dumps(report, indent=2))
@@ -588,6 +655,43 @@ def evaluate_cmd(
         render_summary(stdout, summary)
     if not summary["harness"]["ok"]:
         raise NotCleanError(f"run {summary['run_id']}: {summary['harness']['why']}")
+
+
+@app.command("mutants")
+def mutants_cmd(
+    domain: Annotated[
+        str, typer.Argument(metavar="DOMAIN", help="A pack name or folder, a DDL file, or a built database.")
+    ],
+    kind: Annotated[
+        list[str] | None, typer.Option("--kind", help="Only this mutant kind (repeatable; default: all).")
+    ] = None,
+    db: Annotated[
+        Path | None, typer.Option("--db", help="The built database (default: artifacts/<d>/<d>.duckdb).")
+    ] = None,
+    tasks_file: Annotated[
+        Path | None, typer.Option("--tasks-file", help="The tasks (default: tasks.jsonl by the database).")
+    ] = None,
+    limit: Annotated[int | None, typer.Option(help="At most N tasks.")] = None,
+    concurrency: Annotated[int, typer.Option(help="Episodes at once (threads).")] = 4,
+    out: Annotated[Path | None, typer.Option(help="The report file (default: runs/mutants.json).")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Run every mutant solver (`mutant:<kind>`: the reference with one typical mistake) and report, per
+    kind, the share of the tasks it applies to that the grading fails, every escape, and why the others
+    did not apply (docs/evaluate.md, "Mutant solvers").
+
+    Exits 0 when every kind that applies somewhere is failed on at least 99% of its tasks, 1 when one is not
+    (the escapes are listed), 2 on bad input.
+    """
+    from stateforge.evaluate.mutants import render_mutants, run_mutants
+    from stateforge.values import dumps
+
+    report = run_mutants(domain, kinds=kind, out=out, db=db, tasks_file=tasks_file, limit=limit,
+                         concurrency=concurrency)
+    print(dumps(report, indent=2) if as_json else render_mutants(report))
+    if not report["ok"]:
+        short = [k["kind"] for k in report["kinds"] if not k["meets_target"]]
+        raise NotCleanError(f"mutants escaped the grading: {', '.join(short)} (see the escapes above)")
 
 
 @app.command("compare-runs")

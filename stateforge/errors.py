@@ -8,6 +8,7 @@ to exit code 1 and every other `StateforgeError` to 2 (README, "Exit codes").
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -145,3 +146,10 @@ def guard(
         raise
     except Exception as exc:
         raise InternalError(stage, exc, file=file, line=line, table=table, column=column) from exc
+
+
+def suggest(name: str, candidates: list[str]) -> str:
+    """' Did you mean "x"?' for the closest candidate, or ''."""
+    lowered = {c.lower(): c for c in candidates}
+    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
+    return f' Did you mean "{lowered[close[0]]}"?' if close else ""

@@ -7,7 +7,7 @@ from typing import Any
 from rich.console import Console
 from rich.table import Table
 
-from stateforge.build.report import llm_summary, repairs_text
+from stateforge.build.report import llm_summary, repairs_text, seed_lines, short_lines
 
 
 def render_schema(console: Console, report: dict[str, Any]) -> None:
@@ -114,6 +114,15 @@ def render_build(console: Console, report: dict[str, Any]) -> None:
     if report.get("llm"):
         console.print(llm_summary(report["llm"]).replace("`", ""))
     render_notes(console, report.get("notes") or [], limit=10, more=" in build_report.json")
+    short = short_lines(report)
+    if short:
+        tables = "1 table" if len(short) == 1 else f"{len(short)} tables"
+        console.print(f"short of plan ({tables}): fewer rows than planned, and why",
+                      highlight=False)
+        for line in short:
+            console.print(f"  {line}", highlight=False, markup=False)
+    for line in seed_lines(report):
+        console.print(f"seed rows changed: {line}", highlight=False, markup=False)
     totals = report["totals"]
     console.print(
         f"{totals['rows']:,} rows in {totals['tables']} tables, {totals['wall_seconds']:.1f} s; "

@@ -32,6 +32,8 @@ def test_an_internal_error_while_filling_names_the_table_and_the_file(tmp_path: 
     assert not (tmp_path / "out" / "shop.duckdb").exists(), "nothing is published"
 
 
+_PRICE = STRATEGIES.load("price")
+
 DDL = "CREATE TABLE a (id int PRIMARY KEY);\n" \
       "CREATE TABLE b (id int PRIMARY KEY, a int REFERENCES a, price real);"
 
@@ -47,9 +49,12 @@ def test_an_internal_error_while_generating_a_column_names_the_file_table_and_co
     def price(ctx):
         raise ZeroDivisionError("division by zero")
 
-    monkeypatch.setitem(STRATEGIES, "price", price)
-    with pytest.raises(InternalError) as caught:
-        build_domain(str(ddl), rows=5, out=tmp_path / "out")
+    STRATEGIES.add("price", price)
+    try:
+        with pytest.raises(InternalError) as caught:
+            build_domain(str(ddl), rows=5, out=tmp_path / "out")
+    finally:
+        STRATEGIES.add("price", _PRICE)
     error = caught.value
     assert (error.file, error.table, error.column) == (str(ddl), "b", "price")
     assert str(error).startswith(f"{ddl}: table b, column price: internal error while generating values "

@@ -55,21 +55,59 @@ def build_report(
         "tables": tables,
         "deferred": finish.get("deferred"),
         "rules": finish.get("rules", []),
+        "seeds": finish.get("seeds") or {},
         "audit": checked.to_dict(),
         "resumed_tables": resumed or [],
+        "short_tables": short_tables(tables, checked.tables),
         "notes": [str(note) for note in build.pack.schema.notes],
         "llm": llm.to_dict() if llm is not None else None,
         "totals": {
             "tables": len(tables),
-            "rows": sum(t["rows"] for t in tables),
+            # what the database holds: the fill's rows less what the rules and their cascades deleted
+            "rows": sum(checked.tables.values()) if checked.tables else sum(t["rows"] for t in tables),
             "batches": sum(t.get("batches", 0) for t in tables),
             "repairs": dict(sorted(repairs.items())),
             "rule_violations_found": sum(r.get("found", 0) for r in finish.get("rules", [])),
             "violations": checked.total,
+            "short_tables": len(short_tables(tables, checked.tables)),
             "seconds": round(seconds, 3),
             "wall_seconds": round(time.perf_counter() - build.started, 3),
         },
     }
+
+
+def short_tables(tables: list[dict[str, Any]], final: dict[str, int]) -> list[dict[str, Any]]:
+    """The tables that hold fewer rows than planned once the build is done, each with why: what the fill
+    could not write (its `short_reason`), and rows the domain's rules and their cascades deleted after it.
+    A figure, not a failure: the build still exits 0 when its audit is clean."""
+    rows = {name.lower(): n for name, n in final.items()}
+    out = []
+    for t in tables:
+        planned, filled = t.get("planned", 0), t["rows"]
+        now = rows.get(t["table"].lower(), filled)
+        if now >= planned:
+            continue
+        reasons = [t["short_reason"]] if t.get("short_reason") else []
+        if now < filled:
+            reasons.append(f"the domain's rules and their foreign-key cascades deleted {filled - now:,} rows "
+                           "after the fill")
+        out.append({"table": t["table"], "planned": planned, "rows": now, "short": planned - now,
+                    "reason": "; ".join(reasons) or "fewer rows were written than planned"})
+    return out
+
+
+def seed_lines(report: dict[str, Any]) -> list[str]:
+    """One line per table seeded by the DDL's INSERTs whose rows did not all survive the build as given
+    (the rules or the second pass changed them)."""
+    return [f"{table}: {s['kept']:,} of its {s['rows']:,} seed rows are as the DDL's INSERTs give them; the "
+            "second pass or the domain's rules changed the others"
+            for table, s in (report.get("seeds") or {}).items() if s["kept"] < s["rows"]]
+
+
+def short_lines(report: dict[str, Any]) -> list[str]:
+    """One line per table short of its planned rows (for the terminal and the artifact)."""
+    return [f"{s['table']}: {s['rows']:,} of {s['planned']:,} planned rows ({s['short']:,} short): "
+            f"{s['reason']}" for s in report.get("short_tables") or []]
 
 
 def repairs_text(table: dict[str, Any]) -> str:
@@ -95,6 +133,9 @@ def report_markdown(report: dict[str, Any]) -> str:
         lines.append(
             f"| {t['table']} | {t['rows']:,} | {t.get('batches', 0)} | {fixes} | {t.get('seconds', 0):.2f} |"
         )
+    if report.get("short_tables"):
+        lines += ["", f"Tables short of their planned rows ({len(report['short_tables'])}):", ""]
+        lines += [f"- {line}" for line in short_lines(report)]
     if report.get("llm"):
         lines += ["", llm_summary(report["llm"])]
     if report.get("notes"):

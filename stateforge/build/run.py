@@ -3,9 +3,10 @@
     report = build_domain("music", scale=0.1)                    # the CLI: every stage called directly
     report = run_build(BuildRun("music"), runner=as_prefect_task)  # the flow: every stage a Prefect task
 
-`STAGES` is the order; each `Stage` names a function of the `BuildRun` (and, for `each_table` stages,
-of a table: run once per table still to fill, in plan order). `run_build` walks it and hands every step
-to a `Runner`, the caller's "how to run a stage": `direct` calls it, the flow wraps it in a task. The
+`STAGES` is the order; each `Stage` (`stateforge.stages`, the driver every pipeline shares) names a
+function of the `BuildRun` (and, for `fill-table`, of a table: run once per table still to fill, in plan
+order). `run_build` walks it and hands every step to a `Runner`, the caller's "how to run a stage":
+`direct` calls it, the flow wraps it in a task. The
 work itself lives in `stateforge.build.stages`; the CLI, the flow and the tests share this file, so they
 cannot drift apart.
 """
@@ -15,7 +16,6 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,6 +24,7 @@ import duckdb
 from stateforge.build import stages
 from stateforge.domain import DomainPack
 from stateforge.llm.settings import LLMSettings
+from stateforge.stages import Runner, Stage, direct, each, run_stages
 
 if TYPE_CHECKING:
     from stateforge.llm.fill import LLMFill
@@ -52,6 +53,10 @@ class BuildRun:
     llm: LLMSettings | None = None
     drop_missing_references: bool = False
     """Drop foreign keys to tables the DDL does not define (with a note) instead of failing."""
+    skip_missing_includes: bool = False
+    """Read past include commands whose file is missing (a note each) instead of failing."""
+    ignore_seed_inserts: bool = False
+    """Leave the DDL's INSERT ... VALUES rows out (they seed their tables otherwise)."""
     on_table_start: Callable[[str, int], None] | None = None
     """Called before a table is filled, with its planned rows (the CLI's progress bars)."""
     on_batch: Callable[[str, int, int], None] | None = None
@@ -108,6 +113,8 @@ def parse_and_plan(run: BuildRun) -> None:
         out=run.out,
         llm=run.llm,
         drop_missing_references=run.drop_missing_references,
+        skip_missing_includes=run.skip_missing_includes,
+        ignore_seed_inserts=run.ignore_seed_inserts,
     )
 
 
@@ -141,48 +148,26 @@ def publish(run: BuildRun) -> None:
     )
 
 
-@dataclass(frozen=True)
-class Stage:
-    """One named step of a build."""
-
-    name: str
-    run: Callable[..., None]
-    each_table: bool = False
-    """Run once per table still to fill (`run(build_run, table)`), in plan order."""
-
-    def label(self, table: str | None = None) -> str:
-        """The name of one run of the stage: `fill-table` -> `fill-users`."""
-        return self.name if table is None else f"{self.name.removesuffix('-table')}-{table}"
+def pending_tables(run: BuildRun) -> Iterator[str]:
+    """The tables still to fill, in plan order, with the fill's connection open while they are filled."""
+    with run.filling():
+        yield from run.pending()
 
 
 STAGES: tuple[Stage, ...] = (
     Stage("parse-and-plan", parse_and_plan),
     Stage("open-database", open_database),
-    Stage("fill-table", fill_table, each_table=True),
+    Stage("fill-table", fill_table, parts=each(pending_tables, prefix="fill")),
     Stage("second-pass-and-rules", second_pass_and_rules),
     Stage("audit", audit),
     Stage("publish", publish),
 )
 """Every build, in this order: the CLI, the flow and the tests run exactly these."""
 
-Runner = Callable[[Stage, str, Callable[[], None]], None]
-"""How to run one step: `runner(stage, label, work)` must call `work()` once (and may wrap it)."""
-
-
-def direct(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """The plain runner: call the step."""
-    work()
-
 
 def run_build(run: BuildRun, runner: Runner = direct) -> dict[str, Any]:
     """Run every stage of `STAGES` on `run` through `runner`; return the build report."""
-    for stage in STAGES:
-        if stage.each_table:
-            with run.filling():
-                for table in run.pending():
-                    runner(stage, stage.label(table), partial(stage.run, run, table))
-        else:
-            runner(stage, stage.label(), partial(stage.run, run))
+    run_stages(run, STAGES, runner)
     assert run.report is not None
     return run.report
 
@@ -200,6 +185,8 @@ def build_domain(
     on_table_start: Callable[[str, int], None] | None = None,
     on_batch: Callable[[str, int, int], None] | None = None,
     drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> dict[str, Any]:
     """Build a domain with every stage called directly (the CLI and `make run`); return the report."""
     run = BuildRun(
@@ -214,5 +201,7 @@ def build_domain(
         on_table_start=on_table_start,
         on_batch=on_batch,
         drop_missing_references=drop_missing_references,
+        skip_missing_includes=skip_missing_includes,
+        ignore_seed_inserts=ignore_seed_inserts,
     )
     return run_build(run)

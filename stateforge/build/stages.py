@@ -32,6 +32,7 @@ from stateforge.fill import check_config
 from stateforge.fill.deferred import fill_deferred
 from stateforge.fill.engine import fill_table
 from stateforge.fill.report import TableReport
+from stateforge.fill.seeds import restore_deferred, seeds_kept
 from stateforge.fill.sizing import plan_rows
 from stateforge.graph import FillPlan, plan_fill
 from stateforge.llm.settings import LLMSettings
@@ -111,12 +112,16 @@ def prepare(
     out: str | Path | None = None,
     llm: LLMSettings | None = None,
     drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> Build:
     """Parse the domain (a pack name, a pack folder or a DDL file; or a pack already loaded), check its
     config against the generator, plan the fill and size every table.
 
     With an LLM backend, the endpoint is checked here (key, model, reachability), before anything is written.
-    `drop_missing_references` drops foreign keys to tables the DDL does not define (with a note).
+    `drop_missing_references` drops foreign keys to tables the DDL does not define (with a note);
+    `skip_missing_includes` reads past include commands whose file is missing (a note each);
+    `ignore_seed_inserts` leaves the DDL's INSERT ... VALUES rows out (they seed their tables otherwise).
     """
     if llm is not None and llm.backend == "offline":
         llm = None
@@ -127,7 +132,9 @@ def prepare(
     if isinstance(domain, DomainPack):
         pack = domain
     else:
-        pack = load_domain(domain, dialect=dialect, drop_missing_references=drop_missing_references)
+        pack = load_domain(domain, dialect=dialect, drop_missing_references=drop_missing_references,
+                           skip_missing_includes=skip_missing_includes,
+                           ignore_seed_inserts=ignore_seed_inserts)
     plan = plan_fill(pack.schema)
     check_config(pack.config, pack.schema, plan)
     if rows is None and pack.root is None and pack.ddl_path is not None:
@@ -146,6 +153,10 @@ def prepare(
     }
     if drop_missing_references:  # it changes the schema, so it is an input (absent: fingerprints as before)
         inputs["drop_missing_references"] = True
+    if skip_missing_includes:
+        inputs["skip_missing_includes"] = True
+    if ignore_seed_inserts:
+        inputs["ignore_seed_inserts"] = True
     if llm is not None:
         from stateforge.llm.backends import check_backend
         from stateforge.llm.prompts import prompt_hashes
@@ -269,11 +280,14 @@ def finish_fill(build: Build) -> dict[str, Any]:
     with duckdb.connect(str(build.partial_path)) as con:
         with _guard(build, "filling the deferred foreign keys (second pass)"):
             deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
+            restore_deferred(con, build.pack.schema, build.plan)  # the seed rows' own cycle keys
         with _guard(build, "applying the domain's rules"):
             rules = apply_rules(con, build.pack.schema, build.pack.config)
+        seeds = seeds_kept(con, build.pack.schema)  # the DDL's INSERT rows, as given, after the rules
     return {
         "deferred": deferred,
         "rules": [r.to_dict() for r in rules],
+        "seeds": seeds,
         "seconds": round(time.perf_counter() - started, 3),
     }
 

@@ -13,6 +13,7 @@ config (store, validation, fill, llm, tools), so that any of them can import it.
 from __future__ import annotations
 
 from stateforge.domain.config import (
+    Actors,
     ColumnHint,
     DomainConfig,
     DomainPolicy,
@@ -25,6 +26,7 @@ from stateforge.domain.config import (
 from stateforge.domain.loader import DomainPack, list_domains, load_config, load_domain
 
 __all__ = [
+    "Actors",
     "ColumnHint",
     "DomainConfig",
     "DomainPack",

@@ -54,6 +54,42 @@ class _Model(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class ValuesBy(_Model):
+    """Text chosen by another column of the row (a mail's subject by its category): `values[v]` are the
+    texts for rows whose `column` is `v`; `default` for any other value (NULL when not given)."""
+
+    column: str
+    values: dict[str, list[str]]
+    default: list[str] | None = None
+    pick_by: list[str]
+    """Columns whose values choose among the texts (the row's key, usually). Two columns with lists of the
+    same lengths and the same `pick_by` pick the same position: a subject and its body, paired."""
+
+    @model_validator(mode="after")
+    def _lists(self) -> ValuesBy:
+        if not self.values or any(not v for v in self.values.values()) or self.default == []:
+            raise ValueError("values_by.values needs a non-empty list of texts for every value")
+        return self
+
+    def expr(self) -> str:
+        """The DuckDB expression that picks the text."""
+
+        def lit(text: str) -> str:
+            return "'" + text.replace("'", "''") + "'"
+
+        by = ", ".join(c if c == "rowid" else f'"{c}"' for c in self.pick_by)
+        salt = lit(self.column)
+
+        def pick(texts: list[str]) -> str:
+            listed = ", ".join(lit(t) for t in texts)
+            return f"([{listed}])[CAST(hash({by}, {salt}) % {len(texts)} AS INTEGER) + 1]"
+
+        # in key order: a config read back from JSON (keys sorted) makes the same expression
+        cases = " ".join(f"WHEN {lit(k)} THEN {pick(v)}" for k, v in sorted(self.values.items()))
+        default = pick(self.default) if self.default else "NULL"
+        return f'CASE CAST("{self.column}" AS VARCHAR) {cases} ELSE {default} END'
+
+
 class ColumnHint(_Model):
     """How to generate one column; every key is optional (see docs/domain-packs.md, "Column hints")."""
 
@@ -83,6 +119,12 @@ class ColumnHint(_Model):
     """With `after`: the largest gap."""
     within: list[str] | None = None
     """With `sequence`: number 1..n inside each group of these columns."""
+    values_by: ValuesBy | None = None
+    """Text that fits its row: the texts listed for the row's value of another column (`ValuesBy`);
+    computed as an `expr` after that column."""
+    shares: list[str] | None = None
+    """On a self-referencing foreign key filled in the second pass: the row points only at rows with the
+    same values of these columns (a reply answers a comment under the same song: `shares: [song_id]`)."""
     expr: str | None = None
     """A DuckDB SQL expression over the row's other columns, computed after keys."""
     faker: str | None = None
@@ -109,6 +151,12 @@ class ColumnHint(_Model):
 
     @model_validator(mode="after")
     def _consistent(self) -> ColumnHint:
+        if self.values_by is not None:
+            made = self.values_by.expr()
+            # a config read back from a build holds the expr values_by made
+            if self.expr not in (None, made) or self.values is not None or self.strategy is not None:
+                raise ValueError("values_by gives the values: drop expr, values and strategy")
+            self.expr = made
         if self.weights is not None:
             if self.values is None or len(self.weights) != len(self.values):
                 raise ValueError("weights needs values of the same length")
@@ -153,6 +201,12 @@ class PerParent(_Model):
     exactly: int | None = Field(default=None, ge=0)
     min: int | None = Field(default=None, ge=0)
     max: int | None = Field(default=None, ge=0)
+    quantiles: dict[float, int] | None = None
+    """With max: the fan-out's distribution as {quantile: children}, e.g. `{0.5: 1, 0.9: 4, 0.99: 210}`
+    (the median parent has 1 child, the one at the 99th percentile 210). Counts are interpolated
+    log-linearly between min, these points and max, the most popular parents getting the most, and the
+    table's size is what they sum to (`rows` is not used): a heavy tail stated once, measured by the
+    report's fan-out tiles (median, p90, p99, max)."""
 
     @model_validator(mode="after")
     def _one_form(self) -> PerParent:
@@ -162,7 +216,22 @@ class PerParent(_Model):
             raise ValueError("give exactly, or max (and optionally min)")
         if self.min is not None and self.max is not None and self.min > self.max:
             raise ValueError("min must not exceed max")
+        if self.quantiles is not None:
+            if self.max is None or not self.quantiles:
+                raise ValueError("quantiles need max (and at least one point)")
+            if any(not 0 < q < 1 for q in self.quantiles):
+                raise ValueError("quantiles are between 0 and 1 (exclusive), e.g. {0.5: 2, 0.99: 200}")
+            points = [v for _, v in self.points()]
+            if points != sorted(points):
+                raise ValueError("children must not decrease with the quantile, from min to max")
         return self
+
+    def points(self) -> list[tuple[float, int]]:
+        """The fan-out's declared (quantile, children) points, min and max included; empty without
+        `quantiles`."""
+        if not self.quantiles or self.max is None:
+            return []
+        return [(0.0, self.min or 0), *sorted(self.quantiles.items()), (1.0, self.max)]
 
 
 class TableConfig(_Model):
@@ -186,29 +255,121 @@ class TableConfig(_Model):
         return self
 
 
+CheckKind = Literal["rule", "policy", "time", "family", "limit", "text"]
+"""What a domain check is about, as the audit and the report group them: a consistency `rule`, a stated
+`policy` on stored state, `time` order (inferred along foreign keys, `stateforge.validation.time_order`),
+`family` resemblance of children to their parent, a `limit` on a count set by a parent's attribute, or
+`text` that fits its row."""
+
+
 class Rule(_Model):
     """A business rule: `check` returns the rows that break it; `repair` statements fix them, in order."""
 
     name: str
     description: str | None = None
+    kind: CheckKind = "rule"
+    """How the audit and the report group it (`CheckKind`)."""
     check: str
     repair: list[str] = Field(default_factory=list)
 
 
 class DomainPolicy(_Model):
-    """A product policy: told to agents (a solver's instructions) and enforced by the pack's write tools.
+    """A policy told to agents (a solver's instructions): a product rule, or an organisational procedure.
 
     Rules keep the data consistent (the build repairs them, every tool call is checked against them);
-    policies are what the product allows a user to do ("a playlist holds at most 500 songs", "only the
-    organizer reschedules a meeting"). A tool that would break one refuses with a `ToolError`.
+    product policies are what the product allows a user to do ("a playlist holds at most 500 songs", "only
+    the organizer reschedules a meeting"): a tool that would break one refuses with a `ToolError`.
+    Procedures (`kind: procedure`) are what the organisation asks of the actor ("a member with three
+    overdue books is sent to the desk"): the software allows breaking them, the tools do not refuse, and a
+    policy verifier checks the end state of every task touching the tables the check reads.
     """
 
     name: str
     description: str
     """One or two sentences in the product's voice, as an agent would be told."""
+    kind: Literal["state", "action", "procedure"] | None = None
+    """`state`: the policy constrains stored state and has a `check` that every build satisfies (the build
+    repairs it with `repair`, the audit counts it); `action`: it is about how changes are made only, and the
+    write tools enforce it (no `check`); `procedure`: an organisational rule the tools do NOT enforce, whose
+    `check` (rows of an end state that break it) the built data satisfies like a state policy and every
+    task touching its tables gets as a policy verifier. Omitted: `state` when there is a check; a policy
+    with neither is a load error."""
     check: str | None = None
-    """Optional SQL returning the rows of a state that break the policy (zero rows: respected); tasks use
-    it as a policy verifier."""
+    """SQL returning the rows of a state that break the policy (zero rows: respected); the build holds it,
+    the audit counts it and tasks use it as a policy verifier."""
+    repair: list[str] = Field(default_factory=list)
+    """With `check`: statements that make the generated data respect the policy, as a rule's repair."""
+
+    @model_validator(mode="after")
+    def _classified(self) -> DomainPolicy:
+        if self.kind is None:
+            if self.check is None:
+                raise ValueError(
+                    f"policy {self.name} has no check and is not marked `kind: action`: give it a `check` "
+                    "(SQL returning the rows of a state that break it) if it constrains stored state, or "
+                    "`kind: action` if the write tools enforce it on changes only"
+                )
+            self.kind = "state"
+        elif self.kind in ("state", "procedure") and self.check is None:
+            raise ValueError(
+                f"policy {self.name} is `kind: {self.kind}` but has no check: give it a `check` (SQL "
+                "returning the rows of an end state that break it)"
+            )
+        elif self.kind == "action" and (self.check is not None or self.repair):
+            raise ValueError(
+                f"policy {self.name} is `kind: action` but has a check or repair: a policy on stored state "
+                "is `kind: state`"
+            )
+        if self.repair and self.check is None:
+            raise ValueError(f"policy {self.name}: repair needs a check")
+        return self
+
+    @property
+    def checked(self) -> bool:
+        """Whether the built data holds it (a state policy or a procedure: it has a `check`)."""
+        return self.kind in ("state", "procedure")
+
+    @property
+    def enforced(self) -> bool:
+        """Whether the tools refuse what breaks it (state and action policies; not procedures)."""
+        return self.kind != "procedure"
+
+    def as_rule(self) -> Rule:
+        """A state policy or a procedure as the build and the audit run it: a rule of kind `policy`."""
+        assert self.check is not None, f"policy {self.name} is an action policy"
+        return Rule(name=self.name, description=self.description, kind="policy", check=self.check,
+                    repair=self.repair)
+
+
+class Actors(_Model):
+    """Who an episode can act as (docs/domain-packs.md, "Actors"): the people table, the column a person is
+    named by, and their roles."""
+
+    table: str
+    """The table of people (members, users, employees)."""
+    key: str
+    """The column naming a person uniquely (a UNIQUE or primary key column: card_number, username)."""
+    roles: str | list[str] = Field(default_factory=list)
+    """A column of `table` holding each person's role (text, or a list of text), or the list of roles
+    everyone may hold (`[member]`); empty: actors have no roles."""
+
+    @property
+    def role_column(self) -> str | None:
+        """The column of roles, when `roles` names one."""
+        return self.roles if isinstance(self.roles, str) else None
+
+
+class TimeOrder(_Model):
+    """Corrections to the time order inferred from the DDL (`stateforge.validation.time_order`)."""
+
+    created: dict[str, str | None] = Field(default_factory=dict)
+    """`table` -> its creation (or event) time column, overriding the inferred one; null: the table has none
+    (its rows are not ordered after their parents, nor its children after it)."""
+    ignore: list[str] = Field(default_factory=list)
+    """Inferred orderings to drop: `table.fk_column` (the order along that foreign key), `table.column`
+    (a pair whose later column it is) or `table` (everything of that table)."""
+    windows: bool = True
+    """`false`: a parent's start/end pair does not bound its children's event times (only its start does)."""
 
 
 class TimeWindow(_Model):
@@ -251,7 +412,14 @@ class DomainConfig(_Model):
     """`"table.column"` -> hint."""
     rules: list[Rule] = Field(default_factory=list)
     policies: list[DomainPolicy] = Field(default_factory=list)
-    """What the product allows (stated to agents, enforced by the pack's tools)."""
+    """What agents are told: each a check the built data holds (`kind: state`), a rule of actions the
+    pack's write tools enforce (`kind: action`), or a procedure the actor must follow, unenforced and
+    checked on the end state (`kind: procedure`)."""
+    actors: Actors | None = None
+    """Who episodes act as (the tools read `env.actor`); None: the tools take whom they act for as an
+    argument, if at all."""
+    time_order: TimeOrder = Field(default_factory=TimeOrder)
+    """Corrections to the inferred time order (creation columns, orderings to drop)."""
     grading: dict[str, Any] = Field(default_factory=dict)
     """How graders compare values: `"table.column"` or `"*.column"` -> a comparison rule (`exact`,
     `normalized`, `ignore`, `any_non_null`, `{rule: numeric, abs: 0.01}`, `{rule: time, seconds: 120}`),
@@ -317,6 +485,14 @@ class DomainConfig(_Model):
                 self._generated(table, hint.after, f"columns.{key}.after")
             for group in hint.within or []:
                 self._column(table, group, f"columns.{key}.within")
+        if self.actors is not None:
+            table = self._table(schema, self.actors.table, "actors.table")
+            self._column(table, self.actors.key, "actors.key")
+            if not any([c.lower() for c in u] == [self.actors.key.lower()] for u in table.unique_keys):
+                self.fail("actors.key", f'column "{self.actors.key}" of {table.name} is not a key (PRIMARY '
+                          "KEY or UNIQUE on that column alone): it must name one person.")
+            if self.actors.role_column is not None:
+                self._column(table, self.actors.role_column, "actors.roles")
 
     def _table(self, schema: Schema, name: str, where: str) -> Table:
         if not schema.has_table(name):

@@ -63,13 +63,19 @@ def list_domains() -> list[str]:
 
 
 def load_domain(
-    name_or_path: str, *, dialect: str | None = None, drop_missing_references: bool = False
+    name_or_path: str,
+    *,
+    dialect: str | None = None,
+    drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> DomainPack:
     """Load a pack by name, a pack folder, or a bare DDL file (which gets `DomainConfig.default`).
 
     `dialect` overrides the config's; with neither, the parser detects it. The config is checked against
     the schema (`DomainConfig.validate_against`). Time-relative CHECKs are pinned to the environment's
-    frozen clock (`TimeWindow.clock`). `drop_missing_references`: see `stateforge.schema.parse_ddl`.
+    frozen clock (`TimeWindow.clock`). `drop_missing_references`, `skip_missing_includes` and
+    `ignore_seed_inserts`: see `stateforge.schema.parse_ddl`.
     """
     from stateforge.schema import load_ddl  # the parser lands separately; keep import-time light
 
@@ -85,7 +91,8 @@ def load_domain(
             raise DomainError(f"{root}: a domain pack needs {DDL_FILE}; none found.")
         yaml_path = root / CONFIG_FILE
         config = load_config(yaml_path) if yaml_path.is_file() else DomainConfig.default(root.name)
-    schema = load_ddl(ddl, dialect or config.dialect, drop_missing_references=drop_missing_references)
+    schema = load_ddl(ddl, dialect or config.dialect, drop_missing_references=drop_missing_references,
+                      skip_missing_includes=skip_missing_includes, ignore_seed_inserts=ignore_seed_inserts)
     schema.pin_clock(config.time_window.clock)
     config.validate_against(schema)
     return DomainPack(name=config.name, root=root, ddl_path=ddl, config=config, schema=schema)

@@ -30,13 +30,14 @@ from pydantic import BaseModel
 
 from stateforge.domain import DomainConfig
 from stateforge.episode.domain_info import DomainInfo, file_key, read_domain_info
-from stateforge.episode.pool import POOL
+from stateforge.episode.pool import CLEAN_MTIME_NS, POOL
 from stateforge.episode.results import ToolResult
 from stateforge.episode.rules import RuleCheck
-from stateforge.episode.storage import dispose, open_locked, release, remove_database
+from stateforge.episode.storage import dispose, open_locked, release, remove_database, wal_of
 from stateforge.episode.template import content_key, forget, template_for
 from stateforge.errors import StoreError
 from stateforge.schema.model import Schema
+from stateforge.tools.actor import Actor, bind_actor
 from stateforge.tools.context import KeyAllocator
 from stateforge.tools.env import Env
 from stateforge.tools.errors import ToolDefinitionError, ToolError
@@ -69,8 +70,10 @@ class Episode:
         keep: bool,
         persist: bool,
         source: Path | None = None,
+        actor: Actor | None = None,
     ) -> None:
         self._base = base
+        self._actor = actor
         self._source = source or base
         self._path = path
         self._con: duckdb.DuckDBPyConnection | None = con
@@ -81,6 +84,10 @@ class Episode:
         self._allocator = KeyAllocator()
         self._log: list[ToolResult] = []
         self._lock = threading.RLock()
+        self._commits_at: int | None = self._commit_mark()
+        """The WAL's size after the last call (at open: before any); None when it cannot tell."""
+        self._unlogged = False
+        """Whether a write was committed between two calls (the WAL grew outside every call)."""
 
     @classmethod
     def open(
@@ -92,13 +99,16 @@ class Episode:
         keep: bool = False,
         persist: bool = False,
         pack: str | Path | None = None,
+        actor: Actor | str | None = None,
     ) -> Episode:
         """A new episode over the built database `db_path`.
 
         `toolkit`: the tools callable in it (default: the pack's `tools/`, else the generic toolkit;
         `pack` names a pack folder outside `stateforge/packs/`). `workdir`: where the copy goes (default: the
         system temp folder). `keep`: leave the copy on disk at close. `persist`: no copy, calls write to
-        `db_path` itself (one persisting episode per file in this process).
+        `db_path` itself (one persisting episode per file in this process). `actor`: who the tools act for
+        (`env.actor`), checked against the pack's `actors:` (`bind_actor`: a `NoActor` error when the pack
+        declares none or its people table does not hold them); roles left out are every role they hold.
 
         Without `keep` or `persist` the copy is made from the base's template (`template.py`: the base
         without its audit views, which ATTACH would otherwise rebuild every time), kept in
@@ -135,6 +145,7 @@ class Episode:
                 info = read_domain_info(con, str(base), file_key=key)
                 kit = toolkit or toolkit_for(info.schema, info.name, pack_dir=Path(pack) if pack else None)
                 kit.check(info.schema)
+                bound = bind_actor(con, info.config, actor)
             except BaseException:
                 if persist:
                     con.close()
@@ -148,7 +159,8 @@ class Episode:
                     _PERSISTED.discard(base)
             raise
         return cls(
-            base=base, path=path, con=con, info=info, toolkit=kit, keep=keep, persist=persist, source=source
+            base=base, path=path, con=con, info=info, toolkit=kit, keep=keep, persist=persist, source=source,
+            actor=bound,
         )
 
     # --- what it is -------------------------------------------------------------------------------
@@ -182,6 +194,11 @@ class Episode:
     def now(self) -> Any:
         """The frozen clock every call sees."""
         return self._info.now
+
+    @property
+    def actor(self) -> Actor | None:
+        """Who the tools act for (`env.actor`), or None."""
+        return self._actor
 
     @property
     def rules(self) -> tuple[RuleCheck, ...]:
@@ -227,10 +244,46 @@ class Episode:
         """Run one tool call in one transaction and log it; never raises for what the call did wrong."""
         with self._lock:
             started = time.perf_counter()
+            self._note_unlogged()
             result = self._run(tool, arguments)
             result.ms = round((time.perf_counter() - started) * 1000, 3)
             self._log.append(result)
+            if self._commits_at is not None:  # once it cannot tell, it never can again
+                self._commits_at = self._commit_mark()
             return result
+
+    def unlogged_writes(self) -> bool | None:
+        """Whether something committed a write outside every call (through `connection`), which the log
+        does not record: False when every committed write was a call's, True when one was not, None when
+        this cannot tell (the episode is not on a pooled copy, or its main file was written: a CHECKPOINT).
+
+        How: a pooled copy's main file is never written (`pool.py`), so every commit appends to the WAL
+        beside it; the file's size (`os.stat`, its bytes are never read) is noted after each call, and a
+        size that moved before the next call, or before this one, is a write no call made."""
+        with self._lock:
+            self._note_unlogged()
+            return None if self._commits_at is None else self._unlogged
+
+    def _commit_mark(self) -> int | None:
+        """The size of the copy's WAL (0 when there is none yet), or None when it cannot tell what was
+        committed: the base itself, or a main file written since it was made clean."""
+        if self._persist or self._path == self._base:
+            return None
+        try:
+            if self._path.stat().st_mtime_ns != CLEAN_MTIME_NS:
+                return None
+            return wal_of(self._path).stat().st_size
+        except FileNotFoundError:
+            return 0
+        except OSError:
+            return None
+
+    def _note_unlogged(self) -> None:
+        mark = self._commit_mark()
+        if mark is None or self._commits_at is None:
+            self._commits_at = None
+        elif mark != self._commits_at:
+            self._unlogged = True
 
     def _run(self, name: str, arguments: Mapping[str, Any] | None) -> ToolResult:
         con = self._connection()
@@ -242,7 +295,7 @@ class Episode:
             validated = tool.validate(arguments)
         except ToolError as exc:
             return _failed(name, shown, exc)
-        env = Env(con, self._info.index, self._info.now, self._allocator)
+        env = Env(con, self._info.index, self._info.now, self._allocator, actor=self._actor)
         con.execute("BEGIN TRANSACTION")
         try:
             value = _jsonable(tool.run(env, validated))
@@ -253,6 +306,7 @@ class Episode:
                     'list as {"<what>": [...]}; docs/tools.md, "Results").'
                 )
             checked = self._check_rules(env.changes.tables)
+            env.check_cancelled()  # a call cancelled before it commits keeps nothing (tools/env.py)
             # a call whose write log is empty keeps nothing: a write no helper recorded cannot persist
             con.execute("COMMIT" if env.changes.counts else "ROLLBACK")
         except BaseException as exc:
@@ -312,6 +366,7 @@ class Episode:
                 self._path, self._con = _open_pooled(self._base, self._path.parent, self._source)
             self._allocator = KeyAllocator()
             self._log = []
+            self._commits_at, self._unlogged = self._commit_mark(), False
 
     def close(self) -> None:
         """Close the database; delete the copy unless `keep` (a persisting episode keeps its writes)."""

@@ -21,7 +21,7 @@ from stateforge.evaluate.episodes import EpisodeContext, run_batch, run_episode
 from stateforge.evaluate.grader import Grade, Grader, GradingError
 from stateforge.evaluate.handle import EpisodeHandle
 from stateforge.evaluate.records import EpisodeRecord, RunSpec
-from stateforge.evaluate.registry import SOLVERS, SolverEntry, SolverError, make_solver, register_solver
+from stateforge.evaluate.registry import SOLVERS, SolverError, make_solver, register_solver
 from stateforge.evaluate.rundir import RunError, RunFolder
 from stateforge.evaluate.runner import STAGES, EvalRun, evaluate, run_evaluation
 from stateforge.evaluate.solver import (
@@ -55,7 +55,6 @@ __all__ = [
     "RunSpec",
     "Solver",
     "SolverConfig",
-    "SolverEntry",
     "SolverError",
     "SolverOutcome",
     "compare_runs",

@@ -149,7 +149,7 @@ class VerifierAnswers:
         table because they read its rows alone; on a changed one because DuckDB enforces on every write
         those its catalog declares (`stateforge.validation.declared`, which the build's audit trusts the same
         way),
-        when the episode's WAL holds data changes alone (its catalog is the base's: `EpisodeState.data_only`).
+        when the episode changed data alone (its catalog is the base's: `EpisodeState.data_only`).
         A table or parent diffed in DuckDB goes to `_keys_sql`."""
         if not self._clean_on_base(sql):
             return None

@@ -63,8 +63,9 @@ class EpisodeContext:
     retries: int = 2
     workdir: Path | None = None
     backoff: float = BACKOFF
-    instructions: Callable[[], str] | None = None
-    """The service's instructions (computed once, shared); None: the handle works them out."""
+    instructions: Callable[..., str] | None = None
+    """The service's instructions for an actor (`instructions(actor)`, cached, shared); None: the handle
+    works them out."""
 
 
 @dataclass
@@ -116,7 +117,8 @@ def attempt_episode(ctx: EpisodeContext, task: Task, trial: int) -> Attempt:
     watch = Stopwatch()
     try:
         with watch.part("open"):
-            episode = Episode.open(ctx.db_path, toolkit=ctx.toolkit, workdir=ctx.workdir)
+            # every solver's episode acts as the task's actor (`env.actor`), bound here for all of them
+            episode = Episode.open(ctx.db_path, toolkit=ctx.toolkit, workdir=ctx.workdir, actor=task.actor)
     except Exception as exc:  # noqa: BLE001 - the disk, the file, DuckDB: the harness's problem
         record = _infra_record(task, trial, f"the episode could not be opened: {_error(exc)}")
         return Attempt(record.model_copy(update={"started_at": started_at}), retry=True)

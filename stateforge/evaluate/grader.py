@@ -7,11 +7,11 @@
 In order, for one finished episode:
 
 1. export: the tables the episode may have changed (those its successful calls recorded, cascades
-   included, those its WAL names, and those the expected diff names) are cut into groups of rowids, and
-   each group's row count and hash sum is compared with the base's (read once per base and process:
-   `basefacts.py`): only the rows of the groups that differ are read out of the episode (`delta.py`; the
-   WAL's row ids narrow which groups are summed at all), with the base's rows of the same groups (each
-   group read once per base);
+   included, and those the expected diff names; every table when a write went around the calls) are cut
+   into groups of rowids, and each group's row count and hash sum is compared with the base's (read once
+   per base and process: `basefacts.py`): only the rows of the groups that differ are read out of the
+   episode (`delta.py`; of a table the log shows only appended to, only the groups from the base's last
+   one on are summed), with the base's rows of the same groups (each group read once per base);
 2. diff: those rows are diffed in Python (`rowdiff.py`; a table without a key, or with one Python cannot
    order, in the grader's own DuckDB instance, the base's rows read in place): the diff of the whole
    tables (`delta.py` says why);
@@ -26,9 +26,10 @@ In order, for one finished episode:
    rows by their human column (`db_labeler`).
 
 Only tables the episode may have changed are read: the tools are the only way to change an episode and
-record every table they change (cascades included: the tool layer carries them out itself), and the WAL
-check (`delta.wal_writes`) catches a write through `Episode.connection`, which bypasses the log, as long
-as the main file is unwritten (a CHECKPOINT through that connection defeats it; then the log is trusted).
+record every table they change (cascades included: the tool layer carries them out itself). A write
+through `Episode.connection`, which bypasses the log, is caught by `Episode.unlogged_writes`; then, or
+when that cannot tell (a CHECKPOINT through that connection), every table of the base is summed and
+diffed, and the short cuts that trust the log are off. All of it is public SQL on the episode's tables.
 
 Outcome: a feasible task passes when the diff matches and every verifier passes; an infeasible one when
 nothing changed, every verifier passes and the solver declined (`cannot_complete`). Everything that keeps
@@ -57,12 +58,10 @@ from stateforge.evaluate.basefacts import base_facts, settle_facts
 from stateforge.evaluate.delta import (
     GROUP,
     Sums,
-    WalWrites,
     appended_from,
     changed_groups,
     group_sums,
     rowid_filter,
-    wal_writes,
 )
 from stateforge.evaluate.gradestate import BASE, EpisodeState, TableChange, utc
 from stateforge.evaluate.rowdiff import Row, diff_rows, python_diffs
@@ -215,7 +214,11 @@ class Grader(VerifierAnswers):
             if not v.passed
         ]
         failures = list(dict.fromkeys(f"{m.kind} {m.table}" for m in verdict.mismatches))
-        failures += list(dict.fromkeys(f"{v.kind} check" for v in verifiers if not v.passed))
+        # a policy verifier's failure names the policy (`policy one_copy_per_title`): which rule was broken
+        failures += list(dict.fromkeys(
+            f"policy check {v.name.removeprefix('policy ')}" if v.kind == "policy" else f"{v.kind} check"
+            for v in verifiers if not v.passed
+        ))
         if task.feasible:
             reasons = mismatches + checks
             if declined is not None and reasons:
@@ -240,32 +243,31 @@ class Grader(VerifierAnswers):
 
     # --- the steps --------------------------------------------------------------------------------
 
-    def _written(self, episode: Episode, log: list[Any]) -> tuple[set[str] | None, WalWrites | None]:
-        """The tables (lower case) the episode changed: those its successful calls recorded (cascades
-        included) and those its WAL names (`delta.wal_writes`, which catches a write no call recorded),
-        with what the WAL said; (None, None) when the episode is not a fresh copy of this grader's base
-        (a persisting one, or another base), whose unwritten tables cannot be taken for the base's."""
+    def _written(self, episode: Episode, log: list[Any]) -> tuple[set[str] | None, bool]:
+        """The tables (lower case) the episode may have changed, and whether its log records every write:
+        those its successful calls recorded (cascades included) when every committed write was a call's
+        (`Episode.unlogged_writes`), else every table of the base (not complete); (None, False) when the
+        episode is not a fresh copy of this grader's base (a persisting one, or another base), whose
+        unwritten tables cannot be taken for the base's."""
         if episode.path == episode.base_path or episode.base_path.resolve() != self.path:
-            return None, None
-        logged = {t.lower() for result in log if result.ok for t in result.changes}
-        wal = wal_writes(episode, self._specs.values())
-        return logged | {t.lower() for t in (wal.tables if wal else ())}, wal
+            return None, False
+        if episode.unlogged_writes() is not False:
+            return set(self._specs), False
+        return {t.lower() for result in log if result.ok for t in result.changes}, True
 
     def _export(self, task: Task, episode: Episode, log: list[Any]) -> EpisodeState:
         """The groups of rows that differ from the base's in every table the episode may have changed
         (`_changed_tables`), and the episode's rows in them: as Python rows for a table diffed in Python
         (`rowdiff.py`), with the base's rows of the same groups; as Arrow for the others."""
-        written, wal = self._written(episode, log)
+        written, complete = self._written(episode, log)
         specs = [self._specs[t] for t in self._changed_tables(task, log, written)]
         con = episode.connection
         refs = [table_ref(spec.label) for spec in specs]
         try:
             base = self._base_groups(specs)
-            sums = self._end_sums(con, specs, refs, base, wal)
-            calls = [{t.lower() for t in r.changes} for r in log if r.ok and r.changes]
-            complete = wal is not None and wal.matches(calls)
-            data_only = wal is not None and wal.data_only
-            out = EpisodeState(written, data_only=data_only, complete=complete, log=log)
+            sums = self._end_sums(con, specs, refs, base, written if complete else None, log)
+            # a complete log: every write was a call's, and a call writes rows, never the catalog
+            out = EpisodeState(written, data_only=complete, complete=complete, log=log)
             for spec, ref, mine in zip(specs, refs, sums, strict=True):
                 found = TableChange(spec, mine, changed_groups(base[spec.label.lower()], mine))
                 if found.groups:
@@ -282,39 +284,34 @@ class Grader(VerifierAnswers):
 
     def _end_sums(
         self, con: duckdb.DuckDBPyConnection, specs: list[TableSpec], refs: list[str],
-        base: dict[str, Sums], wal: WalWrites | None,
+        base: dict[str, Sums], logged: set[str] | None, log: list[Any],
     ) -> list[Sums]:
         """The episode's group sums of each table (`delta.group_sums`), one statement for all, scanning
-        less where the WAL shows every write: a table it names no write to has the base's groups; of one
-        whose writes it shows as appended rows and deleted or updated row ids, only the groups of those
-        ids and those from the base's last group on (where appended rows start) are summed, the others
-        are the base's."""
+        less where the log is complete (`logged`: the tables it names, None when it may miss a write): a
+        table it names no write to has the base's groups; of one it shows only appended to, only the
+        groups from the base's last one on (where appended rows start) are summed, the others are the
+        base's."""
+        appended = set() if logged is None else _appended_only(log)
         out: list[Sums | None] = [None] * len(specs)
         todo: list[int] = []
         wheres: list[str | None] = []
-        kept: dict[int, tuple[int, set[int]]] = {}
+        starts: dict[int, int] = {}
         for i, spec in enumerate(specs):
-            mine = base[spec.label.lower()]
-            ids = None if wal is None else wal.touched_rowids(spec.label)
-            if wal is not None and wal.untouched(spec.label):
-                out[i] = mine
+            label = spec.label.lower()
+            if logged is not None and label not in logged:
+                out[i] = base[label]
                 continue
             todo.append(i)
-            if ids is None:
+            if label in appended:
+                starts[i] = appended_from(base[label])
+                wheres.append(f"t.rowid >= {starts[i] * self.group}")
+            else:
                 wheres.append(None)
-                continue
-            start, groups = appended_from(mine), {r // self.group for r in ids}
-            kept[i] = (start, groups)
-            wheres.append(
-                f"({rowid_filter(groups, column='t.rowid', size=self.group)}) "
-                f"OR t.rowid >= {start * self.group}"
-            )
         found = group_sums(con, [refs[i] for i in todo], self.group, wheres)
         for i, sums in zip(todo, found, strict=True):
-            if i in kept:
-                start, groups = kept[i]
+            if i in starts:
                 mine = base[specs[i].label.lower()]
-                sums = {**{g: v for g, v in mine.items() if g < start and g not in groups}, **sums}
+                sums = {**{g: v for g, v in mine.items() if g < starts[i]}, **sums}
             out[i] = sums
         return [s if s is not None else {} for s in out]
 
@@ -341,7 +338,7 @@ class Grader(VerifierAnswers):
         return [row for key in found for row in found[key] or ()]
 
     def _changed_tables(self, task: Task, log: list[Any], written: set[str] | None) -> list[str]:
-        """Tables a successful call changed, those the WAL names and those the expected diff names (lower
+        """Tables a successful call changed, those `written` names and those the expected diff names (lower
         case)."""
         names = {t for result in log if result.ok for t in result.changes} | set(task.diff.tables)
         out = set(written or ())
@@ -426,6 +423,17 @@ class Grader(VerifierAnswers):
             self._cursors.clear()
         self._con.close()
         settle_facts(self.path, self.group, self._facts)
+
+
+def _appended_only(log: list[Any]) -> set[str]:
+    """Tables (lower case) the successful calls of `log` changed by appending rows alone (no update or
+    delete of theirs touched one)."""
+    counts: dict[str, set[str]] = {}
+    for result in log:
+        if result.ok:
+            for table, changed in result.changes.items():
+                counts.setdefault(table.lower(), set()).update(k for k, n in changed.items() if n)
+    return {table for table, kinds in counts.items() if kinds <= {"inserted"}}
 
 
 def infeasible_reasons(

@@ -41,11 +41,11 @@ class EpisodeState:
     written: set[str] | None
     """`Grader._written`."""
     data_only: bool = False
-    """Whether the episode's WAL holds data changes alone (its catalog is the base's: `delta.WalWrites`)."""
+    """Whether the episode changed data alone (its catalog is the base's): true when its log is complete,
+    as a call writes rows, never the catalog."""
     complete: bool = False
-    """Whether the log records every write of the episode: its WAL's commits are one per call that
-    changed rows, each writing only tables its call recorded, and hold data changes alone
-    (`delta.WalWrites.matches`)."""
+    """Whether the log records every write of the episode: every committed write was a call's
+    (`Episode.unlogged_writes` is False)."""
     log: list[Any] = field(default_factory=list)
     """The episode's calls."""
     changed: dict[str, TableChange] = field(default_factory=dict)

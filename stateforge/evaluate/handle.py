@@ -34,7 +34,7 @@ class EpisodeHandle:
         episode: Episode,
         limits: Limits,
         *,
-        instructions: Callable[[], str] | None = None,
+        instructions: Callable[..., str] | None = None,
     ) -> None:
         self._episode = episode
         self._limits = limits
@@ -66,13 +66,20 @@ class EpisodeHandle:
 
     @property
     def instructions(self) -> str:
-        """What the service tells every agent: its description, its policies and today's date (the same
-        text as the MCP server's `instructions`); never the schema."""
+        """What the service tells every agent: its description, its policies and procedures, who the
+        episode acts as and today's date (the same text as the MCP server's `instructions`); never the
+        schema. `instructions` given at construction is called with the episode's actor."""
         if self._instructions is not None:
-            return self._instructions()
+            return self._instructions(self._episode.actor)
         from stateforge.mcp.target import instructions  # the MCP server's wording, imported when asked for
 
-        return instructions(self._episode.config, self._episode.now, self._episode.domain)
+        return instructions(self._episode.config, self._episode.now, self._episode.domain,
+                            actor=self._episode.actor)
+
+    @property
+    def actor(self) -> Any:
+        """Who the episode acts as (`stateforge.tools.actor.Actor`), or None."""
+        return self._episode.actor
 
     @property
     def tool_names(self) -> list[str]:

@@ -131,6 +131,18 @@ def _rate_plots(summary: dict[str, Any]) -> list[Markup]:
                           title="Feasible vs infeasible")
         out.append(tile("Feasible vs infeasible tasks", plot.html(
             "infeasible: passed when declined with nothing changed"), kind=f"Avg@{k}"))
+    kinds = [(n, e) for n, e in summary.get("verifier_kinds", {}).items() if e["episodes"]]
+    if kinds:  # EnterpriseOps-Gym's table: goal, integrity, policy, side effect
+        plot = plots.bars("p-verifier-kinds", [n.replace("_", " ") for n, _ in kinds],
+                          [e["pass_rate"] for _, e in kinds], fmt="percent",
+                          value_labels=[f"{e['episodes_passed']} of {e['episodes']}" for _, e in kinds],
+                          title="Verifiers passed, by kind")
+        table = data_table(["policy", "episodes", "passed"],
+                           [[n, e["episodes"], percent(e["passed"] / e["episodes"])]
+                            for n, e in summary.get("policies", {}).items() if e["episodes"]],
+                           align="lrr", sortable=False, empty="No task has a policy verifier.")
+        out.append(tile("Verifiers passed, by kind", plot.html(
+            "episodes whose every verifier of the kind passed"), table, kind="episodes"))
     return out
 
 

@@ -44,6 +44,15 @@ def _headline(summary: dict[str, Any]) -> str:
     )
 
 
+def verifier_line(summary: dict[str, Any]) -> str:
+    """`goal 90% (18/20), integrity 100% (20/20), policy 85% (17/20), side effect 95% (19/20)`: the episodes
+    that passed every verifier of each kind (kinds no task had left out; empty for summaries without it)."""
+    return ", ".join(
+        f"{kind.replace('_', ' ')} {_pct(v['pass_rate'])} ({v['episodes_passed']}/{v['episodes']})"
+        for kind, v in summary.get("verifier_kinds", {}).items() if v["episodes"]
+    )
+
+
 def render_summary(console: Console, summary: dict[str, Any]) -> None:
     """The summary in the terminal: one table of the metrics, then health, failures and timing."""
     k = summary["k"]
@@ -59,6 +68,9 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
             )
     console.print(table)
     console.print(f"intervals: {summary['ci']['method']} (95%)", style="dim")
+    kinds = verifier_line(summary)
+    if kinds:
+        console.print(f"verifiers passed, by kind (episodes): {kinds}")
     if summary["failures"]:
         console.print("commonest failures (episodes): " + ", ".join(
             f"{kind} {n}" for kind, n in summary["failures"].items()))
@@ -125,6 +137,12 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         f"at most {health['max_infra_share']:.0%} allowed).",
         "",
     ]
+    kinds = {k: v for k, v in summary.get("verifier_kinds", {}).items() if v["episodes"]}
+    if kinds:
+        lines += ["| verifier kind | episodes | passed | checks passed |", "|---|---:|---:|---:|"]
+        lines += [f"| {kind.replace('_', ' ')} | {v['episodes']} | {_pct(v['pass_rate'])} | "
+                  f"{v['passed']} of {v['checks']} |" for kind, v in kinds.items()]
+        lines.append("")
     if summary["failures"]:
         lines += ["| failure | episodes |", "|---|---:|"]
         lines += [f"| {kind} | {n} |" for kind, n in summary["failures"].items()]

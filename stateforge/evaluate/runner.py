@@ -37,6 +37,7 @@ from stateforge.evaluate.selection import select_tasks
 from stateforge.evaluate.solver import Limits, Solver, SolverConfig, close_solver, describe_solver, preflight
 from stateforge.evaluate.summary import summarize
 from stateforge.resources import artifacts_dir
+from stateforge.stages import Runner, Stage, direct, run_stages, until
 from stateforge.tasks import Task, read_tasks
 from stateforge.tasks.runner import TASKS_FILE, resolve
 from stateforge.tasks.workspace import Workspace
@@ -252,51 +253,26 @@ def release(run: EvalRun) -> None:
         run.folder.close()
 
 
-@dataclass(frozen=True)
-class Stage:
-    """One named step of an evaluation."""
-
-    name: str
-    run: Callable[[EvalRun], None]
-    repeat: bool = False
-    """Run again and again (`episodes-1`, `episodes-2`, ...) until no (task, trial) is pending."""
-
-
 STAGES: tuple[Stage, ...] = (
     Stage("prepare", prepare),
-    Stage("episodes", run_episodes, repeat=True),
+    Stage("episodes", run_episodes, parts=until(lambda run: run.finished)),
     Stage("summarize", summarize_run),
 )
 """Every evaluation, in this order: the CLI, the flow and the tests run exactly these."""
 
-Runner = Callable[[Stage, str, Callable[[], None]], None]
-"""How to run one step: `runner(stage, label, work)` must call `work()` once (and may wrap it)."""
-
-
-def direct(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """The plain runner: call the step."""
-    work()
-
 
 def run_evaluation(run: EvalRun, runner: Runner = direct) -> dict[str, Any]:
     """Run every stage of `STAGES` on `run` through `runner`; return the summary."""
-    run_stages(run, STAGES, runner)
+    run_all(run, STAGES, runner)
     assert run.summary is not None
     return run.summary
 
 
-def run_stages(run: EvalRun, stages: tuple[Stage, ...], runner: Runner = direct) -> None:
-    """Run `stages` in order on `run` through `runner` (a repeated stage until nothing is pending), then
-    release what the run holds, whatever happened."""
+def run_all(run: EvalRun, stages: tuple[Stage, ...], runner: Runner = direct) -> None:
+    """Run `stages` in order on `run` through `runner`, then release what the run holds, whatever
+    happened."""
     try:
-        for stage in stages:
-            if stage.repeat:
-                batches = 0
-                while not run.finished:
-                    batches += 1
-                    runner(stage, f"{stage.name}-{batches}", partial(stage.run, run))
-            else:
-                runner(stage, stage.name, partial(stage.run, run))
+        run_stages(run, stages, runner)
     finally:
         release(run)
 
@@ -398,7 +374,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _instructions(config: Any, now: Any, name: str) -> str:
+def _instructions(config: Any, now: Any, name: str, actor: Any = None) -> str:
     from stateforge.mcp.target import instructions  # the MCP server's wording (imported when asked for)
 
-    return instructions(config, now, name)
+    return instructions(config, now, name, actor=actor)

@@ -29,7 +29,8 @@ from typing import Any
 from stateforge.errors import TerminalError
 from stateforge.evaluate.records import EpisodeRecord, RunSpec
 from stateforge.evaluate.rundir import EPISODES_FILE, RUN_FILE, SHARDS_DIR, RunFolder, write_json
-from stateforge.evaluate.runner import STAGES, EvalRun, Runner, direct, run_stages
+from stateforge.evaluate.runner import STAGES, EvalRun, run_all
+from stateforge.stages import Runner, direct
 
 SHARD_STAGES = tuple(s for s in STAGES if s.name != "summarize")
 """What a worker runs of a shard: prepare and the episodes (the run is summarized where it was asked)."""
@@ -173,7 +174,7 @@ def run_shard(
     started = dt.datetime.now(dt.UTC).isoformat(timespec="seconds")
     run = EvalRun(spec.db, db=spec.db, tasks_file=spec.tasks_file, resume=str(folder),
                   concurrency=concurrency, workdir=workdir, shard=shard, pairs=wanted)
-    run_stages(run, SHARD_STAGES, runner)
+    run_all(run, SHARD_STAGES, runner)
     assert run.folder is not None
     write_worker_file(run.folder, shard, len(wanted), run.done, started)
     return json.loads((folder / SHARDS_DIR / shard / WORKER_FILE).read_text(encoding="utf-8"))

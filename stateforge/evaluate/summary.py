@@ -4,7 +4,10 @@
 
 Keys (a public format, docs/evaluate.md): `run_id`, `episodes`, `passed`, `failed`, `infra_errors`,
 `avg_at_k`, `pass_at_k`, `pass_hat_k` (overall), `tasks`, `tasks_scored`, `ci`, and `groups` (the same
-metrics by domain, capability, difficulty, plan length and feasible / infeasible); then `harness`
+metrics by domain, capability, difficulty, plan length and feasible / infeasible), `verifier_kinds` (per
+verifier kind, goal / integrity / policy / side_effect: the checks run and passed, and the episodes that
+had one and passed all of that kind), `policies` (per policy verifier: episodes checked and passed); then
+`harness`
 (the infrastructure error share against its limit, whether the run is trustworthy), `failures` (the
 commonest kinds of failure, in episodes), `stop_reasons`, `usage` (tokens, cost, turns, tool calls) and
 `timing` (this session's episodes per second and the median milliseconds of each part of an episode).
@@ -19,6 +22,7 @@ from typing import Any
 from stateforge.evaluate.metrics import TaskScore, grouped, metrics, plan_bin, plan_bins
 from stateforge.evaluate.records import EpisodeRecord, RunSpec, TaskFacts
 from stateforge.tasks import CAPABILITIES, DIFFICULTIES
+from stateforge.tasks.model import VERIFIER_KINDS
 
 PARTS = ("open", "solve", "verifiers", "export", "diff", "close", "compare")
 """The parts of an episode's time, in order (`EpisodeRecord.timings`)."""
@@ -104,6 +108,7 @@ def summarize(
         "infra_errors": infra,
         **overall,
         "groups": groups,
+        **verifier_results(graded),
         "harness": {**health, "reasons": _top(r.reasons[0] for r in records if r.outcome == "infra_error"
                                               and r.reasons)},
         "failures": _top(f for r in records if r.outcome == "fail" for f in r.failures),
@@ -111,6 +116,33 @@ def summarize(
         "usage": _usage(records),
         "timing": _timing(records, seconds, episodes_run),
     }
+
+
+def verifier_results(records: list[EpisodeRecord]) -> dict[str, Any]:
+    """`verifier_kinds` and `policies` of the summary (see the module docstring), over graded episodes."""
+    kinds = {k: {"checks": 0, "passed": 0, "episodes": 0, "episodes_passed": 0} for k in VERIFIER_KINDS}
+    policies: dict[str, dict[str, int]] = {}
+    for record in records:
+        seen: dict[str, bool] = {}
+        for verifier in record.verifiers:
+            kind, ok = verifier.get("kind"), bool(verifier.get("passed"))
+            if kind not in kinds:
+                continue
+            kinds[kind]["checks"] += 1
+            kinds[kind]["passed"] += ok
+            seen[kind] = seen.get(kind, True) and ok
+            if kind == "policy":
+                entry = policies.setdefault(str(verifier.get("name", "")).removeprefix("policy "),
+                                            {"episodes": 0, "passed": 0})
+                entry["episodes"] += 1
+                entry["passed"] += ok
+        for kind, ok in seen.items():
+            kinds[kind]["episodes"] += 1
+            kinds[kind]["episodes_passed"] += ok
+    for entry in kinds.values():
+        shown = entry["episodes"]
+        entry["pass_rate"] = round(entry["episodes_passed"] / shown, 6) if shown else None
+    return {"verifier_kinds": kinds, "policies": dict(sorted(policies.items()))}
 
 
 def _top(items: Any) -> dict[str, int]:

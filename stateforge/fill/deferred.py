@@ -11,8 +11,10 @@ either
   other columns; `values` with `weights`; `constant`): values that point at no parent are set NULL, and
   for a self-reference, values that loop (`a -> b -> a`, or a row pointing at itself) are cut at the
   lowest row of each loop (in key order) so that hierarchies stay forests; both are counted; or
-- drawn: a self-reference points at an earlier row (ordered by the referenced key), the first rows being
-  roots; another key picks parents with popularity (the parent table's ranking, the key's skew).
+- drawn: a self-reference points at an earlier row (ordered by the row's event time when the time order
+  runs along it, `stateforge.validation.time_order`, then by the referenced key), the first rows being
+  roots (and, with a `shares` hint, a row with the same values of those columns: a reply under the same
+  song); another key picks parents with popularity (the parent table's ranking, the key's skew).
 
 Every UNIQUE constraint that holds a deferred key's columns keeps holding (`deferred_unique.py`): rows
 whose new values would repeat another row's on such a key are redrawn, then set NULL (counted). All the
@@ -214,9 +216,13 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
     ids, own = _ids(table), fk.ref_table.lower() == table.name.lower()
     unique = UniqueKeys(table, [c for c, _ in free])
     order = [r for _, r in zip(fk.columns, fk.ref_columns, strict=True)] + ids if own else ids
+    event = _self_event(schema, config, table, fk) if own else None
+    if event is not None:  # an earlier row is an earlier event: a reply comes after what it answers
+        order = [event, *order]
     select = [f"{_ident(i)} AS {_q('__sf_id_' + i)}" for i in ids]
     select += [f"{_q(c)} AS {_q('__sf_shared_' + c)}" for c, _ in shared]
     select += [f"{_q(r)} AS {_q('__sf_ref_' + r)}" for r in fk.ref_columns] if own else []
+    select += [f"{_q(c)} AS {_q('__sf_alike_' + c)}" for c in _shares(config, table, fk)] if own else []
     select += unique.select()
     ordering = ", ".join(_ident(o) + " NULLS LAST" for o in order)
     child = con.sql(f"SELECT {', '.join(select)} FROM {table_ref(table.name)} ORDER BY {ordering}"
@@ -229,8 +235,10 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
     redraw: Callable[[], np.ndarray] | None = None  # a fresh draw for every row, for rows that clash
     if own:
         parents = pa.table({r: child.column("__sf_ref_" + r) for r in fk.ref_columns})
-        codes = group_codes(mine, mine)[0] if shared else np.zeros(n, dtype=np.int64)
-        roots = max(1, math.ceil(n * ROOT_SHARE))
+        alike = mine + [child.column("__sf_alike_" + c).combine_chunks() for c in _shares(config, table, fk)]
+        codes = group_codes(alike, alike)[0] if alike else np.zeros(n, dtype=np.int64)
+        # inside groups of rows alike (a song's comments) every group's first row is a root already
+        roots = 1 if _shares(config, table, fk) else max(1, math.ceil(n * ROOT_SHARE))
         ix = earlier_in_group(codes, rng, chain=is_unique_fk(table, fk), roots=roots)
         redraw = partial(earlier_in_group, codes, rng, chain=False, roots=roots)
     else:
@@ -261,6 +269,31 @@ def _draw_key(con, schema: Schema, config: DomainConfig, table: Table, fk: Forei
         values = parents.take(pa.array(ix[chosen]))
         _update(con, table, ids, child, chosen, {c: values.column(r) for c, r in free}, rows_taken=True)
     return int(chosen.sum()), clashed
+
+
+def _shares(config: DomainConfig, table: Table, fk: ForeignKey) -> list[str]:
+    """The columns a self-reference's row shares with the row it points at (`shares` hints)."""
+    out: list[str] = []
+    for c in fk.columns:
+        hint = config.hint(table.name, c)
+        for name in (hint.shares or []) if hint is not None else []:
+            if not any(col.name.lower() == name.lower() for col in table.columns):
+                raise DomainError(f"columns.{table.name}.{c}.shares: table {table.name} has no column "
+                                  f"{name!r}; name columns of the table itself.")
+            out.append(table.column(name).name)
+    return out
+
+
+def _self_event(schema: Schema, config: DomainConfig, table: Table, fk: ForeignKey) -> str | None:
+    """The event column a self-reference's time order runs along (`stateforge.validation.time_order`),
+    or None when it has none."""
+    from stateforge.validation.time_order import infer_time_order
+
+    for o in infer_time_order(schema, config):
+        if o.kind == "after_parent" and o.table == table.name and tuple(o.fk) == tuple(fk.columns) \
+                and (o.ref_table or "").lower() == table.name.lower():
+            return o.column
+    return None
 
 
 def in_place(table: Table, columns: list[str] | tuple[str, ...]) -> bool:

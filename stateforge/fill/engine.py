@@ -4,11 +4,11 @@
 
 Per table, in one DuckDB transaction: draw every foreign key of the planned rows (`TableKeys`), then per
 batch: generate the table's own columns -> attach the keys -> number sequences, compute expressions ->
-validate (`stateforge.validation.batch`) -> repair (`stateforge.validation.repair`) -> insert through Arrow.
-Checks DuckDB makes
-itself on INSERT (keys, NOT NULL, declared CHECKs) are left to it unless a batch fails another check; a
-refused INSERT refills the table checking everything first (`fill_table`'s `trust_declared`). The order of the
-tables, the second pass (`stateforge.fill.deferred`) and the domain's rules are stages of a build
+fit the times to the parents' (`stateforge.fill.time_fit`) -> validate (`stateforge.validation.batch`) ->
+repair (`stateforge.validation.repair`) -> insert through Arrow. Checks DuckDB makes itself on INSERT
+(keys, NOT NULL, declared CHECKs) are left to it unless a batch fails another check; a refused INSERT
+refills the table checking everything first (`fill_table`'s `trust_declared`). The order of the tables,
+the second pass (`stateforge.fill.deferred`) and the domain's rules are stages of a build
 (`stateforge.build.run.STAGES`).
 Every random choice comes from a generator seeded by (seed, table, purpose, batch), so the same inputs
 give byte-identical tables whatever was filled before (which is what makes resumed builds exact). That
@@ -35,6 +35,9 @@ from stateforge.fill.key_kinds import per_parent_fk, unbroken_fks
 from stateforge.fill.keys import TableKeys, table_generator
 from stateforge.fill.report import TableReport
 from stateforge.fill.sampling import rng_for
+from stateforge.fill.seeds import insert_seeds
+from stateforge.fill.shortfall import shortfall_reason
+from stateforge.fill.time_fit import IndexedFit, TimeFit
 from stateforge.graph.plan import FillPlan
 from stateforge.schema.model import ForeignKey, Schema, Table
 from stateforge.store.sql import table_ref
@@ -110,14 +113,22 @@ def _fill(con, schema: Schema, plan: FillPlan, config: DomainConfig, table: str,
     con.begin()
     try:
         con.execute(f"DELETE FROM {table_ref(t.name)}").fetchall()
-        keys = TableKeys.build(con, schema, plan, config, t.name, seed=seed, rows=planned,
+        seeds = insert_seeds(con, t, plan.order)  # the DDL's INSERT rows first; generated rows only past them
+        seeded = seeds.num_rows if seeds is not None else 0
+        keys = TableKeys.build(con, schema, plan, config, t.name, seed=seed, rows=max(planned - seeded, 0),
                                planned=rows if isinstance(rows, dict) else None, batch_size=bs)
         fresh_from = max(planned, keys.rows)  # replacement rows get ordinals past the planned ones
-        writer = _BatchWriter(con, schema, plan, config, t, keys, seed=seed, fresh_from=fresh_from)
+        writer = _BatchWriter(con, schema, plan, config, t, keys, seed=seed, fresh_from=fresh_from + seeded)
+        writer.batch_size = bs
+        if seeds is not None:  # generated ordinals (and so ids) start past the seeds; their keys are stored
+            writer.offset, writer.written = seeded, seeded
+            writer.ranges.add(seeds)
+        if writer.fit is not None and enrich is None:  # rows as the keys drew them: numpy look-ups
+            writer.fast_fit = IndexedFit.build(con, writer.fit, keys, seed)
         writer.enrich = enrich
         writer.fks = checked_fks(t, config, keys, enriched=enrich is not None)
         writer.enforced = enforced
-        report = TableReport(t.name, rows=0, planned=planned, refilled=refilled)
+        report = TableReport(t.name, rows=seeded, planned=planned, refilled=refilled, seeded=seeded)
         repairs: Counter[str] = Counter()
         spans = [(start, min(bs, keys.rows - start)) for start in range(0, keys.rows, bs)]
         with _Ahead(writer.raw, spans) as ahead:
@@ -127,9 +138,12 @@ def _fill(con, schema: Schema, plan: FillPlan, config: DomainConfig, table: str,
                 report.batches += 1
                 repairs.update(counts)
                 if on_batch is not None:
-                    on_batch(t.name, report.rows, keys.rows)
+                    on_batch(t.name, report.rows, keys.rows + seeded)
         report.repairs = dict(sorted(repairs.items()))
         report.shortfall = max(planned - report.rows, 0)
+        if report.shortfall:
+            report.short_reason = shortfall_reason(t, plan, config, keys, wanted=max(planned - seeded, 0),
+                                                   written=report.rows - seeded, repairs=report.repairs)
         report.seconds = time.perf_counter() - started
         if record is not None:
             record(con, report)
@@ -152,6 +166,8 @@ class _BatchWriter:
         self.fks: list[ForeignKey] = list(keys.checked)
         """The foreign keys each batch is checked for (`checked_fks`)."""
         self.written = 0
+        self.offset = 0
+        """Generated rows' first ordinal: past the table's seed rows (`stateforge.fill.seeds`)."""
         self.enforced: Enforced | None = None
         """Checks left to DuckDB's INSERT (`stateforge.validation.batch_trust`); None: every check runs
         first."""
@@ -162,6 +178,10 @@ class _BatchWriter:
         self.keep = _kept_columns(schema, plan, config, table)
         self.order = [c.name for c in table.columns]
         self.source = schema.source
+        self.fit = TimeFit.build(schema, config, table)
+        """The time order each batch is fitted to before it is checked (`stateforge.fill.time_fit`)."""
+        self.batch_size = config.batch_size
+        self.fast_fit: IndexedFit | None = None
 
     def finish(self, batch: pa.Table) -> pa.Table:
         """Sequences and expressions, then the DDL's column order."""
@@ -177,7 +197,7 @@ class _BatchWriter:
 
     def raw(self, start: int, n: int) -> pa.Table:
         """Rows start..start+n: generated columns and drawn keys (pure: safe in another thread)."""
-        return self.keys.attach(self.gen.generate(n, start), start, n)
+        return self.keys.attach(self.gen.generate(n, start + self.offset), start, n)
 
     def write(self, b: int, raw: pa.Table, rounds: int) -> tuple[int, Counter[str]]:
         """Finish, check, repair and insert batch `b` (its `raw` rows); rows written and repairs."""
@@ -185,6 +205,10 @@ class _BatchWriter:
         batch = self.finish(raw)
         if self.enrich is not None:
             batch = self.enrich(self.con, self.table, batch, b)
+        if self.fast_fit is not None:
+            batch = self.fast_fit.apply(batch, b * self.batch_size)
+        elif self.fit is not None:
+            batch = self.fit.apply(self.con, batch, b * self.batch_size)
         ctx = RepairContext(self.table, rng, self.keys, lambda k, keep: self.fresh(k, keep, rng), self.keep,
                             self.source)
 

@@ -86,7 +86,7 @@ def make_values(ctx: Ctx, table: Table) -> Any:
         return None
     if spec.after:
         return after(ctx)
-    values = STRATEGIES[spec.strategy](ctx)
+    values = STRATEGIES.load(spec.strategy)(ctx)
     if spec.unique and spec.strategy not in SELF_UNIQUE:
         if isinstance(values, pa.Array):
             if pa.types.is_string(values.type):

@@ -26,7 +26,7 @@ from stateforge.schema.model import ForeignKey, Schema, Table
 KEY_HINTS = frozenset({"distribution", "skew", "null_rate", "expr", "llm"})
 """Hint keys any foreign-key column may use."""
 
-SECOND_PASS_HINTS = frozenset({"values", "weights", "constant"})
+SECOND_PASS_HINTS = frozenset({"values", "weights", "constant", "shares"})
 """Hint keys only keys filled by the second pass may use (the first pass draws keys from stored rows)."""
 
 

@@ -48,6 +48,7 @@ from stateforge.fill.key_types import holdable_parents
 from stateforge.fill.sampling import (
     DEFAULT_SKEW,
     Order,
+    by_rank,
     draw,
     earlier_in_group,
     group_codes,
@@ -55,6 +56,7 @@ from stateforge.fill.sampling import (
     link_draw,
     match_draw,
     per_parent_counts,
+    quantile_counts,
     rng_for,
 )
 from stateforge.graph.plan import FillPlan
@@ -310,7 +312,10 @@ class TableKeys:
         if pp_fk is not None:
             i = _pos(self.fks, pp_fk)
             popular = self.cdfs[i] if self.skews[i] else None  # a hinted skew: popular parents get more
-            counts = per_parent_counts(sizes[i], pp.exactly, pp.min or 0, pp.max or 0, n, rng, popular)
+            if pp.points():  # a declared heavy tail: the most popular parents get the most
+                counts = by_rank(quantile_counts(sizes[i], pp.points()), self.cdfs[i])
+            else:
+                counts = per_parent_counts(sizes[i], pp.exactly, pp.min or 0, pp.max or 0, n, rng, popular)
             index[i] = np.repeat(np.arange(sizes[i], dtype=np.int64), counts)
             n = len(index[i])
         unique = [i for i, fk in enumerate(self.fks) if is_unique_fk(t, fk) and self.null_rates[i] == 0

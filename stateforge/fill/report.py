@@ -23,11 +23,15 @@ class TableReport:
     seconds: float = 0.0
     shortfall: int = 0
     """Planned rows that could not be written (invalid after every repair round, or over capacity)."""
+    short_reason: str | None = None
+    """Why, when `shortfall` is not 0 (`stateforge.fill.shortfall`)."""
     planned: int = 0
     """Rows the plan asked for."""
     refilled: bool = False
     """DuckDB refused a batch whose keys, NOT NULLs or CHECKs were left to it, so the table was filled
     again with every check (`stateforge.fill.engine.fill_table`); the rows are the same either way."""
+    seeded: int = 0
+    """Rows inserted as the DDL's INSERT ... VALUES give them (`stateforge.fill.seeds`), among `rows`."""
 
     def to_dict(self) -> dict[str, Any]:
         out = {
@@ -39,4 +43,6 @@ class TableReport:
             "shortfall": self.shortfall,
             "seconds": round(self.seconds, 3),
         }
-        return out | ({"refilled": True} if self.refilled else {})
+        return out | ({"refilled": True} if self.refilled else {}) | (
+            {"seeded": self.seeded} if self.seeded else {}) | (
+            {"short_reason": self.short_reason} if self.short_reason else {})

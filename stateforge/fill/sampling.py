@@ -189,6 +189,29 @@ def earlier_in_group(codes: np.ndarray, rng: np.random.Generator, *, chain: bool
     return out
 
 
+def quantile_counts(m: int, points: Sequence[tuple[float, int]]) -> np.ndarray:
+    """Children of `m` parents, most first, following a distribution given by (quantile, count) points
+    from (0, min) to (1, max): log(count + 1) interpolated linearly between the points, at the middle of
+    each parent's share of [0, 1]. Deterministic, so the table's size is known before it is filled."""
+    if not m:
+        return np.zeros(0, dtype=np.int64)
+    qs = np.array([q for q, _ in points], dtype=float)
+    logs = np.log1p(np.array([v for _, v in points], dtype=float))
+    at = (np.arange(m, dtype=float) + 0.5) / m
+    counts = np.rint(np.expm1(np.interp(at, qs, logs))).astype(np.int64)
+    return counts[::-1].copy()
+
+
+def by_rank(counts: np.ndarray, cdf: np.ndarray) -> np.ndarray:
+    """`counts` (most first) given to the parents of `cdf` in order of popularity (the most popular
+    parent, the largest count)."""
+    weights = np.diff(cdf, prepend=0.0)
+    order = np.argsort(-weights, kind="stable")
+    out = np.empty(len(counts), dtype=np.int64)
+    out[order] = counts
+    return out
+
+
 def per_parent_counts(
     m: int, exactly: int | None, low: int, high: int, target: int, rng: np.random.Generator,
     cdf: np.ndarray | None = None,

@@ -3,7 +3,8 @@
     rows = plan_rows(schema, plan, config, scale=2.0)        # domain.yaml sizes, doubled
     rows = plan_rows(schema, plan, config, rows=500)         # 500 per root table, children by fan-out
 
-A table's size comes from, in order: `per_parent.exactly` (parent rows x exactly); `per_parent` min/max
+A table's size comes from, in order: `per_parent.exactly` (parent rows x exactly); a `per_parent`
+distribution (`quantiles` between min and max: what it sums to over the parents); `per_parent` min/max
 (its `rows` target, or the midpoint fan-out, kept inside [parents x min, parents x max]); `rows` in
 domain.yaml x scale (unless `rows=N` is given); else fan-out from the roots: a root gets N, a child
 3 x its largest parent, a link table (a key made of 2+ foreign keys) min(5 N, product of its parents).
@@ -19,6 +20,7 @@ import math
 
 from stateforge.domain.config import DomainConfig
 from stateforge.fill.key_kinds import first_pass_fks, link_key, per_parent_fk
+from stateforge.fill.sampling import quantile_counts
 from stateforge.graph.plan import FillPlan
 from stateforge.schema.model import Column, ForeignKey, Schema, Table
 from stateforge.schema.types import INTEGER_TYPES
@@ -80,6 +82,8 @@ def _wanted(
         pp = cfg.per_parent
         if pp.exactly is not None:
             return parents * pp.exactly
+        if pp.points():  # a declared distribution: its sum
+            return int(quantile_counts(parents, pp.points()).sum())
         low, high = parents * (pp.min or 0), parents * (pp.max or 0)
         target = cfg.rows * factor if sized else parents * ((pp.min or 0) + pp.max) / 2
         return int(min(max(round(target), low), high))

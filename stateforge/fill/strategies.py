@@ -22,6 +22,7 @@ from stateforge.fill.strategies_text import TEXT_STRATEGIES
 from stateforge.fill.strategies_time import TIME_STRATEGIES
 from stateforge.fill.strategies_vocab import NAME_VOCABULARIES, VOCAB_STRATEGIES
 from stateforge.fill.strings import with_suffix
+from stateforge.registry import Registry
 
 Strategy = Callable[[Ctx], Any]
 
@@ -168,14 +169,17 @@ ANY_STRATEGIES: dict[str, Strategy] = {
     "expr": lambda ctx: None,  # computed by `apply_expressions`, after the engine fills the keys
 }
 
-STRATEGIES: dict[str, Strategy] = {
+STRATEGIES = Registry("column strategy", group="stateforge.strategies")
+"""Every strategy, by name (`STRATEGIES.add(name, strategy)`, or an entry point in the group
+`stateforge.strategies` of a package of your own: a `Strategy`, `strategy(ctx) -> values`)."""
+for _name, _strategy in {
     **TEXT_STRATEGIES,
     **VOCAB_STRATEGIES,
     **NUMBER_STRATEGIES,
     **TIME_STRATEGIES,
     **ANY_STRATEGIES,
-}
-"""Every strategy, by name."""
+}.items():
+    STRATEGIES.add(_name, _strategy)
 
 SELF_UNIQUE = frozenset(
     {

@@ -9,26 +9,14 @@ The stages, their order and their work live in `stateforge.build`; this flow onl
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
-from prefect.cache_policies import NO_CACHE
 
-from stateforge.build import BuildRun, Stage, report_markdown, run_build
+from stateforge.build import BuildRun, report_markdown, run_build
+from stateforge.flows.stage_task import as_task
 from stateforge.llm.settings import llm_settings
-
-
-# Results stay in memory: the flow's products are the database and its report, not Prefect results.
-@task(cache_policy=NO_CACHE, persist_result=False)
-def _stage(work: Callable[[], None]) -> None:
-    work()
-
-
-def as_task(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """Run one step of the build as a Prefect task: the stage's name, the step's label as the run's name."""
-    _stage.with_options(name=stage.name, task_run_name=lambda: label)(work)
 
 
 @flow(name="build-domain", log_prints=True)
@@ -46,6 +34,8 @@ def build_domain(
     whole_rows: bool = False,
     no_cache: bool = False,
     drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> dict[str, Any]:
     """Build a domain pack (or a bare DDL file) into a fully consistent DuckDB database.
 
@@ -57,7 +47,8 @@ def build_domain(
     )
     run = BuildRun(
         domain, dialect=dialect, scale=scale, rows=rows, seed=seed, out=out, resume=resume, llm=llm,
-        drop_missing_references=drop_missing_references,
+        drop_missing_references=drop_missing_references, skip_missing_includes=skip_missing_includes,
+        ignore_seed_inserts=ignore_seed_inserts,
     )
     report = run_build(run, runner=as_task)
     create_markdown_artifact(

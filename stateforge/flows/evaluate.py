@@ -11,28 +11,15 @@ failed (more infrastructure errors than allowed) fails the flow after writing ev
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
-from prefect.cache_policies import NO_CACHE
 
 from stateforge.errors import NotCleanError
 from stateforge.evaluate import EvalRun, Limits, run_evaluation
 from stateforge.evaluate.report import summary_markdown
-from stateforge.evaluate.runner import Stage
-
-
-# Results stay in memory: the flow's products are the run folder and its summary, not Prefect results.
-@task(cache_policy=NO_CACHE, persist_result=False)
-def _stage(work: Callable[[], None]) -> None:
-    work()
-
-
-def as_task(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """Run one step of the evaluation as a Prefect task: the stage's name, the step's label as the run's."""
-    _stage.with_options(name=stage.name, task_run_name=lambda: label)(work)
+from stateforge.flows.stage_task import as_task
 
 
 @flow(name="evaluate", log_prints=True)

@@ -35,7 +35,7 @@ from stateforge.evaluate.rundir import EPISODES_FILE, SHARDS_DIR
 from stateforge.evaluate.runner import EvalRun, prepare, release, summarize_run
 from stateforge.evaluate.shards import merge_shards, run_shard, split, workers
 from stateforge.evaluate.solver import close_solver
-from stateforge.flows.evaluate import as_task
+from stateforge.flows.stage_task import as_task
 
 SHARD_FLOW = "evaluate-shard"
 POLL_SECONDS = 2.0

@@ -10,28 +10,16 @@ report is also a markdown artifact; a run that kept fewer tasks than asked fails
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
-from prefect.cache_policies import NO_CACHE
 
 from stateforge.errors import NotCleanError
+from stateforge.flows.stage_task import as_task
 from stateforge.tasks.llm.options import generator_backend
 from stateforge.tasks.report import report_markdown
-from stateforge.tasks.runner import GenerationRun, Stage, run_generation
-
-
-# Results stay in memory: the flow's products are tasks.jsonl and its report, not Prefect results.
-@task(cache_policy=NO_CACHE, persist_result=False)
-def _stage(work: Callable[[], None]) -> None:
-    work()
-
-
-def as_task(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """Run one step of the generation as a Prefect task: the stage's name, the step's label as the run's."""
-    _stage.with_options(name=stage.name, task_run_name=lambda: label)(work)
+from stateforge.tasks.runner import GenerationRun, run_generation
 
 
 @flow(name="generate-tasks", log_prints=True)

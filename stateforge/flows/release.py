@@ -9,28 +9,16 @@ also a markdown artifact.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
-from prefect import flow, get_run_logger, task
+from prefect import flow, get_run_logger
 from prefect.artifacts import create_markdown_artifact
-from prefect.cache_policies import NO_CACHE
 
+from stateforge.flows.stage_task import as_task
 from stateforge.llm.settings import llm_settings
-from stateforge.release import ReleaseRun, Stage, baseline_names, run_release
+from stateforge.release import ReleaseRun, baseline_names, run_release
 from stateforge.release.card import release_markdown
 from stateforge.tasks.llm.options import generator_backend
-
-
-# Results stay in memory: the flow's product is the bundle, not Prefect results.
-@task(cache_policy=NO_CACHE, persist_result=False)
-def _stage(work: Callable[[], None]) -> None:
-    work()
-
-
-def as_task(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """Run one step of the release as a Prefect task: the stage's name, the step's label as the run's."""
-    _stage.with_options(name=stage.name, task_run_name=lambda: label)(work)
 
 
 @flow(name="release", log_prints=True)

@@ -1,7 +1,8 @@
 """LLM backends, registered by name: `offline` (no LLM, the default) and `openai` (the official `openai`
 client, for any OpenAI-compatible server: OpenAI, vLLM, Ollama, llama.cpp).
 
-`get_backend(name)` looks a name up (an unknown one gets the list and a did-you-mean);
+`get_backend(name)` looks a name up in `BACKENDS` (a `stateforge.registry.Registry`: an unknown name gets
+the list and a did-you-mean; packages add backends through the entry-point group `stateforge.backends`);
 `check_backend(settings)` is the preflight the CLI and the flows run before anything is written: it
 fails fast, with what to fix, on a missing key or model, an unreachable server, or a model the server
 does not list. The `openai` package is imported only when a backend needs it.
@@ -13,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from stateforge.errors import TerminalError
-from stateforge.schema.model import suggest
+from stateforge.errors import TerminalError, suggest
+from stateforge.registry import Registry
 
 if TYPE_CHECKING:
     from stateforge.llm.client import LLMClient
@@ -49,25 +50,19 @@ class Backend:
         return LLMClient(settings)
 
 
-BACKENDS: dict[str, Backend] = {}
-"""Every registered backend, by name."""
+BACKENDS = Registry("LLM backend", group="stateforge.backends")
+"""Every registered backend, by name: a `Backend` (or its `module:attribute`)."""
 
 
 def register_backend(backend: Backend) -> Backend:
     """Add `backend` to `BACKENDS` (a later registration of the same name replaces it)."""
-    BACKENDS[backend.name] = backend
+    BACKENDS.add(backend.name, backend, backend.description)
     return backend
 
 
 def get_backend(name: str) -> Backend:
     """The backend called `name`; TerminalError listing the valid names (with a did-you-mean) if none."""
-    backend = BACKENDS.get(name.strip().lower()) if isinstance(name, str) else None
-    if backend is None:
-        valid = ", ".join(sorted(BACKENDS))
-        raise TerminalError(
-            f"unknown LLM backend {name!r}.{suggest(str(name), list(BACKENDS))} Valid: {valid}."
-        )
-    return backend
+    return BACKENDS.load(name)
 
 
 def check_backend(settings: LLMSettings) -> list[str]:

@@ -104,7 +104,7 @@ class LLMSettings(BaseModel):
         ignored, so CLI options left unset do not erase the environment).
 
         Reads OPENAI_BASE_URL, OPENAI_API_KEY, STATEFORGE_LLM_MODEL, STATEFORGE_LLM_BACKEND and
-        STATEFORGE_LLM_CACHE (the cache folder). An
+        STATEFORGE_LLM_CACHE (the cache folder) and STATEFORGE_LLM_TIMEOUT (seconds per request). An
         endpoint is configured, and the backend becomes `openai`, when OPENAI_BASE_URL is set or a model
         is named (unless STATEFORGE_LLM_BACKEND or `backend=` says otherwise); an API key alone in a
         developer's shell does not turn a build into a paid one.
@@ -115,6 +115,7 @@ class LLMSettings(BaseModel):
             "model": os.environ.get("STATEFORGE_LLM_MODEL"),
             "backend": os.environ.get("STATEFORGE_LLM_BACKEND"),
             "cache_dir": os.environ.get("STATEFORGE_LLM_CACHE"),
+            "timeout": os.environ.get("STATEFORGE_LLM_TIMEOUT"),
         }
         values = {k: v for k, v in env.items() if v} | {k: v for k, v in overrides.items() if v is not None}
         if "backend" not in values and (values.get("base_url") or values.get("model")):
@@ -144,10 +145,11 @@ def llm_settings(
     concurrency: int | None = None,
     whole_rows: bool = False,
     no_cache: bool = False,
+    timeout: float | None = None,
 ) -> LLMSettings | None:
     """The settings behind the CLI's and the flow's LLM options, over the environment; None when offline."""
     settings = LLMSettings.from_env(
         backend=backend, model=model, base_url=base_url, concurrency=concurrency,
-        whole_rows=whole_rows or None, use_cache=False if no_cache else None,
+        whole_rows=whole_rows or None, use_cache=False if no_cache else None, timeout=timeout,
     )
     return None if settings.backend == "offline" else settings

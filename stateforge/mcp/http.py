@@ -10,8 +10,9 @@
 
 The port is bound before the server starts, so a port in use is a `ServeError` at once (the CLI exits 2).
 The server is uvicorn on its own event loop; its sessions are the SDK's streamable HTTP sessions, each with
-its own episode (`server.py`), ended by the client's DELETE, by `idle_timeout` without a request, or when
-the server stops.
+its own episode (`server.py`), ended by the client's DELETE, by `idle_timeout` without a request, by
+eviction when `max_sessions` are open and a new client comes (the session idle longest, once idle
+`evict_idle` seconds: `runner.EndOnDelete`), or when the server stops.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from stateforge.mcp.server import McpService
 from stateforge.mcp.sessions import SessionRecord, Sessions
 from stateforge.mcp.target import Target, episode_target, load_target
 from stateforge.tools import Toolkit
+from stateforge.tools.actor import Actor
 
 log = logging.getLogger(__name__)
 
@@ -34,11 +36,16 @@ JSON_RESPONSE = True
 """Answer each POST with a JSON body, not an SSE stream: a tool call sends nothing before its result (no
 progress, no logging, no requests to the client), and a plain response saved ~1 ms a call (an embedded
 read, the two kinds of server side by side: 4.5 ms against 5.6 ms)."""
-IDLE_TIMEOUT = 30 * 60.0
-"""Seconds without a request after which a session ends (its episode closed), as the SDK's default."""
+IDLE_TIMEOUT = 5 * 60.0
+"""Seconds without a request after which a session ends (its episode closed). Shorter than the SDK's 30
+minutes: many clients never send DELETE (the TypeScript SDK's `client.close()`, both Inspector CLIs), and
+each such run would hold a database copy for the whole timeout."""
 MAX_SESSIONS = 64
 """Open sessions at once, by default: each holds a database copy and a DuckDB instance (the SDK allows
 10,000, which would fill a disk with copies of a large database)."""
+EVICT_IDLE = 60.0
+"""With `max_sessions` open, a new session ends the session idle longest, once it has been idle this many
+seconds (a client between two calls, or thinking, keeps its session); None never ends one early."""
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
 
@@ -108,15 +115,19 @@ def serve_mcp(
     keep: bool = False,
     idle_timeout: float | None = IDLE_TIMEOUT,
     max_sessions: int = MAX_SESSIONS,
+    evict_idle: float | None = EVICT_IDLE,
+    actor: Actor | str | None = None,
 ) -> McpHandle:
     """Serve a built database (or an open `Episode`) over streamable HTTP in a background thread.
 
     `source`: a database file, each session getting its own copy (`workdir`, `keep` as `Episode.open`),
     or the file itself with `persist` (one session at a time); or an `Episode` the caller opened and
     closes, which every session then shares. `port=0` takes any free port (`handle.url` says which).
-    `max_sessions`: open sessions at once (each holds a copy and a DuckDB instance); one more is refused
-    with HTTP 503 until one ends.
-    `pack`/`toolkit`: the tools, as `load_target`. Over stdio the process's own stdin/stdout are the
+    `max_sessions`: open sessions at once (each holds a copy and a DuckDB instance); when full, a new
+    session ends the one idle longest if it has been idle `evict_idle` seconds, else it is refused with
+    HTTP 503 until one ends. `idle_timeout`: seconds without a request before a session ends.
+    `pack`/`toolkit`: the tools, as `load_target`; `actor`: who every session acts as (`--as`; an open
+    `Episode` acts as its own). Over stdio the process's own stdin/stdout are the
     transport: run `stateforge mcp DB` as a child process (the SDK's `StdioServerParameters`) instead.
     """
     if transport != "http":
@@ -126,13 +137,14 @@ def serve_mcp(
             "mcp.StdioServerParameters; to inspect its writes, give it a copy of the database and --persist."
         )
     if isinstance(source, Episode):
-        if persist or toolkit is not None or pack is not None:
+        if persist or toolkit is not None or pack is not None or actor is not None:
             raise ServeError(
-                "serving an open Episode uses its own file and tools: drop persist, pack and toolkit."
+                "serving an open Episode uses its own file, tools and actor: drop persist, pack, toolkit "
+                "and actor."
             )
         sessions = Sessions(episode_target(source), shared=source)
     else:
-        target = load_target(source, pack=pack, toolkit=toolkit)
+        target = load_target(source, pack=pack, toolkit=toolkit, actor=actor)
         sessions = Sessions(target, persist=persist, workdir=workdir, keep=keep)
     sock = bind(host, port)
     if host not in LOOPBACK:
@@ -149,7 +161,8 @@ def serve_mcp(
         max_sessions=max_sessions,
         json_response=JSON_RESPONSE,
     )
-    runner = HttpRunner(server.session_manager, EndOnDelete(app, sessions), sock)
+    gate = EndOnDelete(app, sessions, max_sessions=max_sessions, evict_idle=evict_idle)
+    runner = HttpRunner(server.session_manager, gate, sock)
     try:
         runner.start()
     except BaseException:

@@ -15,9 +15,10 @@ import threading
 from pathlib import Path
 
 from stateforge.mcp.errors import ServeError
-from stateforge.mcp.http import IDLE_TIMEOUT, MAX_SESSIONS, serve_mcp
+from stateforge.mcp.http import EVICT_IDLE, IDLE_TIMEOUT, MAX_SESSIONS, serve_mcp
 from stateforge.mcp.stdio import run_stdio
 from stateforge.mcp.target import load_target, resolve_database
+from stateforge.tools.actor import Actor
 
 log = logging.getLogger("stateforge.mcp")
 TRANSPORTS = ("stdio", "http")
@@ -34,13 +35,22 @@ def run_mcp(
     pack: str | Path | None = None,
     idle_timeout: float | None = IDLE_TIMEOUT,
     max_sessions: int = MAX_SESSIONS,
+    evict_idle: float | None = EVICT_IDLE,
+    actor: str | None = None,
+    roles: tuple[str, ...] = (),
 ) -> None:
-    """Serve a pack's database (or a database file) over stdio or streamable HTTP until stopped."""
+    """Serve a pack's database (or a database file) over stdio or streamable HTTP until stopped; with
+    `actor` (`--as`), every session acts as that person, in `roles` (`--role`; none: all they hold)."""
     if transport not in TRANSPORTS:
         raise ServeError(f"--transport is {transport!r}; use stdio or http.")
     setup_logging()
     path, pack_dir = resolve_database(domain_or_db, db=db)
-    target = load_target(path, pack=pack or pack_dir)
+    if roles and actor is None:
+        raise ServeError("--role needs --as PERSON (whose role it is).")
+    who = Actor(person=actor, roles=roles) if actor is not None else None
+    target = load_target(path, pack=pack or pack_dir, actor=who)
+    if target.actor is not None:
+        log.info("every session acts as %s", target.actor.describe())
     mode = (
         f"calls write {path} itself, one session at a time (--persist)"
         if persist
@@ -58,6 +68,8 @@ def run_mcp(
         pack=pack or pack_dir,
         idle_timeout=idle_timeout,
         max_sessions=max_sessions,
+        evict_idle=evict_idle,
+        actor=target.actor,
     )
     log.info("serving %s (%d tools) at %s: %s. Ctrl-C stops.", target.name, len(target.toolkit), handle.url,
              mode)

@@ -10,17 +10,23 @@ goes wrong with the call itself (bad arguments, an unknown tool, a `ToolError`, 
 back as a tool result with `isError: true` and the message; protocol errors are kept for protocol
 problems.
 
+Cancellation (`notifications/cancelled`, or the request's connection ending): a call that has not
+committed is rolled back whole (`tools/env.py`, `cancellable`: checked at each of its reads and writes and
+once more before the commit), and, as the protocol says, gets no answer; one that had committed stays
+committed. Either way it is in the session's log (a cancelled one as a failed call saying so).
+
 Sessions (`sessions.py`): on HTTP each session gets its episode when it initialises and loses it when the
-session ends (DELETE, idle timeout, server stop), through the SDK's per-connection `exit_stack`. The
-2026-07-28 protocol has no sessions, so the HTTP server does not offer it (no `server/discover`: the SDK's
-client then falls back to the initialize handshake) and refuses a call made without a session. Over stdio
-the process is the session: one episode, opened at start.
+session ends (DELETE, idle timeout, eviction when full, server stop), through the SDK's per-connection
+`exit_stack`. The 2026-07-28 protocol has no sessions, so the HTTP server does not offer it (no
+`server/discover`: the SDK's client then falls back to the initialize handshake) and refuses a call made
+without a session. Over stdio the process is the session: one episode, opened at start.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
+import threading
 from typing import Any, Literal
 
 import anyio
@@ -35,6 +41,7 @@ from stateforge.episode import Episode, ToolResult
 from stateforge.errors import StateforgeError
 from stateforge.mcp.sessions import SessionRecord, Sessions
 from stateforge.mcp.target import Target
+from stateforge.tools.env import cancellable
 
 log = logging.getLogger(__name__)
 
@@ -84,8 +91,23 @@ class McpService:
     ) -> types.CallToolResult:
         """Run the call on the session's episode; a failed call is a result with `isError`."""
         episode = await self._episode(ctx)
+        cancelled = threading.Event()
+
+        def call() -> ToolResult:
+            with cancellable(cancelled):
+                return episode.call(params.name, params.arguments)
+
         try:
-            result = await anyio.to_thread.run_sync(episode.call, params.name, params.arguments)
+            # abandoned on cancellation: the thread then finds `cancelled` set and rolls the call back
+            result = await anyio.to_thread.run_sync(call, abandon_on_cancel=True)
+        except anyio.get_cancelled_exc_class():
+            cancelled.set()
+            log.info(
+                "tools/call %s (request %s) cancelled: rolled back unless it had already committed",
+                params.name,
+                ctx.request_id,
+            )
+            raise
         except StateforgeError as exc:  # the episode is gone (the session is ending): not the call's fault
             raise MCPError(code=types.INTERNAL_ERROR, message=str(exc)) from None
         if result.infra_error:

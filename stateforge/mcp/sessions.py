@@ -42,7 +42,7 @@ class SessionRecord:
     """When the session opened (the wall clock, for people; tools see only the episode's clock)."""
     ended: dt.datetime | None = None
     path: Path | None = None
-    """The episode's database file (deleted at the end unless the episode was kept or persisted)."""
+    """The episode's database file (at the end back to the copy pool, unless kept or persisted)."""
     _final_log: list[ToolResult] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -139,6 +139,7 @@ class Sessions:
                 workdir=self.workdir,
                 keep=self.keep,
                 persist=self.persist,
+                actor=self.target.actor,
             )
         except StoreError as exc:
             if not self.persist:

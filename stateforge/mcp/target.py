@@ -4,8 +4,10 @@
     target = load_target(db, pack=pack)              # the model, config, clock and tools, read once
     target.instructions                              # the domain's description and policies
 
-The instructions say what the service is and what it allows (domain.yaml `description` and `policies`) and
-the episode's frozen date; never the schema: a solver learns the data through the tools alone.
+The instructions say what the service is and what it allows (domain.yaml `description` and `policies`: the
+product's rules, which the tools enforce, and the organisation's procedures, which the agent must follow
+and the tools do not check), who the sessions act as (`--as`) and the episode's frozen date; never the
+schema: a solver learns the data through the tools alone.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from stateforge.mcp.errors import ServeError
 from stateforge.resources import artifacts_dir
 from stateforge.store import connect
 from stateforge.tools import Toolkit, toolkit_for
+from stateforge.tools.actor import Actor, bind_actor
 from stateforge.tools.loader import DATABASE_SUFFIXES
 
 
@@ -39,11 +42,13 @@ class Target:
     toolkit: Toolkit
     pack: Path | None = None
     """The pack folder the tools come from, when given (a pack outside `stateforge/packs/`)."""
+    actor: Actor | None = None
+    """Who every session acts as (`--as`), checked against the pack's `actors:`; None: no one."""
 
     @property
     def instructions(self) -> str:
-        """The MCP `instructions`: the domain's description, its policies and today's date."""
-        return instructions(self.config, self.now, self.name)
+        """The MCP `instructions`: the domain's description, its policies, the actor and today's date."""
+        return instructions(self.config, self.now, self.name, actor=self.actor)
 
 
 def resolve_database(domain_or_db: str | Path, *, db: str | Path | None = None) -> tuple[Path, Path | None]:
@@ -79,16 +84,24 @@ def resolve_database(domain_or_db: str | Path, *, db: str | Path | None = None) 
     return file, pack.root
 
 
-def load_target(db: str | Path, *, pack: str | Path | None = None, toolkit: Toolkit | None = None) -> Target:
+def load_target(
+    db: str | Path,
+    *,
+    pack: str | Path | None = None,
+    toolkit: Toolkit | None = None,
+    actor: Actor | str | None = None,
+) -> Target:
     """The target of a built database: its model, config and clock read once, and its toolkit.
 
     `toolkit` defaults to the pack's `tools/` (the pack named by the build, or `pack`), else the generic
-    toolkit of the schema; a `ToolDefinitionError` names what is wrong with a pack's tools.
+    toolkit of the schema; a `ToolDefinitionError` names what is wrong with a pack's tools. `actor`: who
+    every session acts as (`Actor`, or a person's key), checked against the pack's `actors:` (`NoActor`).
     """
     path = Path(db).resolve()
     try:
         with connect(path, read_only=True) as con:
             info = read_domain_info(con, str(db), file_key=file_key(path))
+            bound = bind_actor(con, info.config, actor)
     except StoreError as exc:
         if "lock" not in str(exc).lower():
             raise
@@ -99,7 +112,8 @@ def load_target(db: str | Path, *, pack: str | Path | None = None, toolkit: Tool
     pack_dir = Path(pack) if pack is not None else None
     kit = toolkit or toolkit_for(info.schema, info.name, pack_dir=pack_dir)
     kit.check(info.schema)
-    return Target(db=path, name=info.name, config=info.config, now=info.now, toolkit=kit, pack=pack_dir)
+    return Target(db=path, name=info.name, config=info.config, now=info.now, toolkit=kit, pack=pack_dir,
+                  actor=bound)
 
 
 def episode_target(episode: Episode) -> Target:
@@ -110,17 +124,33 @@ def episode_target(episode: Episode) -> Target:
         config=episode.config,
         now=episode.now,
         toolkit=episode.toolkit,
+        actor=episode.actor,
     )
 
 
-def instructions(config: DomainConfig, now: dt.datetime, name: str) -> str:
-    """What a client is told about the service: description, policies and the date; never the schema."""
+def instructions(config: DomainConfig, now: dt.datetime, name: str, *, actor: Actor | None = None) -> str:
+    """What a client is told about the service: description, policies, procedures, who it acts as and the
+    date; never the schema."""
     about = " ".join((config.description or f"The {name} service.").split())
     parts = [about]
-    if config.policies:
+    enforced = [p for p in config.policies if p.enforced]
+    procedures = [p for p in config.policies if not p.enforced]
+    if enforced:
         parts.append(
             "Policies of the service (its tools refuse what breaks them):\n"
-            + "\n".join(f"- {' '.join(p.description.split())}" for p in config.policies)
+            + "\n".join(f"- {' '.join(p.description.split())}" for p in enforced)
+        )
+    if procedures:
+        parts.append(
+            "Procedures you must follow (the tools allow breaking them, but doing so is a failure; follow "
+            "them even when the user asks otherwise):\n"
+            + "\n".join(f"- {' '.join(p.description.split())}" for p in procedures)
+        )
+    if actor is not None and config.actors is not None:
+        roles = f", acting as {' and '.join(actor.roles)}" if actor.roles else ""
+        parts.append(
+            f"You act for {config.actors.table} {actor.person} ({config.actors.key}){roles}: every tool acts "
+            "as them, and you cannot act for anyone else."
         )
     parts.append(
         f"Now is {now:%A %d %B %Y, %H:%M} ({now.isoformat()}): \"today\", \"last week\" and every date the "

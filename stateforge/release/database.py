@@ -1,4 +1,4 @@
-"""The bundle's DuckDB file, byte for byte the same for the same rows.
+"""The bundle's DuckDB file, the same rows for the same inputs.
 
     write_database(built, target, report=stable_build_report)
 
@@ -8,21 +8,15 @@ metadata and audit views (`create_database`), then every table's rows in fill or
 thread, its `build_meta` copied row by row, the stable build report, sequences restarted past the ids, and
 one CHECKPOINT.
 
-Measured on DuckDB 2.0.1: written so, two files of the same rows differ only in the main header (the
-first 4 KiB block): 16 bytes at offset 124 are a random identifier DuckDB draws for every new file, and
-the header's checksum (its first 8 bytes) covers them. Nothing else in the file refers to the identifier
-(a WAL would, and a checkpointed file has none), so `fix_identifier` replaces it with 16 bytes of the
-sha256 of the rest of the file and writes the checksum again; it first checks that its checksum
-reproduces DuckDB's on the header as written, and refuses (`ReleaseError`) a file whose layout it does
-not know. The file then opens as before, with the same table hashes (checked), and two releases of the
-same inputs are equal byte for byte (tests/release). `build_progress` (what a `--resume` needs) is left
-out: a released database is finished.
+The file is identified by its content, not its bytes: DuckDB's file format is its own (a new file gets a
+random identifier, and nothing promises the same layout twice), so the manifest lists the database by its
+table hashes (`stateforge.store.table_hashes`, the md5 of each table's rows in key order) and their
+fingerprint, which `verify-release` checks, and leaves it out of the files it hashes byte for byte.
+`build_progress` (what a `--resume` needs) is left out: a released database is finished.
 """
 
 from __future__ import annotations
 
-import hashlib
-import struct
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +32,6 @@ from stateforge.store.sql import column_list, quote_ident, quote_literal, table_
 from stateforge.validation.views import install_views
 from stateforge.values import dumps
 
-HEADER = 4096
-"""The main header block: a checksum (8 bytes), then `DUCK`, the storage version, flags and names."""
-IDENTIFIER = slice(124, 140)
-"""Where DuckDB 2.0 keeps the file's random identifier inside the main header."""
-_MAGIC = b"DUCK"
-_MASK = (1 << 64) - 1
 SOURCE = "built"
 """The catalog the built database is attached as while its rows are copied."""
 
@@ -89,7 +77,6 @@ def write_database(
         expected = _source_hashes(con, schema)
         con.execute(f"DETACH {SOURCE}")
         con.execute("CHECKPOINT")
-    fix_identifier(target)
     with duckdb.connect(str(target), read_only=True) as con:
         got = table_hashes(con, schema)
     lost = sorted(t for t in expected if expected[t] != got.get(t))
@@ -115,34 +102,3 @@ def _source_hashes(con: duckdb.DuckDBPyConnection, schema: Schema) -> dict[str, 
     hashes = table_hashes(cursor, schema)
     cursor.close()
     return hashes
-
-
-def header_checksum(block: bytes) -> int:
-    """DuckDB's checksum of a header block's body (every 8 bytes after the first, little-endian): the
-    xor of each word times 0xbf58476d1ce4e5b9, starting from 5381."""
-    result = 5381
-    for (word,) in struct.iter_unpack("<Q", block[8:]):
-        result ^= (word * 0xBF58476D1CE4E5B9) & _MASK
-    return result
-
-
-def fix_identifier(path: Path) -> None:
-    """Replace the random identifier in the main header of the DuckDB file at `path` by one derived from
-    the rest of the file, and write the header's checksum again (see the module docstring)."""
-    with path.open("r+b") as fh:
-        header = bytearray(fh.read(HEADER))
-        if len(header) < HEADER or header[8:12] != _MAGIC:
-            raise ReleaseError(f"{path}: not a DuckDB file with the header this release knows.")
-        if struct.unpack_from("<Q", header)[0] != header_checksum(bytes(header)):
-            raise ReleaseError(
-                f"{path}: DuckDB {duckdb.__version__} writes a main header this release cannot checksum, "
-                "so the database file cannot be made reproducible. Pin the DuckDB version Stateforge "
-                "is tested with (pyproject.toml)."
-            )
-        digest = hashlib.sha256()
-        while chunk := fh.read(1 << 20):
-            digest.update(chunk)
-        header[IDENTIFIER] = digest.digest()[: IDENTIFIER.stop - IDENTIFIER.start]
-        struct.pack_into("<Q", header, 0, header_checksum(bytes(header)))
-        fh.seek(0)
-        fh.write(header)

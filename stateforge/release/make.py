@@ -12,9 +12,7 @@ at any stage leaves nothing at the target and no temporary folder behind.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +38,7 @@ from stateforge.release.inputs import code_version, llm_inputs, pack_hashes, pac
 from stateforge.release.manifest import baseline_entry, database_info, task_counts
 from stateforge.release.model import MANIFEST, Code, Inputs, Manifest, release_id
 from stateforge.resources import artifacts_dir
+from stateforge.stages import Runner, Stage, direct, each, run_stages
 from stateforge.store import connect, read_model
 from stateforge.tasks import generate_tasks, read_tasks
 from stateforge.tools import toolkit_for
@@ -152,7 +151,8 @@ def document(run: ReleaseRun) -> None:
     (run.staging / README).write_text(
         dataset_card(manifest, run.pack.config.description or ""), encoding="utf-8", newline="\n"
     )
-    files = hash_files(run.staging, bundle_files(run.staging, skip=(MANIFEST,)))
+    skip = (MANIFEST, run.written.database)  # the database is verified by its table hashes, not its bytes
+    files = hash_files(run.staging, bundle_files(run.staging, skip=skip))
     run.manifest = assemble(run, files=files)
     (run.staging / MANIFEST).write_text(run.manifest.to_json(), encoding="utf-8", newline="\n")
 
@@ -191,12 +191,13 @@ def assemble(run: ReleaseRun, *, files: dict[str, Any]) -> Manifest:
         packages=package_versions(),
         llm=llm_inputs(run.llm),
     )
+    database = database_info(folder, w)
     return Manifest(
         domain=pack.name,
         version=run.version,
-        release_id=release_id(files),
+        release_id=release_id(files, database),
         inputs=inputs,
-        database=database_info(folder, w),
+        database=database,
         tasks=task_counts(tasks),
         baselines={s: baseline_entry(w.reports[baseline_file(s)]) for s in sorted(run.summaries)},
         files=files,
@@ -213,45 +214,22 @@ def _sha(path: Path) -> str:
     return sha256_file(path)
 
 
-@dataclass(frozen=True)
-class Stage:
-    """One named step of a release."""
-
-    name: str
-    run: Callable[..., None]
-    each_baseline: bool = False
-    """Run once per baseline solver asked (`run(release_run, solver)`)."""
-
-
 STAGES: tuple[Stage, ...] = (
     Stage("build", build),
     Stage("generate-tasks", make_tasks),
-    Stage("baseline", baseline, each_baseline=True),
+    Stage("baseline", baseline, parts=each(lambda run: run.baselines)),
     Stage("bundle", write_files),
     Stage("document", document),
     Stage("publish", publish_bundle),
 )
 """Every release, in this order: the CLI, the flow and the tests run exactly these."""
 
-Runner = Callable[[Stage, str, Callable[[], None]], None]
-"""How to run one step: `runner(stage, label, work)` must call `work()` once (and may wrap it)."""
-
-
-def direct(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """The plain runner: call the step."""
-    work()
-
 
 def run_release(run: ReleaseRun, runner: Runner = direct) -> Manifest:
     """Run every stage of `STAGES` on `run` through `runner`; return the manifest. On any failure the
     temporary folders are removed and nothing is left at the target."""
     try:
-        for stage in STAGES:
-            if stage.each_baseline:
-                for solver in run.baselines:
-                    runner(stage, f"baseline-{solver}", partial(stage.run, run, solver))
-            else:
-                runner(stage, stage.name, partial(stage.run, run))
+        run_stages(run, STAGES, runner)
     except BaseException:
         discard(run.staging, run.work)
         raise

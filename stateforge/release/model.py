@@ -146,19 +146,27 @@ class Manifest(_Model):
     domain: str
     version: str
     license: str = LICENSE
-    release_id: str = Field(description="sha256 of the file list (path and sha256 of every file).")
+    release_id: str = Field(
+        description="sha256 of the file list (path and sha256 of every file) and of the database's file name "
+        "and fingerprint."
+    )
     inputs: Inputs
     database: DatabaseInfo
     tasks: TaskCounts
     baselines: dict[str, Baseline] = Field(default_factory=dict)
-    files: dict[str, FileEntry]
+    files: dict[str, FileEntry] = Field(
+        description="Every file but the manifest and the database (which is verified by its table hashes)."
+    )
 
     def to_json(self) -> str:
         """The manifest's canonical text (sorted keys, indented, a final newline)."""
         return dumps(self.model_dump(mode="json"), indent=2) + "\n"
 
 
-def release_id(files: dict[str, FileEntry]) -> str:
-    """The identity of a bundle's content: the sha256 of its sorted (path, sha256) list."""
+def release_id(files: dict[str, FileEntry], database: DatabaseInfo) -> str:
+    """The identity of a bundle's content: the sha256 of its sorted (path, sha256) list, then a line naming
+    the database file and its fingerprint (the database is identified by its rows, not its bytes, which
+    DuckDB does not write the same twice)."""
     listing = "".join(f"{path}\t{entry.sha256}\n" for path, entry in sorted(files.items()))
+    listing += f"{database.file}\ttables {database.fingerprint}\n"
     return hashlib.sha256(listing.encode()).hexdigest()

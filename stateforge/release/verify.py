@@ -3,12 +3,13 @@
     result = verify_release("artifacts/releases/music-1.0.0")
     result.ok, result.problems        # [Problem(kind="file", where="data/users.parquet", what="...")]
 
-Checks, in order: every file's sha256 and size (and no file missing or unlisted); the database opens, its
-table hashes are the manifest's, its audit is clean; every Parquet file holds the database's rows (the
-same md5 of its rows in key order); the tasks read, were made on this data (`db_fingerprint`) and are
-counted as the manifest says; the installed tools are those of `tools.json`; every task's reference calls,
-replayed on a fresh episode, give its expected diff and pass its verifiers (an infeasible task: a refusal
-and no change). A problem names the file, table or task and what differs; the checks go on after one.
+Checks, in order: every file's sha256 and size (and no file missing or unlisted); the database (listed by
+its table hashes, not its bytes) opens, its table hashes are the manifest's, its audit is clean; every
+Parquet file holds the database's rows (the same md5 of its rows in key order); the tasks read, were made
+on this data (`db_fingerprint`) and are counted as the manifest says; the installed tools are those of
+`tools.json`; every task's reference calls, replayed on a fresh episode, give its expected diff and pass
+its verifiers (an infeasible task: a refusal and no change). A problem names the file, table or task and
+what differs; the checks go on after one.
 """
 
 from __future__ import annotations
@@ -115,8 +116,10 @@ def verify_release(folder: str | Path, *, on_task: Callable[[int, int], None] | 
 def check_files(result: Verification) -> None:
     """Every listed file present with its sha256 and size; no file missing from the list."""
     root, files = result.folder, result.manifest.files
-    if release_id(files) != result.manifest.release_id:
+    if release_id(files, result.manifest.database) != result.manifest.release_id:
         result.add("file", MANIFEST, "release_id is not the hash of the file list: the manifest was edited")
+    if not (root / result.manifest.database.file).is_file():
+        result.add("database", result.manifest.database.file, "missing")
     for path, entry in sorted(files.items()):
         target = root / path
         if not target.is_file():
@@ -125,7 +128,7 @@ def check_files(result: Verification) -> None:
             result.add("file", path, f"{target.stat().st_size} bytes, the manifest says {entry.bytes}")
         elif (digest := sha256_file(target)) != entry.sha256:
             result.add("file", path, f"sha256 {digest[:16]}..., the manifest says {entry.sha256[:16]}...")
-    for path in bundle_files(root, skip=(MANIFEST,)):
+    for path in bundle_files(root, skip=(MANIFEST, result.manifest.database.file)):
         if path not in files:
             result.add("file", path, "not in the manifest (added after the release)")
     result.checked["files"] = len(files)

@@ -86,7 +86,7 @@ def collect(db_path: str | Path, *, sample_rows: int = SAMPLE_ROWS) -> DatabaseP
         report = checked.to_dict()
         report.pop("seconds", None)  # timings would make the same file give different bytes
         config, problem = stored_config(inputs)
-        rules: list[RuleResult] = check_rules(con, config, build) if config is not None else []
+        rules: list[RuleResult] = check_rules(con, config, build, schema) if config is not None else []
         tables = _table_profiles(con, schema, checked.tables, report["checks"], build, sample_rows)
         version = _model_version(con)
     return DatabaseProfile(

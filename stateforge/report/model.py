@@ -92,6 +92,15 @@ class FanOut:
     distribution: list[tuple[int, int]]
     """(children, parents with that many), ascending."""
 
+    def quantile(self, q: float) -> int:
+        """Children of the parent at quantile `q` (0..1) of the distribution (the lower value)."""
+        rank, seen = int(q * max(self.parents - 1, 0)), 0
+        for value, n in self.distribution:
+            seen += n
+            if seen > rank:
+                return value
+        return 0
+
     @property
     def label(self) -> str:
         """`songs(album_id) -> albums(album_id)`."""
@@ -103,7 +112,8 @@ class RuleResult:
     """A domain rule or policy of the pack, checked on the file now, with what the build did about it."""
 
     name: str
-    kind: Literal["rule", "policy"]
+    kind: Literal["rule", "policy", "time", "family", "limit", "text"]
+    """The check's kind (`stateforge.domain.config.CheckKind`): the build holds every one of them."""
     description: str | None
     sql: str | None
     violations: int | None
@@ -163,7 +173,7 @@ class DatabaseProfile:
     @property
     def violations(self) -> int:
         """Audit violations plus rows breaking a domain rule now."""
-        broken = sum(r.violations or 0 for r in self.rules if r.kind == "rule")
+        broken = sum(r.violations or 0 for r in self.rules if r.sql is not None)
         return int(self.audit.get("violations", 0)) + broken
 
     def to_dict(self) -> dict[str, Any]:

@@ -30,23 +30,23 @@ from stateforge.report.tables import table_anchor, table_section, violations_tab
 
 def _verdict(db: DatabaseProfile) -> Markup:
     checks = db.audit.get("checks_run", 0)
-    rules = [r for r in db.rules if r.kind == "rule"]
+    rules = [r for r in db.rules if r.sql is not None]
     held = sum(1 for r in rules if r.violations == 0)
     if db.violations == 0:
         text = f"Clean: no violation in {count(checks)} audit checks"
-        text += f", and all {len(rules)} domain rules hold." if rules else "."
+        text += f", and all {len(rules)} domain checks hold." if rules else "."
         return callout(text, "good")
     broken = sum(1 for r in rules if r.violations)
     text = (f"Not clean: {plural(db.audit.get('violations', 0), 'audit violation')} in "
             f"{len(db.audit.get('checks', []))} of {count(checks)} checks; {broken} of {len(rules)} "
-            f"domain rules find rows ({held} hold). The sections below name the rows.")
+            f"domain checks find rows ({held} hold). The sections below name the rows.")
     return callout(text, "bad")
 
 
 def _cards(db: DatabaseProfile) -> Markup:
     cells = sum(t.rows * len(t.columns) for t in db.tables)
     nulls = sum(c.nulls for t in db.tables for c in t.columns)
-    rules = [r for r in db.rules if r.kind == "rule"]
+    rules = [r for r in db.rules if r.sql is not None]
     held = sum(1 for r in rules if r.violations == 0)
     return cards([
         Card("tables", count(len(db.tables))),
@@ -139,7 +139,7 @@ def _rule_row(r: RuleResult) -> list[Any]:
     elif r.violations is None:
         now = Cell(tag("span", "no check", class_="muted"), -2)
     else:
-        tone = "good" if r.violations == 0 else ("bad" if r.kind == "rule" else "warn")
+        tone = "good" if r.violations == 0 else ("bad" if r.sql is not None else "warn")
         now = Cell(badge(count(r.violations), tone), r.violations)
     b = r.build or {}
     detail = [tag("summary", "SQL and offending rows" if r.samples else "SQL")] if r.sql else []
@@ -157,9 +157,18 @@ def _rule_row(r: RuleResult) -> list[Any]:
 
 def rules_section(db: DatabaseProfile, ids: Anchors) -> Section:
     """The pack's rules and policies: rows their checks find now, and what the build found and repaired."""
-    body = [tag("p", "Each rule's check returns the rows that break it; the build repaired what it found, so "
-                     "a built database returns none. Policies are what the product allows; their checks, "
-                     "where given, are shown as worth a look rather than as violations.")]
+    body = [tag("p", "Each check returns the rows that break it, by kind: policy (a stated policy on stored "
+                     "state), time (time runs forward along foreign keys, inferred from the DDL), family "
+                     "(children resemble their parent), limit (counts bounded by a parent), text, and the "
+                     "pack's consistency rules. The build repaired what each found, so a built database "
+                     "returns none. Policies with no check are about actions: the write tools enforce them.")]
+    kinds: dict[str, list[int]] = {}
+    for r in db.rules:
+        if r.sql is not None:
+            kinds.setdefault(r.kind, []).append(r.violations or 0)
+    if kinds:
+        body.append(tag("p", "; ".join(
+            f"{kind}: {sum(1 for v in found if v == 0)}/{len(found)} hold" for kind, found in kinds.items())))
     built = [r for r in db.rules if r.build and r.build.get("found")]
     if built:
         body.append(tag("div", plots.bars(ids("p-rule-repairs"), [r.name for r in built],
@@ -172,7 +181,7 @@ def rules_section(db: DatabaseProfile, ids: Anchors) -> Section:
     else:
         body.append(tag("p", "The pack defines no rules or policies." if db.inputs else
                         "The file records no pack config, so there are no rules to check.", class_="muted"))
-    bad = sum(r.violations or 0 for r in db.rules if r.kind == "rule")
+    bad = sum(r.violations or 0 for r in db.rules if r.sql is not None)
     verdict = badge(f"{plural(bad, 'row')} breaking rules", "bad") if bad else badge("hold", "good")
     badges = [verdict] if db.rules else []
     return Section("rules", "Domain rules and policies", Markup("").join(body), badges=badges)
@@ -186,7 +195,7 @@ def render(db: DatabaseProfile) -> str:
                 subtitle=f"Audit report of {'the ' + db.domain + ' domain' if db.domain else 'a database'}: "
                          f"{count(len(db.tables))} tables, {count(db.rows)} rows",
                 lead=Markup("").join([_verdict(db), _cards(db)]))
-    bad_rules = sum(r.violations or 0 for r in db.rules if r.kind == "rule")
+    bad_rules = sum(r.violations or 0 for r in db.rules if r.sql is not None)
     page.nav("Overview", [
         NavItem("#summary", "Summary"),
         NavItem("#violations", "Audit", count(db.audit.get("violations", 0)),

@@ -16,6 +16,8 @@ import duckdb
 
 from stateforge.domain.config import DomainConfig
 from stateforge.report.model import RuleResult
+from stateforge.schema.model import Schema
+from stateforge.validation.rules import domain_checks
 from stateforge.values import json_row
 
 SAMPLES = 3
@@ -43,19 +45,22 @@ def _check(con: duckdb.DuckDBPyConnection, result: RuleResult) -> RuleResult:
 
 
 def check_rules(
-    con: duckdb.DuckDBPyConnection, config: DomainConfig, build: dict[str, Any] | None = None
+    con: duckdb.DuckDBPyConnection, config: DomainConfig, build: dict[str, Any] | None = None,
+    schema: Schema | None = None,
 ) -> list[RuleResult]:
-    """Run every rule's and policy's check on `con`; a rule carries the build report's figures for it."""
+    """Run every domain check on `con` (with `schema`: the inferred time order too, `domain_checks`), by
+    kind (policy, time, family, limit, text, rule), then the action policies (no check: the tools enforce
+    them); a check carries the build report's figures for it."""
     built = {r.get("name"): r for r in (build or {}).get("rules", [])}
+    checks = (domain_checks(schema, config) if schema is not None else
+              list(config.rules) + [p.as_rule() for p in config.policies if p.checked])
     out = [
-        _check(con, RuleResult(rule.name, "rule", rule.description, rule.check, None,
+        _check(con, RuleResult(rule.name, rule.kind, rule.description, rule.check, None,
                                build=built.get(rule.name)))
-        for rule in config.rules
+        for rule in checks
     ]
-    out += [
-        _check(con, RuleResult(p.name, "policy", p.description, p.check, None))
-        for p in config.policies
-    ]
+    out += [RuleResult(p.name, "policy", p.description, None, None)
+            for p in config.policies if p.kind == "action"]
     return out
 
 

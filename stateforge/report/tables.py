@@ -145,6 +145,8 @@ def fanout_tile(pid: str, f: FanOut) -> Markup:
     share = f.childless / f.parents if f.parents else 0.0
     stats = Markup(" \u00b7 ").join([
         Markup("median {}").format(tag("b", number(f.median))),
+        Markup("p90 {}").format(tag("b", count(f.quantile(0.9)))),
+        Markup("p99 {}").format(tag("b", count(f.quantile(0.99)))),
         Markup("max {}").format(tag("b", count(f.max))),
         Markup("{} of parents childless").format(tag("b", percent(share))),
     ])
@@ -211,6 +213,10 @@ def table_section(t: TableProfile, ids: Anchors) -> Section:
         ("built in", (f"{build['batches']} batch" + ("es" if build["batches"] != 1 else ""))
          if build.get("batches") else None),
         ("repairs", repairs),
+        ("seed rows", f"{build['seeded']:,} from the DDL's INSERTs" if build.get("seeded") else None),
+        ("short of plan", f"{build['shortfall']:,} of {build.get('planned', 0):,} planned rows: "
+                          f"{build.get('short_reason') or 'fewer rows were written'}"
+         if build.get("shortfall") else None),
     ])]
     if t.violations:
         body += [tag("h3", "Violations"), violations_table(t.violations, with_table=False)]

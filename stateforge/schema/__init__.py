@@ -1,7 +1,8 @@
 """DDL in six dialects (duckdb, postgres, mysql, sqlite, oracle, tsql) -> the schema model.
 
-    parse_ddl(text, dialect=None, source=None, drop_missing_references=False) -> Schema
-    load_ddl(path, dialect=None, drop_missing_references=False) -> Schema
+    parse_ddl(text, dialect=None, source=None, drop_missing_references=False, skip_missing_includes=False,
+              ignore_seed_inserts=False) -> Schema
+    load_ddl(path, dialect=None, ...same options) -> Schema
     detect_dialect(text) -> str
 
 A file is split into statements (split.py; T-SQL batches and CREATE SCHEMA elements by batches.py),
@@ -22,6 +23,7 @@ from stateforge.schema.builder import Builder
 from stateforge.schema.dialects import DIALECTS, detect_dialect, resolve_dialect
 from stateforge.schema.includes import read_statements
 from stateforge.schema.model import Check, Column, ForeignKey, Note, Schema, Table, Unenforced
+from stateforge.schema.syntax import warn_once_from_now
 
 __all__ = [
     "DIALECTS",
@@ -44,24 +46,38 @@ def parse_ddl(
     source: str | None = None,
     *,
     drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> Schema:
     """Parse the DDL `text` into a Schema.
 
     `dialect`: duckdb, postgres, mysql, sqlite, oracle or tsql (or an alias such as postgresql, pg, mariadb,
     mssql, sqlserver); guessed from the text when None. `source` names the file in messages and anchors
     included files. `drop_missing_references` drops (with a note) foreign keys to tables the DDL does
-    not define, instead of failing. Raises SchemaError (with file, line, table, column and a hint) for DDL
-    that does not define a consistent set of tables.
+    not define, instead of failing. `skip_missing_includes` goes on past an include command whose file
+    is missing (a note at its line) instead of failing. `ignore_seed_inserts` leaves the DDL's
+    `INSERT ... VALUES` rows out (they are seeds of their tables otherwise: `Table.seeds`). Raises
+    SchemaError (with file, line, table, column and a hint) for DDL that does not define a consistent set
+    of tables.
     """
     name = resolve_dialect(dialect) if dialect else detect_dialect(text)
-    builder = Builder(name, source, drop_missing_references=drop_missing_references)
-    for statement in read_statements(text, name, source):
+    warn_once_from_now()
+    builder = Builder(name, source, drop_missing_references=drop_missing_references,
+                      ignore_seed_inserts=ignore_seed_inserts)
+    notes = builder.ctx.schema.notes
+    skip = notes.append if skip_missing_includes else None  # a note per missing include, in file order
+    for statement in read_statements(text, name, source, skip_missing=skip):
         builder.read(statement)
     return builder.finish()
 
 
 def load_ddl(
-    path: str | Path, dialect: str | None = None, *, drop_missing_references: bool = False
+    path: str | Path,
+    dialect: str | None = None,
+    *,
+    drop_missing_references: bool = False,
+    skip_missing_includes: bool = False,
+    ignore_seed_inserts: bool = False,
 ) -> Schema:
     """Read and parse the DDL file at `path` (see `parse_ddl`); SchemaError naming the file if it cannot be
     read."""
@@ -74,4 +90,5 @@ def load_ddl(
         raise SchemaError(
             f"cannot read the DDL file: {err}", file=str(path), hint="It must be a readable UTF-8 text file."
         ) from None
-    return parse_ddl(text, dialect, source=str(path), drop_missing_references=drop_missing_references)
+    return parse_ddl(text, dialect, source=str(path), drop_missing_references=drop_missing_references,
+                     skip_missing_includes=skip_missing_includes, ignore_seed_inserts=ignore_seed_inserts)

@@ -26,6 +26,8 @@ from stateforge.schema.exprs import name_ref, table_name
 from stateforge.schema.model import Column, Schema, Table
 from stateforge.schema.namespaces import unquote
 from stateforge.schema.partitions import is_partition_of, note_partitions, partition_of
+from stateforge.schema.rules import create_rule, procedure_call
+from stateforge.schema.seeds import finish_seeds, read_insert
 from stateforge.schema.split import Statement
 
 _COLUMN_ITEMS = (exp.ColumnDef, exp.Identifier)
@@ -47,13 +49,15 @@ class Builder:
     Each reader returns the kind to count in `Schema.skipped`, or None when the statement was read.
     """
 
-    def __init__(self, dialect: str, source: str | None, *, drop_missing_references: bool = False) -> None:
+    def __init__(self, dialect: str, source: str | None, *, drop_missing_references: bool = False,
+                 ignore_seed_inserts: bool = False) -> None:
         self.source = source
         self.ctx = Context(
             dialect=dialect,
             source=source,
             schema=Schema(dialect=dialect, source=source),
             drop_missing_references=drop_missing_references,
+            ignore_seed_inserts=ignore_seed_inserts,
         )
         ctx = self.ctx
         self._readers = {
@@ -65,8 +69,10 @@ class Builder:
             "type": lambda stmt: objects.create_type(ctx, stmt),
             "domain": lambda stmt: objects.create_domain(ctx, stmt),
             "drop": lambda stmt: objects.drop(ctx, stmt),
-            "call": lambda stmt: objects.extended_property(ctx, stmt),
+            "call": lambda stmt: procedure_call(ctx, stmt),
+            "rule": lambda stmt: create_rule(ctx, stmt),
             "schema": self._create_schema,
+            "insert": lambda stmt: read_insert(ctx, stmt),
         }
 
     def read(self, stmt: Statement) -> None:
@@ -105,6 +111,8 @@ class Builder:
         with _guarded(ctx, "trying the expressions against DuckDB"):
             enforce(ctx)
         note_partitions(ctx)
+        with _guarded(ctx, "trying the seed rows against DuckDB"):
+            finish_seeds(ctx)
         return schema
 
     def _create_schema(self, stmt: Statement) -> str | None:

@@ -53,10 +53,12 @@ def build_column(ctx: Context, table: Table, node: exp.Expr) -> tuple[Column, li
     name = node.name
     ctx.column = name
     dt = node.args.get("kind") if isinstance(node, exp.ColumnDef) else None
-    user = _user_type(ctx, dt)
+    type_name = _user_type_name(ctx, dt)
+    user = ctx.user_types.get(type_name) if type_name else None
     if user:
         column = replace(user.template, name=name, allowed_values=_copy(user.template.allowed_values))
         later: list[exp.Expr] = [replace_value(c, name) for c in user.checks]
+        ctx.typed_columns.setdefault(type_name, []).append((table, column))  # for sp_bindrule on the type
     else:
         mapped = map_type(dt, ctx.dialect)
         column = Column(
@@ -126,12 +128,13 @@ def user_type(ctx: Context, node: exp.ColumnDef) -> UserType:
     return UserType(template=column, checks=checks)
 
 
-def _user_type(ctx: Context, dt: exp.DataType | None) -> UserType | None:
-    """The enum type or domain `dt` names; a domain may reuse a built-in name (pagila's `year`)."""
+def _user_type_name(ctx: Context, dt: exp.DataType | None) -> str | None:
+    """The user type (enum type, domain, alias type) `dt` names, lower-case, or None; a domain may reuse a
+    built-in name (pagila's `year`)."""
     name = user_type_name(dt)
     if name is None and dt is not None and isinstance(dt.this, exp.DType) and not dt.expressions:
         name = dt.this.value.lower()
-    return ctx.user_types.get(name) if name else None
+    return name if name and name in ctx.user_types else None
 
 
 def _copy(values: list | None) -> list | None:

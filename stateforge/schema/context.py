@@ -62,11 +62,19 @@ class Context:
     """The column being read, for internal errors."""
     drop_missing_references: bool = False
     """Drop (with a note) foreign keys to tables the DDL does not define, instead of failing."""
+    ignore_seed_inserts: bool = False
+    """Leave the DDL's INSERT ... VALUES rows out (counted as skipped statements), instead of seeding."""
+    seed_rows: dict[int, list[str]] = field(default_factory=dict)
+    """id(Seed) -> its rows as DuckDB SQL tuples, one each, until the seeds are checked (seeds.py)."""
     sources: dict[tuple[str, str, str], tuple[exp.Expr, int]] = field(default_factory=dict)
     """(table, kind, column or CHECK sql) -> (the expression as the DDL writes it, its line); written out
     as SQL only for the few that DuckDB refuses."""
     untyped: set[tuple[str, str]] = field(default_factory=set)
     """(table, column) of generated columns written without a type: DuckDB's type is taken."""
+    rules: dict[str, tuple[exp.ColumnConstraint, int]] = field(default_factory=dict)
+    """T-SQL `CREATE RULE`s by lower-case name: the CHECK over VALUE each stands for, and its line."""
+    typed_columns: dict[str, list[tuple[Table, Column]]] = field(default_factory=dict)
+    """Lower-case user type -> the columns defined with it so far (a rule bound to the type later)."""
     ns: Namespaces = field(init=False)
     """The namespaces: the default one, the current one, the search path (see namespaces.py)."""
 

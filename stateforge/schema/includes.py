@@ -10,7 +10,9 @@
 Paths are taken relative to the including file (then to the top file's folder, where `@` and `\\i` look
 when an installer is run from its own folder). Every statement keeps its own file and line, so errors
 and notes name the included file. A missing file, an unset variable or a cycle is a SchemaError that
-names the including file and line.
+names the including file and line; with `skip_missing` (`--skip-missing-includes`: an installer's data
+files that are not beside the schema) a missing file is a note at the include's line instead, and the
+statements after it are read.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from __future__ import annotations
 import os
 import re
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from stateforge.errors import SchemaError
+from stateforge.schema.model import Note
 from stateforge.schema.split import Statement, split_statements
 
 _COMMAND = re.compile(
@@ -45,6 +48,8 @@ class _Includes:
     stack: list[Path] = field(default_factory=list)
     variables: dict[str, str] = field(default_factory=dict)
     """SQL*Plus DEFINEs and SQLCMD :setvar values seen so far, by lower-case name."""
+    skip_missing: Callable[[Note], None] | None = None
+    """Where a missing included file is noted (and skipped); None: a missing file is an error."""
 
     def statements(self, text: str, source: str | None, here: Path) -> Iterator[Statement]:
         for stmt in split_statements(text, self.dialect, source):
@@ -61,7 +66,23 @@ class _Includes:
             self.variables[match["name"].lower()] = match["value"].strip().strip("'\"")
 
     def _follow(self, stmt: Statement, here: Path) -> Iterator[Statement]:
-        path, label = self._resolve(stmt, here)
+        try:
+            path, label = self._resolve(stmt, here)
+        except _Missing as missing:
+            if self.skip_missing is None:
+                raise SchemaError(
+                    f"the included file {missing.name!r} does not exist (looked for {missing.looked})",
+                    file=stmt.source,
+                    line=stmt.line,
+                    hint="Put the file beside the one that includes it, fix the path in the include "
+                    "command, or pass --skip-missing-includes to read the schema without it.",
+                ) from None
+            self.skip_missing(Note(
+                f"the included file {missing.name!r} is not there (looked for {missing.looked}); skipped "
+                "(--skip-missing-includes): whatever it defines or inserts is left out",
+                file=stmt.source, line=stmt.line,
+            ))
+            return
         if path in self.stack:
             chain = " -> ".join(p.name for p in [*self.stack[self.stack.index(path) :], path])
             raise SchemaError(
@@ -117,13 +138,7 @@ class _Includes:
         for candidate, label in candidates:
             if candidate.is_file():
                 return candidate.resolve(), label
-        looked = ", ".join(dict.fromkeys(str(c) for c, _ in candidates))
-        raise SchemaError(
-            f"the included file {name!r} does not exist (looked for {looked})",
-            file=stmt.source,
-            line=stmt.line,
-            hint="Fix the path in the include command, or put the file beside the one that includes it.",
-        )
+        raise _Missing(name, ", ".join(dict.fromkeys(str(c) for c, _ in candidates)))
 
     def _substitute(self, raw: str, stmt: Statement) -> str:
         def value(match: re.Match[str]) -> str:
@@ -141,13 +156,28 @@ class _Includes:
         return _SQLCMD_VARIABLE.sub(value, _VARIABLE.sub(value, raw))
 
 
-def read_statements(text: str, dialect: str, source: str | None = None) -> Iterator[Statement]:
+class _Missing(Exception):
+    """An include command's file is in none of the places looked at."""
+
+    def __init__(self, name: str, looked: str) -> None:
+        super().__init__(name)
+        self.name, self.looked = name, looked
+
+
+def read_statements(
+    text: str,
+    dialect: str,
+    source: str | None = None,
+    *,
+    skip_missing: Callable[[Note], None] | None = None,
+) -> Iterator[Statement]:
     """The statements of `text`, with every include command replaced by the statements of its file.
 
     `source` (the file `text` was read from) anchors relative paths; without it, the current folder.
+    `skip_missing(note)`, when given, is told of each include whose file is missing, which is skipped.
     """
     top = Path(source).resolve().parent if source else Path.cwd()
-    includes = _Includes(dialect, top, os.path.dirname(source or ""))
+    includes = _Includes(dialect, top, os.path.dirname(source or ""), skip_missing=skip_missing)
     if source:
         includes.stack.append(Path(source).resolve())
     yield from includes.statements(text, source, top)

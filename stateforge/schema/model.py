@@ -13,12 +13,13 @@ inverts it. SQL reaches a table through `stateforge.store.sql.table_ref`, which 
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+
+from stateforge.errors import suggest  # noqa: F401 - its home was here; many modules import it from here
 
 # ON DELETE / ON UPDATE actions, spelled as in SQL.
 FK_ACTIONS = ("NO ACTION", "RESTRICT", "CASCADE", "SET NULL", "SET DEFAULT")
@@ -55,13 +56,6 @@ def split_name(name: str) -> tuple[str, str]:
 
 def _norm(name: str) -> str:
     return name.lower()
-
-
-def suggest(name: str, candidates: list[str]) -> str:
-    """' Did you mean "x"?' for the closest candidate, or ''."""
-    lowered = {c.lower(): c for c in candidates}
-    close = difflib.get_close_matches(name.lower(), list(lowered), n=1, cutoff=0.6)
-    return f' Did you mean "{lowered[close[0]]}"?' if close else ""
 
 
 @dataclass
@@ -170,6 +164,28 @@ class Unenforced:
                 "reason": self.reason}
 
 
+@dataclass
+class Seed:
+    """Rows that an `INSERT ... VALUES` of the DDL gives a table: inserted as given, before any generated
+    row, and kept (the generator adds rows only where the table's planned size asks for more)."""
+
+    columns: tuple[str, ...]
+    """The columns the INSERT lists, spelled as the table spells them (every column when it lists none)."""
+    values: str
+    """The rows, as DuckDB SQL: `VALUES (1, 'a'), (2, 'b')`."""
+    rows: int
+    file: str | None = None
+    line: int | None = None
+    """Where the INSERT is, for messages."""
+    literals: list[tuple[str | None, ...]] | None = field(default=None, repr=False, compare=False)
+    """The same rows as text (None for NULL), when every value is a plain literal (a dump's data): loaded
+    into DuckDB through Arrow, which costs far less than DuckDB parsing a long VALUES list. Not stored."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"columns": list(self.columns), "values": self.values, "rows": self.rows, "file": self.file,
+                "line": self.line}
+
+
 @dataclass(frozen=True)
 class Note:
     """Something the parser approximated or left out, at a file and line, on a table and column."""
@@ -205,6 +221,13 @@ class Table:
     """Partitions folded into this table (PostgreSQL PARTITION OF / ATTACH PARTITION), by name."""
     unenforced: list[Unenforced] = field(default_factory=list)
     """Defaults, CHECKs and generated columns that DuckDB cannot run, as written (see `Unenforced`)."""
+    seeds: list[Seed] = field(default_factory=list)
+    """The DDL's `INSERT ... VALUES` rows for this table, in file order (see `Seed`)."""
+
+    @property
+    def seeded_rows(self) -> int:
+        """How many rows the DDL's INSERTs give this table."""
+        return sum(s.rows for s in self.seeds)
 
     @property
     def namespace(self) -> str:
@@ -253,7 +276,7 @@ class Table:
             "checks": [c.to_dict() for c in self.checks],
             "partitions": list(self.partitions),
             "unenforced": [u.to_dict() for u in self.unenforced],
-        }
+        } | ({"seeds": [s.to_dict() for s in self.seeds]} if self.seeds else {})
 
 
 @dataclass
@@ -354,6 +377,7 @@ class Schema:
                     ],
                     partitions=list(t.get("partitions", [])),
                     unenforced=[Unenforced(**u) for u in t.get("unenforced", [])],
+                    seeds=[Seed(**{**s, "columns": tuple(s["columns"])}) for s in t.get("seeds", [])],
                 )
             )
         clock = data.get("clock")

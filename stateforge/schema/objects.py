@@ -152,7 +152,7 @@ def extended_property(ctx: Context, stmt: Statement) -> str | None:
 def create_type(ctx: Context, stmt: Statement) -> str | None:
     """CREATE TYPE ... AS ENUM (...), a DuckDB alias, or SQL Server's CREATE TYPE ... FROM base."""
     if (match := _TYPE_FROM.match(stmt.text)) is not None:
-        return _alias(ctx, stmt, match["name"], match["body"], "CREATE TYPE")
+        return alias_type(ctx, stmt, match["name"], match["body"], "CREATE TYPE")
     try:  # postgres' reader knows CREATE TYPE ... AS ENUM; duckdb's does not
         create = parse(stmt, "postgres", source=ctx.source, what="CREATE TYPE").expr
     except SchemaError:
@@ -182,10 +182,10 @@ def create_domain(ctx: Context, stmt: Statement) -> str | None:
     match = _DOMAIN.match(stmt.text)
     if match is None:
         return "domain"
-    return _alias(ctx, stmt, match["name"], match["body"], "CREATE DOMAIN")
+    return alias_type(ctx, stmt, match["name"], match["body"], "CREATE DOMAIN")
 
 
-def _alias(ctx: Context, stmt: Statement, name: str, body: str, what: str) -> str | None:
+def alias_type(ctx: Context, stmt: Statement, name: str, body: str, what: str) -> str | None:
     """A named type over a base type (a domain, a T-SQL alias type), read as the column `VALUE <body>`."""
     kind = "domain" if what == "CREATE DOMAIN" else "type"
     text = f"CREATE TABLE {name} (VALUE {body})"

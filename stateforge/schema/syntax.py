@@ -155,6 +155,32 @@ def _error(
     )
 
 
+class _Once(logging.Filter):
+    """Lets each distinct message through once: sqlglot warns every time it generates a construct it
+    cannot translate ("Byte strings are not supported ...", "Only integer formats are supported ..."), so
+    a dump with the construct in fifty tables printed the same line fifty times. The notes say where."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: set[str] = set()
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        if message in self.seen:
+            return False
+        self.seen.add(message)
+        return True
+
+
+_ONCE = _Once()
+logging.getLogger("sqlglot").addFilter(_ONCE)
+
+
+def warn_once_from_now() -> None:
+    """Start a new parse: each distinct sqlglot warning is printed once from here on."""
+    _ONCE.seen.clear()
+
+
 @contextmanager
 def _quiet() -> Iterator[None]:
     # sqlglot logs a warning each time it falls back to an opaque Command; callers handle Commands.

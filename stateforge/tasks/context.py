@@ -30,10 +30,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from stateforge.diff import ColumnRule
-from stateforge.episode import Episode
+from stateforge.episode import Episode, ToolResult
 from stateforge.schema.model import Schema
 from stateforge.store.sql import quote_ident, table_ref
-from stateforge.tasks.draft import Call, Draft, Goal
+from stateforge.tasks.draft import Call, Draft, Goal, Observed
 from stateforge.tasks.model import (
     CAPABILITIES,
     DIFFICULTIES,
@@ -46,6 +46,7 @@ from stateforge.tasks.recipes import CallFailed, Recipe, RecipeDefinitionError, 
 from stateforge.tasks.wording import Style, fields_of, render, same_value
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import Toolkit
+from stateforge.tools.actor import Actor, NoActor
 from stateforge.values import json_row, json_value
 
 SPEAKER_PHRASES = (
@@ -104,12 +105,19 @@ class RecipeContext:
         self.capabilities: list[str] = list(recipe.capabilities)
         self._episode: Episode | None = None
         self._calls: list[Call] = []
+        self._results: list[ToolResult] = []
         self._parts: list[Part] = []
         self._references: list[Reference] = []
         self._goals: list[Goal] = []
         self._policy: dict[str, Any] = {}
         self._derived: list[Derivation] = []
         self._variant: VariantSpec | None = None
+        self._distractors: list[Reference] = []
+        self._actor: Actor | None = None
+        self.declined: Infeasibility | None = None
+        """Set by `blocked`: this draft is the infeasible task (a refused write after the reads)."""
+        self.provenance: dict[str, Any] = {}
+        """Extra provenance of the draft (a storyline's name, steps and knobs)."""
 
     # --- what the recipe may know -----------------------------------------------------------------
 
@@ -191,10 +199,49 @@ class RecipeContext:
 
     @property
     def episode(self) -> Episode:
-        """The episode the recipe acts on (opened at the first call)."""
+        """The episode the recipe acts on (opened at the first call). Its run of the calls is handed to the
+        gate with the draft (`Draft.observed`), which diffs it instead of replaying every call again."""
         if self._episode is None:
-            self._episode = self.workspace.episode(self.toolkit, diffed=False)
+            self._episode = self.workspace.episode(self.toolkit, diffed=True, actor=self._actor)
         return self._episode
+
+    @property
+    def actor(self) -> Actor | None:
+        """Who the task is done as (`act_as`), or None."""
+        return self._actor
+
+    def act_as(self, table: str, key: Mapping[str, Any], roles: Sequence[str] | str = ()) -> Actor:
+        """Do the task as a person: `key` (`{"card_number": "LC00012345"}`, the pack's `actors.key` column)
+        must name exactly one row of `table` (the pack's `actors.table`; recorded as a reference, as
+        `introduce` does), and `roles` be roles they hold (none: every role they hold). Call it before the
+        first tool call: the episode, the gate's replay and every solver's episode act as them."""
+        spec = self.workspace.config.actors
+        where = f"recipe {self.recipe.name}: ctx.act_as({table!r}, {dict(key)!r})"
+        if spec is None:
+            raise RecipeDefinitionError(
+                f"{where}: the pack's domain.yaml declares no `actors:`; declare them "
+                "(`actors: {table: ..., key: ..., roles: ...}`) or do not act as anyone."
+            )
+        if table.lower() != spec.table.lower() or [k.lower() for k in key] != [spec.key.lower()]:
+            raise RecipeDefinitionError(
+                f"{where}: the pack's actors are {spec.table} named by {spec.key}; pass "
+                f"ctx.act_as({spec.table!r}, {{{spec.key!r}: ...}})."
+            )
+        if self._calls:
+            raise RecipeDefinitionError(f"{where}: called after the first tool call; act as them first.")
+        [value] = key.values()
+        self.unique(f"actor {value}", table, **key)
+        wanted = Actor(person=str(value), roles=(roles,) if isinstance(roles, str) else tuple(roles))
+        if self._episode is not None:  # reads made before (none recorded) were made as no one
+            self.close()
+        self._actor = wanted
+        try:
+            actor = self.episode.actor
+        except NoActor as exc:  # a role they do not hold: the situation does not fit the recipe
+            self._actor = None
+            raise Skip("actor not bound", str(exc)) from None
+        self._actor = actor
+        return actor
 
     def call(self, tool: str, arguments: Mapping[str, Any] | None = None, *, step: str | None = None) -> Any:
         """Call a tool on the episode, record it as a reference call, and return its value.
@@ -204,6 +251,7 @@ class RecipeContext:
         """
         result = self.episode.call(tool, dict(arguments or {}))
         self._calls.append(Call(tool=tool, arguments=result.arguments, step=step))
+        self._results.append(result)
         if not result.ok:
             raise CallFailed(tool, result.error_kind, result.error)
         return result.value
@@ -215,6 +263,34 @@ class RecipeContext:
                 f"recipe {self.recipe.name}: ctx.read({tool!r}): a write tool; use ctx.call."
             )
         return self.call(tool, arguments, step=step)
+
+    def blocked(
+        self,
+        tool: str,
+        arguments: Mapping[str, Any],
+        *,
+        kind: str,
+        because: str,
+        policy: str | None = None,
+    ) -> None:
+        """Make the write the domain refuses (the blocker found by working) and end the draft as an
+        infeasible task to decline with `because`. `policy`: the domain.yaml policy whose refusal proves it
+        (required for `forbidden` where the domain states policies). `Skip` when the tool does not refuse
+        it, or refuses it by another policy."""
+        if kind not in INFEASIBLE_KINDS:
+            raise RecipeDefinitionError(f"recipe {self.recipe.name}: infeasible kind {kind!r}.")
+        result = self.episode.call(tool, dict(arguments))
+        if result.ok:
+            raise Skip("blocker not refused", f"{tool} succeeded: the situation breaks no rule")
+        if result.error_kind not in ("tool", "constraint", "rule"):
+            raise CallFailed(tool, result.error_kind, result.error)
+        if policy is not None and result.policy != policy:
+            raise Skip("blocker refused by another policy", f"{tool}: {result.policy or result.error_kind}")
+        self._calls.append(Call(tool=tool, arguments=result.arguments))
+        self._results.append(result)
+        # the policy that proves the task: the one the recipe names, else the refusal's (the gate requires
+        # the replay's refusal to carry exactly it)
+        self.declined = Infeasibility(kind=kind, because=because, policy=policy or result.policy)
 
     def state(self, sql: str, params: Sequence[Any] | None = None) -> list[dict[str, Any]]:
         """Rows of one SELECT on the episode as it is now (after the calls so far)."""
@@ -278,6 +354,17 @@ class RecipeContext:
                 params.append(value)
         sql = f"SELECT count(*) FROM {table_ref(model.name)} WHERE {' AND '.join(where) or 'TRUE'}"
         self.refer(entity, sql, params)
+
+    def distractor(self, entity: str, sql: str, params: Sequence[Any] | None = None) -> None:
+        """Record a near-boundary distractor: a count query on the base that returns 1 or more (an item
+        just outside a bound, a same-name entity); `Skip` when it returns 0. The gate checks it again."""
+        found = self.scalar(sql, list(params or []))
+        if not found:
+            raise Skip("no distractor", f"{entity}: none in the data")
+        self._distractors.append(
+            Reference(entity=entity, sql=sql.strip(), params=[json_value(p) for p in params or []],
+                      expected=int(found))
+        )
 
     def goal(
         self,
@@ -387,7 +474,29 @@ class RecipeContext:
             "recipe": self.recipe.name,
             "seed": self.seed,
             "attempt": self.attempt,
+            **self.provenance,
         }
+        if self._distractors:
+            provenance["distractors"] = [d.model_dump(mode="json") for d in self._distractors]
+        observed = None
+        if self._episode is not None and not self._episode.closed and len(self._results) == len(self._calls):
+            observed = Observed(self._episode, self.toolkit, list(self._results))
+        if self.declined is not None:
+            declined = Draft(
+                instruction=self.instruction,
+                capabilities=tuple(self.capabilities),
+                difficulty=self.difficulty,
+                calls=list(self._calls),
+                feasible=False,
+                references=list(self._references),
+                policy=dict(self._policy),
+                derived=list(self._derived),
+                infeasible=self.declined,
+                provenance=provenance,
+                observed=observed,
+                actor=self._actor,
+            )
+            return declined, None
         draft = Draft(
             instruction=self.instruction,
             capabilities=tuple(self.capabilities),
@@ -398,6 +507,8 @@ class RecipeContext:
             policy=dict(self._policy),
             derived=list(self._derived),
             provenance=provenance,
+            observed=observed,
+            actor=self._actor,
         )
         return draft, (self._make_variant(draft) if self._variant is not None else None)
 
@@ -441,7 +552,16 @@ class RecipeContext:
             derived=[Derivation(value=_swap_json(d.value, swap), how=d.how) for d in draft.derived],
             infeasible=Infeasibility(kind=spec.kind, because=spec.because, policy=spec.policy),
             provenance=dict(draft.provenance),
+            actor=_swap_actor(draft.actor, spec.swap),
         )
+
+
+def _swap_actor(actor: Actor | None, swap: Mapping[Any, Any]) -> Actor | None:
+    """The variant's actor: the person swapped like every other value (the swapped person speaks, in the
+    same roles; the gate rejects the variant when they do not hold them)."""
+    if actor is None:
+        return None
+    return actor.model_copy(update={"person": str(_swap_raw(actor.person, swap))})
 
 
 def _swap_raw(value: Any, swap: Mapping[Any, Any]) -> Any:

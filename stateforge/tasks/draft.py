@@ -19,10 +19,15 @@ fresh episode, computes the expected diff and the verifiers, and keeps it as a `
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stateforge.diff import Diff
 from stateforge.tasks.model import Derivation, Infeasibility, Reference
+from stateforge.tools.actor import Actor
+
+if TYPE_CHECKING:
+    from stateforge.episode import Episode, ToolResult
+    from stateforge.tools import Toolkit
 
 
 @dataclass
@@ -46,6 +51,19 @@ class Goal:
 
 
 @dataclass
+class Observed:
+    """The generator's own run of a draft's calls, in order, on a fresh episode of the base through the
+    solver's toolkit: the gate takes it as its first replay (the calls are not run a third time) and
+    replays the writes once more on another fresh episode. The episode stays open until the gate takes
+    it or the generator discards it."""
+
+    episode: Episode
+    toolkit: Toolkit
+    results: list[ToolResult]
+    taken: bool = False
+
+
+@dataclass
 class Draft:
     """A proposed task (see the module docstring); `feasible=False` with `infeasible` for one to decline."""
 
@@ -62,8 +80,12 @@ class Draft:
     infeasible: Infeasibility | None = None
     provenance: dict[str, Any] = field(default_factory=dict)
     """generator, recipe or model, seed, attempt, prompt_hashes, details (see `Provenance`)."""
+    actor: Actor | None = None
+    """Who the calls are made as (`ctx.act_as`); the gate replays them as this actor."""
     observed_diff: Diff | None = None
     """The diff the generator saw on its own episode, if it computed one: the replay must give the same."""
+    observed: Observed | None = field(default=None, repr=False, compare=False)
+    """The generator's run of `calls` on a fresh episode, when it kept it open for the gate (recipes)."""
 
     @property
     def label(self) -> str:

@@ -18,10 +18,20 @@ In order (the first failure rejects, counted by its reason in the generation rep
 - `replay_differs`: the generator saw another diff on its own episode;
 - `duplicate_diff`: the same expected diff as a kept task;
 - `unreachable`: a changed table no tool writes (directly or by cascade);
+- `distractor_absent` (before the replay): a declared near-boundary distractor matches no row;
 - `hidden_value`: a written value the solver cannot know (`hidden.py`);
+- `unreached_argument`: an argument of a write call that is not stated in the instruction, returned by an
+  earlier call of the reference, nor declared derived (`reachable.py`; not for LLM drafts, whose calls
+  are their writes only);
 - verifiers on the expected end state: `goal_not_met`, `goal_already_true` (it already holds on the
   base), `integrity`, `policy`, `side_effect`;
 - `nondeterministic`: a second replay on another fresh episode gives another diff or outcome.
+
+The first replay is the generator's own run when it hands one over (`Draft.observed`: a recipe's calls,
+reads included, on a fresh episode through this toolkit): the gate diffs that episode rather than running
+every call a third time. The second replay runs every call again on a new episode: the writes' outcomes and
+the diff must come out the same (the reads stay in, since a write may depend on what ran before it: the
+writes alone gave another diff on a meeting recipe).
 """
 
 from __future__ import annotations
@@ -37,8 +47,10 @@ from stateforge import __version__
 from stateforge.diff import DiffError, Policy
 from stateforge.diff.policy import normalize_text
 from stateforge.episode import ToolResult
-from stateforge.tasks.draft import Call, Draft
-from stateforge.tasks.hidden import HiddenCheck, unreachable
+from stateforge.errors import DomainError
+from stateforge.tasks.difficulty import difficulty, knob_count, structure
+from stateforge.tasks.draft import Call, Draft, Observed
+from stateforge.tasks.hidden import LOOSE, HiddenCheck, unreachable, written
 from stateforge.tasks.model import (
     CAPABILITIES,
     DIFFICULTIES,
@@ -50,6 +62,7 @@ from stateforge.tasks.model import (
     content_id,
 )
 from stateforge.tasks.plan import reference_plan
+from stateforge.tasks.reachable import unreached_arguments
 from stateforge.tasks.verifiers import (
     goal_verifiers,
     integrity_verifiers,
@@ -79,6 +92,8 @@ REASONS: dict[str, str] = {
     "duplicate_diff": "the same expected diff as a kept task",
     "unreachable": "a changed table no tool can write",
     "hidden_value": "a written value is neither stated, readable, derived nor loosely compared",
+    "unreached_argument": "a write argument is neither stated, returned by an earlier call, nor derived",
+    "distractor_absent": "a near-boundary distractor the task declares is not in the data",
     "goal_not_met": "a goal verifier fails on the expected end state",
     "goal_already_true": "a goal verifier already holds on the initial state",
     "integrity": "a key, constraint or domain rule fails on the expected end state",
@@ -165,6 +180,7 @@ class Gate:
             raise Rejected("duplicate_instruction", f"same instruction as task {self._instructions[words]}")
         policy = self._policy(draft)
         self._references(draft)
+        self._distractors(draft)
         with self._replay(draft) as first:
             self._outcome(draft, first)
             diff = first.end.diff
@@ -179,13 +195,22 @@ class Gate:
             hidden = HiddenCheck(self.workspace, self.toolkit, self.coverage, draft, diff, policy).hidden()
             if hidden:
                 raise Rejected("hidden_value", f"hidden value: {', '.join(hidden)}")
+            # an LLM draft holds the writes only (it found its values with SQL): `hidden_value` judges it
+            solution = draft.provenance.get("generator", "recipe") != "llm"
+            loose = [v for t, c, v, _ in written(diff) if policy.rule(t, c).rule in LOOSE]
+            unreached = solution and unreached_arguments(
+                draft, first.calls, first.results, self.toolkit, exempt=loose
+            )
+            if unreached:
+                raise Rejected("unreached_argument", f"write arguments from nowhere: {', '.join(unreached)}")
             verifiers = self._verifiers(draft, first)
             calls, results = list(first.calls), list(first.results)
             failure = first.failure
-        with self._replay(draft) as second:
-            if second.end.diff.to_json() != diff.to_json() or [r.ok for r in second.results] != [
-                r.ok for r in results
-            ]:
+        with self._replay(draft, fresh=True) as second:
+            outcome = [r.ok for c, r in zip(calls, results, strict=True) if self._is_write(c.tool)]
+            again = [r.ok for c, r in zip(second.calls, second.results, strict=True)
+                     if self._is_write(c.tool)]
+            if second.end.diff.to_json() != diff.to_json() or again != outcome:
                 raise Rejected("nondeterministic", "a second replay gave another diff or outcome")
         task = self._task(draft, calls, results, failure, diff.to_dict(), policy, verifiers)
         self._instructions[words] = task.id
@@ -242,16 +267,53 @@ class Gate:
                 reason = "not_absent" if ref.expected == 0 else "ambiguous_reference"
                 raise Rejected(reason, f"reference {ref.entity!r} matches {found} rows, not {ref.expected}")
 
+    def _distractors(self, draft: Draft) -> None:
+        for ref in draft.provenance.get("distractors", []):
+            try:
+                rows = self.workspace.query(ref["sql"], ref.get("params", []))
+            except Exception as exc:  # noqa: BLE001 - a distractor query that cannot run proves nothing
+                raise Rejected("invalid", f"distractor {ref['entity']!r} does not run: {exc}") from None
+            found = next(iter(rows[0].values())) if rows and rows[0] else None
+            if not found:
+                raise Rejected("distractor_absent", f"distractor {ref['entity']!r} matches no row")
+
+    def _is_write(self, tool: str) -> bool:
+        return tool not in self.toolkit or self.toolkit[tool].kind != "read"
+
+    def _observed(self, draft: Draft) -> Observed | None:
+        """The generator's run of exactly these calls through this toolkit, not taken yet; else None."""
+        seen = draft.observed
+        if seen is None or seen.taken or seen.toolkit is not self.toolkit or seen.episode.closed:
+            return None
+        made = [c for c in draft.calls if c.tool != CANNOT_COMPLETE]
+        if len(made) != len(seen.results):
+            return None
+        if any(c.tool != r.tool for c, r in zip(made, seen.results, strict=True)):
+            return None
+        seen.taken = True
+        return seen
+
     @contextmanager
-    def _replay(self, draft: Draft) -> Iterator[Replayed]:
-        """Run the draft's calls on a fresh episode, stopping at the first failure; yield the end state."""
-        episode = self.workspace.episode(self.toolkit)
+    def _replay(self, draft: Draft, *, fresh: bool = False) -> Iterator[Replayed]:
+        """Run the draft's calls on a fresh episode, as the task's actor, stopping at the first failure;
+        yield the end state. The generator's own run stands for the first replay when it handed one over
+        (the module docstring); `fresh` replays every call on a new episode all the same (the check of
+        determinism: reads included, since a write may depend on what the episode did before it)."""
+        seen = None if fresh else self._observed(draft)
+        if seen is not None:
+            episode = seen.episode
+        else:
+            try:
+                episode = self.workspace.episode(self.toolkit, actor=draft.actor)
+            except DomainError as exc:  # the actor is no one of the people table, or lacks the role
+                raise Rejected("invalid", f"actor: {exc}") from None
         calls, results, failure = [], [], None
+        given = iter(seen.results) if seen is not None else None
         try:
             for call in draft.calls:
                 if call.tool == CANNOT_COMPLETE:
                     continue  # an infeasible task's decline is added by the gate
-                result = episode.call(call.tool, call.arguments)
+                result = next(given) if given is not None else episode.call(call.tool, call.arguments)
                 calls.append(call)
                 results.append(result)
                 if not result.ok:
@@ -359,6 +421,11 @@ class Gate:
             derived=list(draft.derived),
             infeasible=infeasible,
             details=dict(p.get("details", {})),
+            horizon=len(made),
+            storyline=p.get("storyline"),
+            steps=list(p.get("steps", [])),
+            knobs=dict(p.get("knobs", {})),
+            distractors=list(p.get("distractors", [])),
         )
         task = Task(
             id="pending",
@@ -366,7 +433,7 @@ class Gate:
             db_fingerprint=self.fingerprint,
             instruction=draft.instruction.strip(),
             capabilities=list(draft.capabilities),
-            difficulty=draft.difficulty,
+            difficulty=self._difficulty(draft, made),
             feasible=draft.feasible,
             reference_calls=[ReferenceCall(tool=c.tool, arguments=c.arguments) for c in made],
             reference_plan=reference_plan(
@@ -379,8 +446,17 @@ class Gate:
             verifiers=verifiers,
             provenance=provenance,
             references=list(draft.references),
+            actor=draft.actor,
         )
         return task.model_copy(update={"id": content_id(task.model_dump(mode="json"))})
+
+
+    def _difficulty(self, draft: Draft, made: list[Call]) -> str:
+        """The label from the task's structure (`difficulty.py`), not the draft's own."""
+        horizon, writes = structure(
+            [c.tool for c in made], lambda t: t in self.toolkit and self.toolkit[t].kind == "write"
+        )
+        return difficulty(horizon, writes, knob_count(draft.provenance), draft.capabilities)
 
 
 def draft_of(task: Task) -> Draft:
@@ -416,5 +492,10 @@ def draft_of(task: Task) -> Draft:
             "attempt": task.provenance.attempt,
             "prompt_hashes": task.provenance.prompt_hashes,
             "details": task.provenance.details,
+            "storyline": task.provenance.storyline,
+            "steps": task.provenance.steps,
+            "knobs": task.provenance.knobs,
+            "distractors": [d.model_dump(mode="json") for d in task.provenance.distractors],
         },
+        actor=task.actor,
     )

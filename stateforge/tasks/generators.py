@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from stateforge.errors import TerminalError
+from stateforge.registry import Registry
 from stateforge.tasks.context import RecipeContext
 from stateforge.tasks.draft import Draft
 from stateforge.tasks.recipes import Recipe, RecipeDefinitionError, Skip, error_site
@@ -52,6 +53,8 @@ class Want:
     """The capability furthest below its share of the kept tasks (None: no preference)."""
     infeasible: bool = False
     """Whether an infeasible task is wanted (the kept set is below its infeasible share)."""
+    only_infeasible: bool = False
+    """Whether only an infeasible task can be kept (the set's last places are held for them)."""
 
 
 @dataclass
@@ -124,6 +127,8 @@ class OfflineGenerator:
         random.Random(f"{seed}:schedule").shuffle(order)
         self._slots = [_Slot(r) for r in order]
         self._by_name = {s.recipe.name: s for s in self._slots}
+        self._open: RecipeContext | None = None
+        """The last proposal's context while its episode waits for the gate (`Draft.observed`)."""
 
     @property
     def exhausted(self) -> bool:
@@ -131,6 +136,8 @@ class OfflineGenerator:
 
     def _choose(self, want: Want) -> _Slot:
         active = [s for s in self._slots if not s.retired]
+        if want.only_infeasible:  # recipes that offered variants, or have not made a draft yet
+            active = [s for s in active if s.variants or not s.drafts] or active
         preferred = [s for s in active if want.capability in s.recipe.capabilities] if want.capability else []
         pool = preferred or active
         if want.infeasible:  # recipes seen offering infeasible variants, while they keep offering some
@@ -146,6 +153,7 @@ class OfflineGenerator:
     def propose(self, want: Want) -> Proposal:
         """Run the next recipe once: its feasible draft and, when wanted and offered, its infeasible variant
         first."""
+        self._release()
         slot = self._choose(want)
         recipe = slot.recipe
         slot.attempts += 1
@@ -156,7 +164,7 @@ class OfflineGenerator:
             recipe(ctx)
             feasible, variant = ctx.drafts()
             slot.drafts += 1
-            slot.variants += variant is not None
+            slot.variants += variant is not None or not feasible.feasible
             proposal.capabilities = feasible.capabilities
             proposal.drafts = [variant, feasible] if variant is not None and want.infeasible else [feasible]
             if variant is not None and not want.infeasible:
@@ -173,11 +181,24 @@ class OfflineGenerator:
             proposal.error = f"{type(exc).__name__} at {where}"
             proposal.detail = f"{type(exc).__name__}: {exc} ({where})"
         finally:
-            ctx.close()
+            if proposal.drafts:
+                self._open = ctx  # the gate diffs its episode; released at feedback or the next proposal
+            else:
+                ctx.close()
         proposal.seconds = time.perf_counter() - started
         return proposal
 
+    def _release(self) -> None:
+        if self._open is not None:
+            ctx, self._open = self._open, None
+            ctx.close()
+
+    def close(self) -> None:
+        """Discard the episode a proposal kept for the gate, if the gate never took it."""
+        self._release()
+
     def feedback(self, proposal: Proposal, kept: bool) -> None:
+        self._release()
         slot = self._by_name[proposal.source]
         if kept:
             slot.kept += 1
@@ -208,6 +229,7 @@ class OfflineGenerator:
                     "difficulty": s.recipe.difficulty,
                     "attempts": s.attempts,
                     "kept": s.kept,
+                    "variants": s.variants,
                     "retired": s.retired,
                 }
                 for s in sorted(self._slots, key=lambda s: s.recipe.name)
@@ -216,16 +238,31 @@ class OfflineGenerator:
 
 
 GeneratorFactory = Callable[..., Generator]
-GENERATORS: dict[str, GeneratorFactory] = {}
+"""`factory(workspace, toolkit, *, recipes, seed, **options)`: a generator for one run."""
+
+GENERATORS = Registry(
+    "task generator",
+    group="stateforge.generators",
+    hint=" Choose one with --backend (offline, the default, runs the pack's recipes).",
+)
+"""Every task generator, by name: a `GeneratorFactory` or its `module:attribute`."""
 
 
-def register_generator(name: str, factory: GeneratorFactory) -> None:
-    """Make `--backend <name>` available: `factory(workspace, toolkit, recipes=..., seed=..., **options)`."""
-    GENERATORS[name] = factory
+def register_generator(name: str, factory: GeneratorFactory | str, description: str = "") -> None:
+    """Make `--backend <name>` available: `factory(workspace, toolkit, recipes=..., seed=..., **options)`, or
+    its `module:attribute` (imported when a run asks for it)."""
+    GENERATORS.add(name, factory, description)
 
 
+def _offline(
+    workspace: Workspace, toolkit: Toolkit, *, recipes: list[Recipe], seed: int, **_: Any
+) -> Generator:
+    return OfflineGenerator(workspace, toolkit, recipes, seed=seed)
+
+
+register_generator("offline", _offline, "the pack's recipes, run on the database (no LLM)")
 register_generator(
-    "offline", lambda ws, toolkit, *, recipes, seed, **_: OfflineGenerator(ws, toolkit, recipes, seed=seed)
+    "openai", "stateforge.tasks.llm:llm_generator", "an agent over an OpenAI-compatible server proposes tasks"
 )
 
 
@@ -233,17 +270,5 @@ def make_generator(
     name: str, workspace: Workspace, toolkit: Toolkit, *, recipes: list[Recipe], seed: int, **options: Any
 ) -> Generator:
     """The generator registered as `name`; `TerminalError` naming the ones there are otherwise."""
-    factory = GENERATORS.get(name)
-    if factory is None and name == "openai":
-        import stateforge.tasks.llm  # noqa: F401 - registers the LLM generator
-
-        factory = GENERATORS.get(name)
-    if factory is None:
-        known = ", ".join(sorted(GENERATORS))
-        extra = (
-            " The LLM generator (an agent over an OpenAI-compatible server) is not installed in this build;"
-            if name == "openai"
-            else ""
-        )
-        raise TerminalError(f"no task generator {name!r}.{extra} Available: {known}.")
+    factory = GENERATORS.load(name)
     return factory(workspace, toolkit, recipes=recipes, seed=seed, **options)

@@ -4,7 +4,9 @@ A written value (a column of an inserted row, the new value of an updated one) p
 
 1. has a comparison policy that does not demand it (`ignore`, `any_non_null`);
 2. was set by a tool rather than passed in an argument of a write call (a timestamp from `env.now`, an
-   allocated id, a default, a cascade);
+   allocated id, a default, a cascade); a tool's default in the recorded arguments was never passed, and a
+   yes/no argument is the choice the instruction's words make ("private", "turn notifications off"), so
+   neither counts as passed;
 3. is a foreign key to a row that exists (in the base, or inserted by the task) of a table some tool
    reads or writes (the solver finds that row through the tools);
 4. is declared derived (`ctx.derived(value, how)`: a count, a sum, a computed date); or
@@ -19,15 +21,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import duckdb
+from pydantic_core import PydanticUndefined
 
 from stateforge.diff import Diff, Policy
 from stateforge.schema.model import ForeignKey, Schema, Table
 from stateforge.store.sql import key_cast, quote_ident, read_as, table_ref
 from stateforge.tasks.draft import Draft
-from stateforge.tasks.wording import same_value, stated
+from stateforge.tasks.wording import as_number, same_value, stated
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import Coverage, Toolkit
-from stateforge.values import dumps
+from stateforge.values import dumps, json_value
 
 LOOSE = ("ignore", "any_non_null")
 
@@ -65,7 +68,14 @@ class HiddenCheck:
         self.ws, self.schema, self.draft, self.diff, self.policy = ws, ws.schema, draft, diff, policy
         self.readable = {t.table.lower() for t in coverage.tables if t.reads or t.writes}
         writes = [c for c in draft.calls if c.tool in toolkit and toolkit[c.tool].kind == "write"]
-        self.arguments = [leaf for c in writes for leaf in leaves(c.arguments)]
+        self.arguments = {
+            value_key(leaf)
+            for c in writes
+            for name, value in c.arguments.items()
+            if not _is_default(toolkit, c.tool, name, value)
+            for leaf in leaves(value)
+            if not isinstance(leaf, bool)
+        }
         self.derived = [
             v
             for d in draft.derived
@@ -86,7 +96,7 @@ class HiddenCheck:
         """Whether the solver can know `value` (rules 1-5 of the module docstring)."""
         if self.policy.rule(table, column).rule in LOOSE:
             return True
-        if not any(same_value(value, arg) for arg in self.arguments):
+        if value_key(value) not in self.arguments:
             return True
         model = self.schema.table(table) if self.schema.has_table(table) else None
         if model is not None and value is not None and self.reachable_key(model, column, value, row):
@@ -127,6 +137,25 @@ class HiddenCheck:
             except duckdb.Error:
                 self._exists[key] = False  # a value of another type names no row
         return self._exists[key]
+
+
+def value_key(value: Any) -> tuple[Any, ...]:
+    """A key equal for two values exactly when `same_value` holds (numbers and decimal strings by value),
+    so that a set of passed arguments answers "was this value passed?" at once."""
+    number = as_number(value)
+    if number is not None:
+        return ("number", number)
+    if isinstance(value, list | dict):
+        return ("json", dumps(value))
+    return ("value", type(value).__name__, value)
+
+
+def _is_default(toolkit: Toolkit, tool: str, name: str, value: Any) -> bool:
+    """Whether `value` is the tool's own default for argument `name` (a value the caller never passed)."""
+    field = toolkit[tool].arguments.model_fields.get(name)
+    if field is None or field.default is PydanticUndefined:
+        return False
+    return same_value(json_value(value), json_value(field.default))
 
 
 def _fk_values(fk: ForeignKey, column: str, value: Any, row: dict[str, Any] | None) -> dict[str, Any]:

@@ -4,7 +4,10 @@ A task is one JSON object per line of `tasks.jsonl` (docs/tasks.md describes eve
 
     {"id", "domain", "db_fingerprint", "instruction", "capabilities", "difficulty", "feasible",
      "reference_calls", "reference_plan", "expected_diff", "policy", "verifiers", "provenance",
-     "references"}
+     "references", "actor"}
+
+`actor` (who the task is done as: a person of the pack's `actors:` table and their roles) is left out when
+the task has none, so tasks without one keep their ids and lines.
 
 `id` is a hash of the content (everything but `id` and `provenance`), so the same task made twice has the
 same id. `expected_diff` is the canonical diff JSON of `stateforge diff --json`; `policy` the compact form
@@ -23,6 +26,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, field_validator
 
 from stateforge.diff import Diff, DiffError, Policy
+from stateforge.tools.actor import Actor
 from stateforge.values import dumps, json_value
 
 CAPABILITIES = (
@@ -186,6 +190,20 @@ class Provenance(_Model):
     derived: list[Derivation] = Field(default_factory=list)
     infeasible: Infeasibility | None = None
     details: dict[str, Any] = Field(default_factory=dict, description="Generator-specific facts.")
+    horizon: int = Field(
+        default=0, ge=0, description="The number of reference calls (reads, writes, the decline): the task's "
+        "horizon."
+    )
+    storyline: str | None = Field(default=None, description="The storyline a composed task came from.")
+    steps: list[str] = Field(default_factory=list, description="The storyline's steps, in order.")
+    knobs: dict[str, Any] = Field(
+        default_factory=dict,
+        description="Difficulty knobs the generator set (full_data, solver_filtering, aggregation, "
+        "boundary_distractor, policy_detour, found_by_working), each with what it was.",
+    )
+    distractors: list[Reference] = Field(
+        default_factory=list, description="Near-boundary items that exist in the data (counts at least 1)."
+    )
 
 
 class Task(_Model):
@@ -205,6 +223,11 @@ class Task(_Model):
     verifiers: list[Verifier] = Field(min_length=1)
     provenance: Provenance
     references: list[Reference] = Field(default_factory=list)
+    actor: Actor | None = Field(
+        default=None,
+        description="Who the task is done as: the person (domain.yaml `actors.key`) and their roles; every "
+        "episode of the task acts as them (`env.actor`). Absent: the tools act as no one.",
+    )
 
     @field_validator("capabilities")
     @classmethod
@@ -239,13 +262,19 @@ class Task(_Model):
         return content_id(self.model_dump(mode="json"))
 
     def to_json(self) -> str:
-        """The canonical one-line JSON (sorted keys, compact): a line of tasks.jsonl."""
-        return dumps(self.model_dump(mode="json"))
+        """The canonical one-line JSON (sorted keys, compact): a line of tasks.jsonl (no `actor` key when
+        there is none)."""
+        return dumps(_without_empty_actor(self.model_dump(mode="json")))
+
+
+def _without_empty_actor(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if not (k == "actor" and v is None)}
 
 
 def content_id(data: dict[str, Any]) -> str:
-    """The id of a task's content: sha256 of its canonical JSON without `id` and `provenance`, 16 hex."""
-    body = {k: v for k, v in data.items() if k not in ("id", "provenance")}
+    """The id of a task's content: sha256 of its canonical JSON without `id` and `provenance` (and without
+    an empty `actor`, so tasks made before actors keep their ids), 16 hex."""
+    body = {k: v for k, v in _without_empty_actor(data).items() if k not in ("id", "provenance")}
     return hashlib.sha256(dumps(json_value(body)).encode()).hexdigest()[:16]
 
 

@@ -154,21 +154,29 @@ def _source(func: Callable[..., Any]) -> str:
         return getattr(func, "__qualname__", repr(func))
 
 
-def load_recipes(path: str | Path) -> list[Recipe]:
+def load_recipes(path: str | Path, tier: str | None = None) -> list[Recipe]:
     """The recipes of a pack folder's `tasks` (or of one module or package of recipes, given by its path):
-    `RECIPES`, else every `Recipe` at module level in definition order."""
+    the tier `tier` of its `TIERS` (a dict name -> recipes, the first the default), else `RECIPES`, else
+    every `Recipe` at module level in definition order. A tier the pack lacks is a `RecipeDefinitionError`
+    naming the ones it has."""
     root, part = recipes_source(Path(path))
     path = part_file(root, part)
     module = import_recipes(root, part)
-    if hasattr(module, "RECIPES"):
+    tiers = getattr(module, "TIERS", None)
+    if tier is not None or tiers:
+        if not tiers or (tier is not None and tier not in tiers):
+            have = ", ".join(tiers) if tiers else "none (one set: RECIPES)"
+            raise RecipeDefinitionError(f"{path}: no task tier {tier!r}; the pack's tiers: {have}.")
+        found = list(tiers[tier] if tier is not None else next(iter(tiers.values())))
+    elif hasattr(module, "RECIPES"):
         found = list(module.RECIPES)
-        bad = [r for r in found if not isinstance(r, Recipe)]
-        if bad:
-            raise RecipeDefinitionError(
-                f"{path}: RECIPES holds {bad[0]!r}, which is not a recipe; decorate it with @recipe(...)."
-            )
     else:
         found = [v for v in vars(module).values() if isinstance(v, Recipe)]
+    bad = [r for r in found if not isinstance(r, Recipe)]
+    if bad:
+        raise RecipeDefinitionError(
+            f"{path}: RECIPES holds {bad[0]!r}, which is not a recipe; decorate it with @recipe(...)."
+        )
     if not found:
         raise RecipeDefinitionError(
             f"{path}: defines no recipe. Decorate functions with @recipe(capabilities=..., difficulty=...) "

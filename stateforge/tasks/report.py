@@ -114,8 +114,12 @@ def generation_report(run: GenerationRun) -> dict[str, Any]:
         "seed": run.seed,
         "asked": run.n,
         "kept": len(kept),
-        "target_met": len(kept) >= run.n,
-        "why": None if len(kept) >= run.n else _why(run, rejected, skipped),
+        "target_met": len(kept) >= run.n and not short_of_infeasible(run),
+        "why": (
+            _why(run, rejected, skipped)
+            if len(kept) < run.n
+            else (short_of_infeasible(run) or None)
+        ),
         "attempts": {
             "total": len(attempts),
             **{k: outcomes[k] for k in ("kept", "rejected", "skipped", "error")},
@@ -130,6 +134,9 @@ def generation_report(run: GenerationRun) -> dict[str, Any]:
             c: {"tasks": caps[c], "share": round(caps[c] / len(kept), 3) if kept else 0} for c in CAPABILITIES
         },
         "difficulty": {d: sum(t.difficulty == d for t in kept) for d in DIFFICULTIES},
+        "difficulty_share": {
+            d: round(sum(t.difficulty == d for t in kept) / len(kept), 3) if kept else 0 for d in DIFFICULTIES
+        },
         "feasible": len(feasible),
         "infeasible": len(kept) - len(feasible),
         "infeasible_share": round((len(kept) - len(feasible)) / len(kept), 3) if kept else 0,
@@ -163,6 +170,31 @@ def generation_report(run: GenerationRun) -> dict[str, Any]:
         },
     }
     return report
+
+
+def short_of_infeasible(run: GenerationRun) -> str:
+    """Why the kept set is below the documented infeasible share (`MIN_INFEASIBLE_SHARE`), or ''."""
+    from stateforge.tasks.runner import MIN_INFEASIBLE_SHARE, infeasible_needed
+
+    missing = infeasible_needed(run)
+    if not missing or not run.kept:
+        return ""
+    have = sum(not t.feasible for t in run.kept)
+    offering = sorted(
+        name for name, slot in (run.generator.describe() if run.generator else {}).get("recipes", {}).items()
+        if slot.get("variants")
+    )
+    return (
+        f"only {have} of {len(run.kept)} tasks are infeasible, below the {MIN_INFEASIBLE_SHARE:.0%} the set "
+        f"promises ({missing} more needed): "
+        + (
+            f"the recipes that offer infeasible variants ({', '.join(offering)}) made too few "
+            "that passed the gate"
+            if offering
+            else "no recipe found an infeasible variant on this database"
+        )
+        + "; the last feasible tasks were held back for them, and attempts ran out"
+    )
 
 
 def _why(run: GenerationRun, rejected: Counter[str], skipped: Counter[str]) -> str:

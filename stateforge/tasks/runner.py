@@ -13,11 +13,11 @@ inputs give a byte-identical tasks.jsonl.
 
 from __future__ import annotations
 
+import math
 import time
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +26,7 @@ from stateforge.domain.loader import schemas_dir
 from stateforge.domain.modules import has_part
 from stateforge.errors import StateforgeError, TerminalError
 from stateforge.resources import artifacts_dir
+from stateforge.stages import Runner, Stage, direct, run_stages, until
 from stateforge.tasks.draft import Draft
 from stateforge.tasks.gate import Gate, GateResult
 from stateforge.tasks.generators import Generator, Want, make_generator
@@ -44,6 +45,11 @@ CAPABILITY_SHARE = 0.2
 """Below this share of the kept tasks, a capability is asked for (the target is 15%; this leaves room)."""
 INFEASIBLE_SHARE = 0.15
 """The share of infeasible tasks the runner aims at (the target is at least 10%)."""
+MIN_INFEASIBLE_SHARE = 0.10
+"""The share of infeasible tasks every set keeps (docs/tasks.md): the last places of a set are held for
+infeasible tasks while it is below, and a run that cannot reach it misses its target (exit 1)."""
+HELD_BACK = "held back: the set needs infeasible tasks"
+"""The skip reason of a feasible draft not kept because the remaining places are for infeasible ones."""
 TASKS_FILE = "tasks.jsonl"
 REPORT_FILE = "generation_report.json"
 
@@ -82,6 +88,8 @@ class GenerationRun:
     """The recipes to run (default: the pack's `tasks`, else the generic set)."""
     toolkit: Toolkit | None = None
     """The solver's tools (default: the pack's `tools`, else the generic toolkit)."""
+    tier: str | None = None
+    """The pack's task tier (`TIERS` of its tasks/: `long`, the default, or `warmup`)."""
     max_attempts: int | None = None
     """Give up after this many attempts (default: 8 per task asked, at least 100)."""
     workdir: str | Path | None = None
@@ -123,7 +131,13 @@ class GenerationRun:
         lacking = min(CAPABILITIES, key=lambda c: counts[c])
         capability = lacking if total >= 3 and counts[lacking] < CAPABILITY_SHARE * total else None
         infeasible = sum(not t.feasible for t in self.kept) < INFEASIBLE_SHARE * (total + 1)
-        return Want(attempt=len(self.attempts) + 1, capability=capability, infeasible=infeasible)
+        only = len(self.kept) + infeasible_needed(self) >= self.n
+        return Want(
+            attempt=len(self.attempts) + 1,
+            capability=None if only else capability,
+            infeasible=infeasible or only,
+            only_infeasible=only,
+        )
 
 
 # --- the stages, in order ------------------------------------------------------------------------
@@ -160,7 +174,7 @@ def prepare(run: GenerationRun) -> None:
     recipes = run.recipes
     if recipes is None:
         if pack is not None and has_part(pack, RECIPES_PART):
-            recipes = load_recipes(pack)
+            recipes = load_recipes(pack, run.tier)
         else:
             from stateforge.tasks.generic_recipes import GENERIC_RECIPES
 
@@ -193,6 +207,11 @@ def generate_round(run: GenerationRun) -> None:
                 seconds=proposal.seconds,
             )
             run.generator.feedback(proposal, kept=False)
+        elif proposal.drafts[0].feasible and len(run.kept) + infeasible_needed(run) >= run.n:
+            attempt = Attempt(
+                number, proposal.source, "skipped", HELD_BACK, proposal.detail,
+                capabilities=proposal.capabilities, seconds=proposal.seconds,
+            )  # not the recipe's failure: no feedback, so it is not retired for it
         else:
             draft = proposal.drafts[0]
             # A generator that judged its draft with the run's gate already (the LLM generator, whose
@@ -205,6 +224,12 @@ def generate_round(run: GenerationRun) -> None:
         run.attempts.append(attempt)
         if run.on_attempt is not None:
             run.on_attempt(attempt, len(run.kept))
+
+
+def infeasible_needed(run: GenerationRun) -> int:
+    """How many more infeasible tasks the kept set needs to reach `MIN_INFEASIBLE_SHARE` of `run.n`."""
+    have = sum(not t.feasible for t in run.kept)
+    return max(0, math.ceil(MIN_INFEASIBLE_SHARE * run.n - 1e-9) - have)
 
 
 def _judged(number: int, source: str, draft: Draft, result: GateResult, seconds: float) -> Attempt:
@@ -246,44 +271,19 @@ def _close(run: GenerationRun) -> None:
         run.workspace.close()
 
 
-@dataclass(frozen=True)
-class Stage:
-    """One named step of a generation."""
-
-    name: str
-    run: Callable[[GenerationRun], None]
-    repeat: bool = False
-    """Run again and again (`generate-1`, `generate-2`, ...) until the run is done."""
-
-
 STAGES: tuple[Stage, ...] = (
     Stage("prepare", prepare),
-    Stage("generate", generate_round, repeat=True),
+    Stage("generate", generate_round, parts=until(lambda run: run.done())),
     Stage("write", write),
     Stage("report", report),
 )
 """Every generation, in this order: the CLI, the flow and the tests run exactly these."""
 
-Runner = Callable[[Stage, str, Callable[[], None]], None]
-"""How to run one step: `runner(stage, label, work)` must call `work()` once (and may wrap it)."""
-
-
-def direct(stage: Stage, label: str, work: Callable[[], None]) -> None:
-    """The plain runner: call the step."""
-    work()
-
 
 def run_generation(run: GenerationRun, runner: Runner = direct) -> dict[str, Any]:
     """Run every stage of `STAGES` on `run` through `runner`; return the generation report."""
     try:
-        for stage in STAGES:
-            if stage.repeat:
-                rounds = 0
-                while not run.done():
-                    rounds += 1
-                    runner(stage, f"{stage.name}-{rounds}", partial(stage.run, run))
-            else:
-                runner(stage, stage.name, partial(stage.run, run))
+        run_stages(run, STAGES, runner)
     except BaseException:
         _close(run)
         raise
@@ -302,6 +302,7 @@ def generate_tasks(
     recipes: list[Recipe] | None = None,
     toolkit: Toolkit | None = None,
     max_attempts: int | None = None,
+    tier: str | None = None,
     on_attempt: Callable[[Attempt, int], None] | None = None,
     generator_options: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
@@ -325,6 +326,7 @@ def generate_tasks(
         recipes=recipes,
         toolkit=toolkit,
         max_attempts=max_attempts,
+        tier=tier,
         on_attempt=on_attempt,
         generator_options=dict(generator_options or {}),
     )

@@ -36,6 +36,7 @@ from stateforge.schema.model import Schema
 from stateforge.store import table_hashes
 from stateforge.store.sql import quote_ident, quote_literal, table_ref
 from stateforge.tools import Toolkit
+from stateforge.tools.actor import Actor
 from stateforge.tools.sqlcheck import check_read
 from stateforge.values import dumps, json_row
 
@@ -157,11 +158,11 @@ class Workspace:
 
     # --- episodes and end states ------------------------------------------------------------------
 
-    def episode(self, toolkit: Toolkit, *, diffed: bool = True) -> Episode:
-        """A fresh episode on a copy of the base, with `toolkit` (the solver's tools). Finish it with
-        `end_state` (to diff it; `diffed=True`, the copy is kept at close) or `discard`: either removes
-        the copy. An episode that will not be diffed closes faster (no checkpoint)."""
-        return Episode.open(self.path, toolkit=toolkit, workdir=self.workdir, keep=diffed)
+    def episode(self, toolkit: Toolkit, *, diffed: bool = True, actor: Actor | None = None) -> Episode:
+        """A fresh episode on a copy of the base, with `toolkit` (the solver's tools), acting as `actor`.
+        Finish it with `end_state` (to diff it; `diffed=True`, the copy is kept at close) or `discard`:
+        either removes the copy. An episode that will not be diffed closes faster (no checkpoint)."""
+        return Episode.open(self.path, toolkit=toolkit, workdir=self.workdir, keep=diffed, actor=actor)
 
     def discard(self, episode: Episode) -> None:
         """Close `episode` and remove its copy."""

@@ -30,6 +30,7 @@ from stateforge.tools.context import Changes, Expr
 from stateforge.tools.env import Env
 from stateforge.tools.errors import (
     ArgumentError,
+    CallCancelled,
     ConstraintError,
     RuleError,
     ToolDefinitionError,
@@ -43,6 +44,7 @@ from stateforge.tools.toolkit import CANNOT_COMPLETE, Coverage, Toolkit, cannot_
 __all__ = [
     "CANNOT_COMPLETE",
     "ArgumentError",
+    "CallCancelled",
     "Changes",
     "ConstraintError",
     "Coverage",

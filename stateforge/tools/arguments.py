@@ -9,10 +9,12 @@ allowed, with a did-you-mean for unknown parameter names and enum values.
 
 from __future__ import annotations
 
+import datetime as dt
 import inspect
+import types
 import typing
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Annotated, Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 from pydantic.fields import FieldInfo
@@ -20,12 +22,17 @@ from pydantic.fields import FieldInfo
 from stateforge.schema.model import suggest
 from stateforge.tools.docstrings import parse_docstring
 from stateforge.tools.errors import ArgumentError, ToolDefinitionError
+from stateforge.tools.times import WORDS as DATETIME_WORDS
+from stateforge.tools.times import DomainDateTime
 from stateforge.values import dumps
 
 STRICT = ConfigDict(extra="forbid", strict=True)
 """The configuration of every argument model: unknown names refused, no type coercion."""
 
 MAX_ERRORS = 5
+INT64 = (-(2**63), 2**63 - 1)
+"""The integers a parameter may take unless it says tighter: what DuckDB binds as BIGINT (beyond it a query
+fails inside the tool, showing SQL, instead of the agent being told what to send)."""
 
 
 def model_from_function(fn: Callable[..., Any], name: str) -> tuple[type[BaseModel], str]:
@@ -68,7 +75,7 @@ def model_from_function(fn: Callable[..., Any], name: str) -> tuple[type[BaseMod
                 f"(`{param.name}: what it is and what values are allowed`)."
             )
         default = ... if param.default is inspect.Parameter.empty else param.default
-        fields[param.name] = (annotation, Field(default, description=text))
+        fields[param.name] = (bounded(annotation), Field(default, description=text))
     for documented in doc.params:
         if documented not in fields:
             raise ToolDefinitionError(
@@ -77,6 +84,30 @@ def model_from_function(fn: Callable[..., Any], name: str) -> tuple[type[BaseMod
             )
     model = create_model(_model_name(name), __config__=STRICT, **fields)
     return model, doc.description
+
+
+def bounded(annotation: Any) -> Any:
+    """`annotation` with every bare `int` in it (inside unions, lists, Annotated) bounded to `INT64`, and
+    every bare `datetime` a `DomainDateTime` (a zone accepted and converted to the domain's time).
+
+    Bounds the annotation states itself come after, so they win (`Annotated[int, Field(ge=0)]` keeps 0).
+    """
+    if annotation is int:
+        return Annotated[int, Field(ge=INT64[0], le=INT64[1])]
+    if annotation is dt.datetime:  # with or without a zone (stateforge/tools/times.py)
+        return DomainDateTime
+    origin = typing.get_origin(annotation)
+    if origin is None or origin is typing.Literal:
+        return annotation
+    args = typing.get_args(annotation)
+    if origin is Annotated:
+        return Annotated[(bounded(args[0]), *annotation.__metadata__)]  # type: ignore[misc]
+    new = tuple(bounded(a) for a in args)
+    if new == args:
+        return annotation
+    if origin in (typing.Union, types.UnionType):
+        return typing.Union[new]  # noqa: UP007 - built from a tuple
+    return annotation.copy_with(new) if hasattr(annotation, "copy_with") else origin[new]
 
 
 def _annotated_description(annotation: Any) -> str | None:
@@ -192,7 +223,7 @@ _EXPECTED = {
     "model": "an object",
     "decimal": 'a decimal number (a number, or a string like "12.50")',
     "date": "a date as YYYY-MM-DD",
-    "datetime": "a date and time as YYYY-MM-DDTHH:MM:SS",
+    "datetime": DATETIME_WORDS,
     "time": "a time as HH:MM or HH:MM:SS",
     "uuid": "a UUID",
 }

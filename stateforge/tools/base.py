@@ -30,7 +30,10 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel
 
 from stateforge.tools.arguments import json_schema, model_from_function, validate_arguments
-from stateforge.tools.errors import ToolDefinitionError
+from stateforge.tools.blame import blame
+from stateforge.tools.errors import ToolDefinitionError, ToolError
+from stateforge.tools.hints import derive_destructive
+from stateforge.tools.times import PATTERN as DATETIME
 
 if TYPE_CHECKING:
     from stateforge.tools.env import Env
@@ -83,11 +86,19 @@ class Tool:
         """A tool from an explicit argument model; `run(env, arguments)` gets the validated model."""
         if arguments.model_config.get("extra") != "forbid":
             raise ToolDefinitionError(f'tool {name}: its argument model needs model_config extra="forbid".')
+
+        def blamed(env: Env, validated: BaseModel) -> Any:
+            try:
+                return run(env, validated)
+            except ToolError as exc:
+                with_argument(exc, dict(validated))
+                raise
+
         return cls(
             name=name,
             description=description,
             arguments=arguments,
-            run=run,
+            run=blamed,
             kind=kind,
             reads=tuple(reads),
             writes=tuple(writes),
@@ -114,11 +125,20 @@ class Tool:
         read = self.kind == "read"
         return {
             "readOnlyHint": read,
-            # unset on a write tool: assume the worst, as the MCP specification's defaults do
-            "destructiveHint": False if read else self.destructive is not False,
+            "destructiveHint": False if read else self.destroys,
             "idempotentHint": True if read else bool(self.idempotent),
             "openWorldHint": False,
         }
+
+    @cached_property
+    def destroys(self) -> bool:
+        """Whether the tool may delete or overwrite data (the MCP `destructiveHint`): as declared, else as
+        its code shows (`hints.derive_destructive`), else (it cannot tell) True, the MCP default."""
+        if self.kind == "read":
+            return False
+        if self.destructive is not None:
+            return self.destructive
+        return derive_destructive(self) is not False
 
     def openai(self) -> dict[str, Any]:
         """The tool in OpenAI function-calling form (`tools=[...]` of a chat completion)."""
@@ -157,6 +177,13 @@ class Tool:
         }
 
 
+def with_argument(exc: ToolError, values: Mapping[str, Any]) -> ToolError:
+    """`exc`, its `argument` set to the parameter its message names when the tool did not set one."""
+    if exc.argument is None:
+        exc.argument = blame(str(exc), values)
+    return exc
+
+
 def check_declaration(
     name: str, kind: str, writes: tuple[str, ...], idempotent: bool | None, destructive: bool | None
 ) -> None:
@@ -187,7 +214,7 @@ def type_label(schema: Mapping[str, Any]) -> str:
     kind = schema.get("type", "any")
     if kind == "array":
         return f"array of {type_label(schema.get('items', {}))}"
-    fmt = schema.get("format")
+    fmt = schema.get("format") or ("date-time, zone optional" if schema.get("pattern") == DATETIME else None)
     return f"{kind} ({fmt})" if fmt else str(kind)
 
 
@@ -214,7 +241,12 @@ def tool(
         names = list(model.model_fields)
 
         def run(env: Env, arguments: BaseModel) -> Any:
-            return func(env, **{n: getattr(arguments, n) for n in names})
+            values = {n: getattr(arguments, n) for n in names}
+            try:
+                return func(env, **values)
+            except ToolError as exc:
+                with_argument(exc, values)
+                raise
 
         made = Tool(
             name=tool_name,

@@ -20,6 +20,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.schema.model import Column, Table
+from stateforge.tools.times import DomainDateTime
 
 _INT_RANGES = {
     "TINYINT": (-(2**7), 2**7 - 1),
@@ -73,8 +74,8 @@ def _base_type(base: str, column: Column | None) -> Any:
         return bool
     if base == "DATE":
         return dt.date
-    if base in _TIMESTAMPS:
-        return dt.datetime
+    if base in _TIMESTAMPS:  # naive: the domain's time, a zone converted to it (tools/times.py)
+        return dt.datetime if "TZ" in base or "ZONE" in base else DomainDateTime
     if base in ("TIME", "TIMETZ"):
         return dt.time
     if base == "UUID":

@@ -7,29 +7,54 @@
                      {"position": Expr("position - 1")})
     env.delete("playlists", {"playlist_id": pid})
 
+`env.actor` is who the episode acts as (`stateforge.tools.actor`: the person's key and roles), or None when
+the episode acts as no one; `env.acting()` is the actor, or a `ToolError` saying no one is signed in.
+
 Reads run one SELECT each (no writes, no wall clock, no randomness; checked once per SQL text). Writes
 enforce the model's foreign keys with their ON DELETE / ON UPDATE actions, VARCHAR(n) lengths, and turn
 DuckDB's key, NOT NULL and CHECK failures into `ConstraintError`s naming table, column and value. All of a
 call's work is one transaction, owned by the episode.
+
+A call made inside `cancellable(event)` (the MCP server's, for a request the client may cancel) checks
+`event` at every read and write, and the episode once more just before it commits: once it is set, the
+call raises `CallCancelled` and is rolled back whole.
 """
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import datetime as dt
-from collections.abc import Mapping, Sequence
+import threading
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 import duckdb
 
 from stateforge.schema.model import Schema, Table
 from stateforge.store.sql import quote_ident, table_ref
+from stateforge.tools.actor import Actor
 from stateforge.tools.context import Changes, Frag, KeyAllocator, SchemaIndex, WriteContext
 from stateforge.tools.deletes import delete_rows
-from stateforge.tools.errors import ToolDefinitionError, ToolError
+from stateforge.tools.errors import CallCancelled, ToolDefinitionError, ToolError
 from stateforge.tools.sqlcheck import check_read
 from stateforge.tools.writes import insert_rows, update_rows
 
 Params = Sequence[Any] | Mapping[str, Any] | None
+_CANCEL: contextvars.ContextVar[threading.Event | None] = contextvars.ContextVar(
+    "stateforge_cancel", default=None
+)
+CANCELLED = "the client cancelled this call before it committed: it was rolled back, nothing was changed."
+
+
+@contextlib.contextmanager
+def cancellable(event: threading.Event) -> Iterator[None]:
+    """Calls made inside (in this thread) are rolled back once `event` is set before they commit."""
+    token = _CANCEL.set(event)
+    try:
+        yield
+    finally:
+        _CANCEL.reset(token)
 
 
 class Env:
@@ -41,9 +66,12 @@ class Env:
         index: SchemaIndex,
         now: dt.datetime,
         allocator: KeyAllocator | None = None,
+        actor: Actor | None = None,
     ) -> None:
         self._ctx = WriteContext(con=con, index=index, allocator=allocator or KeyAllocator())
         self._now = now
+        self._actor = actor
+        self._cancel = _CANCEL.get()
         self.reads: set[str] = set()
         """Tables the tool's queries read (lower case), for the check against its declaration."""
         self.reads_unknown = False
@@ -55,6 +83,25 @@ class Env:
     def now(self) -> dt.datetime:
         """The episode's frozen clock: the same for every call (never the wall clock)."""
         return self._now
+
+    @property
+    def actor(self) -> Actor | None:
+        """Who the episode acts as (`actor.person`: their key in the pack's people table, `actor.roles`),
+        or None when it acts as no one (a pack without `actors:`, an episode opened without one)."""
+        return self._actor
+
+    def acting(self, role: str | None = None) -> Actor:
+        """The actor; a `ToolError` when the episode acts as no one, or (with `role`) when the actor does
+        not hold `role`. A tool that acts for someone calls it first."""
+        if self._actor is None:
+            raise ToolError(
+                "no one is signed in to this session, so there is no one to act for; the session must be "
+                "opened as a person (stateforge mcp ... --as PERSON, or the task's actor)."
+            )
+        if role is not None and not self._actor.has_role(role):
+            held = ", ".join(self._actor.roles) or "none"
+            raise ToolError(f"{self._actor.person} acts as {held}, not {role}: only a {role} may do this.")
+        return self._actor
 
     @property
     def today(self) -> dt.date:
@@ -75,10 +122,16 @@ class Env:
         """The model of table `name` (case-insensitive)."""
         return self._ctx.index.table(name)
 
+    def check_cancelled(self) -> None:
+        """`CallCancelled` when the call's request was cancelled (see `cancellable`); else nothing."""
+        if self._cancel is not None and self._cancel.is_set():
+            raise CallCancelled(CANCELLED)
+
     # --- reads ------------------------------------------------------------------------------------
 
     def query(self, sql: str, params: Params = None) -> list[dict[str, Any]]:
         """The rows of one SELECT, as dicts; values only through `params` (`?` list or `$name` mapping)."""
+        self.check_cancelled()
         info = check_read(self._ctx.con, sql)
         if info.tables is None:
             self.reads_unknown = True
@@ -144,10 +197,12 @@ class Env:
 
     def insert(self, table: str, values: Mapping[str, Any]) -> dict[str, Any]:
         """Insert one row; returns it as stored (defaults filled, a missing surrogate key allocated)."""
+        self.check_cancelled()
         return insert_rows(self._ctx, self.table(table), [values])[0]
 
     def insert_many(self, table: str, rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
         """Insert rows in one statement per run of rows with the same columns; returns them as stored."""
+        self.check_cancelled()
         return insert_rows(self._ctx, self.table(table), list(rows))
 
     def update(self, table: str, key: Any, changes: Mapping[str, Any]) -> int:
@@ -156,22 +211,26 @@ class Env:
         `key` is the value of a single-column primary key, or a mapping that names every column of the
         primary key or of a UNIQUE key. A value in `changes` may be an `Expr` (SQL over the old row).
         """
+        self.check_cancelled()
         model = self.table(table)
         return update_rows(self._ctx, model, self._key(model, key, "update"), changes)
 
     def update_where(self, table: str, where: str, params: Sequence[Any], changes: Mapping[str, Any]) -> int:
         """Change every row matching the SQL condition `where` (`?` bound to `params`); returns the count."""
+        self.check_cancelled()
         model = self.table(table)
         return update_rows(self._ctx, model, self._where(model, where, params), changes)
 
     def delete(self, table: str, key: Any) -> int:
         """Delete the row with this key (forms as in `update`), applying ON DELETE actions; returns 0 or 1
         (what the actions changed besides is in `env.changes`)."""
+        self.check_cancelled()
         model = self.table(table)
         return delete_rows(self._ctx, model, self._key(model, key, "delete"))
 
     def delete_where(self, table: str, where: str, params: Sequence[Any]) -> int:
         """Delete every row matching `where`, applying ON DELETE actions; returns how many matched."""
+        self.check_cancelled()
         model = self.table(table)
         return delete_rows(self._ctx, model, self._where(model, where, params))
 

@@ -43,6 +43,10 @@ class ToolError(TerminalError):
         return {k: v for k, v in facts.items() if v is not None}
 
 
+class CallCancelled(ToolError):
+    """The client cancelled the call before it committed: it is rolled back, and this is its result."""
+
+
 class PolicyRefusal(ToolError):
     """The request breaks a product policy of domain.yaml `policies:`; `policy` is the policy's name.
 

@@ -23,7 +23,7 @@ from pydantic import BaseModel, Field, TypeAdapter, ValidationError, create_mode
 
 from stateforge.schema.model import DEFAULT_NAMESPACE, Column, Schema, Table
 from stateforge.store.sql import quote_ident, table_ref
-from stateforge.tools.arguments import STRICT
+from stateforge.tools.arguments import INT64, STRICT
 from stateforge.tools.base import Tool
 from stateforge.tools.columns import describe_column, python_type, type_words
 from stateforge.tools.constraints import show
@@ -163,7 +163,10 @@ def _search(tool_name: str, table: Table, key: tuple[str, ...], label: str) -> T
                 Annotated[int, Field(ge=1, le=MAX_LIMIT)],
                 Field(20, description=f"Rows to return, 1 to {MAX_LIMIT}."),
             ),
-            "offset": (Annotated[int, Field(ge=0)], Field(0, description="Rows to skip, for the next page.")),
+            "offset": (
+                Annotated[int, Field(ge=0, le=INT64[1])],
+                Field(0, description="Rows to skip, for the next page."),
+            ),
         },
     )
     adapters: dict[str, TypeAdapter[Any]] = {}

@@ -105,6 +105,7 @@ def pack_toolkit(pack_dir: Path, schema: Schema, *, name: str) -> Toolkit:
     except StateforgeError as exc:
         raise ToolDefinitionError(f"{part_file(pack_dir, TOOLS_PART)}: {exc}") from exc
     check_pack_policies(pack_dir)
+    check_actor_arguments(kit, pack_dir / "domain.yaml")
     return kit
 
 
@@ -119,9 +120,32 @@ def check_pack_policies(pack_dir: Path) -> None:
     tools_dir = pack_dir / TOOLS_PART
     if not tools_dir.is_dir():
         tools_dir = part_file(pack_dir, TOOLS_PART).parent
-    known = [p.name for p in load_config(config_file).policies] if config_file.is_file() else []
-    check_policy_names(tools_dir, known, config_file=config_file)
+    config = load_config(config_file) if config_file.is_file() else None
+    policies = config.policies if config is not None else []
+    # a procedure is the actor's to follow: a tool refusing by its name would make it a product rule
+    known = [p.name for p in policies if p.enforced]
+    procedures = [p.name for p in policies if not p.enforced]
+    check_policy_names(tools_dir, known, config_file=config_file, procedures=procedures)
     _POLICIES_CHECKED.add(key)
+
+
+def check_actor_arguments(kit: Toolkit, config_file: Path) -> None:
+    """In a pack with `actors:`, no tool takes the actors' key as an argument: tools act for `env.actor`, so
+    a solver cannot name whom to act for (`ToolDefinitionError` naming the tools and the fix)."""
+    if not config_file.is_file():
+        return
+    actors = load_config(config_file).actors
+    if actors is None:
+        return
+    key = actors.key.lower()
+    named = [t.name for t in kit if key in {k.lower() for k in t.parameters.get("properties", {})}]
+    if named:
+        raise ToolDefinitionError(
+            f"{config_file}: actors are {actors.table} named by {actors.key}, but the tools "
+            f"{', '.join(named)} "
+            f"take {actors.key} as an argument: a tool acts for the episode's actor (env.acting().person), "
+            "not for a person it is told. Drop the argument, or name it for the other person it is about."
+        )
 
 
 def import_tools(pack_dir: Path) -> ModuleType:

@@ -86,16 +86,24 @@ def _callee(call: ast.Call) -> str | None:
     return None
 
 
-def check_policy_names(tools_dir: Path, known: Iterable[str], *, config_file: Path | str) -> int:
-    """Raise `ToolDefinitionError` unless every refusal under `tools_dir` names a policy of `known`;
-    returns how many refusals were checked."""
+def check_policy_names(
+    tools_dir: Path, known: Iterable[str], *, config_file: Path | str, procedures: Iterable[str] = ()
+) -> int:
+    """Raise `ToolDefinitionError` unless every refusal under `tools_dir` names a policy of `known` (never
+    one of `procedures`, which the tools do not enforce); returns how many refusals were checked."""
     names = sorted(set(known))
+    unenforced = set(procedures)
     problems = []
     uses = policy_uses(p for p in tools_dir.rglob("*.py") if "__pycache__" not in p.parts)
     for use in uses:
         where = f"{use.file}:{use.line}: {use.function}"
         if use.policy is None:
             problems.append(f"{where} refuses with a policy that is not a string literal; name it as written")
+        elif use.policy in unenforced:
+            problems.append(
+                f"{where} refuses with {use.policy!r}, a `kind: procedure` of {config_file}: procedures are "
+                "the actor's to follow and no tool enforces them (make it `kind: action` if the product does)"
+            )
         elif use.policy not in names:
             problems.append(f"{where} refuses with policy {use.policy!r}, which {config_file} does not list")
     if problems:

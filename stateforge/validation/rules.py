@@ -12,6 +12,7 @@ build, naming the rule, the count and a sample row; a rule whose SQL DuckDB reje
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Collection
 from dataclasses import dataclass, field
@@ -46,21 +47,27 @@ class RuleReport:
     """One domain rule: violations its check found over all rounds, how many were repaired, rounds run."""
 
     name: str
+    kind: str = "rule"
+    """The check's kind (`stateforge.domain.config.CheckKind`)."""
     found: int = 0
     """Rows its check returned, summed over the rounds that found some."""
     repaired: int = 0
     """Rows its repair statements changed (updated, deleted or inserted, as DuckDB counts them), summed
     over the rounds; not the same number as `found` (one UPDATE may fix several violations at once)."""
     rounds: int = 0
+    seconds: float = 0.0
+    """Time spent checking and repairing it, over the rounds."""
     orphans: dict[str, int] = field(default_factory=dict)
     """Rows its repairs left dangling, cleaned by foreign-key semantics (`delete t(c)` / `set_null t(c)`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
+            "kind": self.kind,
             "found": self.found,
             "repaired": self.repaired,
             "rounds": self.rounds,
+            "seconds": round(self.seconds, 3),
             "orphans": dict(sorted(self.orphans.items())),
         }
 
@@ -186,12 +193,54 @@ def _bare(names: Collection[str]) -> set[str]:
     return {n.split(".")[-1].lower() for n in names}
 
 
+def _key_columns(schema: Schema, table: str) -> set[str] | None:
+    """The columns of `table` a foreign key reads (its own keys' and those its children reference), lower
+    case; None when `table` is not in the schema."""
+    bare = table.split(".")[-1].lower()
+    found = [t for t in schema.tables
+             if t.name.lower() == table.lower() or t.name.split(".")[-1].lower() == bare]
+    if len(found) != 1:
+        return None
+    mine = found[0]
+    cols = {c.lower() for fk in mine.foreign_keys for c in fk.columns}
+    for other in schema.tables:
+        for fk in other.foreign_keys:
+            if fk.ref_table.lower() == mine.name.lower():
+                cols |= {c.lower() for c in fk.ref_columns}
+    return cols
+
+
+def may_dangle(schema: Schema, statement: str, changed: int) -> set[str] | None:
+    """The tables whose foreign keys `statement` (having changed `changed` rows) may have left dangling:
+    none for a SELECT, a statement that changed nothing, or an UPDATE of columns no foreign key reads;
+    the target otherwise; None when that cannot be told."""
+    try:
+        tree = sqlglot.parse_one(statement, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+    if isinstance(tree, exp.Select) or (changed == 0 and isinstance(tree, exp.Delete | exp.Update)):
+        return set()
+    targets = changed_tables([statement])
+    if targets is None or len(targets) != 1:
+        return targets
+    [target] = targets
+    if isinstance(tree, exp.Update):
+        keys = _key_columns(schema, target)
+        sets = [e.this for e in tree.expressions if isinstance(e, exp.EQ)]
+        if keys is not None and all(isinstance(c, exp.Column) for c in sets) \
+                and not {c.name.lower() for c in sets} & keys:
+            return set()
+    return targets
+
+
 def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: RuleReport
             ) -> set[str] | None:
     """Run the rule's repair and clean what it left dangling, in one transaction; the tables written
-    (bare lower-case names; None: not known)."""
+    (bare lower-case names; None: not known). Only the tables a statement may have left dangling
+    (`may_dangle`) are searched for orphans."""
     con.begin()
     try:
+        risky: set[str] | None = set()
         for i, statement in enumerate(rule.repair):
             try:
                 result = con.execute(statement).fetchall()
@@ -200,11 +249,16 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
                     f"rule {rule.name}: repair statement {i + 1} failed in DuckDB: {exc}. "
                     "Fix `repair` of the rule in domain.yaml."
                 ) from exc
+            n = None
             if _writes(statement) and result and len(result[0]) == 1:
-                report.repaired += int(result[0][0])  # DuckDB answers a DML statement with its row count
+                n = int(result[0][0])  # DuckDB answers a DML statement with its row count
+                report.repaired += n
+            dangle = may_dangle(schema, statement, -1 if n is None else n)
+            risky = None if risky is None or dangle is None else risky | dangle
         changed = changed_tables(rule.repair)
         written = None if changed is None else _bare(changed)
-        for key, n in clean_orphans(con, schema, changed).items():
+        cleaned = clean_orphans(con, schema, risky) if risky is None or risky else {}
+        for key, n in cleaned.items():
             report.orphans[key] = report.orphans.get(key, 0) + n
             if written is not None and n:  # "delete table(columns)" / "set_null table(columns)"
                 written |= _bare([key.split(" ", 1)[1].rsplit("(", 1)[0]])
@@ -215,37 +269,95 @@ def _repair(con: duckdb.DuckDBPyConnection, schema: Schema, rule: Rule, report: 
     return written
 
 
-def apply_rules(
-    con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig, max_rounds: int = 5
-) -> list[RuleReport]:
-    """Check and repair every rule of `config` until none finds a row (see the module docstring).
+def domain_checks(schema: Schema, config: DomainConfig) -> list[Rule]:
+    """Every check the built data must hold, in the order the build repairs them: the time order inferred
+    from the DDL (`stateforge.validation.time_order`, parents first), the text of `values_by` hints
+    (`stateforge.validation.text_fit`), the domain's rules (consistency, family, limit, text), then its
+    state policies and procedures (kind `policy`)."""
+    from stateforge.graph import plan_fill
+    from stateforge.validation.text_fit import text_rules
+    from stateforge.validation.time_order import time_rules
 
-    After the first round, a rule that found nothing is checked again only if a repair since wrote to a
-    table its check reads (`read_tables`): its rows are unchanged, so is its answer."""
-    reports = [RuleReport(rule.name) for rule in config.rules]
-    reads = [read_tables(schema, rule.check) for rule in config.rules]
-    found = [1] * len(config.rules)  # every rule is checked in the first round
-    written: set[str] | None = set()
+    try:
+        order = plan_fill(schema).order
+    except Exception:  # an unplannable schema is reported by the fill itself; keep the DDL's order
+        order = schema.table_names
+    return (time_rules(schema, config, order) + text_rules(schema, config) + list(config.rules)
+            + [p.as_rule() for p in config.policies if p.checked])
+
+
+def apply_rules(
+    con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig, max_rounds: int = 8,
+    rules: list[Rule] | None = None,
+) -> list[RuleReport]:
+    """Check and repair every domain check (`domain_checks`, or `rules`) until none finds a row (see the
+    module docstring).
+
+    A rule is counted again only if a repair since its last count wrote to a table its check reads
+    (`read_tables`): its rows are unchanged, so is its answer."""
+    all_rules = domain_checks(schema, config) if rules is None else rules
+    reports = [RuleReport(rule.name, rule.kind) for rule in all_rules]
+    reads = [read_tables(schema, rule.check) for rule in all_rules]
+    # a rule's answer is known while no table it reads was written since it was counted: `writes[t]` is
+    # the number of the last repair that wrote t ("*": a repair whose targets are not known)
+    writes: dict[str, int] = {}
+    counted = [-1] * len(all_rules)
+    found = [0] * len(all_rules)
+    repairs = 0
+
+    def fresh(i: int) -> bool:
+        if counted[i] < 0 or reads[i] is None:
+            return False
+        last = max([writes.get(t, -1) for t in reads[i]] + [writes.get("*", -1)])
+        return last < counted[i]
+
+    def count(i: int) -> int:
+        if not fresh(i):
+            started = time.perf_counter()
+            found[i] = _count(con, all_rules[i])
+            counted[i] = repairs + 1
+            reports[i].seconds += time.perf_counter() - started
+        return found[i]
+
+    def repair(i: int) -> None:
+        nonlocal repairs
+        started = time.perf_counter()
+        changed = _repair(con, schema, all_rules[i], reports[i])
+        repairs += 1
+        for t in ["*"] if changed is None else changed:
+            writes[t] = repairs
+        counted[i] = -1  # its own repair may write none of what it reads: count it again all the same
+        reports[i].seconds += time.perf_counter() - started
+
+    # the time order first, in one pass parents-first: a child checked after its parents' repair is
+    # repaired once, not once per round of a chain
+    for i, rule in enumerate(all_rules):
+        if rule.kind != "time":
+            continue
+        # a self-reference (a referral, a reply) settles one link of a chain per repair
+        for _ in range(max_rounds):
+            n = count(i)
+            if not n or not rule.repair:
+                break
+            reports[i].found += n
+            reports[i].rounds += 1
+            repair(i)
     for round_ in range(max_rounds + 1):
-        for i, rule in enumerate(config.rules):
-            read = reads[i]
-            unchanged = not found[i] and read is not None and written is not None and not read & written
-            found[i] = 0 if unchanged else _count(con, rule)
-        violated = [(rule, rep, n) for rule, rep, n in zip(config.rules, reports, found, strict=True) if n]
+        violated = [i for i in range(len(all_rules)) if count(i)]
         if not violated:
             break
-        written = set()
-        for rule, rep, n in violated:
+        for i in violated:
+            rule, rep, n = all_rules[i], reports[i], found[i]
+            what = "rule" if rule.kind == "rule" else f"{rule.kind} check"
             if round_ == max_rounds or not rule.repair:
                 why = f"still finds {n} row(s) after {max_rounds} rounds of repairs" if rule.repair else (
                     f"finds {n} row(s) and has no repair statements")
                 raise BuildError(
-                    f"rule {rule.name} {why}, e.g. {_sample(con, rule)}. Fix the rule's repair in "
+                    f"{what} {rule.name} {why}, e.g. {_sample(con, rule)}. Fix the rule's repair in "
                     "domain.yaml, or make the data right by construction with a column hint (sequence, "
                     "after, expr)."
                 )
             rep.found += n
             rep.rounds += 1
-            changed = _repair(con, schema, rule, rep)
-            written = None if written is None or changed is None else written | changed
+            repair(i)
     return reports

@@ -232,7 +232,7 @@ def test_pack_hints_are_checked_against_the_ddl(packs: Path) -> None:
         load_domain("shop")
 
 
-def test_policies_are_named_sentences_with_an_optional_check() -> None:
+def test_policies_are_named_sentences_with_a_check_or_marked_as_actions() -> None:
     from stateforge.domain import DomainConfig, DomainPolicy
 
     config = DomainConfig.model_validate({
@@ -240,7 +240,7 @@ def test_policies_are_named_sentences_with_an_optional_check() -> None:
         "policies": [
             {"name": "max_items", "description": "An order holds at most 50 items.",
              "check": "SELECT order_id FROM items GROUP BY order_id HAVING count(*) > 50"},
-            {"name": "owner_only", "description": "Only the owner edits an order."},
+            {"name": "owner_only", "description": "Only the owner edits an order.", "kind": "action"},
         ],
     })
     assert [p.name for p in config.policies] == ["max_items", "owner_only"]

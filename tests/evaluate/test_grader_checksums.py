@@ -109,10 +109,10 @@ def test_an_episode_that_is_not_a_fresh_copy_of_the_grader_s_base_is_read_whole(
     own = Grader(copy, grader.schema, config)
     with Episode.open(copy) as episode:  # a fresh copy of another base
         assert own._written(episode, episode.log)[0] == set()
-        assert grader._written(episode, episode.log) == (None, None)
+        assert grader._written(episode, episode.log) == (None, False)
     own.close()  # its instance holds the file, which a persisting episode opens itself
     with Episode.open(copy, persist=True) as episode:  # writes to its base: no copy at all
-        assert own._written(episode, episode.log) == (None, None)
+        assert own._written(episode, episode.log) == (None, False)
 
 
 def test_only_the_exact_checksum_sql_is_recognised() -> None:

@@ -1,7 +1,7 @@
 """The grader reads only the row groups an episode changed (`stateforge/evaluate/delta.py`): its diff must be
 exactly the naive full diff (every table copied out whole and diffed against the base), and its short-cut
 verifiers must return the rows their whole SQL returns, for episodes that insert, update, delete, cascade,
-write a table twice, or write through `Episode.connection` where no call records it (the WAL check)."""
+write a table twice, or write through `Episode.connection` where no call records it (`unlogged_writes`)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 import stateforge.evaluate.grader as grader_module
 from stateforge.diff import Diff, diff_catalogs
 from stateforge.episode import Episode
-from stateforge.evaluate.delta import WalWrites, changed_groups, rowid_filter, wal_writes
+from stateforge.evaluate.delta import changed_groups, rowid_filter
 from stateforge.evaluate.grader import Grader
 from stateforge.evaluate.gradestate import EpisodeState
 from stateforge.store.sql import quote_ident, quote_literal, table_ref
@@ -112,10 +112,13 @@ SCENARIOS: dict[str, list[Step]] = {
                    "SECOND AS played_at) FROM main.plays WHERE rowid = 3"),
         unrecorded("DELETE FROM main.plays WHERE rowid = 900"),
     ],
-    # appends only (the WAL shows INSERTs alone: only the groups from the base's last one on are summed)
+    # appends only, logged (only the groups from the base's last one on are summed)
     "appends only": [
         call("create_artist", {"name": "One", "country": "FR"}),
         call("create_artist", {"name": "Two", "country": "DE"}),
+    ],
+    "appends, then an unrecorded one": [
+        call("create_artist", {"name": "One", "country": "FR"}),
         unrecorded("INSERT INTO main.plays SELECT * REPLACE (seconds + 2 AS seconds, played_at + INTERVAL 2 "
                    "SECOND AS played_at) FROM main.plays WHERE rowid = 11"),
     ],
@@ -125,7 +128,7 @@ SCENARIOS: dict[str, list[Step]] = {
         unrecorded("INSERT INTO main.plays SELECT * REPLACE (seconds + 3 AS seconds, played_at + INTERVAL 3 "
                    "SECOND AS played_at) FROM main.plays WHERE rowid = 12"),
     ],
-    # updates and deletes scattered over a table, the WAL's row ids naming the groups to sum
+    # updates and deletes scattered over a table
     "scattered updates and deletes": [
         unrecorded("UPDATE main.plays SET seconds = CASE WHEN seconds > 1 THEN seconds - 1 ELSE 2 END, "
                    "played_at = played_at + INTERVAL 1 SECOND WHERE rowid % 7 = 3"),
@@ -182,60 +185,36 @@ def test_the_grader_s_diff_and_verifiers_are_the_full_ones(
     assert scenario == "nothing" or not expected.empty
 
 
-def test_an_unrecorded_write_is_caught_by_the_wal(pack_db: Path, grader: Grader) -> None:
+def test_an_unrecorded_write_is_caught(pack_db: Path, grader: Grader) -> None:
+    every = set(grader._specs)
     with Episode.open(pack_db) as episode:
-        assert grader._written(episode, episode.log)[0] == set()
-        episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
-        assert grader._written(episode, episode.log)[0] == {"albums"}
+        assert episode.unlogged_writes() is False and grader._written(episode, episode.log) == (set(), True)
         result = episode.call("update_artist", {"id": 2, "name": "Renamed"})
-        assert result.ok and grader._written(episode, episode.log)[0] == {"albums", "artists"}
-
-
-def test_the_wal_tells_data_changes_from_catalog_changes(pack_db: Path, grader: Grader) -> None:
-    specs = list(grader._specs.values())
-    with Episode.open(pack_db) as episode:
-        assert wal_writes(episode, specs) == WalWrites(set(), data_only=True, commits=[], changed=set())
-        gone = {
-            t: {r["rowid"] for r in episode.query(f"SELECT rowid FROM main.{t} WHERE {c} = 3")}
-            for t, c in (("listeners", "id"), ("plays", "listener_id"))
-        }
-        for tool, arguments in (("create_artist", {"name": "New", "country": "FR"}),  # a sequence moves
-                                ("delete_listener", {"id": 3})):  # ON DELETE CASCADE into plays
-            assert episode.call(tool, arguments).ok
-        calls = [{t.lower() for t in r.changes} for r in episode.log]
-        found = wal_writes(episode, specs)
-        commits = [{"artists"}, {"listeners", "plays"}]
-        assert found == WalWrites(
-            {"artists", "listeners", "plays"}, data_only=True, commits=commits,
-            changed={"listeners", "plays"}, rowids=gone,
-        )
-        assert found.touched_rowids("plays") == gone["plays"] and found.touched_rowids("artists") == set()
-        assert found.matches(calls) and not found.matches(calls[:1]) and not found.matches(calls[::-1])
-        # artists was only appended to (its old rows are the base's), the others had rows deleted
-        assert found.appended_only("artists") and not found.appended_only("plays")
-        assert found.untouched("albums") and not found.untouched("artists")
-        # a write no call recorded, to a table a call did write: one commit more, and no longer appends only
-        episode.connection.execute("UPDATE main.artists SET name = 'x' WHERE id = 2").fetchall()
-        again = wal_writes(episode, specs)
-        assert again is not None and not again.matches(calls) and not again.appended_only("artists")
-        [(two,)] = episode.connection.execute("SELECT rowid FROM main.artists WHERE id = 2").fetchall()
-        assert again.touched_rowids("artists") == {two}
-        # a catalog change: the tables may no longer declare the base's constraints
-        episode.connection.execute("CREATE TABLE main.extra (a INTEGER)").fetchall()
-        assert wal_writes(episode, specs).data_only is False  # type: ignore[union-attr]
-
-
-def test_the_wal_cannot_tell_once_the_main_file_is_written(pack_db: Path, grader: Grader) -> None:
-    specs = list(grader._specs.values())
-    with Episode.open(pack_db) as episode:
+        assert result.ok and grader._written(episode, episode.log) == ({"artists"}, True)
+        assert not episode.call("update_artist", {"id": 999_999, "name": "x"}).ok  # a refusal writes nothing
+        assert episode.unlogged_writes() is False
+        episode.connection.execute("SELECT count(*) FROM main.albums").fetchall()  # a read is no write
+        assert episode.unlogged_writes() is False
         episode.connection.execute("UPDATE main.albums SET title = 'x' WHERE rowid = 1").fetchall()
-        assert wal_writes(episode, specs) == WalWrites(
-            {"albums"}, data_only=True, commits=[{"albums"}], changed={"albums"}, rowids={"albums": {1}}
-        )
+        assert episode.unlogged_writes() is True
+        assert grader._written(episode, episode.log) == (every, False)  # every table is summed
+        assert episode.call("create_artist", {"name": "New", "country": "FR"}).ok
+        assert episode.unlogged_writes() is True  # once seen, always
+    with Episode.open(pack_db) as episode:  # a write between two calls
+        assert episode.call("update_artist", {"id": 2, "name": "Renamed"}).ok
+        episode.connection.execute("UPDATE main.artists SET name = 'y' WHERE id = 3").fetchall()
+        assert episode.call("update_artist", {"id": 2, "name": "Again"}).ok
+        assert episode.unlogged_writes() is True
+
+
+def test_unlogged_writes_cannot_tell_once_the_main_file_is_written(pack_db: Path, grader: Grader) -> None:
+    with Episode.open(pack_db) as episode:
+        assert episode.call("update_artist", {"id": 2, "name": "Renamed"}).ok
         episode.connection.execute("CHECKPOINT").fetchall()
-        assert wal_writes(episode, specs) is None
-    with Episode.open(pack_db, keep=True) as kept:  # not a pooled copy: the WAL is not the whole story
-        assert wal_writes(kept, specs) is None
+        assert episode.unlogged_writes() is None
+        assert grader._written(episode, episode.log) == (set(grader._specs), False)
+    with Episode.open(pack_db, keep=True) as kept:  # not a pooled copy
+        assert kept.unlogged_writes() is None
         kept_path = kept.path
     kept_path.unlink()
 

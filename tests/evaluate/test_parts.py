@@ -105,7 +105,7 @@ def test_solvers_by_name_by_factory_and_unknown_ones(tasks: list[Task]) -> None:
         make_solver("noup", config)
     with pytest.raises(SolverError, match="cannot import no_such_module"):
         make_solver("no_such_module:make", config)
-    with pytest.raises(SolverError, match="has no callable nothing"):
+    with pytest.raises(SolverError, match="has no attribute nothing"):
         make_solver("tests.evaluate.solvers:nothing", config)
 
 

@@ -31,7 +31,7 @@ def test_registry_and_did_you_mean() -> None:
     assert get_backend("OpenAI ").name == "openai"
     assert not get_backend("offline").uses_llm
     with pytest.raises(
-        TerminalError, match=r"unknown LLM backend 'opnai'\. Did you mean \"openai\"\? Valid: "
+        TerminalError, match=r"unknown LLM backend 'opnai'\. Did you mean \"openai\"\? Registered: "
     ):
         get_backend("opnai")
     with pytest.raises(TerminalError, match="unknown LLM backend"):

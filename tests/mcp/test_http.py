@@ -28,7 +28,7 @@ from mcp.shared.exceptions import MCPError
 
 from stateforge.episode import Episode
 from stateforge.episode.pool import POOL
-from stateforge.mcp import ServeError, serve_mcp
+from stateforge.mcp import ServeError, load_target, serve_mcp
 from stateforge.mcp.server import NO_SESSION
 from stateforge.values import dumps
 from tests.episode.fixture import sha256
@@ -324,3 +324,209 @@ def test_the_cli_serves_http_and_stops_cleanly_on_sigterm(shop_db: Path, tmp_pat
     assert made[0].is_error is False
     copies = list((tmp_path / "stateforge-episodes").glob("*.duckdb"))
     assert not copies, "an episode copy outlived the server"
+
+
+def test_integers_beyond_64_bits_are_refused_with_the_bound_not_sql(server: Any):
+    async def session() -> tuple[Any, Any]:
+        async with Client(server.url) as client:
+            listed = {t.name: t for t in (await client.list_tools()).tools}
+            huge = await client.call_tool("search_carriers", {"offset": 9223372036854775808})
+            return listed["search_carriers"].input_schema["properties"]["offset"], huge
+
+    schema, huge = anyio.run(session)
+    assert schema["maximum"] == 2**63 - 1 and schema["minimum"] == 0
+    assert huge.is_error is True and huge.meta["stateforge/error_kind"] == "arguments"
+    text = huge.content[0].text
+    assert "'offset' must be at most 9223372036854775807" in text and "LIMIT" not in text
+
+
+def test_a_refused_persist_session_holds_no_slot(shop_db: Path, tmp_path: Path):
+    """max_sessions 2: one holder, then four refused attempts, each told the reason (never a 503)."""
+    target = tmp_path / "mine.duckdb"
+    shutil.copy(shop_db, target)
+
+    async def attempt(url: str) -> BaseException | None:
+        try:
+            async with Client(url):
+                return None
+        except BaseException as exc:  # noqa: BLE001 - the client wraps it in a group
+            return cause(exc)
+
+    async def sessions(url: str) -> list[BaseException | None]:
+        async with Client(url) as holder:
+            await holder.call_tool("create_carrier", {"name": "Held"})
+            return [await attempt(url) for _ in range(4)]
+
+    with serve_mcp(target, port=0, persist=True, max_sessions=2) as handle:
+        refusals = anyio.run(sessions, handle.url)
+        assert [r.id for r in handle.sessions] and len(handle.sessions) == 1
+    for refused in refusals:
+        assert isinstance(refused, MCPError), refused
+        assert "one session at a time" in str(refused) and "Too many open sessions" not in str(refused)
+
+
+def test_a_request_while_the_server_stops_gets_503(shop_db: Path, tmp_path: Path, caplog: Any):
+    """A call still running holds the stop (its episode closes after it); a request meanwhile gets 503."""
+    import threading
+
+    from stateforge.tools import Env, Toolkit, tool
+
+    entered, release = threading.Event(), threading.Event()
+
+    @tool
+    def wait_here(env: Env) -> dict:
+        """Wait until the test lets go."""
+        entered.set()
+        release.wait(30)
+        return {"waited": True}
+
+    handle = serve_mcp(shop_db, port=0, workdir=tmp_path, toolkit=Toolkit([wait_here], name="shop"))
+
+    async def calling() -> None:
+        async with Client(handle.url) as client:
+            await client.call_tool("wait_here", {})
+
+    caller = threading.Thread(target=lambda: _quietly(calling), daemon=True)
+    caller.start()
+    assert entered.wait(30)
+    closer = threading.Thread(target=handle.close, daemon=True)
+    closer.start()
+    wait_until(lambda: handle._runner._app.stopping, "the server to begin stopping")
+    headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+    init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw", "version": "0"}}}
+    with httpx2.Client(timeout=10) as http:
+        late = http.post(handle.url, json=init, headers=headers)
+    release.set()
+    closer.join(30)
+    caller.join(30)
+    assert late.status_code == 503 and "stopping" in late.json()["error"]["message"]
+    assert not handle.running
+    assert "Traceback" not in caplog.text and "Task group is not initialized" not in caplog.text
+
+
+def _quietly(fn: Any) -> None:
+    try:
+        anyio.run(fn)
+    except BaseException:  # noqa: BLE001 - the client sees its server go away
+        pass
+
+
+def _abandon(url: str) -> str:
+    """Open a session as a client that never sends DELETE (the TypeScript SDK, Inspector): its id."""
+    with httpx2.Client(timeout=10) as http:
+        opened = http.post(url, json=INIT, headers=HEADERS)
+        assert opened.status_code == 200, opened.text
+        return opened.headers["mcp-session-id"]
+
+
+HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+INIT = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {
+        "protocolVersion": "2025-11-25",
+        "capabilities": {},
+        "clientInfo": {"name": "raw", "version": "0"},
+    },
+}
+
+
+def test_clients_that_never_send_delete_cannot_fill_the_server(shop_db: Path, tmp_path: Path):
+    """max_sessions 2, five abandoned sessions in a row: each new one ends the session idle longest (its
+    episode closed, its id then unknown), and the SDK's client still connects and calls."""
+
+    async def session(url: str) -> Any:
+        async with Client(url) as client:
+            return await client.call_tool("get_carrier", {"carrier_id": 2})
+
+    with serve_mcp(shop_db, port=0, workdir=tmp_path, max_sessions=2, evict_idle=0.0) as handle:
+        abandoned = [_abandon(handle.url) for _ in range(5)]
+        read = anyio.run(session, handle.url)
+        records = {r.id: r for r in handle.sessions}
+        with httpx2.Client(timeout=10) as http:
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            first = http.post(handle.url, json=ping, headers={**HEADERS, "mcp-session-id": abandoned[0]})
+        assert handle._runner._app.evicted == 4
+    assert read.is_error is False and read.structured_content["carrier_id"] == 2
+    assert [records[i].live for i in abandoned[:-1]] == [False] * 4
+    assert first.status_code == 404  # an ended session is unknown: the client initialises again
+    assert defaults_survive_abandoned_clients()
+
+
+def defaults_survive_abandoned_clients() -> bool:
+    """The defaults: a shorter idle timeout than the SDK's 30 minutes, and eviction when full."""
+    from stateforge.mcp.http import EVICT_IDLE, IDLE_TIMEOUT, MAX_SESSIONS
+
+    return IDLE_TIMEOUT <= 300 and EVICT_IDLE is not None and EVICT_IDLE < IDLE_TIMEOUT and MAX_SESSIONS >= 8
+
+
+def test_a_packs_destructive_hints_follow_what_each_tool_does(game_db: Path, tmp_path: Path):
+    """Purchases and joins only add (not destructive); leaving, deleting and overwriting are."""
+
+    async def listing(url: str) -> dict[str, Any]:
+        async with Client(url) as client:
+            return {t.name: t.annotations for t in (await client.list_tools()).tools}
+
+    with serve_mcp(game_db, port=0, workdir=tmp_path) as handle:
+        listed = anyio.run(listing, handle.url)
+        kit = handle.target.toolkit
+    assert all(listed[t.name].destructive_hint is t.destroys for t in kit)
+    for additive in ("buy_heroes", "buy_skins", "gift_skin", "join_clan"):
+        assert listed[additive].destructive_hint is False, additive
+    for destructive in ("leave_clan", "delete_builds", "rename_rune_page"):
+        assert listed[destructive].destructive_hint is True, destructive
+
+
+def test_a_cancelled_call_that_has_not_committed_is_rolled_back(shop_db: Path, tmp_path: Path, caplog: Any):
+    """The SDK's client cancels a write while it runs (it sends notifications/cancelled): the row it had
+    inserted is gone, the call is logged as cancelled, and the same call left alone commits."""
+    import logging
+    import threading
+
+    from stateforge.tools import Env, Toolkit, tool
+
+    caplog.set_level(logging.INFO, logger="stateforge.mcp")
+    entered, release = threading.Event(), threading.Event()
+
+    @tool(kind="write", writes=("carriers",))
+    def slow_create(env: Env, name: str, wait: bool = True) -> dict:
+        """Create a carrier, then wait until the test lets go.
+
+        Args:
+            name: The carrier's name.
+            wait: Whether to wait.
+        """
+        row = env.insert("carriers", {"name": name})
+        if wait:
+            entered.set()
+            release.wait(30)
+        return row
+
+    generic = [t for t in load_target(shop_db).toolkit if t.name != "cannot_complete"]
+    kit = Toolkit([slow_create, *generic], name="shop")
+
+    async def session(url: str) -> dict[str, Any]:
+        async with Client(url) as client:
+            async with anyio.create_task_group() as tg:
+                tg.start_soon(client.call_tool, "slow_create", {"name": "Cancelled"})
+                await anyio.to_thread.run_sync(entered.wait, 30)
+                tg.cancel_scope.cancel()  # the client abandons the call: notifications/cancelled
+            while "cancelled: rolled back" not in caplog.text:
+                await anyio.sleep(0.02)
+            release.set()
+            kept = await client.call_tool("slow_create", {"name": "Kept", "wait": False})
+            names = {"column": "name", "op": "in", "value": ["Cancelled", "Kept"]}
+            found = await client.call_tool("search_carriers", {"filters": [names]})
+            return {"kept": kept, "found": found}
+
+    with serve_mcp(shop_db, port=0, workdir=tmp_path, toolkit=kit) as handle:
+        got = anyio.run(session, handle.url)
+        [record] = handle.sessions
+        log = record.log
+    assert got["kept"].is_error is False
+    assert [r["name"] for r in got["found"].structured_content["rows"]] == ["Kept"]
+    cancelled = next(c for c in log if c.arguments.get("name") == "Cancelled")
+    assert cancelled.ok is False and "cancelled this call before it committed" in cancelled.error
+    assert cancelled.changes == {}

@@ -149,3 +149,58 @@ def test_a_pack_is_served_with_its_own_tools_and_policies(game_db: Path, tmp_pat
     assert got["closed"].meta["stateforge/error_kind"] == "tool"
     assert got["joined"].is_error is False, got["joined"].content[0].text
     assert got["joined"].meta["stateforge/changes"] == {"clan_members": {"inserted": 1}}
+
+
+BAD_LINES = {
+    "a lone surrogate": '{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"get_carrier",'
+    '"arguments":{"q":"\\ud800x"}}}',
+    "200-deep nesting": '{"jsonrpc":"2.0","id":6,"method":"ping","params":{"a":'
+    + "[" * 200
+    + "]" * 200
+    + "}}",
+    "a 5,000-digit integer": '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get_carrier",'
+    '"arguments":{"carrier_id":' + "9" * 5000 + "}}}",
+    "truncated JSON": '{"jsonrpc":"2.0","id":8,"method":"tools/ca',
+}
+
+
+def test_every_line_stdio_cannot_parse_is_answered_with_a_json_rpc_error(shop_db: Path, tmp_path: Path):
+    """Each bad line gets -32700 (id null), JSON that is no message -32600 with its id, each logged; the
+    session goes on (a call after them is answered)."""
+    proc = subprocess.Popen(
+        [STATEFORGE, "mcp", str(shop_db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env={"TMPDIR": str(tmp_path), "PATH": "/usr/bin:/bin"},
+    )
+    assert proc.stdin is not None and proc.stdout is not None
+
+    def ask(line: str) -> dict[str, Any]:
+        proc.stdin.write(line + "\n")
+        proc.stdin.flush()
+        return json.loads(proc.stdout.readline())
+
+    try:
+        hello = {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "raw"}}
+        hello["clientInfo"]["version"] = "0"
+        init = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+        assert "result" in ask(json.dumps(init))
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n\n")
+        answers = {what: ask(line) for what, line in BAD_LINES.items()}
+        not_rpc = ask('{"id": 9, "jsonrpc": "1.0"}')
+        call = {"name": "get_carrier", "arguments": {"carrier_id": 2}}
+        after = ask(json.dumps({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": call}))
+        out, err = proc.communicate(timeout=60)  # closes stdin: the session ends
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    for what, answer in answers.items():
+        assert answer["id"] is None and answer["error"]["code"] == -32700, (what, answer)
+        assert answer["error"]["message"].startswith("Parse error: "), (what, answer)
+    assert "recursion limit" in answers["200-deep nesting"]["error"]["message"]
+    assert not_rpc["id"] == 9 and not_rpc["error"]["code"] == -32600
+    assert after["id"] == 10 and after["result"]["structuredContent"]["carrier_id"] == 2
+    assert err.count("answered -32700") == 4 and err.count("answered -32600") == 1, err
+    assert proc.returncode == 0 and "Traceback" not in err and out == ""

@@ -43,7 +43,7 @@ def test_instructions_give_the_description_policies_and_date_never_the_schema():
             "description": "A music app.\n  Listeners build playlists.",
             "policies": [
                 {"name": "cap", "description": "A playlist holds at most 500 songs.", "check": "SELECT 1"},
-                {"name": "owner", "description": "Only its owner renames a playlist."},
+                {"name": "owner", "description": "Only its owner renames a playlist.", "kind": "action"},
             ],
         }
     )
@@ -59,7 +59,7 @@ def test_instructions_give_the_description_policies_and_date_never_the_schema():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["mcp", "musik"], 'Did you mean "music"? Available: game, library, meeting, music.'),
+        (["mcp", "musik"], 'Did you mean "music"? Available: game, itsm, library, meeting, music.'),
         (["mcp", "{db}", "--transport", "sse"], "--transport is 'sse'; use stdio or http"),
         (["mcp", "{db}", "--transport", "http", "--port", "{port}"], "is already in use"),
     ],
@@ -75,3 +75,10 @@ def test_cli_errors_exit_2_with_one_clear_line(shop_db: Path, capsys, args: list
     err = capsys.readouterr().err
     assert message in " ".join(err.split()) and "Traceback" not in err
     assert err.startswith("error: ") and err.count("\n") == 1
+
+
+def test_the_game_docs_state_the_packs_clock():
+    from stateforge.domain import load_domain
+    clock = load_domain("game").config.time_window.clock
+    text = (Path(__file__).parents[2] / "docs" / "packs" / "game.md").read_text()
+    assert clock.isoformat() == "2026-06-30T23:59:59" and clock.isoformat() in text

@@ -16,6 +16,9 @@ from typing import Any
 import duckdb
 import yaml
 
+from stateforge.domain.config import ColumnHint
+from stateforge.fill.sampling import quantile_counts
+
 SCHEMAS = Path(__file__).resolve().parents[2] / "stateforge" / "packs"
 PACKS = ("music", "meeting", "game")
 
@@ -32,10 +35,14 @@ TOP_KEYS = {
     "columns",
     "rules",
     "policies",
+    "actors",
+    "time_order",
 }
 TABLE_KEYS = {"rows", "scale", "description", "per_parent"}
-PER_PARENT_KEYS = {"fk", "exactly", "min", "max"}
+PER_PARENT_KEYS = {"fk", "exactly", "min", "max", "quantiles"}
 HINT_KEYS = {
+    "values_by",
+    "shares",
     "strategy",
     "values",
     "weights",
@@ -59,7 +66,7 @@ HINT_KEYS = {
     "unit",
     "skew",
 }
-FK_HINT_KEYS = {"distribution", "skew", "null_rate", "expr"}
+FK_HINT_KEYS = {"distribution", "skew", "null_rate", "expr", "shares"}
 """What the packs say about foreign-key columns: how the key is drawn, or an expr that computes it."""
 STRATEGIES = {
     "first_name",
@@ -131,7 +138,7 @@ STRATEGIES = {
     "faker",
 }
 DISTRIBUTIONS = {"uniform", "normal", "lognormal", "zipf"}
-RULE_KEYS = {"name", "description", "check", "repair"}
+RULE_KEYS = {"name", "description", "kind", "check", "repair"}
 
 _REFERENCES = (
     r"REFERENCES\s+\w+\s*\([^)]*\)"
@@ -291,6 +298,13 @@ def fixed_tables(pack: str) -> set[str]:
     return {t for t, spec in domain(pack)["tables"].items() if spec.get("scale") is False}
 
 
+def expanded(hint: dict) -> dict:
+    """A hint as the generator reads it: `values_by` is the `expr` it makes (`ValuesBy.expr`)."""
+    if "values_by" not in hint:
+        return hint
+    return {**{k: v for k, v in hint.items() if k != "values_by"}, "expr": ColumnHint(**hint).expr}
+
+
 def rows_at_scale_one(pack: str) -> dict[str, int]:
     """Rows per table at scale 1: `rows`, or parents x `exactly` for per_parent tables without rows."""
     tables = domain(pack)["tables"]
@@ -300,10 +314,15 @@ def rows_at_scale_one(pack: str) -> dict[str, int]:
     def count(table: str) -> int:
         if table not in out:
             spec = tables[table]
-            if "rows" in spec:
+            pp = spec.get("per_parent") or {}
+            if "quantiles" in pp:  # a declared distribution: what it sums to (stateforge.fill.sizing)
+                points = [(0.0, pp.get("min", 0)), *sorted(pp["quantiles"].items()), (1.0, pp["max"])]
+                parent = next(fk.ref_table for fk in foreign_keys(pack) if fk.table == table
+                              and pp["fk"] in fk.columns)
+                out[table] = int(quantile_counts(count(parent), points).sum())
+            elif "rows" in spec:
                 out[table] = spec["rows"]
             else:
-                pp = spec["per_parent"]
                 out[table] = count(fks[(table, pp["fk"])]) * pp["exactly"]
         return out[table]
 
@@ -415,7 +434,8 @@ def synthesize(con: duckdb.DuckDBPyConnection, pack: str, table: str, n: int, wi
     """
     typed = _wide if wide else (lambda dtype: dtype)
     spec = domain(pack)
-    hints = {k.split(".", 1)[1]: v for k, v in spec.get("columns", {}).items() if k.split(".", 1)[0] == table}
+    hints = {k.split(".", 1)[1]: expanded(v) for k, v in spec.get("columns", {}).items()
+             if k.split(".", 1)[0] == table}
     cols = columns(con)[table]
     per_parent = spec["tables"].get(table, {}).get("per_parent")
     fk_offset: dict[str, int] = {}

@@ -110,6 +110,65 @@ SCENARIOS: dict[tuple[str, str], list[Scenario]] = {
             ],
         )
     ],
+    ("music", "single_has_few_tracks"): [
+        Scenario(
+            rows={
+                "albums": [
+                    {"album_id": 1, "artist_id": 1, "album_type": "single"},
+                    {"album_id": 2, "artist_id": 1, "album_type": "single"},
+                    {"album_id": 3, "artist_id": 1, "album_type": "single"},
+                    {"album_id": 4, "artist_id": 1, "album_type": "album"},
+                ],
+                "songs": [
+                    {"song_id": 10 * a + t, "album_id": a, "artist_id": 1, "track_number": t,
+                     "duration_ms": 180000}
+                    for a, tracks in ((1, 5), (2, 8), (3, 3), (4, 2))
+                    for t in range(1, tracks + 1)
+                ],
+            },
+            found=2,  # five tracks become an EP, eight an album; three stay a single
+            expect=[
+                (
+                    "SELECT album_id, album_type FROM albums ORDER BY ALL",
+                    [(1, "ep"), (2, "album"), (3, "single"), (4, "album")],
+                )
+            ],
+        )
+    ],
+    ("music", "album_tracks_by_album_artist"): [
+        Scenario(
+            rows={
+                "albums": [
+                    {"album_id": 1, "artist_id": 1, "album_type": "album"},
+                    {"album_id": 2, "artist_id": 3, "album_type": "compilation"},
+                    {"album_id": 3, "artist_id": 1, "album_type": "album"},
+                ],
+                "songs": (
+                    # album 1: tracks 3, 6 and 9 of ten by a guest (70% by the artist)
+                    [
+                        {"song_id": 100 + t, "album_id": 1, "artist_id": 2 if t in (3, 6, 9) else 1,
+                         "track_number": t, "duration_ms": 180000}
+                        for t in range(1, 11)
+                    ]
+                    # a compilation is by many artists; album 3 has one guest in ten (90%: holds)
+                    + [{"song_id": 200 + t, "album_id": 2, "artist_id": 3 + t, "track_number": t,
+                        "duration_ms": 180000}
+                       for t in range(1, 4)]
+                    + [{"song_id": 300 + t, "album_id": 3, "artist_id": 2 if t == 4 else 1, "track_number": t,
+                        "duration_ms": 180000}
+                       for t in range(1, 11)]
+                ),
+            },
+            found=1,
+            expect=[
+                # one guest track in ten is kept (the latest), the others become the album artist's
+                (
+                    "SELECT song_id, artist_id FROM songs WHERE artist_id <> 1 ORDER BY ALL",
+                    [(109, 2), (201, 4), (202, 5), (203, 6), (304, 2)],
+                )
+            ],
+        )
+    ],
     ("music", "chart_ranks_contiguous"): [
         Scenario(
             rows={
@@ -263,6 +322,31 @@ SCENARIOS: dict[tuple[str, str], list[Scenario]] = {
         )
     ],
     # --------------------------------------------------------------------------------------------- meeting
+    ("meeting", "occurrence_follows_series"): [
+        Scenario(
+            rows={
+                "meeting_series": [{"series_id": 1, "organizer_id": 1, "title": "Weekly sync"}],
+                "meetings": [
+                    {"meeting_id": 10, "series_id": 1, "organizer_id": 2, "title": "Budget review",
+                     "start_at": "2025-03-03 10:00:00", "end_at": "2025-03-03 10:30:00"},
+                    {"meeting_id": 11, "series_id": 1, "organizer_id": 1, "title": "Weekly sync",
+                     "start_at": "2025-03-10 10:00:00", "end_at": "2025-03-10 10:30:00"},
+                    {"meeting_id": 12, "series_id": None, "organizer_id": 3, "title": "Ad hoc",
+                     "start_at": "2025-03-11 10:00:00", "end_at": "2025-03-11 10:30:00"},
+                ],
+                # once meeting 10 is the series organizer's, employee 1 can no longer be its invitee
+                "meeting_attendees": [_attend(10, 1), _attend(10, 2), _attend(11, 2), _attend(12, 3)],
+            },
+            found=1,
+            expect=[
+                (
+                    "SELECT meeting_id, organizer_id, title FROM meetings ORDER BY ALL",
+                    [(10, 1, "Weekly sync"), (11, 1, "Weekly sync"), (12, 3, "Ad hoc")],
+                ),
+                ("SELECT meeting_id, employee_id FROM meeting_attendees ORDER BY ALL", [(10, 2), (11, 2)]),
+            ],
+        )
+    ],
     ("meeting", "org_units_acyclic"): [
         Scenario(
             rows={

@@ -1,18 +1,16 @@
-"""Two releases of the same inputs are equal byte for byte, every file (the DuckDB file included), and the
-bundle holds what the manifest says."""
+"""Two releases of the same inputs are equal byte for byte, every file but the DuckDB file, whose tables
+hash the same; and the bundle holds what the manifest says."""
 
 from __future__ import annotations
 
 import json
-import struct
 from pathlib import Path
 
 import duckdb
 import pytest
 
 from stateforge.release import MANIFEST, read_manifest
-from stateforge.release.database import HEADER, IDENTIFIER, fix_identifier, header_checksum
-from stateforge.release.files import ReleaseError, bundle_files, sha256_file
+from stateforge.release.files import bundle_files, sha256_file
 from stateforge.store import connect, read_model, table_hashes
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("release")]  # one worker builds the releases
@@ -27,11 +25,20 @@ def keys(data: object) -> set[str]:
     return set()
 
 
+def database_hashes(release: Path) -> dict[str, str]:
+    """The table hashes of a release's database, as read from it."""
+    with connect(release / read_manifest(release).database.file, read_only=True) as con:
+        schema, _ = read_model(con)
+        return table_hashes(con, schema)
+
+
 def test_two_releases_are_equal_byte_for_byte(release_a: Path, release_b: Path) -> None:
     files = bundle_files(release_a)
     assert files == bundle_files(release_b)
-    differ = [f for f in files if (release_a / f).read_bytes() != (release_b / f).read_bytes()]
+    db = read_manifest(release_a).database.file
+    differ = [f for f in files if f != db and (release_a / f).read_bytes() != (release_b / f).read_bytes()]
     assert differ == []
+    assert database_hashes(release_a) == database_hashes(release_b)
     assert {"postgres_dump.duckdb", "tasks.jsonl", "task.schema.json", "tools.json", "README.md",
             "report.html", MANIFEST, "reports/build_report.json", "reports/generation_report.json",
             "reports/baseline-oracle.json", "reports/baseline-noop.json", "data/tasks.parquet",
@@ -40,7 +47,7 @@ def test_two_releases_are_equal_byte_for_byte(release_a: Path, release_b: Path) 
 
 def test_the_manifest_lists_every_file_with_its_hash(release_a: Path) -> None:
     manifest = read_manifest(release_a)
-    assert sorted(manifest.files) == bundle_files(release_a, skip=(MANIFEST,))
+    assert sorted(manifest.files) == bundle_files(release_a, skip=(MANIFEST, manifest.database.file))
     for path, entry in manifest.files.items():
         assert entry.sha256 == sha256_file(release_a / path)
     assert manifest.tasks.total == 6 and manifest.tasks.feasible + manifest.tasks.infeasible == 6
@@ -70,33 +77,3 @@ def test_the_database_holds_the_built_rows_and_opens_with_its_model(release_a: P
     assert report["database"] == manifest.database.file and not keys(report) & {"seconds", "wall_seconds"}
     build_report = json.loads((release_a / "reports" / "build_report.json").read_text())
     assert build_report["fingerprint"] == manifest.inputs.build_fingerprint
-
-
-def test_the_header_identifier_is_derived_from_the_content(tmp_path: Path) -> None:
-    # DuckDB draws a random identifier for every new file: two files of the same statements differ there.
-    # (The file's stem is the catalog's name, written into the file: the same name in two folders.)
-    paths = []
-    for name in ("one", "two"):
-        (tmp_path / name).mkdir()
-        path = tmp_path / name / "bench.duckdb"
-        with duckdb.connect(str(path), config={"threads": 1}) as con:
-            con.execute("CREATE TABLE t AS SELECT range AS i FROM range(1000)")
-            con.execute("CHECKPOINT")
-        paths.append(path)
-    one, two = (p.read_bytes() for p in paths)
-    assert one[IDENTIFIER] != two[IDENTIFIER] and one[HEADER:] == two[HEADER:]
-    assert struct.unpack_from("<Q", one)[0] == header_checksum(one[:HEADER])  # our checksum is DuckDB's
-    for path in paths:
-        fix_identifier(path)
-    assert paths[0].read_bytes() == paths[1].read_bytes()
-    with duckdb.connect(str(paths[0])) as con:  # DuckDB accepts the header, and writes on after it
-        con.execute("INSERT INTO t VALUES (1000)")
-    with duckdb.connect(str(paths[0]), read_only=True) as con:
-        assert con.execute("SELECT count(*) FROM t").fetchall() == [(1001,)]
-
-
-def test_a_file_whose_header_is_not_duckdbs_is_refused(tmp_path: Path) -> None:
-    path = tmp_path / "x.duckdb"
-    path.write_bytes(b"\0" * 8 + b"DUCK" + b"\1" * (HEADER - 12))
-    with pytest.raises(ReleaseError, match="cannot checksum"):
-        fix_identifier(path)

@@ -1,5 +1,6 @@
-"""`verify-release`: passes on a bundle as made; one byte changed in a Parquet file, in tasks.jsonl or in
-the database fails it (exit 1) and names the file; a task that does not replay is named; not a bundle: 2."""
+"""`verify-release`: passes on a bundle as made; one byte changed in a Parquet file or in tasks.jsonl, or a
+row changed in the database, fails it (exit 1) and names the file; the database is checked by its rows; a
+task that does not replay is named; not a bundle: 2."""
 
 from __future__ import annotations
 
@@ -54,16 +55,38 @@ def test_one_byte_changed_in_the_tasks_fails(release_a: Path, tmp_path: Path) ->
 def test_one_byte_changed_in_the_database_fails(release_a: Path, tmp_path: Path) -> None:
     bundle = copy_of(release_a, tmp_path)
     db = bundle / read_manifest(bundle).database.file
-    flip(db, 200)  # the storage version string in the main header
+    flip(db, 200)  # inside DuckDB's header: the file no longer opens
     problems = verify_release(bundle).problems
-    assert problems and problems[0].where == db.name and "sha256" in problems[0].what
+    assert problems and problems[0].where == db.name and "cannot be read" in problems[0].what
+
+
+def test_the_database_is_listed_by_its_tables_not_its_bytes(release_a: Path, tmp_path: Path) -> None:
+    # The same rows in another file (DuckDB writes new bytes for each file) still verify; a missing file
+    # is named.
+    import duckdb
+
+    bundle = copy_of(release_a, tmp_path)
+    manifest = read_manifest(bundle)
+    assert manifest.database.file not in manifest.files
+    db = bundle / manifest.database.file
+    other = tmp_path / "other.duckdb"
+    with duckdb.connect(str(other)) as con:
+        con.execute(f"ATTACH '{db}' AS src (READ_ONLY)")
+        con.execute("COPY FROM DATABASE src TO other")
+        con.execute("DETACH src")
+    other.replace(db)
+    assert [str(p) for p in verify_release(bundle).problems] == []
+    db.unlink()
+    problems = verify_release(bundle).problems
+    assert [(p.where, p.what) for p in problems] == [(manifest.database.file, "missing")]
 
 
 def test_edited_rows_are_named_by_table_even_with_the_hashes_rewritten(
     release_a: Path, tmp_path: Path
 ) -> None:
-    # Someone changes a row and writes the new file hashes into the manifest: the table hashes, the
-    # Parquet comparison and the replays still catch it.
+    # Someone changes a row of the database (which the file list leaves out: it is listed by its table
+    # hashes) and writes the file hashes again: the table hashes, the Parquet comparison and the replays
+    # still catch it.
     import duckdb
 
     from stateforge.release.files import hash_files
@@ -75,7 +98,7 @@ def test_edited_rows_are_named_by_table_even_with_the_hashes_rewritten(
     with duckdb.connect(str(bundle / manifest.database.file)) as con:
         con.execute(f'DELETE FROM "{table}" WHERE rowid = (SELECT max(rowid) FROM "{table}")')
     files = hash_files(bundle, sorted(manifest.files))
-    forged = manifest.model_copy(update={"files": files, "release_id": release_id(files)})
+    forged = manifest.model_copy(update={"files": files, "release_id": release_id(files, manifest.database)})
     (bundle / MANIFEST).write_text(forged.to_json())
     problems = [str(p) for p in verify_release(bundle).problems]
     assert any(f"rows differ from the manifest in table(s) {table}" in p for p in problems)

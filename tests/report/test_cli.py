@@ -38,7 +38,7 @@ def test_the_page_is_one_file_that_fetches_nothing(music_report: Path):
     assert not re.search(r'<(?:script|img|link|iframe)[^>]+(?:src|href)=', html), "an external resource"
     assert not re.search(r"https?://(?!www\.w3\.org/)", html), "a URL other than the SVG namespaces"
     assert html.count('<figure class="plot"') > 60
-    assert re.search(r"Clean: no violation in \d+ audit checks, and all 5 domain rules hold", html)
+    assert re.search(r"Clean: no violation in \d+ audit checks, and all \d+ domain checks hold", html)
     for section in ("summary", "violations", "rules", "t-users", "t-listening_history"):
         assert f'id="{section}"' in html
         assert f'href="#{section}"' in html

@@ -111,3 +111,48 @@ def test_regex_and_like_classes_are_satisfied_by_the_generator(tmp_path: Path):
         rows = con.sql("SELECT pub_id, Shelf FROM publishers").fetchall()
     assert len(rows) == 30
     assert all(re.fullmatch(r"99\d\d", p) and re.fullmatch("[A-Za-z]", s) for p, s in rows)
+
+
+FOLDING = """\
+CREATE SCHEMA Sales;
+SET search_path TO SALES, public;
+CREATE TYPE Mood AS ENUM ('happy', 'sad');
+CREATE DOMAIN Email AS varchar(80) CHECK (VALUE LIKE '%@%');
+CREATE TABLE Sales.Region (Region_ID int PRIMARY KEY, Name text NOT NULL);
+CREATE TABLE Customer (ID serial PRIMARY KEY, Region_Id int REFERENCES REGION (REGION_ID), mood MOOD,
+  mail EMAIL, price numeric(6,2), Total numeric(8,2) GENERATED ALWAYS AS (PRICE * 2) STORED);
+CREATE TABLE vip (LIKE CUSTOMER);
+CREATE TABLE Base (Id int PRIMARY KEY, Note text);
+CREATE TABLE Child (extra int) INHERITS (BASE);
+CREATE TABLE Events (Id int, Day date NOT NULL, PRIMARY KEY (ID, DAY)) PARTITION BY RANGE (DAY);
+CREATE TABLE Events_2024 PARTITION OF EVENTS FOR VALUES FROM ('2024-01-01') TO ('2025-01-01');
+CREATE TABLE events_2025 (id int, day date NOT NULL);
+ALTER TABLE EVENTS ATTACH PARTITION EVENTS_2025 FOR VALUES FROM ('2025-01-01') TO ('2026-01-01');
+ALTER TABLE SALES.REGION ADD CONSTRAINT u UNIQUE (NAME);
+ALTER TABLE CUSTOMER ADD CONSTRAINT c CHECK (PRICE >= 0);
+ALTER TABLE ONLY sales.CUSTOMER ALTER COLUMN Mood SET NOT NULL;
+COMMENT ON COLUMN sales.region.NAME IS 'what it is called';
+COMMENT ON TABLE Customer IS 'buyers';
+CREATE UNIQUE INDEX ix ON CUSTOMER USING btree (MAIL);
+ALTER TABLE VIP ADD FOREIGN KEY (region_id) REFERENCES sales.REGION;
+CREATE INDEX ON child (EXTRA);
+DROP TABLE IF EXISTS CHILD;
+"""
+
+
+def test_unquoted_names_fold_wherever_a_name_is_resolved():
+    """Schemas, search path, types, domains, REFERENCES, LIKE, INHERITS, PARTITION OF, ATTACH, ALTER,
+    COMMENT ON, CREATE INDEX and DROP each find what an unquoted name of another case defines."""
+    schema = parse_ddl(FOLDING, "postgres", source="f.sql")
+    assert schema.table_names == ["Sales.Region", "Sales.Customer", "Sales.vip", "Sales.Base", "Sales.Events"]
+    region, customer, vip = (schema.table(n) for n in ("sales.region", "SALES.CUSTOMER", "Sales.VIP"))
+    assert region.unique == [("Name",)] and region.column("name").description == "what it is called"
+    assert customer.description == "buyers" and customer.unique == [("mail",)]
+    assert customer.column("MOOD").allowed_values == ["happy", "sad"] and not customer.column("mood").nullable
+    assert [c.sql for c in customer.checks] == ["\"mail\" LIKE '%@%'", "PRICE >= 0"]
+    assert [(f.columns, f.ref_table, f.ref_columns) for f in customer.foreign_keys + vip.foreign_keys] == [
+        (("Region_Id",), "Sales.Region", ("Region_ID",))] * 2
+    assert vip.column_names == customer.column_names
+    assert [p.lower() for p in schema.table("sales.events").partitions] == ["sales.events_2024",
+                                                                             "sales.events_2025"]
+    assert [str(n) for n in schema.notes if "partition" not in n.message.lower()] == []

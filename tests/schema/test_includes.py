@@ -60,6 +60,45 @@ def test_a_missing_include_names_the_including_file_line_and_the_path(tmp_path: 
         load_ddl(main, "oracle")
     assert (caught.value.file, caught.value.line) == (str(main), 3)
     assert "'gone/tables.sql' does not exist" in str(caught.value)
+    assert "--skip-missing-includes" in str(caught.value)
+
+
+def test_skip_missing_includes_notes_each_at_its_line_and_reads_on(tmp_path: Path) -> None:
+    """An installer whose data files are not beside it (MySQL's `source load_departments.dump`)."""
+    main = write(tmp_path / "employees.sql", (
+        "CREATE TABLE departments (dept_no char(4) PRIMARY KEY, dept_name varchar(40) NOT NULL);\n"
+        "source load_departments.dump ;\n"
+        "CREATE TABLE employees (emp_no int PRIMARY KEY, dept_no char(4) REFERENCES departments (dept_no));\n"
+        "source load_employees.dump ;\n"
+    ))
+    with pytest.raises(SchemaError) as caught:
+        load_ddl(main, "mysql")
+    assert (caught.value.file, caught.value.line) == (str(main), 2)
+    assert "'load_departments.dump'" in str(caught.value) and "--skip-missing-includes" in str(caught.value)
+    schema = load_ddl(main, "mysql", skip_missing_includes=True)
+    assert schema.table_names == ["departments", "employees"]
+    notes = [str(n) for n in schema.notes]
+    assert [n.split(" (looked")[0] for n in notes] == [
+        f"{main}:2: the included file 'load_departments.dump' is not there",
+        f"{main}:4: the included file 'load_employees.dump' is not there",
+    ]
+    assert all("skipped (--skip-missing-includes)" in n for n in notes)
+
+
+def test_skip_missing_includes_from_the_command_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from stateforge.cli import main as cli
+
+    ddl = write(tmp_path / "install.sql", "CREATE TABLE a (id int PRIMARY KEY);\n\\i data/a.sql\n")
+    with pytest.raises(SystemExit) as exit_:
+        cli(["schema", str(ddl), "--dialect", "postgres"])
+    assert exit_.value.code == 2
+    assert "--skip-missing-includes" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
+        cli(["schema", str(ddl), "--dialect", "postgres", "--skip-missing-includes"])
+    assert exit_.value.code == 0
+    assert f"{ddl}:2: the included file 'data/a.sql' is not there" in capsys.readouterr().out
 
 
 def test_an_include_cycle_is_an_error(tmp_path: Path) -> None:

@@ -36,7 +36,7 @@ CASES = [
     ("postgres", "CREATE DATABASE music;", "database"),
     ("postgres", "CREATE SCHEMA app;", "schema"),
     ("postgres", "CREATE EXTENSION IF NOT EXISTS pgcrypto;", "extension"),
-    ("postgres", "INSERT INTO t VALUES (1);", "insert"),
+    ("postgres", "INSERT INTO t SELECT 1;", "insert"),  # INSERT ... VALUES seeds the table (test_seeds.py)
     ("postgres", "COPY t (id) FROM stdin;\n1\n2\n\\.", "copy"),
     ("postgres", "CREATE INDEX t_idx ON t (id);", "index"),
     ("postgres", "COMMENT ON SCHEMA public IS 'x';", "comment"),

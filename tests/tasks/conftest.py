@@ -44,6 +44,7 @@ policies:
     check: SELECT player_id FROM players WHERE name = 'Blocked'
   - name: numbers_are_kept
     description: A player keeps their shirt number for the season.
+    kind: action
 grading:
   players.note: normalized
 """,

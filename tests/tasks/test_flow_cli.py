@@ -51,7 +51,7 @@ def test_bad_input_exits_2(duck_db: Path, tmp_path: Path, monkeypatch: pytest.Mo
     unbuilt = run("generate-tasks", "music", cwd=tmp_path)
     assert unbuilt.returncode == 2 and "build it first" in unbuilt.stderr
     backend = run("generate-tasks", duck_db, "--backend", "llama", "--out", tmp_path)
-    assert backend.returncode == 2 and "no task generator 'llama'" in backend.stderr
+    assert backend.returncode == 2 and "unknown task generator 'llama'" in backend.stderr
     keyless = run("generate-tasks", duck_db, "--backend", "openai", "--out", tmp_path)
     assert keyless.returncode == 2 and "needs an API key: set OPENAI_API_KEY" in keyless.stderr
     monkeypatch.chdir(tmp_path)  # no artifacts/music here: the same error the CLI turns into exit 2

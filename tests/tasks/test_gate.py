@@ -4,6 +4,7 @@ reason. Every check replays on real episodes and diffs real DuckDB files."""
 from __future__ import annotations
 
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import duckdb
@@ -12,6 +13,7 @@ import pytest
 from stateforge.diff import Diff
 from stateforge.episode import Episode
 from stateforge.tasks import Call, Draft, Gate, Goal, Reference, Workspace
+from stateforge.tasks.draft import Observed
 from stateforge.tasks.gate import REASONS
 from stateforge.tasks.hidden import unreachable
 from stateforge.tasks.model import Derivation, Infeasibility
@@ -373,3 +375,42 @@ def test_a_forbidden_task_is_proven_by_exactly_the_policy_it_names(league_db: Pa
         assert unknown.rejection is not None and unknown.rejection.reason == "invalid"
         assert "no_such_policy" in unknown.rejection.detail and "numbers_are_kept" in unknown.rejection.detail
         assert {"infeasible_wrong_policy", "infeasible_no_policy"} <= set(REASONS)
+
+
+def _observed_run(ws: Workspace, kit: Toolkit, calls: list[Call]) -> Observed:
+    """The calls run once on a fresh episode, left open as a generator hands it to the gate."""
+    episode = ws.episode(kit, diffed=True)
+    return Observed(episode, kit, [episode.call(c.tool, c.arguments) for c in calls])
+
+
+def test_the_generators_own_run_is_the_first_replay_and_the_writes_run_again(
+    gate: Gate, ws: Workspace, shop_kit: Toolkit, customer: dict
+):
+    draft = rename(customer)
+    seen = _observed_run(ws, shop_kit, draft.calls)
+    result = gate.check(replace(draft, observed=seen))
+    assert result.task is not None, result.rejection
+    assert seen.taken and seen.episode.closed  # diffed and removed by the gate
+    gate.forget()
+    again = gate.check(draft)  # no run handed over: replayed in full, the same task
+    assert again.task is not None and again.task.expected_diff == result.task.expected_diff
+
+
+def test_a_handed_over_run_that_the_writes_do_not_reproduce_is_nondeterministic(
+    gate: Gate, ws: Workspace, shop_kit: Toolkit, customer: dict
+):
+    draft = rename(customer)
+    other = rename(customer, "Another Name")
+    seen = _observed_run(ws, shop_kit, other.calls)  # the generator's episode saw other writes
+    assert reason(gate, replace(draft, observed=seen)) == "nondeterministic"
+
+
+def test_a_handed_over_run_of_other_calls_is_not_taken(
+    gate: Gate, ws: Workspace, shop_kit: Toolkit, customer: dict
+):
+    draft = rename(customer)
+    seen = _observed_run(ws, shop_kit, draft.calls[1:])
+    result = gate.check(replace(draft, observed=seen))
+    assert result.task is not None, result.rejection
+    assert not seen.taken
+    ws.discard(seen.episode)

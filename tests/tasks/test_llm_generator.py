@@ -166,9 +166,11 @@ def submit(goals: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def test_a_rejection_goes_back_to_the_model_on_a_reset_database(
-    shop_db: Path, fresh: FakeLLMServer, tmp_path: Path
+def test_a_declaration_rejection_goes_back_to_the_model_and_keeps_the_state(
+    shop_db: Path, fresh: FakeLLMServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # A set of one feasible task: its only place is not held back for an infeasible one.
+    monkeypatch.setattr("stateforge.tasks.runner.MIN_INFEASIBLE_SHARE", 0.0)
     goal = {
         "name": "invoice 14 is gone",
         "sql": "SELECT count(*) AS n FROM invoices WHERE invoice_id = ?",
@@ -179,7 +181,7 @@ def test_a_rejection_goes_back_to_the_model_on_a_reset_database(
         {
             "key": "retry",
             "match": "Attempt 1,",
-            "turns": [delete, [submit([])], delete, [submit([goal])], "Submitted."],
+            "turns": [delete, [submit([])], [submit([goal])], "Submitted."],
         }
     )
     report = generate(shop_db, tmp_path / "out", settings_for(fresh, tmp_path / "cache"), n=1, max_attempts=1)
@@ -187,10 +189,10 @@ def test_a_rejection_goes_back_to_the_model_on_a_reset_database(
     [task] = read_tasks(tmp_path / "out" / "tasks.jsonl")
     conversation = task.provenance.details["conversation"]
     assert conversation["rejections"] == ["no_goal"] and conversation["submissions"] == 2
-    assert conversation["faults"] == {}  # the second delete found invoice 14 again: the episode was reset
+    assert conversation["faults"] == {}  # no_goal is about the declarations: the delete is kept, not redone
     assert [(c.tool, c.arguments) for c in task.reference_calls] == [("delete_invoice", {"invoice_id": 14})]
     assert task.verifiers[0].kind == "goal" and task.verifiers[0].expected == [{"n": 0}]
-    assert fresh.stats.drivers == {"script:retry": 4}  # accepted at the 4th turn: no 5th request
+    assert fresh.stats.drivers == {"script:retry": 3}  # accepted at the 3rd turn: no 4th request
 
 
 def test_limits_and_silence_end_a_conversation_as_counted_skips(

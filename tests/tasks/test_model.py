@@ -145,3 +145,18 @@ def test_the_summary_counts_valid_lines_and_names_the_invalid_ones(tmp_path: Pat
     assert summary["valid"] == 1 and summary["invalid"] == 2
     assert "repeats line 1" in summary["problems"][0] and ":3: not JSON" in summary["problems"][1]
     assert summary["capabilities"]["cross_step_dependency"] == 1
+
+
+def test_a_task_without_an_actor_keeps_its_line_and_id_and_one_with_an_actor_round_trips(tmp_path: Path):
+    plain = make_task()
+    line = json.loads(plain.to_json())
+    assert "actor" not in line  # tasks made before actors: the same bytes, the same id
+    assert plain.id == content_id({k: v for k, v in line.items()})
+    acted = make_task(actor={"person": "LC00012345", "roles": ["member"]})
+    assert acted.id != plain.id and json.loads(acted.to_json())["actor"] == {
+        "person": "LC00012345", "roles": ["member"]}
+    jsonschema.validate(json.loads(acted.to_json()), task_json_schema())
+    write_tasks(tmp_path / "tasks.jsonl", [plain, acted])
+    assert [t.actor for t in read_tasks(tmp_path / "tasks.jsonl")] == [None, acted.actor]
+    with pytest.raises(ValueError, match="extra"):
+        make_task(actor={"person": "LC1", "roles": [], "name": "Ana"})

@@ -108,3 +108,31 @@ def test_valid_arguments_are_typed_and_remember_what_was_given():
 
 def test_long_strings_are_accepted_as_text():
     assert plan.validate({"owner": "x" * 1_000_000}).owner == "x" * 1_000_000
+
+
+@tool
+def page(
+    env: Env, offset: Annotated[int, Field(ge=0)] = 0, song: int | str = 1, ids: list[int] | None = None
+) -> None:
+    """A page of songs.
+
+    Args:
+        offset: Rows to skip.
+        song: A song id or title.
+        ids: Song ids.
+    """
+
+
+def test_every_integer_is_bounded_to_64_bits_in_the_schema_and_the_validation():
+    props = page.parameters["properties"]
+    assert (props["offset"]["minimum"], props["offset"]["maximum"]) == (0, 2**63 - 1)  # its own bound wins
+    song_int = next(s for s in props["song"]["anyOf"] if s["type"] == "integer")
+    assert (song_int["minimum"], song_int["maximum"]) == (-(2**63), 2**63 - 1)
+    assert props["ids"]["anyOf"][0]["items"]["maximum"] == 2**63 - 1
+    with pytest.raises(ArgumentError, match=r"'offset' must be at most 9223372036854775807, got 92233"):
+        page.validate({"offset": 2**63})
+    with pytest.raises(ArgumentError, match="at most 9223372036854775807"):
+        page.validate({"song": 10**20})
+    with pytest.raises(ArgumentError, match="must be an integer or a string, got 1e"):
+        page.validate({"song": 1e20})
+    assert page.validate({"song": 2**63 - 1, "ids": [-(2**63)]}).song == 2**63 - 1

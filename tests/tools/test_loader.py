@@ -223,9 +223,12 @@ def test_a_refusal_must_name_a_policy_of_domain_yaml(shop_db: Path, tmp_path: Pa
     good = make_pack(tmp_path / "good", REFUSING.replace("{policy}", "gold_only"))
     config = (good / "domain.yaml").read_text()
     (good / "domain.yaml").write_text(
-        config + "\npolicies:\n  - name: gold_only\n    description: Only gold customers get the VIP desk.\n"
+        config + "\npolicies:\n  - name: gold_only\n    kind: action\n"
+        "    description: Only gold customers get the VIP desk.\n"
         if "policies:" not in config
-        else config.replace("policies:", "policies:\n  - name: gold_only\n    description: Gold only.", 1)
+        else config.replace(
+            "policies:", "policies:\n  - name: gold_only\n    kind: action\n    description: Gold only.", 1
+        )
     )
     kit = load_toolkit(good)
     with Episode.open(shop_db, toolkit=kit, workdir=tmp_path / "ep") as ep:
@@ -233,3 +236,19 @@ def test_a_refusal_must_name_a_policy_of_domain_yaml(shop_db: Path, tmp_path: Pa
         result = ep.call("vip_only", {"email": plain})
     assert result.policy == "gold_only" and result.argument == "email" and result.error_kind == "tool"
     assert result.error_fields()["policy"] == "gold_only" and "(policy: gold_only)" in result.error
+
+
+def test_a_tool_may_not_refuse_by_a_procedure_nor_take_the_actors_key(tmp_path: Path):
+    """A procedure is the actor's to follow (no tool enforces it); in a pack with actors, no tool is told
+    whom to act for (issue 21)."""
+    pack = make_pack(tmp_path / "procedure", REFUSING.replace("{policy}", "gold_only"))
+    with (pack / "domain.yaml").open("a") as fh:
+        fh.write("\npolicies:\n  - name: gold_only\n    kind: procedure\n    description: Gold only.\n"
+                 "    check: SELECT 1 WHERE FALSE\n")
+    with pytest.raises(ToolDefinitionError, match="vip_only refuses with 'gold_only', a `kind: procedure`"):
+        load_toolkit(pack)
+    acting = make_pack(tmp_path / "actors", TOOLS_PY)
+    with (acting / "domain.yaml").open("a") as fh:
+        fh.write("\nactors: {table: customers, key: email}\n")
+    with pytest.raises(ToolDefinitionError, match="the tools .* take email as an argument: a tool acts for"):
+        load_toolkit(acting)

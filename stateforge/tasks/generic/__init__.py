@@ -2,7 +2,8 @@
 
 `edits` change one row found by its name; `bulk` change every row a filter or a parent picks out;
 `relations` work across a foreign key (a child under a named parent, the parent with the most children,
-a count of children). `facts` and `filters` are what they share.
+a count of children); `moves` move one named child to another parent and delete a parent whose children
+follow ON DELETE CASCADE / SET NULL. `facts` and `filters` are what they share.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from stateforge.tasks.generic.edits import (
     set_choice,
     set_number,
 )
+from stateforge.tasks.generic.moves import delete_with_dependents, move_child
 from stateforge.tasks.generic.relations import (
     busy_parents_update,
     count_into_parent,
@@ -45,6 +47,8 @@ GENERIC_RECIPES = (
     top_parent_update,
     busy_parents_update,
     count_into_parent,
+    move_child,
+    delete_with_dependents,
 )
 """Every generic recipe, in a fixed order (the scheduler shuffles it with the run's seed)."""
 

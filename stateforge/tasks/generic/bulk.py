@@ -22,7 +22,6 @@ from stateforge.tasks.generic.facts import (
     shown_value,
     tables_with,
     uniquely_named,
-    words,
 )
 from stateforge.tasks.generic.filters import (
     Condition,
@@ -37,6 +36,7 @@ from stateforge.tasks.generic.filters import (
     threshold_columns,
     two_conditions,
 )
+from stateforge.tasks.generic.names import bookkeeping, identifying, reads_as_quantity
 from stateforge.tasks.recipes import Skip, recipe
 from stateforge.values import json_value
 
@@ -79,6 +79,8 @@ def _targets(t: TableFacts, exclude: set[str]) -> list[Any]:
         for c in t.settable()
         if c.name.lower() not in exclude | unique
         and (c.allowed_values or kind(c) in ("bool", "integer", "number", "temporal"))
+        and not (kind(c) in ("integer", "number") and identifying(t.words(c.name)))
+        and not (kind(c) == "temporal" and bookkeeping(c.name))
     ]
 
 
@@ -137,7 +139,7 @@ def bulk_update_filter(ctx: RecipeContext) -> None:
         ],
         one=t.one,
         many=t.many,
-        col=words(column.name),
+        col=t.words(column.name),
         value=shown,
         cond=phrase(conds, ctx.style),
         conds=phrase(conds, ctx.style, plural=True),
@@ -148,7 +150,7 @@ def bulk_update_filter(ctx: RecipeContext) -> None:
         if row[column.name] != json_value(value):
             ctx.call(t.tools["update"], {**key_args(t, row), column.name: json_value(value)})
     ctx.goal(
-        f"every matching {t.one} has the new {words(column.name)}",
+        f"every matching {t.one} has the new {t.words(column.name)}",
         f"SELECT count(*) AS n FROM {t.ref} WHERE {where} AND {q(column.name)} IS DISTINCT FROM ?",
         [*params, value],
     )
@@ -276,8 +278,8 @@ def reassign_children(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "Move every {child} of the {one} {a:q} to the {one} {b:q}.",
-            "All {children} of {a:q} should belong to {b:q} instead; please move them.",
-            "Reassign the {children} of the {one} {a:q} to {b:q}, all of them.",
+            "All {children} of the {one} {a:q} should belong to the {one} {b:q} instead; please move them.",
+            "Reassign the {children} of the {one} {a:q} to the {one} {b:q}, all of them.",
         ],
         one=parent.one,
         child=child.one,
@@ -314,10 +316,11 @@ def shift_numbers(ctx: RecipeContext) -> None:
         for c in t.settable()
         if kind(c) in ("integer", "number")
         and not c.allowed_values
+        and reads_as_quantity(t.words(c.name))
         and not any(c.name.lower() in [x.lower() for x in u] for u in t.table.unique)
     ]
     if not options:
-        raise Skip("no number to change")
+        raise Skip("no quantity to change")
     t, column = ctx.choice(options)
     used = {column.name.lower()}
     makers = [m for m, ok in ((equality, few_valued(ctx, t)), (threshold, threshold_columns(t))) if ok]
@@ -341,7 +344,7 @@ def shift_numbers(ctx: RecipeContext) -> None:
         verb_lower="increase" if step > 0 else "decrease",
         one=t.one,
         many=t.many,
-        col=words(column.name),
+        col=t.words(column.name),
         amount=abs(amount),
         cond=phrase([cond], ctx.style),
         conds=phrase([cond], ctx.style, plural=True),
@@ -359,9 +362,9 @@ def shift_numbers(ctx: RecipeContext) -> None:
         )
         news.append(json_value(new))
         ctx.call(t.tools["update"], {**key_args(t, row), column.name: json_value(new)})
-    ctx.derived(news, f"each {words(column.name)} {'plus' if step > 0 else 'minus'} {abs(step)}")
+    ctx.derived(news, f"each {t.words(column.name)} {'plus' if step > 0 else 'minus'} {abs(step)}")
     ctx.goal(
-        f"the {words(column.name)}s are shifted",
+        f"the {t.words(column.name)}s are shifted",
         f"SELECT sum({q(column.name)}) AS total FROM {t.ref} WHERE {where}",
         params,
     )

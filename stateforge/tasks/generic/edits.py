@@ -19,8 +19,8 @@ from stateforge.tasks.generic.facts import (
     pick_table,
     tables_with,
     uniquely_named,
-    words,
 )
+from stateforge.tasks.generic.names import bookkeeping, identifying
 from stateforge.tasks.recipes import Skip, recipe
 from stateforge.values import json_value
 
@@ -37,7 +37,7 @@ def _set_by_name(ctx: RecipeContext, t: TableFacts, name: Any, column: Any, valu
     assert t.name is not None
     _update(ctx, t, find_by_name(ctx, t, name), {column.name: value})
     ctx.goal(
-        f"the {words(column.name)} is {done}",
+        f"the {t.words(column.name)} is {done}",
         f"SELECT {q(column.name)} AS value FROM {t.ref} WHERE {q(t.name)} = ?",
         [name],
     )
@@ -51,6 +51,8 @@ def rename_row(ctx: RecipeContext) -> None:
     assert t.name is not None
     if t.name.lower() in {c.lower() for c in t.key}:
         raise Skip("the name is the key")
+    if set(t.words(t.name).split()) & {"email", "code", "sku", "number", "slug", "url", "path"}:
+        raise Skip("the name is a code, not renamed with words")
     row = named_row(ctx, t)
     old = row[t.name]
     new = new_text(ctx, t, t.name, old)
@@ -61,7 +63,7 @@ def rename_row(ctx: RecipeContext) -> None:
             "The {one} called {old:q} should be called {new:q} from now on.",
         ],
         one=t.one,
-        col=words(t.name),
+        col=t.words(t.name),
         old=old,
         new=new,
     )
@@ -73,7 +75,7 @@ def rename_row(ctx: RecipeContext) -> None:
             ctx.infeasible(
                 "forbidden",
                 swap={new: other},
-                because=f"another {t.one} is already called {other!r}, and {words(t.name)}s are unique",
+                because=f"another {t.one} is already called {other!r}, and {t.words(t.name)}s are unique",
             )
 
 
@@ -98,11 +100,11 @@ def set_choice(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "Set the {col} of the {one} {name:q} to {value:q}.",
-            "Change the {col} of {name:q} to {value:q}, please.",
+            "Change the {col} of the {one} {name:q} to {value:q}, please.",
             "The {one} {name:q} should have {col} {value:q} from now on.",
         ],
         one=t.one,
-        col=words(column.name),
+        col=t.words(column.name),
         name=row[t.name],
         value=value,
     )
@@ -114,7 +116,10 @@ def _number_columns(t: TableFacts) -> list[Any]:
     return [
         c
         for c in t.settable()
-        if kind(c) in ("integer", "number") and c.name.lower() not in unique and not c.allowed_values
+        if kind(c) in ("integer", "number")
+        and c.name.lower() not in unique
+        and not c.allowed_values
+        and not identifying(t.words(c.name))
     ]
 
 
@@ -153,11 +158,11 @@ def set_number(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "Set the {col} of the {one} {name:q} to {value}.",
-            "Change the {col} of {name:q} to {value}.",
+            "Change the {col} of the {one} {name:q} to {value}.",
             "Please make the {col} of the {one} {name:q} {value}.",
         ],
         one=t.one,
-        col=words(column.name),
+        col=t.words(column.name),
         name=row[t.name],
         value=value,
     )
@@ -168,7 +173,7 @@ def set_number(ctx: RecipeContext) -> None:
         ctx.infeasible(
             "capacity" if bigger else "forbidden",
             swap={value: bad},
-            because=f"the {words(column.name)} of {article(t.one)} cannot be {bad}: "
+            because=f"the {t.words(column.name)} of {article(t.one)} cannot be {bad}: "
             "a constraint of the service",
         )
 
@@ -197,13 +202,13 @@ def clear_value(ctx: RecipeContext) -> None:
             "The {one} {name:q} should have no {col} any more.",
         ],
         one=t.one,
-        col=words(column.name),
+        col=t.words(column.name),
         name=row[t.name],
     )
     _update(ctx, t, find_by_name(ctx, t, row[t.name]), {column.name: None})
-    ctx.derived(None, f"clearing the {words(column.name)} leaves it empty (NULL)")
+    ctx.derived(None, f"clearing the {t.words(column.name)} leaves it empty (NULL)")
     ctx.goal(
-        f"the {words(column.name)} is empty",
+        f"the {t.words(column.name)} is empty",
         f"SELECT count(*) AS n FROM {t.ref} WHERE {q(t.name)} = ? AND {q(column.name)} IS NULL",
         [row[t.name]],
     )
@@ -218,6 +223,8 @@ def copy_value(ctx: RecipeContext) -> None:
         for c in t.settable()
         if c.name != t.name
         and kind(c) in ("text", "integer", "number", "temporal")
+        and not (kind(c) in ("integer", "number") and identifying(t.words(c.name)))
+        and not bookkeeping(c.name)
         and not any(c.name.lower() in [x.lower() for x in u] for u in t.table.unique)
     ]
     if not options:
@@ -234,16 +241,16 @@ def copy_value(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "Give the {one} {a:q} the same {col} as the {one} {b:q}.",
-            "Copy the {col} of {b:q} over to the {one} {a:q}.",
-            "The {one} {a:q} should have the {col} that {b:q} has.",
+            "Copy the {col} of the {one} {b:q} over to the {one} {a:q}.",
+            "The {one} {a:q} should have the {col} that the {one} {b:q} has.",
         ],
         one=t.one,
-        col=words(column.name),
+        col=t.words(column.name),
         a=target[t.name],
         b=source[t.name],
     )
     shown = find_by_name(ctx, t, source[t.name])
-    value = ctx.derived(shown[column.name], f"the {words(column.name)} of {source[t.name]!r}, read from it")
+    value = ctx.derived(shown[column.name], f"the {t.words(column.name)} of {source[t.name]!r}, read from it")
     _set_by_name(ctx, t, target[t.name], column, value, "copied")
 
 

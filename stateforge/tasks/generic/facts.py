@@ -22,10 +22,11 @@ from stateforge.schema.model import Column, Table
 from stateforge.schema.types import INTEGER_TYPES
 from stateforge.store.sql import quote_ident, table_ref
 from stateforge.tasks.context import RecipeContext
+from stateforge.tasks.generic.names import SENTENCE_WORDS, field_words, nouns
 from stateforge.tasks.recipes import Skip
 from stateforge.tasks.wording import value_text
 from stateforge.tools.generic import MAX_LIMIT, lookup_key
-from stateforge.tools.naming import singular, snake
+from stateforge.tools.naming import snake
 from stateforge.values import json_value
 
 TEXT = ("VARCHAR", "CHAR", "TEXT", "STRING", "BPCHAR", "NVARCHAR")
@@ -49,6 +50,10 @@ class TableFacts:
     fk_columns: set[str] = field(default_factory=set)
     few: list[str] | None = None
     """Columns with 2 to 12 distinct values (filled by `generic.filters.few_valued`)."""
+
+    def words(self, column: str) -> str:
+        """A column of this table as words (`names.field_words`): `s_order_cnt` -> `order count`."""
+        return field_words(self.table, column)
 
     @property
     def ref(self) -> str:
@@ -141,10 +146,17 @@ def _tools(ctx: RecipeContext, table: Table) -> dict[str, str]:
     return found
 
 
+NAME_HINTS = ("name", "title", "label", "username", "email", "code", "number", "sku", "slug", "handle")
+"""Words in a column's name that say people name rows by it, in order of preference."""
+
+
 def _name_column(ctx: RecipeContext, table: Table, skip: set[str]) -> str | None:
+    """The text column people name a row by: the most human one (`human_column`, then a column whose name
+    says name, title, label, email, code or number), held by 80% distinct values in every row, and never
+    one whose values read as sentences (five words or more, or a final full stop)."""
     human = human_column(table)
     candidates = [human] if isinstance(human, str) else []
-    candidates += [
+    texts = [
         c.name
         for c in table.columns
         if kind(c) == "text"
@@ -152,13 +164,23 @@ def _name_column(ctx: RecipeContext, table: Table, skip: set[str]) -> str | None
         and c.name.lower() not in skip
         and not c.allowed_values
     ]
+
+    def rank(name: str) -> int:
+        tokens = snake(name).split("_")
+        return next((i for i, hint in enumerate(NAME_HINTS) if hint in tokens or hint == tokens[-1]), 99)
+
+    candidates += sorted(texts, key=lambda n: (rank(n), texts.index(n)))
     for name in candidates:
         q = quote_ident(name)
         row = ctx.sql(
-            f"SELECT count(*) AS n, count(DISTINCT {q}) AS d, count({q}) AS v FROM {table_ref(table.name)}"
+            f"SELECT count(*) AS n, count(DISTINCT {q}) AS d, count({q}) AS v, "
+            f"max(length({q}) - length(replace({q}, ' ', '')) + 1) AS most_words, "
+            f"count(*) FILTER (WHERE regexp_matches({q}, '[.!?]$') AND contains({q}, ' ')) AS stops "
+            f"FROM {table_ref(table.name)}"
         )
         n, distinct, values = row[0]["n"], row[0]["d"], row[0]["v"]
-        if n and values == n and distinct >= 0.8 * n:
+        sentences = (row[0]["most_words"] or 0) >= SENTENCE_WORDS or row[0]["stops"]
+        if n and values == n and distinct >= 0.8 * n and not sentences:
             return name
     return None
 
@@ -175,14 +197,14 @@ def table_facts(ctx: RecipeContext) -> dict[str, TableFacts]:
             fk_columns = {c.lower() for fk in table.foreign_keys for c in fk.columns}
             lookup = lookup_key(table)
             skip = {c.lower() for c in lookup} | fk_columns
-            plural = snake(table.name)
+            one, many = nouns(ctx.schema)[table.name.lower()]
             out[table.name.lower()] = TableFacts(
                 table=table,
                 tools=tools,
                 key=lookup,
                 name=_name_column(ctx, table, skip),
-                one=words(singular(plural)),
-                many=words(plural),
+                one=one,
+                many=many,
                 fk_columns=fk_columns,
             )
         _CACHE.clear()
@@ -231,13 +253,43 @@ def unique_named(
     table, chosen with the rng."""
     assert t.name is not None
     sql = f"SELECT * FROM {t.ref} r WHERE {where} AND {uniquely_named(t)}"
-    return ctx.pick(sql, params, what=what or f"{t.one} with a unique {words(t.name)}")
+    return ctx.pick(sql, params, what=what or f"{t.one} with a unique {t.words(t.name)}")
+
+
+def confusable(ctx: RecipeContext, t: TableFacts) -> list[tuple[TableFacts, list[str]]]:
+    """Every table a solver could look in for "the <one> 'name'", with the text columns it would search:
+    `t` by its name column, and each other table that is called by the same last word (`order`, `sales
+    order`) or has a column of the same words as `t`'s name column, by its name column and that column."""
+    assert t.name is not None
+    kind_word = t.one.split()[-1]
+    named_by = t.words(t.name)
+    out = [(t, [t.name])]
+    for other in table_facts(ctx).values():
+        if other is t or "search" not in other.tools:
+            continue
+        same = [c.name for c in other.table.columns if kind(c) == "text" and other.words(c.name) == named_by]
+        if other.one.split()[-1] == kind_word and other.name and other.name not in same:
+            same.append(other.name)
+        if same:
+            out.append((other, same))
+    return out
+
+
+def name_count_sql(ctx: RecipeContext, t: TableFacts) -> tuple[str, int]:
+    """SQL counting the rows named `?` in every table of `confusable(t)`, and how many `?` it takes."""
+    parts = [
+        f"(SELECT count(*) FROM {other.ref} WHERE {' OR '.join(f'{quote_ident(c)} = ?' for c in columns)})"
+        for other, columns in confusable(ctx, t)
+    ]
+    return "SELECT " + " + ".join(parts), sum(len(c) for _, c in confusable(ctx, t))
 
 
 def refer_by_name(ctx: RecipeContext, t: TableFacts, row: dict[str, Any]) -> None:
-    """Record `row` as referred to by its (unique) name: the task says "the <one> 'name'"."""
+    """Record `row` as referred to by its name: the task says "the <one> 'name'", and no other row of any
+    table a solver could confuse it with (`confusable`) holds that name (one SQL count on the base)."""
     assert t.name is not None
-    ctx.unique(f"{t.one} {row[t.name]!r}", t.table.name, **{t.name: row[t.name]})
+    sql, n = name_count_sql(ctx, t)
+    ctx.refer(f"{t.one} {row[t.name]!r}", sql, [row[t.name]] * n)
 
 
 def named_row(

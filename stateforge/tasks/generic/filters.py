@@ -36,6 +36,8 @@ class Condition:
     op: str
     value: Any
     temporal: bool = False
+    label: str | None = None
+    """The column as words (`TableFacts.words`); its identifier's words when None."""
 
     def sql(self) -> tuple[str, list[Any]]:
         return f"{q(self.column)} {SQL_OPS[self.op]} ?", [self.value]
@@ -50,18 +52,21 @@ class Condition:
         shown = value_text(self.value.date() if isinstance(self.value, dt.datetime) else self.value, style)
         if self.op == "eq" and isinstance(self.value, bool):
             verb, _, rest = self.column.lower().partition("_")
+            if verb not in ("is", "has") or not rest:
+                verb, rest = "is", self.column
+            named = self.label if verb == "is" and self.label else words(rest)
             if verb in ("is", "has") and rest:
                 if verb == "is":
                     yes, no = ("are", "are not") if plural else ("is", "is not")
                 else:
                     yes, no = ("have", "do not have") if plural else ("has", "does not have")
-                return f"that {yes if self.value else no} {words(rest)}"
+                return f"that {yes if self.value else no} {named}"
         if self.op == "eq":
-            return f"whose {words(self.column)} is " + (
+            return f"whose {self.label or words(self.column)} is " + (
                 f"'{shown}'" if isinstance(self.value, str) else shown
             )
         table = TIME_WORDS if self.temporal else NUMBER_WORDS
-        return f"whose {words(self.column)} is {table[self.op]} {shown}"
+        return f"whose {self.label or words(self.column)} is {table[self.op]} {shown}"
 
 
 def sql_of(conditions: list[Condition]) -> tuple[str, list[Any]]:
@@ -118,7 +123,7 @@ def equality(ctx: RecipeContext, t: TableFacts, *, exclude: set[str] = frozenset
         f"SELECT {q(column)} AS v FROM {t.ref} WHERE {q(column)} IS NOT NULL GROUP BY 1 HAVING count(*) >= 2",
         what=f"repeated {column}",
     )
-    return Condition(column, "eq", row["v"])
+    return Condition(column, "eq", row["v"], label=t.words(column))
 
 
 def two_conditions(ctx: RecipeContext, t: TableFacts, *, exclude: set[str] = frozenset()) -> list[Condition]:  # type: ignore[assignment]
@@ -162,10 +167,12 @@ def threshold(ctx: RecipeContext, t: TableFacts, *, exclude: set[str] = frozense
     if base.startswith("TIMESTAMP"):
         op = ctx.choice(["ge", "lt"])
         midnight = dt.datetime.combine(value.date(), dt.time(0), tzinfo=value.tzinfo)
-        return Condition(column, op, midnight, temporal=True)
+        return Condition(column, op, midnight, temporal=True, label=t.words(column))
     if isinstance(value, float):
         value = round(value, 2)
-    return Condition(column, ctx.choice(["ge", "gt", "le", "lt"]), value, temporal=base == "DATE")
+    return Condition(
+        column, ctx.choice(["ge", "gt", "le", "lt"]), value, temporal=base == "DATE", label=t.words(column)
+    )
 
 
 def changes_state(ctx: RecipeContext, t: TableFacts, column: Any) -> bool:
@@ -202,7 +209,7 @@ def state_change(ctx: RecipeContext, t: TableFacts, column: Any, *, most: int) -
             other = ctx.choice(kinds)(ctx, t, exclude=exclude)
         except Skip:
             continue
-        conds = [Condition(name, "eq", current), other]
+        conds = [Condition(name, "eq", current, label=t.words(name)), other]
         where, params = sql_of(conds)
         if 2 <= ctx.scalar(f"SELECT count(*) FROM {t.ref} WHERE {where}", params) <= most:
             break

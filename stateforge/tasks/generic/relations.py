@@ -28,6 +28,7 @@ from stateforge.tasks.generic.facts import (
     varying_default,
     words,
 )
+from stateforge.tasks.generic.names import counts_children, identifying
 from stateforge.tasks.recipes import Skip, recipe
 from stateforge.tools.context import SchemaIndex
 from stateforge.values import json_value
@@ -106,7 +107,7 @@ def create_child(ctx: RecipeContext) -> None:
     stated = [c for c in values if c not in loose]
     fields = {f"v{i}": values[c] for i, c in enumerate(stated)}
     pairs = ", ".join(
-        f"{words(c)} {{v{i}:q}}" if isinstance(values[c], str) else f"{words(c)} {{v{i}}}"
+        f"{child.words(c)} {{v{i}:q}}" if isinstance(values[c], str) else f"{child.words(c)} {{v{i}}}"
         for i, c in enumerate(stated)
     )
     with_values = f" with {pairs}" if pairs else ""
@@ -148,7 +149,8 @@ def create_child(ctx: RecipeContext) -> None:
             ctx.infeasible(
                 "forbidden",
                 swap={values[column]: taken},
-                because=f"another {child.one} already has {words(column)} {taken!r}, and it must be unique",
+                because=f"another {child.one} already has {child.words(column)} {taken!r}, "
+                "and it must be unique",
             )
 
 
@@ -160,6 +162,7 @@ def _parent_targets(t: TableFacts) -> list[Any]:
         if c.name != t.name
         and c.name.lower() not in unique
         and (c.allowed_values or kind(c) in ("bool", "integer", "number"))
+        and not (kind(c) in ("integer", "number") and identifying(t.words(c.name)))
     ]
 
 
@@ -253,7 +256,7 @@ def top_parent_update(ctx: RecipeContext) -> None:
         ],
         one=parent.one,
         children=child.many,
-        col=words(column.name),
+        col=parent.words(column.name),
         value=shown,
     )
     derive_yes_no(ctx, column, value, shown)
@@ -268,7 +271,7 @@ def top_parent_update(ctx: RecipeContext) -> None:
         )
     ctx.call(parent.tools["update"], {**key, column.name: json_value(value)})
     ctx.goal(
-        f"the top {parent.one} has the new {words(column.name)}",
+        f"the top {parent.one} has the new {parent.words(column.name)}",
         f"SELECT {q(column.name)} AS value FROM {parent.ref} WHERE {q(ref)} = ?",
         [top[0]["k"]],
     )
@@ -317,7 +320,7 @@ def busy_parents_update(ctx: RecipeContext) -> None:
         ],
         one=parent.one,
         children=child.one if level == 1 else child.many,
-        col=words(column.name),
+        col=parent.words(column.name),
         value=shown,
         cmp=words_,
         level=level,
@@ -336,18 +339,22 @@ def busy_parents_update(ctx: RecipeContext) -> None:
         row = ctx.one(f"SELECT * FROM {parent.ref} WHERE {q(ref)} = ?", [k])
         ctx.call(parent.tools["update"], {**key_args(parent, row), column.name: json_value(value)})
     ctx.goal(
-        f"every such {parent.one} has the new {words(column.name)}",
+        f"every such {parent.one} has the new {parent.words(column.name)}",
         f"SELECT count(*) AS n FROM ({counts}) t WHERE n {sql_op} ? AND v IS DISTINCT FROM ?",
         [level, value],
     )
 
 
-def _count_columns(t: TableFacts) -> list[Any]:
+def _count_columns(t: TableFacts, child: TableFacts) -> list[Any]:
+    """The integer columns of `t` whose words say they count `child` rows (`track count`)."""
     singles = {u[0].lower() for u in t.table.unique_keys if len(u) == 1}
     return [
         c
         for c in t.settable()
-        if kind(c) == "integer" and not c.allowed_values and c.name.lower() not in singles
+        if kind(c) == "integer"
+        and not c.allowed_values
+        and c.name.lower() not in singles
+        and counts_children(t.words(c.name), child.many)
     ]
 
 
@@ -358,13 +365,13 @@ def _count_columns(t: TableFacts) -> list[Any]:
 def count_into_parent(ctx: RecipeContext) -> None:
     """Store in a parent's number column how many child rows it has (counted through the tools)."""
     links = [
-        (p, c, fk, ref) for p, c, fk, ref in _child_links(ctx) if "update" in p.tools and _count_columns(p)
+        (p, c, fk, ref) for p, c, fk, ref in _child_links(ctx) if "update" in p.tools and _count_columns(p, c)
     ]
     if not links:
         raise Skip("no parent with a number column")
     parent, child, fk, ref = ctx.choice(links)
     assert parent.name is not None
-    column = ctx.choice(_count_columns(parent))
+    column = ctx.choice(_count_columns(parent, child))
     row = ctx.pick(
         f"SELECT p.*, c.n AS sf_children FROM {parent.ref} p JOIN (SELECT {q(fk)} AS k, count(*) AS n FROM "
         f"{child.ref} GROUP BY 1) c ON c.k = p.{q(ref)} WHERE c.n BETWEEN 1 AND {MOST} AND "
@@ -376,11 +383,11 @@ def count_into_parent(ctx: RecipeContext) -> None:
         [
             "Set the {col} of the {one} {name:q} to the number of {children} it has.",
             "Count the {children} of the {one} {name:q} and store that number as its {col}.",
-            "The {col} of {name:q} should equal how many {children} it has; please update it.",
+            "The {col} of the {one} {name:q} should equal how many {children} it has; please update it.",
         ],
         one=parent.one,
         children=child.many,
-        col=words(column.name),
+        col=parent.words(column.name),
         name=row[parent.name],
     )
     found = find_by_name(ctx, parent, row[parent.name])
@@ -388,7 +395,7 @@ def count_into_parent(ctx: RecipeContext) -> None:
     count = ctx.derived(len(rows), f"the number of {child.many} of {row[parent.name]!r}")
     ctx.call(parent.tools["update"], {**key_args(parent, found), column.name: count})
     ctx.goal(
-        f"the {words(column.name)} holds the count",
+        f"the {parent.words(column.name)} holds the count",
         f"SELECT {q(column.name)} AS value FROM {parent.ref} WHERE {q(parent.name)} = ?",
         [row[parent.name]],
     )

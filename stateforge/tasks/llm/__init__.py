@@ -5,9 +5,9 @@
 
 `generator` (the `Generator` the runner drives: one conversation per attempt), `session` (the agent loop,
 its limits and outcome), `sql` (the privileged read-only `run_sql`), `submit` (`submit_task` and the
-draft it becomes), `prompt` (the opening messages from `stateforge/prompts/generate_task.md`). Importing the
-package
-registers the generator under the name `openai`.
+draft it becomes), `prompt` (the opening messages from `stateforge/prompts/generate_task.md`). The factory
+`llm_generator` is registered as the `openai` generator (`stateforge.tasks.generators.GENERATORS`), imported
+when a run asks for it.
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from typing import Any
 from stateforge.llm.backends import check_backend
 from stateforge.llm.settings import LLMSettings
 from stateforge.tasks.gate import Gate
-from stateforge.tasks.generators import register_generator
 from stateforge.tasks.llm.generator import LLMGenerator, generator_tools
 from stateforge.tasks.llm.session import GeneratorLimits, Outcome, Session
 from stateforge.tasks.workspace import Workspace
@@ -51,5 +50,3 @@ def llm_generator(
         gate=gate,
     )
 
-
-register_generator("openai", llm_generator)

@@ -27,6 +27,7 @@ def generator_backend(
     max_tool_calls: int | None = None,
     max_tokens: int | None = None,
     max_submissions: int | None = None,
+    timeout: float | None = None,
 ) -> tuple[str, dict[str, Any]]:
     """(the generator's name, its options): `offline` with none, or `openai` with `settings` and `limits`.
 
@@ -35,7 +36,9 @@ def generator_backend(
     """
     if backend is not None and backend.strip().lower() not in BACKENDS:
         return backend, {}
-    settings = llm_settings(backend=backend, model=model, base_url=base_url, no_cache=no_cache)
+    settings = llm_settings(
+        backend=backend, model=model, base_url=base_url, no_cache=no_cache, timeout=timeout
+    )
     if settings is None:
         return "offline", {}
     given = {

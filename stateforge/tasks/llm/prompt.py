@@ -61,7 +61,13 @@ def opening(
     if rules:
         policies += "\nData rules the tools enforce:\n" + "\n".join(rules)
     writes = [t.name for t in toolkit if t.kind == "write"]
+    written = set(write_tables(toolkit))
+    generated = [
+        f"{t.name}.{c.name}" for t in schema.tables if t.name in written for c in t.columns
+        if c.identity or c.generated or c.default is not None
+    ]
     messages = template.render(
+        generated=", ".join(generated) or "none",
         domain=config.name,
         description=" ".join((config.description or "").split()),
         now=workspace.info.now.isoformat(),

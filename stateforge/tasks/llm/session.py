@@ -6,7 +6,8 @@ The model gets `run_sql` (read-only, on its own episode), the domain's tools act
 `submit_task`. Every call is answered with a result the model reads; failures are data (`error (<kind>):
 ...`): malformed arguments, an unknown tool, an SQL error, a tool's refusal, a submission that does not
 fit. A submission is judged by the gate at once: accepted, the conversation ends; rejected, the gate's
-reason goes back, the episode is reset to the base state, and the model may try again, up to
+reason goes back, the episode is reset to the base state (kept as it is when the reason is about the
+wording or the declarations, `KEEP_STATE`), and the model may try again, up to
 `max_submissions`. The limits on turns, tool calls and tokens end a conversation that goes nowhere, as
 a counted outcome (`llm_turn_limit`, ...), never an exception. Transport failures that outlast the
 client's retries end it as `llm_unavailable`; the server's refusal of a request (TerminalError) is
@@ -44,14 +45,22 @@ NUDGE = (
 )
 
 
+KEEP_STATE = frozenset({
+    "invalid", "no_goal", "duplicate_instruction", "ambiguous_reference", "not_absent", "hidden_value",
+    "goal_not_met", "goal_already_true", "distractor_absent",
+})
+"""Rejections about a submission's wording or declarations, not its change: the episode keeps its state
+(the writes need not be redone)."""
+
+
 class GeneratorLimits(BaseModel):
     """Bounds on one generator conversation (a conversation that reaches one ends, counted)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
-    max_turns: int = Field(24, ge=1)
+    max_turns: int = Field(60, ge=1)
     """Assistant turns (requests to the model) per conversation."""
-    max_tool_calls: int = Field(48, ge=1)
+    max_tool_calls: int = Field(120, ge=1)
     """Tool calls per conversation, of any tool."""
     max_tokens: int = Field(400_000, ge=1_000)
     """Prompt plus completion tokens per conversation, as the server reports them (cached turns count)."""
@@ -249,6 +258,13 @@ class Session:
             self._end(reason, detail)
             self.done = True
             return f"error (rejected): the gate rejected the task ({reason}): {detail}. No submissions left."
+        if reason in KEEP_STATE:
+            return (
+                f"error (rejected): the gate rejected the task ({reason}): {detail}. This is about the "
+                "submission's wording or declarations: your changes are kept, so fix the instruction, goals, "
+                "references or derived values and call submit_task again "
+                f"({left} submission{'s' if left > 1 else ''} left)."
+            )
         self.episode.reset()
         self.writes, self.refusal = [], None
         return (

@@ -439,9 +439,39 @@ def test_every_policy_has_refusal_cases(pack: DomainPack):
     assert {p.name for p in policies} == set(CASES)
 
 
+TYPED = {
+    "short)": "purchases",
+    "a hero is bought once": "purchases",
+    "buy the hero first": "purchases",
+    "gifts go to friends only": "purchases",
+    "does not own the skin": "equipped_skins",
+    "a skin is worn only by a hero you own": "equipped_skins",
+    "is listed twice": "builds",
+    "already named": "builds",
+    "already exists": "clan_membership",
+    "is taken": "clan_membership",
+    "is already your friend": "friend_requests",
+    "still has rewards to claim": "mail",
+    "no rewards left to claim": "mail",
+    "no ranked record": "season_rewards",
+    "red runes": "rune_pages",
+    "copies of Calamity": "rune_pages",
+    "already has the name": "rune_pages",
+    "already has 50 rune pages": "rune_pages",
+}
+"""Fragments of refusals that once were untyped text (issue 23), and the policy each must now carry."""
+
+
 @pytest.mark.parametrize("policy", sorted(CASES))
 def test_policy_is_refused_with_its_message(policy: str, ep: Episode, cast: Cast, pack: DomainPack):
     CASES[policy](ep, cast)
+    refusals = [r for r in ep.log if not r.ok and r.error_kind == "tool"]
+    assert any(r.policy == policy for r in refusals), f"no refusal of {policy} carries the policy"
+    for result in refusals:
+        assert result.policy in (None, policy), (result.tool, result.policy, result.error)
+        for fragment, named in TYPED.items():
+            if fragment in (result.error or ""):
+                assert result.policy == named, (fragment, result.policy, result.error)
     check = next(p.check for p in pack.config.policies if p.name == policy)
     if check:
         assert ep.query(check) == []

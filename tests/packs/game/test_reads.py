@@ -14,22 +14,15 @@ pytestmark = pytest.mark.xdist_group("game_pack")
 
 def test_hero_search_applies_every_filter_and_pages_cover_the_roster(reader: Episode):
     found = ok(
-        reader,
-        "search_heroes",
-        role="mage",
-        attack_type="ranged",
-        max_price_gold=13888,
-        sort_by="price_gold",
-        descending=True,
-        limit=50,
+        reader, "search_heroes", role="mage", lane="mid", sort_by="price_gold", descending=True, limit=50
     )
     expected = scalar(
         reader,
-        "SELECT count(*) FROM heroes AS h JOIN hero_roles AS r USING (role_id) "
-        "WHERE r.name = 'Mage' AND attack_type = 'ranged' AND price_gold <= 13888",
+        "SELECT count(*) FROM heroes AS h JOIN hero_roles AS r USING (role_id) WHERE r.name = 'Mage' "
+        "AND lane = 'mid'",
     )
     assert found["total"] == expected == len(found["rows"]) > 0
-    assert all(r["role"] == "Mage" and r["price_gold"] <= 13888 for r in found["rows"])
+    assert all(r["role"] == "Mage" and r["lane"] == "mid" for r in found["rows"])
     prices = [r["price_gold"] for r in found["rows"]]
     assert prices == sorted(prices, reverse=True)
 

@@ -166,7 +166,7 @@ def _tour(cast: Cast, ep: Episode) -> list[Step]:
         ("claim_mail_rewards", {"player": me}),
         ("delete_mail", {"player": me, "read_only": True, "sent_before": "2026-06-01"}),
         ("claim_season_rewards", {"player": me, "season": season}),
-        ("search_matches", {"player": me, "mode": "ranked", "season": "S39", "min_kills": 1}),
+        ("search_matches", {"player": me, "mode": "ranked", "season": "S39", "result": "win"}),
         ("get_match", {"match_id": match}),
         ("get_player_stats", {"player": me, "season": "S39", "mode": "ranked"}),
         ("get_rank_history", {"player": me, "season": season}),

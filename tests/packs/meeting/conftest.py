@@ -67,12 +67,17 @@ def ok(ep: Episode, tool: str, args: dict[str, Any] | None = None) -> Any:
     return result.value
 
 
-def refused(ep: Episode, tool: str, args: dict[str, Any], *words: str, kind: str = "tool") -> str:
-    """Call a tool that must refuse, with an error of `kind` containing every one of `words`; the message."""
+def refused(
+    ep: Episode, tool: str, args: dict[str, Any], *words: str, kind: str = "tool", policy: str | None = None
+) -> str:
+    """Call a tool that must refuse, with an error of `kind` containing every one of `words` (and, when
+    `policy` is given, a refusal by that domain.yaml policy); the message."""
     before = ep.query(COUNTS)
     result = ep.call(tool, args)
     assert not result.ok, f"{tool} should have been refused: {result.value}"
     assert result.error_kind == kind, result.error
+    if policy is not None:
+        assert result.policy == policy, f"refused by {result.policy!r}, not {policy!r}: {result.error}"
     for word in words:
         assert word in result.error, f"{word!r} not in: {result.error}"
     after = ep.query(COUNTS)

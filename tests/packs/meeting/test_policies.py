@@ -195,6 +195,7 @@ def test_rooms_must_fit_be_bookable_and_open(ep: Episode) -> None:
         {"meeting": made["meeting_id"], "organizer": org, "room": booth["name"]},
         "seats 2",
         "3 people",
+        policy="room_fits_meeting",
     )
     # declined invitees need no seat
     ok(ep, "respond_to_invitation", {"meeting": made["meeting_id"], "person": b, "response": "declined"})
@@ -222,6 +223,7 @@ def test_rooms_must_fit_be_bookable_and_open(ep: Episode) -> None:
         "book_room",
         {"meeting": weekend["meeting_id"], "organizer": org, "room": big["name"]},
         "closed on Saturdays",
+        policy="room_fits_meeting",
     )
     ok(ep, "book_room", {"meeting": crowd["meeting_id"], "organizer": org, "room": big["name"]})
     refused(
@@ -273,6 +275,7 @@ def test_out_of_office_periods_do_not_overlap(ep: Episode) -> None:
         {**args, "starts_at": "2026-07-17T09:00:00", "ends_at": "2026-07-20T09:00:00"},
         "already out of office",
         f"period {made['period_id']}",
+        policy="out_of_office_periods",
     )
     refused(
         ep,
@@ -280,7 +283,13 @@ def test_out_of_office_periods_do_not_overlap(ep: Episode) -> None:
         {**args, "starts_at": "2026-03-30T09:00:00", "ends_at": "2026-04-01T09:00:00"},
         "starts now or later",
     )
-    refused(ep, "set_out_of_office", {**args, "person": b, "delegate": b}, "someone else")
+    refused(
+        ep,
+        "set_out_of_office",
+        {**args, "person": b, "delegate": b},
+        "someone else",
+        policy="out_of_office_periods",
+    )
     refused(
         ep, "set_out_of_office", {**args, "person": b, "ends_at": "2027-08-01T00:00:00"}, "at most 366 days"
     )
@@ -366,3 +375,42 @@ def test_recordings_are_kept_thirty_days_and_managed_by_their_owners(ep: Episode
     assert ep.query(f"SELECT retention_until FROM recordings WHERE recording_id = {rec['recording_id']}") == [
         {"retention_until": None}
     ]
+
+
+@policy("one_meeting_at_a_time")
+def test_nobody_accepts_two_meetings_at_once(ep: Episode) -> None:
+    org, a = people(ep, 2)
+    first = schedule(ep, org, f"{DAY}10:00:00", 60, invitees=[a])
+    second = schedule(ep, org, f"{DAY}10:30:00", 30, invitees=[a])
+    ok(ep, "respond_to_invitation", {"meeting": first["meeting_id"], "person": a, "response": "accepted"})
+    refused(
+        ep,
+        "respond_to_invitation",
+        {"meeting": second["meeting_id"], "person": a, "response": "accepted"},
+        "cannot accept",
+        "Decline or move the other one first",
+        policy="one_meeting_at_a_time",
+    )
+    refused(
+        ep,
+        "respond_to_invitations",
+        {"person": a, "response": "accepted", "from_date": FREE_MONDAY},
+        "cannot accept",
+        policy="one_meeting_at_a_time",
+    )
+    # the detour: decline the other one first, then the acceptance goes through
+    ok(ep, "respond_to_invitation", {"meeting": first["meeting_id"], "person": a, "response": "declined"})
+    ok(ep, "respond_to_invitation", {"meeting": second["meeting_id"], "person": a, "response": "accepted"})
+
+
+@policy("leaving_is_recorded")
+def test_leaving_is_recorded_on_or_after_the_last_day(ep: Episode) -> None:
+    [a] = people(ep, 1)
+    refused(
+        ep,
+        "offboard_employee",
+        {"person": a, "last_day": "2026-04-15"},
+        "not after today",
+        policy="leaving_is_recorded",
+    )
+

@@ -31,7 +31,8 @@ from stateforge.tools import CANNOT_COMPLETE, Toolkit, load_toolkit
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("meeting-pack")]
 
-RECIPES = load_recipes(schemas_dir() / "meeting")
+RECIPES = load_recipes(schemas_dir() / "meeting", "warmup")
+"""The warm-up tier (the default tier is the storylines: test_stories.py)."""
 ATTEMPTS = 8
 """Attempts per recipe before the test gives up on it (most keep their first draft)."""
 KINDS = ("missing", "forbidden", "capacity", "hours")
@@ -189,8 +190,8 @@ def test_days_and_articles() -> None:
 
 
 def test_the_same_seed_gives_the_same_tasks_file(meeting_db: Path, tmp_path: Path) -> None:
-    first = generate_tasks(meeting_db, n=4, seed=3, out=tmp_path / "a")
-    second = generate_tasks(meeting_db, n=4, seed=3, out=tmp_path / "b")
+    first = generate_tasks(meeting_db, n=4, seed=3, out=tmp_path / "a", tier="warmup")
+    second = generate_tasks(meeting_db, n=4, seed=3, out=tmp_path / "b", tier="warmup")
     assert first["kept"] == second["kept"] == 4, first["why"]
     assert first["errors"] == []
     one, two = (tmp_path / "a" / "tasks.jsonl").read_bytes(), (tmp_path / "b" / "tasks.jsonl").read_bytes()

@@ -45,7 +45,7 @@ def test_every_table_a_task_may_change_is_writable(ep: Episode) -> None:
 
 def test_policies_are_declared_and_hold_on_the_built_data(ep: Episode) -> None:
     policies = ep.config.policies
-    assert 5 <= len(policies) <= 10
+    assert 5 <= len(policies) <= 14  # a product's handful, not a rulebook
     checked = [p for p in policies if p.check]
     assert len(checked) >= 3
     for policy in checked:

@@ -23,7 +23,7 @@ from stateforge.tools import CANNOT_COMPLETE, Toolkit
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("music_pack")]
 
-RECIPES = load_recipes(schemas_dir() / "music")
+RECIPES = load_recipes(schemas_dir() / "music", "warmup")
 ATTEMPTS = 8
 """Attempts per recipe before the test gives up on it (most keep their first draft)."""
 KINDS = ("missing", "forbidden", "capacity")
@@ -161,8 +161,8 @@ def test_months() -> None:
 
 
 def test_the_same_seed_gives_the_same_tasks_file(music_db: Path, tmp_path: Path) -> None:
-    first = generate_tasks(music_db, n=4, seed=3, out=tmp_path / "a")
-    second = generate_tasks(music_db, n=4, seed=3, out=tmp_path / "b")
+    first = generate_tasks(music_db, n=4, seed=3, out=tmp_path / "a", tier="warmup")
+    second = generate_tasks(music_db, n=4, seed=3, out=tmp_path / "b", tier="warmup")
     assert second["kept"] == 4
     assert first["target_met"] and first["kept"] == 4, first["why"]
     assert first["errors"] == []

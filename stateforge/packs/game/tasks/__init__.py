@@ -9,6 +9,7 @@ One module per part of the product, as the tools are split (`common` holds what 
 | clans | kick, promote, demote, hand over, join a clan, fit its size |
 | builds | swap an item in builds, delete builds, copy official builds, hide builds |
 | collection | rune pages, buying heroes, gifting and wearing skins |
+| stories | the default tier: storylines of several dependent steps (friend list, shop, clan, seasons) |
 
 docs/tasks.md ("The game pack's recipes") lists them with their capabilities and infeasible variants.
 """
@@ -57,8 +58,9 @@ from .mail import (
     mail_clan_leader,
     mark_kind_read_before,
 )
+from .stories import STORYLINES
 
-RECIPES = [
+WARMUP = [
     prune_inactive_friends,
     decline_requests_before,
     answer_requests_by_note,
@@ -92,3 +94,10 @@ RECIPES = [
     gift_skin_to_closest_friend,
     wear_newest_skins,
 ]
+"""The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`)."""
+
+RECIPES = [story.recipe() for story in STORYLINES]
+"""The default tier: composed, long-horizon storylines (stories.py)."""
+
+TIERS = {"long": RECIPES, "warmup": WARMUP}
+"""Selectable task sets; the first is the default."""

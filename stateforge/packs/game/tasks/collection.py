@@ -222,8 +222,8 @@ def buy_heroes_under_price(ctx: RecipeContext) -> None:
     )
     ctx.read(
         "search_heroes",
-        {"role": row["role"], "max_price_gold": row["cap"], "not_owned_by": row["nickname"], "limit": 50},
-        step=f"Find the {row['role']} heroes I don't own that cost at most {row['cap']} gold",
+        {"role": row["role"], "not_owned_by": row["nickname"], "sort_by": "price_gold", "limit": 50},
+        step=f"List the {row['role']} heroes I don't own by price; keep those at most {row['cap']} gold",
     )
     ctx.call(
         "buy_heroes",

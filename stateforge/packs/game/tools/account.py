@@ -302,10 +302,10 @@ def _charge(env: Env, buyer: dict[str, Any], currency: str, amount: int, what: s
     """Take `amount` of `currency` from the buyer's balance; `ToolError` naming the shortfall."""
     balance = buyer[currency]
     if amount > balance:
-        raise ToolError(
+        raise refuse(
+            "purchases",
             f"{what} costs {amount:,} {currency}; {buyer['nickname']} has {balance:,} ({amount - balance:,} "
-            "short). "
-            "Nothing was bought."
+            "short); a balance never goes below zero. Nothing was bought.",
         )
     if amount:
         env.update("players", buyer["player_id"], {currency: Expr(f"{currency} - ?", [amount])})
@@ -340,9 +340,10 @@ def buy_heroes(
         [buyer["player_id"], list(wanted)],
     )
     if owned:
-        raise ToolError(
+        raise refuse(
+            "purchases",
             f"{buyer['nickname']} already owns {names(owned, 'name')}; a hero is bought once. Leave "
-            f"{'it' if len(owned) == 1 else 'them'} out and try again."
+            f"{'it' if len(owned) == 1 else 'them'} out and try again.",
         )
     price = "price_gold" if currency == "gold" else "price_diamonds"
     total = sum(h[price] for h in wanted.values())
@@ -396,10 +397,10 @@ def _sellable(env: Env, owner: dict[str, Any], skins: list[dict[str, Any]]) -> N
     }
     missing = [{"label": f"{s['name']} ({s['hero']})"} for s in skins if s["hero_id"] not in heroes]
     if missing:
-        raise ToolError(
+        raise refuse(
+            "purchases",
             f"{owner['nickname']} does not own the hero of {names(missing, 'label')}; skins are sold only "
-            "for "
-            "heroes the wearer owns (buy the hero first)."
+            "for heroes the wearer owns (buy the hero first).",
         )
 
 
@@ -476,8 +477,9 @@ def gift_skin(
         raise ToolError("a gift goes to a friend; to get a skin yourself, use buy_skins.")
     refuse_banned(env, giver, "send gifts", policy="purchases")
     if not are_friends(env, giver["player_id"], receiver["player_id"]):
-        raise ToolError(
-            f"{receiver['nickname']} is not {giver['nickname']}'s friend; gifts go to friends only."
+        raise refuse(
+            "purchases",
+            f"{receiver['nickname']} is not {giver['nickname']}'s friend; gifts go to friends only.",
         )
     chosen = find_skin(env, skin, hero)
     _sellable(env, receiver, [chosen])
@@ -535,9 +537,10 @@ def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> 
         "SELECT is_equipped FROM player_skins WHERE player_id = ? AND skin_id = ?", [pid, chosen["skin_id"]]
     )
     if held is None:
-        raise ToolError(
+        raise refuse(
+            "equipped_skins",
             f"{owner['nickname']} does not own the skin {chosen['name']} ({chosen['hero']}); "
-            "buy it first (buy_skins)."
+            "buy it first (buy_skins).",
         )
     if (
         env.one(
@@ -545,9 +548,10 @@ def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> 
         )
         is None
     ):
-        raise ToolError(
+        raise refuse(
+            "equipped_skins",
             f"{owner['nickname']} does not own {chosen['hero']}; a skin is worn only by a hero you "
-            "own (buy_heroes)."
+            "own (buy_heroes).",
         )
     before = env.one(
         "SELECT s.skin_id, s.name FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id "

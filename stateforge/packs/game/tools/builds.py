@@ -53,7 +53,7 @@ def _items(env: Env, wanted: list[str]) -> list[dict[str, Any]]:
     seen: set[int] = set()
     for item in items:
         if item["item_id"] in seen:
-            raise ToolError(f"{item['name']} is listed twice; a build holds each item at most once.")
+            raise refuse("builds", f"{item['name']} is listed twice; a build holds each item at most once.")
         seen.add(item["item_id"])
     inactive = [i for i in items if not i["is_active"]]
     if inactive:
@@ -95,8 +95,9 @@ def _refuse_name_taken(env: Env, author_id: int, hero_id: int, name: str, except
         [author_id, hero_id, name, except_build],
     )
     if taken is not None:
-        raise ToolError(
-            f"your build {taken['build_id']} for this hero is already named {name!r}; choose another name."
+        raise refuse(
+            "builds",
+            f"your build {taken['build_id']} for this hero is already named {name!r}; choose another name.",
         )
 
 

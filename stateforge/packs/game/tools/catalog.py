@@ -47,33 +47,22 @@ def search_heroes(
     name_contains: str | None = None,
     role: str | None = None,
     lane: Lane | None = None,
-    attack_type: Literal["melee", "ranged"] | None = None,
-    difficulty: Annotated[int, Field(ge=1, le=3)] | None = None,
-    max_price_gold: Annotated[int, Field(ge=0)] | None = None,
-    max_price_diamonds: Annotated[int, Field(ge=0)] | None = None,
     free_rotation: bool | None = None,
-    released_after: dt.date | None = None,
-    released_before: dt.date | None = None,
     owned_by: str | None = None,
     not_owned_by: str | None = None,
-    sort_by: Literal["name", "price_gold", "price_diamonds", "released_on", "difficulty", "base_hp"] = "name",
+    sort_by: Literal["name", "price_gold", "price_diamonds", "released_on"] = "name",
     descending: Descending = False,
     limit: Limit = 20,
     offset: Offset = 0,
 ) -> dict:
-    """Search the hero roster by name, role, lane, attack type, difficulty, price and release date.
+    """The hero roster as the in-game shop shows it: by name, role tab, lane and owned / not owned, sorted by
+    name, price or release; each hero with its attack type, difficulty, prices and release date.
 
     Args:
         name_contains: Part of the hero's name (case-insensitive).
         role: The hero's role: Tank, Fighter, Assassin, Mage, Marksman or Support.
         lane: The lane the hero is usually played in.
-        attack_type: melee or ranged.
-        difficulty: 1 (easy) to 3 (hard).
-        max_price_gold: Only heroes costing at most this much gold.
-        max_price_diamonds: Only heroes costing at most this many diamonds.
         free_rotation: true for the heroes free to play this week, false for the others.
-        released_after: Only heroes released on or after this date.
-        released_before: Only heroes released on or before this date.
         owned_by: Only heroes this player (nickname) owns.
         not_owned_by: Only heroes this player (nickname) does not own yet.
         sort_by: The order of the results.
@@ -84,10 +73,7 @@ def search_heroes(
     where = Where().text(name_contains, "h.name")
     if role is not None:
         where.add("h.role_id = ?", find_role(env, role)["role_id"])
-    where.when(lane, "h.lane = ?").when(attack_type, "h.attack_type = ?").when(difficulty, "h.difficulty = ?")
-    where.when(max_price_gold, "h.price_gold <= ?").when(max_price_diamonds, "h.price_diamonds <= ?")
-    where.when(free_rotation, "h.is_free_rotation = ?").when(released_after, "h.released_on >= ?")
-    where.when(released_before, "h.released_on <= ?")
+    where.when(lane, "h.lane = ?").when(free_rotation, "h.is_free_rotation = ?")
     own = "EXISTS (SELECT 1 FROM player_heroes AS o WHERE o.hero_id = h.hero_id AND o.player_id = ?)"
     if owned_by is not None:
         where.add(own, find_player(env, owned_by)["player_id"])

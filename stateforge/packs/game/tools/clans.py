@@ -250,11 +250,11 @@ def _refuse_taken(env: Env, name: str | None, tag: str | None, except_clan: int 
     if name is not None and env.one(
         "SELECT 1 AS yes FROM clans WHERE lower(name) = lower(?) AND clan_id <> ?", [name, except_clan]
     ):
-        raise ToolError(f"a clan named {name!r} already exists; choose another name.")
+        raise refuse("clan_membership", f"a clan named {name!r} already exists; choose another name.")
     if tag is not None and env.one(
         "SELECT 1 AS yes FROM clans WHERE upper(tag) = upper(?) AND clan_id <> ?", [tag, except_clan]
     ):
-        raise ToolError(f"the tag {tag.upper()!r} is taken; choose another tag.")
+        raise refuse("clan_membership", f"the tag {tag.upper()!r} is taken; choose another tag.")
 
 
 @tool(

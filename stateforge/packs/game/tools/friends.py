@@ -182,11 +182,12 @@ def send_friend_requests(
             elif pending is not None:
                 problems.append(f"your request to {target['nickname']} is still pending")
     if problems:
-        raise ToolError(
+        raise refuse(
+            "friend_requests",
             "no request was sent: "
             + "; ".join(problems[:5])
             + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
-            + "."
+            + ".",
         )
     env.insert_many(
         "friend_requests",
@@ -238,6 +239,7 @@ def _incoming(
     reads=("players", "friend_requests"),
     writes=("friend_requests", "friendships"),
     idempotent=False,
+    destructive=False,  # adds friendships; the requests' status follows (kept, answered)
 )
 def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None = None) -> dict:
     """Accept friend requests sent to you: from the players named, or every pending one. Each makes friends.

@@ -187,7 +187,10 @@ def claim_mail_rewards(env: Env, player: Player, mail_ids: MailIds | None = None
         rows = _visible(env, me, mail_ids)
         nothing = [r["mail_id"] for r in rows if not r["unclaimed"]]
         if nothing:
-            raise ToolError(f"mail {quoted(nothing)} has no rewards left to claim; nothing was claimed.")
+            raise refuse(
+                "mail",
+                f"mail {quoted(nothing)} has no rewards left to claim (claimed once); nothing was claimed.",
+            )
         where.add("list_contains(?, m.mail_id)", list(mail_ids))
     ids = [
         r["mail_id"] for r in env.query(f"SELECT m.mail_id FROM mail AS m WHERE {where.sql}", where.params)
@@ -257,9 +260,10 @@ def delete_mail(
         rows = _visible(env, me, mail_ids)
         held = [r["mail_id"] for r in rows if r["unclaimed"]]
         if held:
-            raise ToolError(
+            raise refuse(
+                "mail",
                 f"mail {quoted(held)} still has rewards to claim; claim them (claim_mail_rewards) "
-                "before deleting. Nothing was deleted."
+                "before deleting. Nothing was deleted.",
             )
         where.add("list_contains(?, m.mail_id)", list(mail_ids))
     if read_only:
@@ -366,7 +370,10 @@ def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
         [me["player_id"], found["starts_on"], found["ends_on"]],
     )
     if best is None:
-        raise ToolError(f"{me['nickname']} has no ranked record in {found['name']}, so no season rewards.")
+        raise refuse(
+            "season_rewards",
+            f"{me['nickname']} has no ranked record in {found['name']}, so no season rewards.",
+        )
     tier = TIERS[best - 1]
     rewards = env.query(
         "SELECT sr.reward_id FROM season_rewards AS sr WHERE sr.season_id = ? "
@@ -374,8 +381,9 @@ def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
         [found["season_id"], best],
     )
     if not rewards:
-        raise ToolError(
-            f"{found['name']} has no rewards for the {tier} tier, the highest {me['nickname']} reached."
+        raise refuse(
+            "season_rewards",
+            f"{found['name']} has no rewards for the {tier} tier, the highest {me['nickname']} reached.",
         )
     mail = env.insert(
         "mail",

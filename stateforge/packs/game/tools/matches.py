@@ -6,9 +6,7 @@ A match is shown by its number (match_id), as in the game's replay list.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Annotated, Any, Literal
-
-from pydantic import Field
+from typing import Any, Literal
 
 from stateforge.tools import Env, ToolError, tool
 
@@ -28,15 +26,7 @@ from .common import (
 RESULT = (
     "CASE WHEN m.winning_side IS NULL THEN 'remake' WHEN m.winning_side = p.side THEN 'win' ELSE 'loss' END"
 )
-MATCH_SORTS = {
-    "started_at": "started_at",
-    "kills": "kills",
-    "deaths": "deaths",
-    "assists": "assists",
-    "rating": "rating",
-    "duration_seconds": "duration_seconds",
-    "gold_earned": "gold_earned",
-}
+MATCH_SORTS = {"started_at": "started_at"}
 
 
 def _match_filters(
@@ -69,19 +59,13 @@ def search_matches(
     result: Literal["win", "loss", "remake"] | None = None,
     started_after: dt.date | None = None,
     started_before: dt.date | None = None,
-    min_kills: Annotated[int, Field(ge=0)] | None = None,
-    max_deaths: Annotated[int, Field(ge=0)] | None = None,
-    mvp: bool | None = None,
-    min_rating: Annotated[float, Field(ge=0, le=16)] | None = None,
-    teammate: str | None = None,
-    sort_by: Literal[
-        "started_at", "kills", "deaths", "assists", "rating", "duration_seconds", "gold_earned"
-    ] = "started_at",
     descending: Descending = True,
     limit: Limit = 20,
     offset: Offset = 0,
 ) -> dict:
-    """A player's match history: when, mode, season, hero, side, result, K/D/A, gold, rating and MVP.
+    """A player's match history as the client's replay list shows it, newest first (filtered by hero, mode,
+    season, result and dates): when, mode, season, hero, side, result, K/D/A, gold, rating and MVP. Who
+    else played is in get_match.
 
     Args:
         player: The player's nickname.
@@ -91,27 +75,13 @@ def search_matches(
         result: Only won, lost or remade matches.
         started_after: Only matches started on or after this date.
         started_before: Only matches started on or before this date.
-        min_kills: Only matches with at least this many kills.
-        max_deaths: Only matches with at most this many deaths.
-        mvp: true for matches where the player was MVP, false for the others.
-        min_rating: Only matches rated at least this (0-16).
-        teammate: Only matches where this player (nickname) played on the same side.
-        sort_by: The order of the results.
-        descending: Sort from the largest / latest value down (the default: newest first).
+        descending: Newest first (the default); false for oldest first.
         limit: Results per page, 1 to 50.
         offset: Results to skip.
     """
     pid = find_player(env, player)["player_id"]
     where = _match_filters(env, pid, hero, mode, season, started_after, started_before)
-    where.when(result, f"{RESULT} = ?").when(min_kills, "p.kills >= ?").when(max_deaths, "p.deaths <= ?")
-    where.when(mvp, "p.is_mvp = ?").when(min_rating, "p.rating >= ?")
-    if teammate is not None:
-        mate = find_player(env, teammate)["player_id"]
-        where.add(
-            "EXISTS (SELECT 1 FROM match_participants AS t WHERE t.match_id = p.match_id "
-            "AND t.player_id = ? AND t.side = p.side)",
-            mate,
-        )
+    where.when(result, f"{RESULT} = ?")
     sql = (
         "SELECT m.match_id, m.started_at, m.mode, m.map_name, s.name AS season, h.name AS hero, p.side, "
         "p.lane, "
@@ -123,7 +93,7 @@ def search_matches(
     return env.page(
         sql,
         where.params,
-        order_by=order(sort_by, MATCH_SORTS, descending, "match_id"),
+        order_by=order("started_at", MATCH_SORTS, descending, "match_id"),
         limit=limit,
         offset=offset,
     )

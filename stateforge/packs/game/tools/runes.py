@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import (
     MAX_RUNE_PAGES,
@@ -91,18 +92,20 @@ def _check_counts(page_name: str, counts: dict[int, dict[str, Any]]) -> None:
     """Refuse more than 10 copies of a rune or more than 10 runes of a colour on one page."""
     over = [r for r in counts.values() if r["quantity"] > 10]
     if over:
-        raise ToolError(
+        raise refuse(
+            "rune_pages",
             f"page {page_name!r} would hold {over[0]['quantity']} copies of {over[0]['name']}; a page "
-            "holds at most 10 copies of a rune."
+            "holds at most 10 copies of a rune.",
         )
     colours: Counter[str] = Counter()
     for rune in counts.values():
         colours[rune["color"]] += rune["quantity"]
     for colour, total in sorted(colours.items()):
         if total > MAX_RUNES_PER_COLOUR:
-            raise ToolError(
+            raise refuse(
+                "rune_pages",
                 f"page {page_name!r} would hold {total} {colour} runes; a page holds at most "
-                f"{MAX_RUNES_PER_COLOUR} runes of each colour. Remove some {colour} runes first."
+                f"{MAX_RUNES_PER_COLOUR} runes of each colour. Remove some {colour} runes first.",
             )
 
 
@@ -122,8 +125,9 @@ def _refuse_name_taken(env: Env, player_id: int, name: str, except_page: int | N
         [player_id, name, except_page if except_page is not None else -1],
     )
     if taken is not None:
-        raise ToolError(
-            f"page {taken['page_no']} already has the name {name!r}; page names are distinct per player."
+        raise refuse(
+            "rune_pages",
+            f"page {taken['page_no']} already has the name {name!r}; page names are distinct per player.",
         )
 
 
@@ -162,6 +166,7 @@ def list_rune_pages(env: Env, player: str) -> dict:
     reads=("players", "rune_pages", "runes"),
     writes=("rune_pages", "rune_page_runes"),
     idempotent=False,
+    destructive=False,  # adds a page; a new default page only moves the default flag off the old one
 )
 def create_rune_page(
     env: Env,
@@ -182,9 +187,10 @@ def create_rune_page(
     pid = owner["player_id"]
     used = [r["page_no"] for r in env.query("SELECT page_no FROM rune_pages WHERE player_id = ?", [pid])]
     if len(used) >= MAX_RUNE_PAGES:
-        raise ToolError(
+        raise refuse(
+            "rune_pages",
             f"{owner['nickname']} already has {MAX_RUNE_PAGES} rune pages, the most a player may "
-            "have; delete one first."
+            "have; delete one first.",
         )
     _refuse_name_taken(env, pid, name)
     counts = _runes(env, runes or [])

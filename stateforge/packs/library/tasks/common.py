@@ -1,4 +1,5 @@
-"""What the library's recipes share: the member who speaks, and the queries that find situations."""
+"""What the library's recipes share: the member who speaks (the episode's actor), and the queries that
+find situations."""
 
 from __future__ import annotations
 
@@ -6,21 +7,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from stateforge.tasks import RecipeContext
-from stateforge.tasks.picks import introduce as introduce_speaker
 
-CARD_PHRASES = (
-    "I'm {name}, library card {handle}.",
-    "Hi, this is {name} (card {handle}).",
-    "Hello, {name} here, my card number is {handle}.",
+NAME_PHRASES = (
+    "I'm {name}.",
+    "Hi, this is {name}.",
+    "Hello, {name} here.",
 )
 NOW = "TIMESTAMP '2026-06-30 23:59:59'"
 OVERDUE = f"l.returned_at IS NULL AND l.due_on < CAST({NOW} AS DATE)"
 
 
 def introduce(ctx: RecipeContext, member: Mapping[str, Any]) -> None:
-    """Open the instruction as `member` speaking, and record that their card names exactly one member."""
-    introduce_speaker(ctx, "member", "members", {"card_number": member["card_number"]}, member["name"],
-                      member["card_number"], variants=CARD_PHRASES)
+    """Act as `member` (signed in by their card: every tool acts for them) and open the instruction with
+    them speaking."""
+    ctx.act_as("members", {"card_number": member["card_number"]}, roles=("member",))
+    ctx.speaker(member["name"], variants=NAME_PHRASES)
 
 
 def shelf_copy_at_home(ctx: RecipeContext, member_id: int) -> dict[str, Any]:

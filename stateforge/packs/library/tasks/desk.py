@@ -22,11 +22,10 @@ def overdue_member(ctx: RecipeContext) -> dict[str, Any]:
 
 def return_all_overdue(ctx: RecipeContext, who: dict[str, Any]) -> list[str]:
     """List the member's overdue loans through the tool, page by page, and return every copy."""
-    loans = read_pages(ctx, "list_loans", {"card_number": who["card_number"], "state": "overdue"},
-                       step="List the member's overdue loans", per_page=20)
+    loans = read_pages(ctx, "list_loans", {"state": "overdue"}, step="List the member's overdue loans",
+                       per_page=20)
     barcodes = [row["barcode"] for row in loans]
-    ctx.call("return_copies", {"card_number": who["card_number"], "barcodes": barcodes},
-             step=f"Return the {len(barcodes)} overdue copies")
+    ctx.call("return_copies", {"barcodes": barcodes}, step=f"Return the {len(barcodes)} overdue copies")
     return barcodes
 
 
@@ -65,8 +64,7 @@ def borrow_a_title(ctx: RecipeContext) -> None:
     copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
     barcode = next(c["barcode"] for c in copies["copies"]
                    if c["branch"] == book["branch"] and c["status"] == "on_shelf")
-    ctx.call("borrow_copy", {"card_number": who["card_number"], "barcode": barcode},
-             step=f"Lend copy {barcode}")
+    ctx.call("borrow_copy", {"barcode": barcode}, step=f"Lend copy {barcode}")
     ctx.goal("the member has the book", "SELECT b.title FROM loans AS l JOIN members AS m USING (member_id) "
              "JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) "
              "WHERE m.card_number = ? AND l.returned_at IS NULL AND b.isbn = ?", [who["card_number"], isbn])
@@ -97,10 +95,62 @@ def return_then_borrow(ctx: RecipeContext) -> None:
     copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
     barcode = next(c["barcode"] for c in copies["copies"]
                    if c["branch"] == book["branch"] and c["status"] == "on_shelf")
-    ctx.call("borrow_copy", {"card_number": who["card_number"], "barcode": barcode},
-             step=f"Lend copy {barcode}")
+    ctx.call("borrow_copy", {"barcode": barcode}, step=f"Lend copy {barcode}")
     ctx.goal("the late books are back and the new one is out",
              "SELECT c.barcode, l.returned_at IS NULL AS still_out FROM loans AS l JOIN members AS m "
              "USING (member_id) JOIN copies AS c USING (copy_id) WHERE m.card_number = ? "
              "AND (list_contains(?, c.barcode) OR l.returned_at IS NULL) ORDER BY c.barcode",
              [who["card_number"], returned])
+
+
+@recipe(capabilities=("cross_step_dependency", "full_data_acquisition"), difficulty="medium")
+def borrow_titles_one_copy_each(ctx: RecipeContext) -> None:
+    """A member asks for two titles, one of which they already have out (the procedure `one_copy_per_title`:
+    the assistant lends the other one only). The tools would lend both; the policy verifier checks the
+    end state, so a solver that skips the member's open loans breaks the procedure."""
+    held = ctx.pick(
+        f"{MEMBER}, loans AS l, copies AS c, books AS b, copies AS s WHERE l.member_id = m.member_id "
+        "AND l.returned_at IS NULL AND c.copy_id = l.copy_id AND b.book_id = c.book_id "
+        "AND s.book_id = b.book_id AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
+        "AND NOT EXISTS (SELECT 1 FROM loans AS o WHERE o.member_id = m.member_id "
+        f"AND {OVERDUE.replace('l.', 'o.')}) "
+        "AND (SELECT count(*) FROM loans AS o WHERE o.member_id = m.member_id AND o.returned_at IS NULL) < 8 "
+        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1",
+        what="member with a book out that is also on their branch's shelf",
+    )
+    held_book = ctx.one(
+        "SELECT b.isbn, b.title, b.author FROM loans AS l JOIN copies AS c USING (copy_id) "
+        "JOIN books AS b USING (book_id) JOIN members AS m USING (member_id) JOIN copies AS s "
+        "ON s.book_id = b.book_id AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
+        "WHERE l.member_id = ? AND l.returned_at IS NULL "
+        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1 ORDER BY b.isbn LIMIT 1",
+        [held["member_id"]],
+    )
+    new = shelf_copy_at_home(ctx, held["member_id"])
+    out = {r["isbn"] for r in ctx.sql(
+        "SELECT b.isbn FROM loans AS l JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) "
+        "WHERE l.member_id = ? AND l.returned_at IS NULL", [held["member_id"]])}
+    if held_book is None or new["isbn"] in out:
+        ctx.skip("no second title", "the shelf book is one the member already has out")
+    introduce(ctx, held)
+    ctx.say([
+        "Could you lend me \"{first}\" by {first_author} and \"{second}\" by {second_author}? I'll pick them "
+        "up at {branch}.",
+        "I'd like to take out \"{first}\" ({first_author}) and \"{second}\" ({second_author}) from {branch}.",
+    ], first=new["title"], first_author=new["author"], second=held_book["title"],
+       second_author=held_book["author"], branch=new["branch"])
+    loans = read_pages(ctx, "list_loans", {"state": "open"}, step="List the member's open loans", per_page=20)
+    if not any(row["isbn"] == held_book["isbn"] for row in loans):
+        ctx.skip("held title not listed", "list_loans does not show the title the member has out")
+    found = ctx.read("search_books", {"query": new["title"]}, step=f"Find \"{new['title']}\" for its ISBN")
+    isbn = next(b["isbn"] for b in found["rows"] if b["title"] == new["title"])
+    copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
+    barcode = next(c["barcode"] for c in copies["copies"]
+                   if c["branch"] == new["branch"] and c["status"] == "on_shelf")
+    ctx.call("borrow_copy", {"barcode": barcode},
+             step=f"Lend copy {barcode} only: \"{held_book['title']}\" is already out to them")
+    ctx.goal("the new title is out and the held one still once",
+             "SELECT b.isbn, count(*) AS copies_out FROM loans AS l JOIN members AS m USING (member_id) "
+             "JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) WHERE m.card_number = ? "
+             "AND l.returned_at IS NULL AND list_contains(?, b.isbn) GROUP BY b.isbn ORDER BY b.isbn",
+             [held["card_number"], [isbn, held_book["isbn"]]])

@@ -1,8 +1,10 @@
 """The library's self-service tools: what a member can do at the kiosk or in the app.
 
 Three parts, one module each: the catalogue (finding books and their copies), the member's account and
-loans, and the desk (borrowing and returning). Every write acts for the member named by card number and
-refuses what the pack's policies forbid, naming the policy.
+loans, and the desk (borrowing and returning). Every tool acts for the signed-in member (`env.actor`,
+domain.yaml `actors:`), never for a card number it is given, and refuses what the product's policies
+forbid, naming the policy. The procedure `one_copy_per_title` is the assistant's to follow: no tool
+refuses it.
 """
 
 from __future__ import annotations

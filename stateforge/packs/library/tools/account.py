@@ -1,4 +1,4 @@
-"""The member's account: their card and their loans."""
+"""The signed-in member's account: their card and their loans (no tool names whose account it reads)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,10 @@ from .common import Limit, Offset, member
 
 
 @tool(reads=("members", "branches", "loans"))
-def get_member(env: Env, card_number: str) -> dict:
-    """A member's card: name, home branch, when they joined, how many books they have out and overdue.
-
-    Args:
-        card_number: The member's library card number.
-    """
-    who = member(env, card_number)
+def get_member(env: Env) -> dict:
+    """The signed-in member's card: name, home branch, when they joined, how many books they have out and
+    overdue."""
+    who = member(env)
     counts = env.one(
         "SELECT count(*) FILTER (WHERE returned_at IS NULL) AS on_loan, "
         "count(*) FILTER (WHERE returned_at IS NULL AND due_on < CAST(? AS DATE)) AS overdue "
@@ -33,21 +30,19 @@ def get_member(env: Env, card_number: str) -> dict:
 @tool(reads=("members", "loans", "copies", "books", "branches"))
 def list_loans(
     env: Env,
-    card_number: str,
     state: Literal["open", "overdue", "returned", "all"] = "open",
     limit: Limit = 10,
     offset: Offset = 0,
 ) -> dict:
-    """A member's loans, newest first, a page at a time: the book, the copy's barcode, when it was borrowed,
-    when it is due and when it came back.
+    """The signed-in member's loans, newest first, a page at a time: the book, the copy's barcode, when it
+    was borrowed, when it is due and when it came back.
 
     Args:
-        card_number: The member's library card number.
         state: open (not yet returned), overdue (open and past its due date), returned, or all.
         limit: Loans per page.
         offset: Loans to skip.
     """
-    who = member(env, card_number)
+    who = member(env)
     where = {
         "open": "l.returned_at IS NULL",
         "overdue": "l.returned_at IS NULL AND l.due_on < CAST($now AS DATE)",

@@ -1,4 +1,4 @@
-"""What the library's tools share: finding a member by card, the loan period, the page size."""
+"""What the library's tools share: the member they act for, the loan period, the page size."""
 
 from __future__ import annotations
 
@@ -16,11 +16,11 @@ Limit = Annotated[int, Field(ge=1, le=PAGE, description=f"Items per page (at mos
 Offset = Annotated[int, Field(ge=0, le=1_000_000, description="Items to skip.")]
 
 
-def member(env: Env, card_number: str) -> dict[str, Any]:
-    """The member holding `card_number`; a `ToolError` saying what to send when there is none."""
-    row = env.one("SELECT * FROM members WHERE card_number = ?", [card_number.strip().upper()])
-    if row is None:
-        raise ToolError(
-            f"no member has the library card {card_number!r}; give the card number (LC + 8 digits)."
-        )
+def member(env: Env) -> dict[str, Any]:
+    """The member the session acts for (`env.actor`, named by card number: domain.yaml `actors:`); a
+    `ToolError` when no one is signed in."""
+    card = env.acting("member").person
+    row = env.one("SELECT * FROM members WHERE card_number = ?", [card])
+    if row is None:  # the episode checked the actor when it opened: only a deleted member gets here
+        raise ToolError(f"the signed-in card {card} belongs to no member any more.")
     return row

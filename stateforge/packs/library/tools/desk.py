@@ -13,15 +13,22 @@ from stateforge.tools.policies import refuse
 from .common import LOAN_DAYS, LOAN_LIMIT, member
 
 
-@tool(kind="write", reads=("members", "copies", "loans"), writes=("loans", "copies"), idempotent=False)
-def borrow_copy(env: Env, card_number: str, barcode: str) -> dict:
-    """Lend one copy to a member for 21 days.
+# destructive=False (the reading of the code sees the copy's status overwritten): a loan is added and
+# the copy's status follows it
+@tool(
+    kind="write",
+    reads=("members", "copies", "loans"),
+    writes=("loans", "copies"),
+    idempotent=False,
+    destructive=False,
+)
+def borrow_copy(env: Env, barcode: str) -> dict:
+    """Lend one copy to the signed-in member for 21 days.
 
     Args:
-        card_number: The member's library card number.
         barcode: The copy's barcode (from list_copies).
     """
-    who = member(env, card_number)
+    who = member(env)
     copy = env.one("SELECT copy_id, status FROM copies WHERE barcode = ?", [barcode.strip().upper()])
     if copy is None:
         raise ToolError(f"no copy has the barcode {barcode!r}; find the book's copies with list_copies.")
@@ -49,17 +56,23 @@ def borrow_copy(env: Env, card_number: str, barcode: str) -> dict:
     return {"barcode": barcode.strip().upper(), "due_on": due}
 
 
-@tool(kind="write", reads=("members", "copies", "loans"), writes=("loans", "copies"), idempotent=True)
+# destructive=False: the loan is closed (its return stamped, kept) and the copy's status follows
+@tool(
+    kind="write",
+    reads=("members", "copies", "loans"),
+    writes=("loans", "copies"),
+    idempotent=True,
+    destructive=False,
+)
 def return_copies(
-    env: Env, card_number: str, barcodes: Annotated[list[str], Field(min_length=1, max_length=50)]
+    env: Env, barcodes: Annotated[list[str], Field(min_length=1, max_length=50)]
 ) -> dict:
-    """Bring copies back: each open loan of the member for these barcodes ends now.
+    """Bring copies back: each open loan of the signed-in member for these barcodes ends now.
 
     Args:
-        card_number: The member's library card number.
         barcodes: The copies' barcodes (from list_loans), one or more.
     """
-    who = member(env, card_number)
+    who = member(env)
     wanted = sorted({b.strip().upper() for b in barcodes})
     open_loans = env.query(
         "SELECT l.loan_id, l.copy_id, c.barcode FROM loans AS l JOIN copies AS c USING (copy_id) "

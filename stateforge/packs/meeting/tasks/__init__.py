@@ -5,6 +5,9 @@ the pack's own tools (tools.py) on an episode, and writes the request as the emp
 modules beside this file, one area each: an organizer's calendar, invitations, recurring series, rooms and
 desks, people (absences, offboarding, working hours, offices), and recordings and notes. What they share
 (naming people, meetings and rooms, sizes, days) is in `common`.
+
+The default tier is the storylines of `stories` (long tasks of dependent steps); the short recipes above
+stay as the warm-up tier (`generate-tasks --tier warmup`).
 """
 
 from __future__ import annotations
@@ -43,8 +46,9 @@ from .places import (
     rooms_out_of_service,
 )
 from .series import add_to_series, create_series, end_series
+from .stories import STORYLINES
 
-RECIPES = [
+WARMUP = [
     # an organizer's calendar
     cancel_meetings_in_range,
     shift_meeting,
@@ -78,3 +82,10 @@ RECIPES = [
     delete_largest_recordings,
     note_on_meeting,
 ]
+"""The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`)."""
+
+RECIPES = [story.recipe() for story in STORYLINES]
+"""The default tier: composed, long-horizon storylines (stories.py)."""
+
+TIERS = {"long": RECIPES, "warmup": WARMUP}
+"""Selectable task sets; the first is the default."""

@@ -415,7 +415,13 @@ def change_meeting_settings(ctx: RecipeContext) -> None:
         policy="organizer_manages_meeting",
         instruction=f"{opening} {theirs}",
         calls=[
-            Call("update_meeting", {"meeting": other["meeting_id"], "organizer": row["email"], **changes})
+            # the solver finds the meeting first, as in the feasible task
+            Call(
+                "search_meetings",
+                {"organizer": boss["email"], "on_date": other["start_at"].date().isoformat(),
+                 "text": other["title"]},
+            ),
+            Call("update_meeting", {"meeting": other["meeting_id"], "organizer": row["email"], **changes}),
         ],
         because=f"only the organizer, {boss['name']}, can change that meeting",
         proof=(

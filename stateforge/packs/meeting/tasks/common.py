@@ -77,7 +77,8 @@ def introduce(ctx: RecipeContext, person: Mapping[str, Any]) -> None:
 
 def colleague(ctx: RecipeContext, employee_id: int, *, record: bool = True) -> dict[str, Any]:
     """How the instruction names a colleague: `text` is their full name when nobody else has it, else the
-    name with the email; `arg` what the reference calls pass (the email). Records the reference unless
+    name with the email; `arg` what the reference calls pass (the name when it is unique, else the email:
+    what `text` states). Records the reference unless
     `record` is false (a name only a variant uses)."""
     row = ctx.one(
         "SELECT e.first_name || ' ' || e.last_name AS name, e.email, e.is_active, "
@@ -105,7 +106,9 @@ def colleague(ctx: RecipeContext, employee_id: int, *, record: bool = True) -> d
         "name": row["name"],
         "email": row["email"],
         "text": text,
-        "arg": row["email"],
+        # as the instruction names them (the tools take a full name, an email or an employee number), so
+        # the reference passes only what the request states
+        "arg": row["name"] if text == row["name"] else row["email"],
     }
 
 

@@ -449,6 +449,7 @@ def accept_invitation(ctx: RecipeContext) -> None:
             )
         ],
         because="they have already accepted another meeting at that time",
+        policy="one_meeting_at_a_time",
         proof=(
             f"meeting {other['title']!r} of {other['email']} at {other['start_at']}",
             "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "

@@ -202,6 +202,7 @@ def offboard_unit_head(ctx: RecipeContext) -> None:
         "forbidden",
         swap={day: ctx.today + dt.timedelta(days=ctx.rng.randint(7, 30))},
         because="a last day still to come cannot be recorded yet; offboarding happens on or after it",
+        policy="leaving_is_recorded",
     )
 
 

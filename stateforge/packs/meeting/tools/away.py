@@ -38,7 +38,8 @@ def _check_period(
     )
     if clash:
         c = clash[0]
-        raise ToolError(
+        raise refuse(
+            "out_of_office_periods",
             f"{who(person)} is already out of office ({c['reason']}) {span(c['starts_at'], c['ends_at'])} "
             f"(period {c['ooo_id']}); change that period instead of adding an overlapping one."
         )
@@ -49,7 +50,7 @@ def _delegate(env: Env, person: dict, delegate: str | None) -> int | None:
         return None
     d = find_person(env, delegate, role="delegate")
     if d["employee_id"] == person["employee_id"]:
-        raise ToolError("the delegate must be someone else.")
+        raise refuse("out_of_office_periods", "the delegate must be someone else.")
     return d["employee_id"]
 
 
@@ -191,7 +192,10 @@ def change_out_of_office(
     changes: dict = {}
     if starts_at is not None and starts_at != row["starts_at"]:
         if row["starts_at"] <= env.now or starts_at < env.now:
-            raise ToolError("only a period that has not started can get a new start, and not before now.")
+            raise refuse(
+                "out_of_office_periods",
+                "only a period that has not started can get a new start, and not before now.",
+            )
         changes["starts_at"] = starts_at
     if ends_at is not None and ends_at != row["ends_at"]:
         if ends_at <= env.now:

@@ -39,7 +39,7 @@ _MEETINGS = """
 _READS = ("meetings", "employees", "meeting_attendees", "room_bookings", "rooms")
 
 
-@tool(reads=(*_READS, "buildings", "recordings"))
+@tool(reads=(*_READS, "buildings"))
 def search_meetings(
     env: Env,
     text: str | None = None,
@@ -53,16 +53,14 @@ def search_meetings(
     room: str | None = None,
     building: str | None = None,
     is_online: bool | None = None,
-    has_recording: bool | None = None,
-    min_invitees: Annotated[int, Field(ge=0)] | None = None,
-    sort_by: Literal["start_at", "title", "invitees"] = "start_at",
+    sort_by: Literal["start_at", "title"] = "start_at",
     descending: bool = False,
     limit: Limit = 20,
     offset: Offset = 0,
 ) -> dict:
     """Search meetings by title or agenda text, organizer, invitee, day or time range, status, series, room,
-    building, online or not, recordings and number of invitees; every condition given must hold. Rows show
-    the meeting id and code, title, time, status, organizer, invitees, acceptances and booked rooms.
+    building, online or not; every condition given must hold. Rows show the meeting id and code, title,
+    time, status, organizer, number of invitees and acceptances, and booked rooms.
 
     Args:
         text: Text anywhere in the title or agenda (case-insensitive).
@@ -76,9 +74,7 @@ def search_meetings(
         room: Only meetings with a confirmed booking of this room (its name).
         building: Only meetings with a confirmed room in this building (name or code).
         is_online: Only online (true) or only not-online (false) meetings.
-        has_recording: Only meetings with (true) or without (false) recordings.
-        min_invitees: Only meetings with at least this many invitees.
-        sort_by: Order by start time, title, or number of invitees.
+        sort_by: Order by start time or title.
         descending: Reverse the order (e.g. latest first).
     """
     sql, params = f"SELECT * EXCLUDE (organizer_id, agenda) FROM ({_MEETINGS}) AS x WHERE TRUE", []
@@ -121,17 +117,10 @@ def search_meetings(
     if is_online is not None:
         sql += " AND is_online = ?"
         params.append(is_online)
-    if has_recording is not None:
-        negate = "" if has_recording else "NOT "
-        sql += f" AND {negate}EXISTS (SELECT 1 FROM recordings AS c WHERE c.meeting_id = x.meeting_id)"
-    if min_invitees is not None:
-        sql += " AND invitees >= ?"
-        params.append(min_invitees)
     way = " DESC" if descending else ""
     order = {
         "start_at": f"start_at{way}",
         "title": f"title{way}, start_at",
-        "invitees": f"invitees{way}, start_at",
     }
     return env.page(sql, params, order_by=f"{order[sort_by]}, meeting_id", limit=limit, offset=offset)
 

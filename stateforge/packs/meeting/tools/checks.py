@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from stateforge.tools import Env, ToolError
+from stateforge.tools.policies import refuse
 
 from .common import MAX_MINUTES, MIN_MINUTES, WEEKDAYS, span, title_of
 
@@ -45,16 +46,23 @@ def meeting_end(start: dt.datetime, end: dt.datetime | None, minutes: int | None
 def check_meeting_time(env: Env, start: dt.datetime, end: dt.datetime) -> None:
     """A new meeting time: in the future, on one day, 5 minutes to 8 hours long (policy meeting_shape)."""
     if start <= env.now:
-        raise ToolError(
+        raise refuse(
+            "only_upcoming_meetings_change",
             f"{span(start, end)} is not in the future (now is {env.now:%Y-%m-%d %H:%M}); pick a later time."
         )
     if end <= start:
-        raise ToolError(f"the meeting must end after it starts ({span(start, end)}).")
+        raise refuse("meeting_shape", f"the meeting must end after it starts ({span(start, end)}).")
     if end.date() != start.date():
-        raise ToolError(f"a meeting starts and ends on the same day ({span(start, end)}); split it in two.")
+        raise refuse(
+            "meeting_shape",
+            f"a meeting starts and ends on the same day ({span(start, end)}); split it in two.",
+        )
     minutes = (end - start).total_seconds() / 60
     if not MIN_MINUTES <= minutes <= MAX_MINUTES:
-        raise ToolError(f"a meeting lasts 5 minutes to 8 hours; {span(start, end)} is {minutes:g} minutes.")
+        raise refuse(
+            "meeting_shape",
+            f"a meeting lasts 5 minutes to 8 hours; {span(start, end)} is {minutes:g} minutes.",
+        )
 
 
 def join_url(code: str) -> str:
@@ -170,32 +178,38 @@ def room_conflicts(
 def check_room(
     env: Env, room: dict, start: dt.datetime, end: dt.datetime, seats: int | None, exclude: int | None = None
 ) -> None:
-    """`ToolError` unless the room can be booked then for `seats` people (policy room_fits_meeting and the
+    """A refusal (policy room_fits_meeting) unless the room can be booked then for `seats` people (and the
     rules booking_within_opening_hours and room_not_double_booked). `seats=None` checks only the time (a
     booking that moves with its meeting)."""
     name = f"{room['name']} ({room['building']})"
     if seats is None:
         pass
     elif not room["is_bookable"]:
-        raise ToolError(f"{name} is not bookable (out of service); find_rooms lists rooms free at that time.")
+        raise refuse(
+            "room_fits_meeting",
+            f"{name} is not bookable (out of service); find_rooms lists rooms free at that time.",
+        )
     elif room["requires_approval"]:
-        raise ToolError(
+        raise refuse(
+            "room_fits_meeting",
             f"{name} is a {room['room_type'].replace('_', ' ')}: its bookings need approval by "
             "facilities and "
             "cannot be made in the app; choose another room (find_rooms)."
         )
     elif room["capacity"] < seats:
-        raise ToolError(
+        raise refuse(
+            "room_fits_meeting",
             f"{name} seats {room['capacity']}, and the meeting has {seats} people (the organizer and every "
             "invitee who has not declined); choose a larger room (find_rooms with min_capacity)."
         )
     closed = opening_problem(env, room["building_id"], start, end)
     if closed:
-        raise ToolError(f"cannot book {name}: {closed}.")
+        raise refuse("room_fits_meeting", f"cannot book {name}: {closed}.")
     taken = room_conflicts(env, room["room_id"], start, end, exclude)
     if taken:
         t = taken[0]
-        raise ToolError(
+        raise refuse(
+            "room_fits_meeting",
             f"{name} is already booked {span(t['start_at'], t['end_at'])} for {t['title']!r} "
             f"(meeting {t['meeting_id']}); choose another room or time (find_rooms lists free rooms)."
         )

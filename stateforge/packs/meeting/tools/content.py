@@ -210,7 +210,8 @@ def set_recording_retention(
             if retention_until < r["created_at"].date() + dt.timedelta(days=RETENTION_DAYS)
         ]
         if short:
-            raise ToolError(
+            raise refuse(
+                "recording_retention",
                 f"recording(s) {', '.join(map(str, short))} must be kept at least {RETENTION_DAYS} days "
                 "after they were made; choose a later date."
             )

@@ -258,7 +258,10 @@ def respond_to_invitation(env: Env, meeting: MeetingRef, person: str, response: 
     if response == "accepted":
         problem = _accept_problems(env, p, [m]).get(m["meeting_id"])
         if problem:
-            raise ToolError(f"{who(p)} cannot accept: {problem}. Decline or move the other one first.")
+            raise refuse(
+                "one_meeting_at_a_time",
+                f"{who(p)} cannot accept: {problem}. Decline or move the other one first.",
+            )
     env.update(
         "meeting_attendees",
         {"meeting_id": m["meeting_id"], "employee_id": p["employee_id"]},
@@ -335,7 +338,8 @@ def respond_to_invitations(
     for m in found:
         problem = problems.get(m["meeting_id"])
         if problem and not skip_conflicts:
-            raise ToolError(
+            raise refuse(
+                "one_meeting_at_a_time",
                 f"{who(p)} cannot accept: {problem}. Nothing was answered; pass skip_conflicts to "
                 "accept the others."
             )

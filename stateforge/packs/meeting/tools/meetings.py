@@ -10,6 +10,8 @@ from typing import Annotated
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.errors import PolicyRefusal
+from stateforge.tools.policies import refuse
 
 from .checks import (
     availability_warnings,
@@ -127,7 +129,10 @@ def schedule_meeting(
     check_meeting_time(env, start_at, end)
     must, may, skipped = invitee_lists(env, org, invitees, optional_invitees)
     if len(must) + len(may) > MAX_INVITEES:
-        raise ToolError(f"a meeting has at most {MAX_INVITEES} invitees; {len(must) + len(may)} were given.")
+        raise refuse(
+            "invitee_limit",
+            f"a meeting has at most {MAX_INVITEES} invitees; {len(must) + len(may)} were given.",
+        )
     booked = find_room(env, room, building) if room else None
     if booked:
         check_room(env, booked, start_at, end, 1 + len(must) + len(may))
@@ -270,8 +275,11 @@ def reschedule_meeting(
     for r in rooms:
         try:
             check_room(env, r, start_at, end, None, exclude=m["meeting_id"])
-        except ToolError as exc:
-            raise ToolError(f"{exc} The meeting was not moved: change_room or release_room first.") from None
+        except PolicyRefusal as exc:
+            raise refuse(
+                "room_fits_meeting",
+                f"{exc.text}. The meeting was not moved: change_room or release_room first.",
+            ) from None
     env.update("meetings", m["meeting_id"], {"start_at": start_at, "end_at": end})
     env.update_where(
         "room_bookings",

@@ -8,6 +8,7 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.policies import refuse
 
 from .common import WEEKDAYS, find_building, find_person, who
 
@@ -142,7 +143,8 @@ def offboard_employee(env: Env, person: str, last_day: dt.date, new_unit_head: s
     """
     p = find_person(env, person)
     if last_day <= p["hired_on"] or last_day > env.today:
-        raise ToolError(
+        raise refuse(
+            "leaving_is_recorded",
             f"{who(p)} was hired on {p['hired_on']}: the last day must be after that and not after today "
             f"({env.today})."
         )

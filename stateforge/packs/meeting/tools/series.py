@@ -172,7 +172,8 @@ def create_meeting_series(
                 problems.append(f"{start:%Y-%m-%d}: {exc}")
         if problems:
             more = f" (and {len(problems) - 5} more days)" if len(problems) > 5 else ""
-            raise ToolError(
+            raise refuse(
+                "room_fits_meeting",
                 f"cannot book {booked['name']} for every occurrence: " + " | ".join(problems[:5]) + more
             )
     series = env.insert(

@@ -8,6 +8,7 @@ the account (billing, devices, settings) and comments.
 
 from __future__ import annotations
 
+from . import crates, curation, listening, stories
 from .account import (
     allow_explicit_content,
     refund_recent_charge,
@@ -46,7 +47,7 @@ from .playlists import (
     trim_playlist_to_length,
 )
 
-RECIPES = [
+WARMUP = [
     # a playlist's songs
     remove_artist_from_playlist,
     remove_songs_added_before,
@@ -83,3 +84,13 @@ RECIPES = [
     reply_to_comment,
     edit_latest_comment,
 ]
+"""The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`)."""
+
+STORYLINES = (*stories.STORYLINES, *crates.STORYLINES, *curation.STORYLINES, *listening.STORYLINES)
+"""Every storyline of the pack (stories.py, crates.py, curation.py, listening.py)."""
+
+RECIPES = [story.recipe() for story in STORYLINES]
+"""The default tier: composed, long-horizon storylines."""
+
+TIERS = {"long": RECIPES, "warmup": WARMUP}
+"""Selectable task sets; the first is the default."""

@@ -283,7 +283,8 @@ def set_auto_renew(env: Env, username: str, enabled: bool, subscription_id: int 
     }
 
 
-@tool(kind="write", reads=BILLING, writes=("subscriptions", "payments"), idempotent=False)
+# destructive=False: a payment is added and the subscription's status follows it (a purchase)
+@tool(kind="write", reads=BILLING, writes=("subscriptions", "payments"), idempotent=False, destructive=False)
 def pay_overdue(env: Env, username: str, payment_method: Method) -> dict:
     """Settle a past-due subscription: charge its plan's price now and make it active again.
 

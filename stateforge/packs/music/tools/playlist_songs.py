@@ -29,7 +29,15 @@ from .playlists import (
 Position = Annotated[int, Field(ge=1, le=MAX_SONGS)]
 
 
-@tool(kind="write", reads=PLAYLIST_TABLES, writes=("playlists", "playlist_songs"), idempotent=False)
+# destructive=False: it only adds songs; the positions it rewrites are those of the rows it inserts or
+# of songs pushed down to make room, all kept
+@tool(
+    kind="write",
+    reads=PLAYLIST_TABLES,
+    writes=("playlists", "playlist_songs"),
+    idempotent=False,
+    destructive=False,
+)
 def add_songs_to_playlist(
     env: Env,
     username: str,
@@ -261,7 +269,6 @@ def move_playlist_song(
     reads=PLAYLIST_TABLES,
     writes=("playlists", "playlist_songs"),
     idempotent=True,
-    destructive=False,
 )
 def sort_playlist(
     env: Env,
@@ -293,7 +300,14 @@ def sort_playlist(
     return {"playlist_id": found["playlist_id"], "sorted_by": by, "descending": descending, "moved": moved}
 
 
-@tool(kind="write", reads=PLAYLIST_TABLES, writes=("playlists", "playlist_songs"), idempotent=False)
+# destructive=False: the positions it sets are the new copy's own
+@tool(
+    kind="write",
+    reads=PLAYLIST_TABLES,
+    writes=("playlists", "playlist_songs"),
+    idempotent=False,
+    destructive=False,
+)
 def duplicate_playlist(
     env: Env,
     username: str,

@@ -1,0 +1,499 @@
+"""Storylines of the ITSM pack: long tasks composed of steps on shared entities (docs/tasks.md), and the
+infeasible ones whose blocker is met only after the reads (the first write is refused, nothing changes).
+
+- `major_incident_bridge`: open a P1 for a caller -> assign it in its group -> inform a major-incident
+  manager (the procedure) -> a work note for the bridge.
+- `queue_sweep`: every new incident of my group's queue up to a priority (every page) -> assign each to me
+  -> a work note on each.
+- `breached_response_followup`: my group's open incidents whose response SLA breached -> a work note on each.
+- `close_confirmed`: every resolved incident of my group whose caller confirmed in a comment -> close them.
+- infeasible: `retire_busy_ci` (open incidents on the item: cmdb_changes), `fulfil_before_approval`
+  (manager_approves_requests), `implement_without_cab` (high_risk_cab_review), `close_unresolved`
+  (incident_state_flow), `resolve_p1_quietly` (major_incident_procedure).
+"""
+
+from __future__ import annotations
+
+from stateforge.tasks import RecipeContext, Skip, recipe
+from stateforge.tasks.compose import Story, Storyline, step
+
+from .common import blocked, has_role, in_group, introduce, someone
+
+# --- casts --------------------------------------------------------------------------------------------
+
+
+def cast_desk_agent(story: Story) -> None:
+    """A member of a support team that a category routes to (its default group), to open a P1 there."""
+    ctx = story.ctx
+    cat = ctx.pick(
+        "SELECT c.name, c.subcategory, c.default_group_id, g.name AS grp FROM categories AS c JOIN "
+        "assignment_groups AS g ON g.group_id = c.default_group_id WHERE c.name IN ('Network', 'Software', "
+        "'Database')",
+        what="category",
+    )
+    agent = someone(
+        ctx, f"{has_role('itil')} AND {in_group('?')}", [cat["default_group_id"]], what="team member"
+    )
+    story["agent"], story["category"] = agent, cat
+    introduce(ctx, agent)
+
+
+def cast_group_member(story: Story) -> None:
+    """An itil member of a group with new incidents in its queue."""
+    ctx = story.ctx
+    grp = ctx.pick(
+        "SELECT g.group_id, g.name, count(*) AS n FROM incidents AS i JOIN assignment_groups AS g ON "
+        "g.group_id = i.assignment_group_id WHERE i.state = 'new' GROUP BY ALL",
+        what="group with a queue",
+    )
+    member = someone(ctx, f"{has_role('itil')} AND {in_group('?')}", [grp["group_id"]], what="member")
+    story["agent"], story["group"] = member, grp
+    introduce(ctx, member)
+
+
+def cast_group_with_breaches(story: Story) -> None:
+    ctx = story.ctx
+    grp = ctx.pick(
+        "SELECT g.group_id, g.name, count(*) AS n FROM incidents AS i JOIN task_slas AS t USING "
+        "(incident_id) JOIN sla_definitions AS d USING (sla_id) JOIN assignment_groups AS g ON g.group_id = "
+        "i.assignment_group_id WHERE i.state IN ('new', 'in_progress', 'on_hold') AND t.has_breached "
+        "AND d.target = 'response' GROUP BY ALL HAVING count(*) BETWEEN 1 AND 40",
+        what="group with breaches",
+    )
+    member = someone(ctx, f"{has_role('itil')} AND {in_group('?')}", [grp["group_id"]], what="member")
+    story["agent"], story["group"] = member, grp
+    introduce(ctx, member)
+
+
+def cast_group_with_resolved(story: Story) -> None:
+    ctx = story.ctx
+    grp = ctx.pick(
+        "SELECT g.group_id, g.name, count(*) AS n FROM incidents AS i JOIN assignment_groups AS g ON "
+        "g.group_id = i.assignment_group_id WHERE i.state = 'resolved' GROUP BY ALL HAVING count(*) >= 2",
+        what="group with resolved incidents",
+    )
+    member = someone(ctx, f"{has_role('itil')} AND {in_group('?')}", [grp["group_id"]], what="member")
+    story["agent"], story["group"] = member, grp
+    introduce(ctx, member)
+
+
+# --- steps ---------------------------------------------------------------------------------------------
+
+
+@step(inputs=("agent", "category"), outputs=("number", "caller"), goal="open the P1 for the caller")
+def open_p1(story: Story) -> None:
+    ctx, agent, cat = story.ctx, story["agent"], story["category"]
+    caller = someone(ctx, f"NOT {has_role('itil')}", what="caller")
+    summary = ctx.choice(
+        ("Whole office cannot reach the service", "Service down for every user", "Outage: nobody can sign in")
+    )
+    story.say(
+        [
+            "{caller} phoned in an outage: log it by phone as a P1 (impact 1, urgency 1), {summary:q}, "
+            "category "
+            "{cat} / "
+            "{sub}.",
+            "Log a phoned-in critical incident (by phone) for {caller}: {summary:q} under {cat} / {sub}, "
+            "impact 1 and urgency 1.",
+        ],
+        caller=caller["user_name"],
+        summary=summary,
+        cat=cat["name"],
+        sub=cat["subcategory"],
+    )
+    made = story.call(
+        "create_incident",
+        {
+            "as_user": agent["user_name"],
+            "short_description": summary,
+            "category_name": cat["name"],
+            "subcategory": cat["subcategory"],
+            "impact": 1,
+            "urgency": 1,
+            "caller": caller["user_name"],
+            "contact_type": "phone",
+        },
+    )
+    ctx.derived(made["number"], "the new incident's number, returned by create_incident")
+    story["number"], story["caller"] = made["number"], caller
+
+
+@step(inputs=("agent", "number"), goal="assign it to me within the response target")
+def take_it(story: Story) -> None:
+    agent = story["agent"]
+    story.say(["Assign it to me straight away.", "Take it on my name right now."])
+    story.call(
+        "assign_incident",
+        {"as_user": agent["user_name"], "number": story["number"], "assignee": agent["user_name"]},
+    )
+
+
+@step(
+    inputs=("agent", "number"),
+    goal="inform a major-incident manager (the procedure)",
+    capabilities=("cross_step_dependency",),
+)
+def inform_mim(story: Story) -> None:
+    ctx, agent = story.ctx, story["agent"]
+    group = story.read("get_group", {"as_user": agent["user_name"], "name": "Major Incident Management"})
+    members = sorted(m["user_name"] for m in group["members"])
+    mim = members[ctx.rng.randrange(len(members))]
+    story.say(
+        [
+            "Follow the P1 procedure and inform {mim} from Major Incident Management.",
+            "As the major-incident procedure says, notify {mim} (major-incident manager).",
+        ],
+        mim=mim,
+    )
+    story.call(
+        "notify_major_incident_manager",
+        {"as_user": agent["user_name"], "number": story["number"], "manager": mim},
+    )
+    story.knob("policy_detour", "a P1 informs a major-incident manager")
+
+
+@step(inputs=("agent", "number"), goal="a work note for the bridge")
+def bridge_note(story: Story) -> None:
+    note = story.ctx.choice(
+        ("Bridge opened, first checks running.", "Investigating with the vendor on the bridge.")
+    )
+    story.say(["Then add the work note {note:q}.", "Finish with a work note: {note:q}"], note=note)
+    story.call(
+        "add_work_note", {"as_user": story["agent"]["user_name"], "number": story["number"], "text": note}
+    )
+    story.ctx.goal(
+        "the P1 is owned, with the manager informed",
+        "SELECT i.state, i.priority, count(n.notification_id) "
+        "AS notified FROM incidents AS i LEFT JOIN notifications AS n USING (incident_id) WHERE i.number = ? "
+        "GROUP BY ALL",
+        [story["number"]],
+    )
+
+
+@step(
+    inputs=("agent", "group"),
+    outputs=("taken",),
+    goal="every new incident of the queue up to a priority",
+    capabilities=("full_data_acquisition", "multi_condition_filtering"),
+)
+def sweep_queue(story: Story) -> None:
+    agent, grp = story["agent"], story["group"]
+    cap = story.ctx.choice((3, 4, 5))
+    rows = story.read_all(
+        "list_incidents",
+        {
+            "as_user": agent["user_name"],
+            "state": "new",
+            "assignment_group": grp["name"],
+            "max_priority": cap,
+            "sort": "number",
+        },
+    )
+    if not rows or len(rows) > 25:
+        raise Skip("queue empty or too long")
+    story.say(
+        [
+            "Take every new incident in the {grp} queue with priority {cap} or more urgent and assign them "
+            "to me.",
+            "Clear the {grp} queue for me: all new incidents of priority 1 to {cap} go on my name.",
+        ],
+        grp=grp["name"],
+        cap=cap,
+    )
+    for row in rows:
+        story.call(
+            "assign_incident",
+            {"as_user": agent["user_name"], "number": row["number"], "assignee": agent["user_name"]},
+        )
+    story["taken"] = [r["number"] for r in rows]
+    story.knob("solver_filtering", f"new incidents of priority <= {cap}")
+
+
+@step(inputs=("agent", "taken"), goal="a work note on each taken incident")
+def note_each(story: Story) -> None:
+    note = "Picked up from the queue, working on it."
+    story.say(["On each of them add the work note {note:q}.", "And note {note:q} on every one."], note=note)
+    for number in story["taken"]:
+        story.call("add_work_note", {"as_user": story["agent"]["user_name"], "number": number, "text": note})
+    story.ctx.goal(
+        "the queue is empty up to the priority",
+        "SELECT list(i.number ORDER BY i.number) AS mine FROM "
+        "incidents AS i JOIN users AS u ON u.user_id = i.assigned_to WHERE u.user_name = ? AND "
+        "i.state = 'in_progress'",
+        [story["agent"]["user_name"]],
+    )
+
+
+@step(
+    inputs=("agent", "group"),
+    goal="a note on each open incident whose response SLA breached",
+    capabilities=("full_data_acquisition", "aggregation_computation"),
+)
+def note_breaches(story: Story) -> None:
+    agent, grp = story["agent"], story["group"]
+    rows = story.read_all(
+        "list_breached_slas",
+        {
+            "as_user": agent["user_name"],
+            "assignment_group": grp["name"],
+            "target": "response",
+            "open_only": True,
+        },
+    )
+    numbers = sorted({r["number"] for r in rows})
+    note = "Response SLA breached: escalated to the team lead."
+    story.say(
+        [
+            "Find every open {grp} incident whose response SLA has breached and add the work note {note:q} "
+            "to "
+            "each.",
+            "For all open incidents of {grp} that missed their response target, write the work note "
+            "{note:q}.",
+        ],
+        grp=grp["name"],
+        note=note,
+    )
+    for number in numbers:
+        story.call("add_work_note", {"as_user": agent["user_name"], "number": number, "text": note})
+    story.ctx.goal(
+        "each breached incident has the note",
+        "SELECT count(DISTINCT j.incident_id) AS n FROM "
+        "incident_journal AS j JOIN users AS u ON u.user_id = j.author_id WHERE u.user_name = ? AND "
+        "j.body = ?",
+        [agent["user_name"], note],
+        expected=[{"n": len(numbers)}],
+    )
+
+
+@step(
+    inputs=("agent", "group"),
+    goal="close the resolved incidents of my group resolved before a day",
+    capabilities=("full_data_acquisition", "precise_boundary_judgment"),
+)
+def close_resolved(story: Story) -> None:
+    agent, grp = story["agent"], story["group"]
+    rows = story.read_all(
+        "list_incidents",
+        {"as_user": agent["user_name"], "state": "resolved", "assignment_group": grp["name"]},
+    )
+    days = sorted({r["resolved_at"][:10] for r in rows})
+    if len(days) < 2:
+        raise Skip("resolutions on one day")
+    cutoff = days[len(days) // 2]
+    todo = [r["number"] for r in rows if r["resolved_at"][:10] < cutoff]
+    story.say(
+        [
+            "Close every resolved {grp} incident that was resolved before {cutoff}; the callers confirmed.",
+            "The callers confirmed the fixes: close all {grp} incidents resolved before {cutoff}.",
+        ],
+        grp=grp["name"],
+        cutoff=cutoff,
+    )
+    for number in todo:
+        story.call("close_incident", {"as_user": agent["user_name"], "number": number})
+    story.knob("boundary_distractor", f"incidents resolved on {cutoff} stay resolved")
+    story.ctx.goal(
+        "closed up to the day",
+        "SELECT count(*) AS n FROM incidents WHERE assignment_group_id = ? AND "
+        "state = 'resolved' AND resolved_at < CAST(? AS DATE)",
+        [grp["group_id"], cutoff],
+        expected=[{"n": 0}],
+    )
+
+
+MAJOR_INCIDENT_BRIDGE = Storyline(
+    "major_incident_bridge",
+    cast_desk_agent,
+    (open_p1, take_it, inform_mim, bridge_note),
+    provides=("agent", "category"),
+    weight=1.5,
+)
+QUEUE_SWEEP = Storyline(
+    "queue_sweep", cast_group_member, (sweep_queue, note_each), provides=("agent", "group"), weight=1.5
+)
+BREACHED_FOLLOWUP = Storyline(
+    "breached_response_followup",
+    cast_group_with_breaches,
+    (note_breaches,),
+    provides=("agent", "group"),
+    capabilities=("aggregation_computation",),
+    weight=1.0,
+)
+CLOSE_CONFIRMED = Storyline(
+    "close_confirmed",
+    cast_group_with_resolved,
+    (close_resolved,),
+    provides=("agent", "group"),
+    capabilities=("precise_boundary_judgment",),
+    weight=1.0,
+)
+STORYLINES = (MAJOR_INCIDENT_BRIDGE, QUEUE_SWEEP, BREACHED_FOLLOWUP, CLOSE_CONFIRMED)
+
+
+# --- infeasible: the first write is refused after the reads ----------------------------------------------
+
+
+@recipe(capabilities=("cross_step_dependency", "aggregation_computation"), difficulty="medium", weight=2.0)
+def retire_busy_ci(ctx: RecipeContext) -> None:
+    """A support group member retires an item that still has open incidents: refused (cmdb_changes)."""
+    item = ctx.pick(
+        "SELECT ci.name, ci.support_group_id FROM configuration_items AS ci WHERE ci.operational_status "
+        "<> 'retired' AND EXISTS (SELECT 1 FROM incidents AS i WHERE i.ci_id = ci.ci_id AND i.state IN "
+        "('new', 'in_progress', 'on_hold'))",
+        what="item with open incidents",
+    )
+    who = someone(
+        ctx, f"{has_role('itil')} AND {in_group('?')}", [item["support_group_id"]], what="support member"
+    )
+    introduce(ctx, who)
+    ctx.say(
+        [
+            "{ci} is being decommissioned: mark it retired in the CMDB. If that isn't possible, change "
+            "nothing.",
+            "Please retire {ci}; leave it as it is if it can't be retired.",
+        ],
+        ci=item["name"],
+    )
+    ctx.read("get_ci", {"as_user": who["user_name"], "name": item["name"]})
+    blocked(
+        ctx,
+        "set_ci_status",
+        {"as_user": who["user_name"], "name": item["name"], "status": "retired"},
+        because=f"{item['name']} still has open incidents",
+        policy="cmdb_changes",
+    )
+
+
+@recipe(capabilities=("cross_step_dependency",), difficulty="medium", weight=2.0)
+def fulfil_before_approval(ctx: RecipeContext) -> None:
+    """A fulfilment group member starts work on a requested item still waiting for its manager's approval:
+    refused (manager_approves_requests)."""
+    item = ctx.pick(
+        "SELECT r.number, q.number AS request, r.assignment_group_id FROM requested_items AS r JOIN "
+        "requests AS q USING (request_id) WHERE r.state = 'pending_approval'",
+        what="item awaiting approval",
+    )
+    who = someone(
+        ctx, f"{has_role('itil')} AND {in_group('?')}", [item["assignment_group_id"]], what="fulfiller"
+    )
+    introduce(ctx, who)
+    ctx.say(
+        [
+            "Start fulfilling {number} of request {request} now, it is urgent; don't change anything else "
+            "if you "
+            "can't.",
+            "Please take {number} (request {request}) into work right away.",
+        ],
+        number=item["number"],
+        request=item["request"],
+    )
+    ctx.read("get_request", {"as_user": who["user_name"], "number": item["request"]})
+    blocked(
+        ctx,
+        "start_fulfilment",
+        {"as_user": who["user_name"], "number": item["number"]},
+        because=f"{item['number']} still awaits its manager's approval",
+        policy="manager_approves_requests",
+    )
+
+
+@recipe(capabilities=("cross_step_dependency",), difficulty="medium", weight=2.0)
+def implement_without_cab(ctx: RecipeContext) -> None:
+    """A change manager starts a scheduled high-risk change that has no approved CAB review, insisting
+    there is no time for the CAB: refused (high_risk_cab_review)."""
+    chg = ctx.pick(
+        "SELECT c.number FROM changes AS c WHERE c.state = 'scheduled' AND c.risk IN ('high', "
+        "'very_high') AND NOT EXISTS (SELECT 1 FROM cab_agenda_items AS a WHERE a.change_id = c.change_id "
+        "AND a.outcome = 'approved')",
+        what="unreviewed high-risk change",
+    )
+    cm = someone(ctx, has_role("change_manager"), what="change manager")
+    introduce(ctx, cm)
+    ctx.say(
+        [
+            "Start implementing {number} now; there's no time for a CAB meeting, so skip it.",
+            "Kick off {number} immediately without going through the CAB.",
+        ],
+        number=chg["number"],
+    )
+    ctx.read("get_change", {"as_user": cm["user_name"], "number": chg["number"]})
+    blocked(
+        ctx,
+        "start_change_implementation",
+        {"as_user": cm["user_name"], "number": chg["number"]},
+        because=f"{chg['number']} is high risk and needs an approved CAB review first",
+        policy="high_risk_cab_review",
+    )
+
+
+@recipe(capabilities=("cross_step_dependency",), difficulty="easy", weight=2.0)
+def close_unresolved(ctx: RecipeContext) -> None:
+    """A caller asks to close their incident still in progress: only resolved incidents close
+    (incident_state_flow)."""
+    inc = ctx.pick(
+        "SELECT i.number, u.user_name, u.first_name || ' ' || u.last_name AS full_name, u.user_id FROM "
+        "incidents AS i JOIN users AS u ON u.user_id = i.caller_id WHERE i.state = 'in_progress' AND "
+        "u.active",
+        what="incident in progress",
+    )
+    introduce(ctx, inc)
+    ctx.say(
+        [
+            "It works again on its own: close my incident {number}.",
+            "Never mind {number}, please close it now.",
+        ],
+        number=inc["number"],
+    )
+    ctx.read("get_incident", {"as_user": inc["user_name"], "number": inc["number"]})
+    blocked(
+        ctx,
+        "close_incident",
+        {"as_user": inc["user_name"], "number": inc["number"]},
+        because=f"{inc['number']} is in progress: only resolved incidents close",
+        policy="incident_state_flow",
+    )
+
+
+@recipe(capabilities=("cross_step_dependency",), difficulty="medium", weight=1.0)
+def resolve_p1_quietly(ctx: RecipeContext) -> None:
+    """The assignee of an open P1 resolves it at once, asking that nobody else be told: the procedure needs a
+    major-incident manager informed first (major_incident_procedure)."""
+    inc = ctx.pick(
+        "SELECT i.number, u.user_name, u.first_name || ' ' || u.last_name AS full_name, u.user_id FROM "
+        "incidents AS i JOIN users AS u ON u.user_id = i.assigned_to WHERE i.priority = 1 AND i.state IN "
+        "('in_progress', 'on_hold') AND NOT EXISTS (SELECT 1 FROM notifications AS n JOIN user_roles AS ur "
+        "ON ur.user_id = n.recipient_id JOIN roles AS r USING (role_id) WHERE n.incident_id = i.incident_id "
+        "AND r.name = 'major_incident_manager')",
+        what="open P1 with nobody informed",
+    )
+    introduce(ctx, inc)
+    ctx.say(
+        [
+            "Resolve {number} as solved with the notes {notes:q}, and don't notify anyone about it.",
+            "Quietly resolve {number} (solved, notes {notes:q}); no need to inform anybody.",
+        ],
+        number=inc["number"],
+        notes="Service restored.",
+    )
+    ctx.read("get_incident", {"as_user": inc["user_name"], "number": inc["number"]})
+    blocked(
+        ctx,
+        "resolve_incident",
+        {
+            "as_user": inc["user_name"],
+            "number": inc["number"],
+            "close_code": "solved",
+            "close_notes": "Service restored.",
+        },
+        because=f"{inc['number']} is a P1: a major-incident manager must be informed before it is resolved",
+        policy="major_incident_procedure",
+    )
+
+
+BLOCKED = [
+    retire_busy_ci,
+    fulfil_before_approval,
+    implement_without_cab,
+    close_unresolved,
+    resolve_p1_quietly,
+]

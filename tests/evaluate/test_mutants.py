@@ -1,0 +1,111 @@
+"""Mutant solvers: each kind applies to the feasible tasks of a small pack made for it
+(tests/evaluate/errands: paged reads, a list write, a date range with an order at its edge, same-name
+products, an additive write)
+and is failed by the grading there while the reference (the oracle) passes; where a kind does not apply,
+the episode says so and is neither."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from stateforge.build import build_domain
+from stateforge.episode import ToolResult
+from stateforge.evaluate import evaluate
+from stateforge.evaluate.mutants import kind_report
+from stateforge.evaluate.rundir import RunFolder
+from stateforge.evaluate.solvers.mutant_kinds import MUTANT_KINDS
+from stateforge.evaluate.solvers.mutations import MUTATIONS, _moved, _twin, field_of
+from stateforge.tasks import Task, generate_tasks, read_tasks
+
+
+def test_every_kind_has_a_mutation() -> None:
+    assert tuple(MUTATIONS) == MUTANT_KINDS
+
+
+ERRANDS = Path(__file__).parent / "errands"
+"""A small shop pack whose storyline gives every mutant kind something to get wrong (errands/tasks)."""
+
+
+@pytest.fixture(scope="module")
+def errands(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Task]]:
+    out = tmp_path_factory.mktemp("errands")
+    assert build_domain(str(ERRANDS), out=out)["totals"]["violations"] == 0
+    db = out / "errands.duckdb"
+    generate_tasks(str(ERRANDS), db=db, n=6, seed=0, out=out)
+    tasks = read_tasks(out / "tasks.jsonl")
+    assert any(t.feasible for t in tasks) and any(not t.feasible for t in tasks)
+    return db, tasks
+
+
+@pytest.fixture(scope="module")
+def oracle_passes(errands: tuple[Path, list[Task]], tmp_path_factory: pytest.TempPathFactory) -> set[str]:
+    db, tasks = errands
+    summary = evaluate(str(ERRANDS), db=db, solver="oracle", out=tmp_path_factory.mktemp("runs"),
+                       concurrency=2, report=False)
+    folder = RunFolder.open(Path(summary["folder"]))
+    try:
+        passed = {r.task_id for r in folder.records() if r.outcome == "pass"}
+    finally:
+        folder.close()
+    assert passed == {t.id for t in tasks}  # the reference passes every task
+    return passed
+
+
+@pytest.mark.parametrize("kind", MUTANT_KINDS)
+def test_mutant_fails_where_it_applies(
+    kind: str, errands: tuple[Path, list[Task]], oracle_passes: set[str], tmp_path: Path
+) -> None:
+    """Each kind applies to every feasible task of the errands storyline, and the grading fails it there."""
+    db, tasks = errands
+    summary = evaluate(str(ERRANDS), db=db, solver=f"mutant:{kind}", out=tmp_path, concurrency=2,
+                       report=False)
+    folder = RunFolder.open(Path(summary["folder"]))
+    try:
+        records = list(folder.records())
+    finally:
+        folder.close()
+    report = kind_report(kind, records, {t.id: t for t in tasks})
+    assert report["episodes"] == len(tasks)
+    assert report["applicable"] + sum(report["not_applicable"].values()) == len(tasks)
+    feasible = {t.id for t in tasks if t.feasible}
+    for record in records:
+        details = record.solver_details
+        assert details["mutant"] == kind
+        assert details["applicable"] == (record.stop_reason != "not_applicable")
+        if record.task_id in feasible:
+            assert details["applicable"], (record.task_id, details.get("why"))
+        if details["applicable"]:
+            assert record.task_id in oracle_passes
+            assert record.outcome == "fail", (record.task_id, details["did"])  # the mistake is caught
+        else:
+            assert details["why"]
+
+
+def _result(value: object) -> ToolResult:
+    return ToolResult(tool="search", ok=True, value=value)
+
+
+def test_field_of_finds_the_other_items_of_the_lists_kind() -> None:
+    page = {"total": 3, "rows": [{"song_id": 1, "title": "a", "plays": 2}, {"song_id": 2, "title": "b",
+            "plays": 1}, {"song_id": 7, "title": "c", "plays": 1}]}
+    assert field_of([1, 2], [_result(page)]) == [7]
+    assert field_of([99], [_result(page)]) == []
+
+
+def test_twin_is_the_same_name_other_entity() -> None:
+    rows = {"rows": [{"playlist_id": 4, "title": "Road Trip", "owner": "ann"},
+                     {"playlist_id": 9, "title": "Road Trip", "owner": "bob"},
+                     {"playlist_id": 5, "title": "Gym", "owner": "ann"}]}
+    assert _twin(4, [_result(rows)]) == 9
+    assert _twin(5, [_result(rows)]) is None
+
+
+@pytest.mark.parametrize(
+    ("value", "lower", "moved"),
+    [("2026-05-01", True, "2026-04-30"), ("2026-05-01T10:00:00", False, "2026-05-01T10:01:00"), (10, True, 9),
+     ("9.99", False, "10.00"), (True, True, None), ("Road Trip", True, None)],
+)
+def test_a_bound_moves_one_unit_outward(value: object, lower: bool, moved: object) -> None:
+    assert _moved(value, lower) == moved

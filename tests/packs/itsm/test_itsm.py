@@ -1,0 +1,141 @@
+"""The ITSM pack: a schema of EnterpriseOps-Gym's density that builds with every rule and state policy
+holding and heavy-tailed fan-outs; a toolkit of the product's size whose refusals name their policy; the
+procedures (CAB review of high-risk changes, the major-incident manager informed of a P1, a reason for every
+reassignment) refused until they are followed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+
+from stateforge.domain import DomainPack
+from stateforge.episode import Episode
+from stateforge.tools import load_toolkit
+
+
+def test_the_schema_has_the_size_and_density_of_an_enterprise_domain(pack: DomainPack):
+    schema = pack.schema
+    tables = schema.tables
+    fks = sum(len(t.foreign_keys) for t in tables)
+    assert len(tables) >= 25
+    assert fks / len(tables) >= 1.7
+
+
+def test_every_check_holds_and_fan_outs_have_heavy_tails(pack: DomainPack, itsm_db: Path):
+    config = pack.config
+    checks = {r.name: r.check for r in config.rules} | {p.name: p.check for p in config.policies if p.check}
+    with duckdb.connect(str(itsm_db), read_only=True) as con:
+        broken = {n: con.execute(f"SELECT count(*) FROM ({sql})").fetchone()[0] for n, sql in checks.items()}
+        per_group = [
+            r[0]
+            for r in con.execute(
+                "SELECT count(*) FROM incidents GROUP BY assignment_group_id ORDER BY 1"
+            ).fetchall()
+        ]
+        per_ci = [
+            r[0]
+            for r in con.execute(
+                "SELECT count(*) FROM ci_relationships GROUP BY parent_ci_id ORDER BY 1"
+            ).fetchall()
+        ]
+    assert {n: c for n, c in broken.items() if c} == {}
+    assert per_group[-1] >= 5 * per_group[len(per_group) // 2]
+    assert per_ci[-1] >= 5 * per_ci[len(per_ci) // 2]
+
+
+def test_the_toolkit_is_product_sized_and_acts_through_one_actor_helper(itsm_db: Path):
+    toolkit = load_toolkit("itsm")
+    names = [t.name for t in toolkit if t.name != "cannot_complete"]
+    assert len(names) >= 60
+    assert all("as_user" in t.parameters["properties"] for t in toolkit if t.name != "cannot_complete")
+
+
+def test_a_p1_is_resolved_only_after_the_major_incident_manager_is_informed(
+    itsm_db: Path, people: dict[str, str], tmp_path: Path
+):
+    net, mim = people["network"], people["mim"]
+    with Episode.open(itsm_db, workdir=tmp_path) as ep:
+        made = ep.call(
+            "create_incident",
+            {
+                "as_user": net,
+                "short_description": "VPN down for everyone",
+                "category_name": "Network",
+                "subcategory": "VPN",
+                "impact": 1,
+                "urgency": 1,
+            },
+        )
+        assert made.ok and made.value["priority"] == 1
+        number = made.value["number"]
+        assert ep.call("assign_incident", {"as_user": net, "number": number, "assignee": net}).ok
+        resolve = {"as_user": net, "number": number, "close_code": "solved", "close_notes": "Restarted."}
+        refused = ep.call("resolve_incident", resolve)
+        assert not refused.ok and refused.policy == "major_incident_procedure"
+        assert ep.call("notify_major_incident_manager", {"as_user": net, "number": number, "manager": mim}).ok
+        assert ep.call("resolve_incident", resolve).ok
+        slas = ep.call("get_incident", {"as_user": net, "number": number}).value["slas"]
+        assert {s["stage"] for s in slas} == {"achieved"}
+
+
+def test_assignment_roles_and_reassignment_reasons_are_refused_by_name(
+    itsm_db: Path, people: dict[str, str], tmp_path: Path
+):
+    net, desk, employee = people["network"], people["desk"], people["employee"]
+    with Episode.open(itsm_db, workdir=tmp_path) as ep:
+        number = ep.call(
+            "create_incident",
+            {
+                "as_user": employee,
+                "short_description": "Wi-Fi drops",
+                "category_name": "Network",
+                "subcategory": "Wi-Fi",
+            },
+        ).value["number"]
+        outsider = ep.call("assign_incident", {"as_user": net, "number": number, "assignee": desk})
+        assert outsider.policy == "assignee_in_assignment_group"
+        no_role = ep.call("assign_incident", {"as_user": employee, "number": number, "assignee": net})
+        assert no_role.policy == "itil_role_required"
+        move = {"as_user": net, "number": number, "assignment_group": "Service Desk"}
+        assert ep.call("reassign_incident", move).policy == "reassignment_work_note"
+        assert ep.call("reassign_incident", {**move, "reason": "needs a desk visit", "assignee": desk}).ok
+        notes = ep.query(
+            "SELECT body FROM incident_journal AS j JOIN incidents AS i USING (incident_id) "
+            "WHERE i.number = ? AND j.kind = 'work_note'",
+            [number],
+        )
+        assert notes and "needs a desk visit" in notes[0]["body"]
+
+
+def test_a_high_risk_change_goes_through_the_cab_before_implementation(
+    itsm_db: Path, people: dict[str, str], tmp_path: Path
+):
+    cm, cab, app = people["change_manager"], people["cab"], people["app"]
+    with Episode.open(itsm_db, workdir=tmp_path) as ep:
+        number = ep.call(
+            "request_change",
+            {
+                "as_user": cm,
+                "short_description": "Upgrade the runtime",
+                "ci_name": app,
+                "planned_start": "2026-07-20T21:00:00",
+                "planned_end": "2026-07-20T23:00:00",
+                "risk": "high",
+            },
+        ).value["number"]
+        assert ep.call("assess_change", {"as_user": cm, "number": number, "risk": "high", "impact": 2}).ok
+        assert ep.call("request_change_approval", {"as_user": cm, "number": number, "approvers": [cab]}).ok
+        assert ep.call("schedule_change", {"as_user": cm, "number": number}).policy == "change_authorization"
+        assert ep.call("approve_change", {"as_user": cm, "number": number}).policy in (
+            "cab_approvers_only",
+            None,
+        )
+        assert ep.call("approve_change", {"as_user": cab, "number": number}).ok
+        assert ep.call("schedule_change", {"as_user": cm, "number": number}).ok
+        start = {"as_user": cm, "number": number}
+        assert ep.call("start_change_implementation", start).policy == "high_risk_cab_review"
+        meeting = {"as_user": cm, "number": number, "meeting": "Weekly CAB #107"}
+        assert ep.call("add_change_to_cab_agenda", meeting).ok
+        assert ep.call("record_cab_outcome", {**meeting, "outcome": "approved"}).ok
+        assert ep.call("start_change_implementation", start).ok

@@ -1,0 +1,74 @@
+"""Text that fits its row: a `values_by` hint picks a mail's subject and body from its category's lists
+(paired), its check (kind `text`) catches a row whose text belongs to another category, the build's
+repair picks again from the right list."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import duckdb
+import pytest
+from pydantic import ValidationError
+
+from stateforge.domain.config import ColumnHint, DomainConfig
+from stateforge.schema import load_ddl
+from stateforge.validation.rules import apply_rules
+from stateforge.validation.text_fit import text_rules
+
+DDL = """CREATE TABLE mail (mail_id INTEGER PRIMARY KEY, category VARCHAR NOT NULL, subject VARCHAR NOT NULL,
+    body VARCHAR);"""
+TEXTS = {"event": ["Event prize", "Login streak reward"], "clan": ["Clan weekly bonus", "Clan war starts"]}
+BODIES = {"event": ["You won a prize.", "Seven days in a row!"], "clan": ["Bonus for all.", "War tomorrow."]}
+
+
+def config() -> DomainConfig:
+    return DomainConfig.model_validate({"name": "mail", "columns": {
+        "mail.subject": {"values_by": {"column": "category", "pick_by": ["mail_id"], "values": TEXTS}},
+        "mail.body": {"values_by": {"column": "category", "pick_by": ["mail_id"], "values": BODIES}},
+    }})
+
+
+def test_text_is_picked_by_the_row_and_paired() -> None:
+    con = duckdb.connect()
+    con.execute(DDL)
+    cfg = config()
+    subject, body = cfg.hint("mail", "subject").expr, cfg.hint("mail", "body").expr
+    con.execute("INSERT INTO mail SELECT i, CASE WHEN i % 2 = 0 THEN 'event' ELSE 'clan' END, '', '' "
+                "FROM range(40) t(i)")
+    con.execute(f"UPDATE mail SET subject = {subject}, body = {body}")
+    for category, s, b in con.execute("SELECT category, subject, body FROM mail").fetchall():
+        assert s in TEXTS[category] and TEXTS[category].index(s) == BODIES[category].index(b)
+    assert con.execute("SELECT count(DISTINCT subject) FROM mail").fetchall() == [(4,)]  # every text is used
+
+
+def test_the_text_check_catches_a_row_and_the_build_repairs_it(tmp_path: Path) -> None:
+    ddl = tmp_path / "mail.sql"
+    ddl.write_text(DDL)
+    schema = load_ddl(ddl, "duckdb")
+    con = duckdb.connect()
+    con.execute(DDL)
+    con.execute("INSERT INTO mail VALUES (1, 'event', 'Event prize', 'You won a prize.'), "
+                "(2, 'event', 'Clan war starts', 'War tomorrow.'), (3, 'clan', 'Clan weekly bonus', NULL)")
+    rules = {r.name: r for r in text_rules(schema, config())}
+    assert {r.kind for r in rules.values()} == {"text"}
+    assert con.execute(f"SELECT count(*) FROM ({rules['text_fits_mail_subject'].check})").fetchall() == [(1,)]
+    reports = {r.name: r for r in apply_rules(con, schema, config(), rules=list(rules.values()))}
+    assert reports["text_fits_mail_subject"].found == 1 and reports["text_fits_mail_body"].found == 1
+    (subject, body), = con.execute("SELECT subject, body FROM mail WHERE mail_id = 2").fetchall()
+    assert subject in TEXTS["event"] and body in BODIES["event"]
+    assert con.execute("SELECT subject FROM mail WHERE mail_id = 1").fetchall() == [("Event prize",)]
+
+
+def test_values_by_gives_the_values_alone() -> None:
+    with pytest.raises(ValidationError, match="values_by gives the values"):
+        ColumnHint.model_validate({"values": ["a"], "values_by": {"column": "c", "pick_by": ["id"],
+                                                                 "values": {"x": ["a"]}}})
+
+
+def test_a_config_read_back_from_a_build_keeps_its_text_hints() -> None:
+    import json
+
+    # as build_meta holds it: JSON with its keys sorted
+    stored = json.loads(json.dumps(config().model_dump(mode="json"), sort_keys=True))
+    made = config().hint("mail", "subject").expr
+    assert DomainConfig.model_validate(stored).hint("mail", "subject").expr == made
