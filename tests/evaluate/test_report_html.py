@@ -136,7 +136,7 @@ def test_the_report_in_a_browser_draws_every_plot_and_opens_trajectories(mixed_r
     with Chromium.launch(tmp_path / "profile") as browser:
         page = browser.open(path)
         drawn = page.evaluate(PLOTS_JS)
-        assert len(drawn) == expected == 6
+        assert len(drawn) == expected == 7  # the verifier kinds are the seventh
         assert not undrawn(drawn), f"plots not drawn: {undrawn(drawn)}"
         assert page.evaluate("window.hacked === undefined")
         assert page.evaluate("[...document.querySelectorAll('details.trajectory')].every(d => !d.open)")
