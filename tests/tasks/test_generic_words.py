@@ -21,7 +21,7 @@ from stateforge.tasks.runner import GenerationRun, run_generation
 from tests.conftest import FIXTURES
 from tests.tasks.conftest import built
 
-pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("generic_words")]
+pytestmark = [pytest.mark.slow]  # no xdist group: the 14 builds spread over the workers (each keeps its own)
 
 PACKS = Path(__file__).resolve().parents[2] / "stateforge" / "packs"
 DDLS = {p.stem: p for p in sorted((FIXTURES / "ddl").glob("*.sql"))} | {
