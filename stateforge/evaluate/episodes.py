@@ -165,6 +165,7 @@ def attempt_episode(ctx: EpisodeContext, task: Task, trial: int) -> Attempt:
         verifiers=[v.to_dict() for v in grade.verifiers] if grade else [],
         diff=grade.diff_summary if grade else {},
         mismatches=grade.mismatches if grade else 0,
+        exact=grade.exact if grade else False,
         wall_seconds=round(time.perf_counter() - started, 4),
         timings=watch.wall,
         cpu_ms=watch.cpu,

@@ -121,6 +121,8 @@ class Grade:
     failures: list[str] = field(default_factory=list)
     """What kinds of failure it had, for counting across episodes: `missing_insert playlists`,
     `goal check`, `not declined`, ..."""
+    exact: bool = False
+    """Passed with the end state exactly the expected one, every column compared without tolerance."""
 
 
 def short(rows: Any) -> str:
@@ -199,12 +201,11 @@ class Grader(VerifierAnswers):
         with watch.part("compare"):
             _, labels = self._thread()
             try:
-                verdict = compare(
-                    task.diff, actual, schema=self.schema, policy=task.grading_policy.over(self.defaults),
-                    labels=labels,
-                )
+                policy = task.grading_policy.over(self.defaults)
+                verdict = compare(task.diff, actual, schema=self.schema, policy=policy, labels=labels)
             except DiffError as exc:
                 raise GradingError(f"task {task.id}: its expected diff cannot be compared: {exc}") from exc
+            exact = verdict.passed and self._exact(task, actual, policy, labels)
         mismatches = [m.message for m in verdict.mismatches[:MAX_REASONS]]
         if len(verdict.mismatches) > MAX_REASONS:
             mismatches.append(f"... and {len(verdict.mismatches) - MAX_REASONS} more mismatches")
@@ -239,7 +240,16 @@ class Grader(VerifierAnswers):
             mismatches=len(verdict.mismatches),
             declined=declined,
             failures=failures if reasons else [],
+            exact=exact and not reasons,
         )
+
+    def _exact(self, task: Task, actual: Diff, policy: Policy, labels: Any) -> bool:
+        """Whether `actual`, which passed under `policy`, is also the expected diff with every column compared
+        exactly: a pass no column rule's tolerance made (what tells an equivalent mutant from an escape)."""
+        touched = {t.lower() for t in (*actual.tables, *task.diff.tables)}
+        if not any(name.rpartition(".")[0].lower() in (touched | {"*"}) for name in policy.columns):
+            return True
+        return compare(task.diff, actual, schema=self.schema, policy=Policy(), labels=labels).passed
 
     # --- the steps --------------------------------------------------------------------------------
 

@@ -5,7 +5,10 @@
 
 Each kind is one evaluation (`--solver mutant:<kind>`, its own run folder); an episode whose mutant did
 not apply (`stop_reason` `not_applicable`) counts in `not_applicable`, with its reason, never as a pass or
-a fail. A passed episode of an applicable mutant is an escape: the report lists each one (task, recipe,
+a fail. So does an equivalent mutant: one that passed with exactly the reference's end state, every column
+compared without tolerance (`EpisodeRecord.exact`): a device already signed out signed out again, a bound
+moved where no item sits; no grading of the end state can see such a mistake, because it left none.
+A passed episode of an applicable mutant is an escape: the report lists each one (task, recipe,
 what the mutant did) so that the gap is fixed or reported, never hidden. `mutants.json` holds the report.
 """
 
@@ -24,15 +27,21 @@ from stateforge.evaluate.solvers.mutant_kinds import MUTANT_KINDS
 from stateforge.tasks import Task, read_tasks
 
 TARGET = 0.99
+EQUIVALENT = "equivalent: the mutated calls left exactly the reference's end state"
+"""The reason counted for a mutant that ran, passed, and changed exactly what the reference changes."""
 """The share of applicable episodes each kind must fail (issue 17)."""
 
 
 def kind_report(kind: str, records: list[EpisodeRecord], tasks: dict[str, Task]) -> dict[str, Any]:
     """One kind's counts: applicable, failed, escaped (with each escape), not applicable by reason."""
-    applicable = [r for r in records if r.stop_reason != NOT_APPLICABLE and r.outcome != "infra_error"]
+    ran = [r for r in records if r.stop_reason != NOT_APPLICABLE and r.outcome != "infra_error"]
+    # a pass with exactly the reference's end state is an equivalent mutant: its mistake changed nothing
+    equivalent = [r for r in ran if r.outcome == "pass" and r.exact]
+    applicable = [r for r in ran if not (r.outcome == "pass" and r.exact)]
     failed = [r for r in applicable if r.outcome == "fail"]
     escaped = [r for r in applicable if r.outcome == "pass"]
     skipped = Counter(str(r.solver_details.get("why")) for r in records if r.stop_reason == NOT_APPLICABLE)
+    skipped.update({EQUIVALENT: len(equivalent)} if equivalent else {})
     share = len(failed) / len(applicable) if applicable else None
     return {
         "kind": kind,

@@ -87,6 +87,9 @@ class EpisodeRecord(_Model):
         default_factory=dict, description="The actual diff's totals and per-table counts."
     )
     mismatches: int = 0
+    exact: bool = Field(
+        False, description="Passed with the end state exactly the expected one (no column's tolerance used)."
+    )
     wall_seconds: float = 0.0
     timings: dict[str, float] = Field(
         default_factory=dict,

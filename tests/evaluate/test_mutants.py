@@ -13,7 +13,8 @@ import pytest
 from stateforge.build import build_domain
 from stateforge.episode import ToolResult
 from stateforge.evaluate import evaluate
-from stateforge.evaluate.mutants import kind_report
+from stateforge.evaluate.mutants import EQUIVALENT, kind_report
+from stateforge.evaluate.records import EpisodeRecord
 from stateforge.evaluate.rundir import RunFolder
 from stateforge.evaluate.solvers.mutant_kinds import MUTANT_KINDS
 from stateforge.evaluate.solvers.mutations import MUTATIONS, _moved, _twin, field_of
@@ -40,17 +41,43 @@ def errands(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[Task]]
 
 
 @pytest.fixture(scope="module")
-def oracle_passes(errands: tuple[Path, list[Task]], tmp_path_factory: pytest.TempPathFactory) -> set[str]:
-    db, tasks = errands
+def oracle_records(
+    errands: tuple[Path, list[Task]], tmp_path_factory: pytest.TempPathFactory
+) -> list[EpisodeRecord]:
+    db, _ = errands
     summary = evaluate(str(ERRANDS), db=db, solver="oracle", out=tmp_path_factory.mktemp("runs"),
                        concurrency=2, report=False)
     folder = RunFolder.open(Path(summary["folder"]))
     try:
-        passed = {r.task_id for r in folder.records() if r.outcome == "pass"}
+        return list(folder.records())
     finally:
         folder.close()
+
+
+@pytest.fixture(scope="module")
+def oracle_passes(errands: tuple[Path, list[Task]], oracle_records: list[EpisodeRecord]) -> set[str]:
+    _, tasks = errands
+    passed = {r.task_id for r in oracle_records if r.outcome == "pass"}
     assert passed == {t.id for t in tasks}  # the reference passes every task
+    assert all(r.exact for r in oracle_records)  # ... with exactly the reference's end state
     return passed
+
+
+def test_a_pass_with_the_reference_s_end_state_is_an_equivalent_mutant_not_an_escape(
+    errands: tuple[Path, list[Task]], oracle_records: list[EpisodeRecord], oracle_passes: set[str]
+) -> None:
+    """A mutant episode that ran and passed with exactly the reference's end state (the oracle's records,
+    read as a mutant's) made no mistake the data can show: not applicable, with the reason; a pass that
+    only a column's tolerance made is an escape."""
+    _, tasks = errands
+    by_id = {t.id: t for t in tasks}
+    report = kind_report("add-item", oracle_records, by_id)
+    assert (report["applicable"], report["escaped"], report["fail_share"]) == (0, 0, None)
+    assert report["not_applicable"] == {EQUIVALENT: len(oracle_records)}
+    tolerated = [oracle_records[0].model_copy(update={"exact": False}), *oracle_records[1:]]
+    report = kind_report("add-item", tolerated, by_id)
+    assert (report["applicable"], report["escaped"]) == (1, 1)
+    assert report["escapes"][0]["task"] == oracle_records[0].task_id and not report["meets_target"]
 
 
 @pytest.mark.parametrize("kind", MUTANT_KINDS)
