@@ -15,7 +15,7 @@ from typing import Any
 import yaml
 
 from stateforge.release.bundle import BUILD_REPORT, FLAT_TASKS, GENERATION_REPORT, REPORT_HTML, TASKS, TOOLS
-from stateforge.release.model import LICENSE, LICENSE_ID, Manifest
+from stateforge.release.model import LICENSE, LICENSE_ID, Manifest, TaskCounts
 from stateforge.tasks.model import CAPABILITIES
 
 TASKS_CONFIG = "tasks"
@@ -64,6 +64,22 @@ def dataset_card(manifest: Manifest, description: str) -> str:
     return f"---\n{head}---\n\n" + "\n".join(_prose(manifest, " ".join(description.split()))) + "\n"
 
 
+def _horizon(t: TaskCounts) -> list[str]:
+    """How long the tasks are: reference calls, changed rows, distinct solutions and knobs (a paragraph)."""
+    if t.horizon is None:
+        return []
+    h, rows = t.horizon, t.changed_rows
+    knobs = ", ".join(f"{k.replace('_', ' ')} {n}" for k, n in (t.knobs or {}).items()) or "none"
+    return [
+        f"A reference solution (reads, writes and the decline, through the agent's tools) takes "
+        f"{h['mean']:.1f} calls on average (median {h['median']:g}, up to {h['max']:g}; "
+        f"{h['share_30']:.0%} of the tasks take 30 or more); a feasible task changes {rows['mean']:.1f} rows "
+        f"on average (median {rows['median']:g}, up to {rows['max']:g}). The {t.total} solutions follow "
+        f"{t.tool_sequences} distinct sequences of tools. What makes them hard, by task: {knobs}.",
+        "",
+    ]
+
+
 def _prose(m: Manifest, description: str) -> list[str]:
     t, db, inputs = m.tasks, m.database, m.inputs
     lines = [
@@ -87,6 +103,7 @@ def _prose(m: Manifest, description: str) -> list[str]:
         + (", ".join(f"{k} {v}" for k, v in t.infeasible_kinds.items()) or "none")
         + "). Difficulty: " + ", ".join(f"{k} {v}" for k, v in t.difficulty.items()) + ".",
         "",
+        *_horizon(t),
         "## How it was built",
         "",
         f"From the DDL in `source/` by Stateforge {inputs.code.stateforge}"

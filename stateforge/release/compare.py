@@ -1,4 +1,4 @@
-"""What changed between two releases: inputs, schema, rows per table, tasks and scores.
+"""What changed between two releases: inputs, schema, rows per table, tasks, task figures and scores.
 
     changes = release_diff("artifacts/releases/music-1.0.0", "artifacts/releases/music-1.1.0")
     changes["tasks"]["added"], changes["schema"]["tables_added"], changes["scores"]["oracle"]
@@ -6,8 +6,8 @@
 Tasks are matched by id first (the same id: the same content); the rest by their instruction (the same
 request, made again with another content: `changed`, with the fields that differ); what is left was
 added or removed. `identical`: the same files (release ids) and no change found. The schema comes from
-each bundle's database (its `stateforge.model`), the rest from the manifests and task files. A plain
-dict, ready for `--json`.
+each bundle's database (its `stateforge.model`), the task figures (horizon, changed rows, distinct tool
+sequences) from the task files, the rest from the manifests. A plain dict, ready for `--json`.
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from typing import Any
 
 from stateforge.diff.policy import normalize_text
 from stateforge.release.bundle import TASKS
-from stateforge.release.manifest import read_manifest
-from stateforge.release.model import Manifest
+from stateforge.release.manifest import read_manifest, task_counts
+from stateforge.release.model import Manifest, TaskCounts
 from stateforge.schema.model import Schema
 from stateforge.store import connect, read_model
 from stateforge.tasks import Task, read_tasks
@@ -34,11 +34,13 @@ TASK_FIELDS = (
 def release_diff(a: str | Path, b: str | Path) -> dict[str, Any]:
     """The changes from bundle `a` to bundle `b` (see the module docstring)."""
     ma, mb = read_manifest(Path(a)), read_manifest(Path(b))
+    tasks_a, tasks_b = read_tasks(Path(a) / TASKS), read_tasks(Path(b) / TASKS)
     changes = {
         "inputs": input_changes(ma, mb),
         "schema": schema_changes(_schema(Path(a), ma), _schema(Path(b), mb)),
         "rows": row_changes(ma, mb),
-        "tasks": task_changes(read_tasks(Path(a) / TASKS), read_tasks(Path(b) / TASKS)),
+        "tasks": task_changes(tasks_a, tasks_b),
+        "figures": figure_changes(task_counts(tasks_a), task_counts(tasks_b)),
         "scores": score_changes(ma, mb),
     }
     tasks, schema = changes["tasks"], changes["schema"]
@@ -135,6 +137,18 @@ def task_changes(a: list[Task], b: list[Task]) -> dict[str, Any]:
         "added": [_brief(t) for t in b if t.id not in ids_a and t.id not in matched],
         "removed": [_brief(t) for t in a if t.id not in ids_b and t.id not in matched],
     }
+
+
+def figure_changes(a: TaskCounts, b: TaskCounts) -> dict[str, dict[str, Any]]:
+    """The two task sets' figures (counted from their tasks, so a release made before the manifest held
+    them compares too): changed rows and reference calls (mean, median, max), distinct tool sequences."""
+    out: dict[str, dict[str, Any]] = {}
+    for group in ("changed_rows", "horizon"):
+        x, y = getattr(a, group) or {}, getattr(b, group) or {}
+        for key in sorted(set(x) | set(y)):
+            out[f"{group}.{key}"] = {"a": x.get(key), "b": y.get(key)}
+    out["tool_sequences"] = {"a": a.tool_sequences, "b": b.tool_sequences}
+    return out
 
 
 def score_changes(a: Manifest, b: Manifest) -> dict[str, dict[str, Any]]:

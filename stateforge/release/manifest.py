@@ -62,6 +62,8 @@ def task_counts(tasks: list[Task]) -> TaskCounts:
         t.provenance.infeasible.kind for t in tasks if not t.feasible and t.provenance.infeasible is not None
     )
     changed = [sum(t.diff.summary.values()) for t in tasks if t.feasible]
+    horizons = [len(t.reference_calls) for t in tasks]
+    knobs = Counter(k for t in tasks for k in t.provenance.knobs)
     return TaskCounts(
         total=len(tasks),
         feasible=sum(t.feasible for t in tasks),
@@ -74,6 +76,14 @@ def task_counts(tasks: list[Task]) -> TaskCounts:
             "median": float(statistics.median(changed)) if changed else 0.0,
             "max": float(max(changed, default=0)),
         },
+        horizon={
+            "mean": round(statistics.fmean(horizons), 3) if horizons else 0.0,
+            "median": float(statistics.median(horizons)) if horizons else 0.0,
+            "max": float(max(horizons, default=0)),
+            "share_30": round(sum(h >= 30 for h in horizons) / len(horizons), 4) if horizons else 0.0,
+        },
+        tool_sequences=len({tuple(c.tool for c in t.reference_calls) for t in tasks}),
+        knobs=dict(sorted(knobs.items())),
     )
 
 

@@ -10,7 +10,7 @@ bytes.
 from __future__ import annotations
 
 import hashlib
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -118,6 +118,16 @@ class TaskCounts(_Model):
     infeasible_kinds: dict[str, int]
     changed_rows: dict[str, float]
     """Rows the feasible tasks change: mean, median, max."""
+    horizon: dict[str, float] | None = None
+    """Reference calls per task (reads, writes, the decline): mean, median, max, and `share_30` (the share of
+    tasks of 30 calls or more). None in manifests made before it was counted."""
+    tool_sequences: int | None = None
+    """Distinct sequences of tool names among the reference solutions."""
+    knobs: dict[str, int] | None = None
+    """Tasks per difficulty knob the generator set (`provenance.knobs`: full data, boundary distractor...)."""
+
+    NEWER: ClassVar[tuple[str, ...]] = ("horizon", "tool_sequences", "knobs")
+    """Fields an older manifest lacks (None there): checks compare them only where the manifest has them."""
 
 
 class Baseline(_Model):

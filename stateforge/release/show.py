@@ -91,6 +91,11 @@ def render_diff(console: Console, changes: dict[str, Any]) -> None:
     for sign, key in (("+", "added"), ("-", "removed")):
         for t in tasks[key][:SHOWN]:
             console.print(f"  {sign} {t['id']}: {t['instruction'][:90]}", markup=False)
+    figures = Table("task figure", "a", "b", title="task figures")
+    for name, v in changes.get("figures", {}).items():
+        figures.add_row(name, _f(v["a"]), _f(v["b"]))
+    if figures.row_count:
+        console.print(figures)
     if changes["scores"]:
         scores = Table("baseline", "metric", "a", "b", "delta", title="scores")
         for solver, metrics in changes["scores"].items():

@@ -25,6 +25,11 @@ def test_two_releases_of_the_same_inputs_are_identical(release_a: Path, release_
     assert changes["tasks"]["unchanged"] == 6 and not changes["tasks"]["changed"]
     assert all(r["delta"] == 0 for r in changes["rows"].values())
     assert changes["scores"]["oracle"]["avg_at_k"] == {"a": 1.0, "b": 1.0, "delta": 0.0}
+    figures = changes["figures"]
+    assert figures["horizon.mean"]["a"] == figures["horizon.mean"]["b"] >= 1
+    assert figures["tool_sequences"]["a"] == figures["tool_sequences"]["b"] >= 1
+    card = (release_a / "README.md").read_text()
+    assert "A reference solution (reads, writes and the decline" in card and "distinct sequences" in card
 
 
 def test_tasks_rows_and_scores_that_moved(release_a: Path, tmp_path: Path,
@@ -43,10 +48,12 @@ def test_tasks_rows_and_scores_that_moved(release_a: Path, tmp_path: Path,
     tables[table] = tables[table].model_copy(update={"rows": tables[table].rows + 5})
     noop = manifest.baselines["noop"].model_copy(update={"avg_at_k": 0.5})
     database = manifest.database.model_copy(update={"tables": tables, "rows": manifest.database.rows + 5})
+    older = manifest.tasks.model_copy(update={"horizon": None, "tool_sequences": None, "knobs": None})
     moved = manifest.model_copy(update={
         "version": "1.1.0",
         "database": database,
         "baselines": {**manifest.baselines, "noop": noop},
+        "tasks": older,  # as a manifest made before the task figures were counted
     })
     (later / MANIFEST).write_text(moved.to_json())
 
@@ -59,6 +66,8 @@ def test_tasks_rows_and_scores_that_moved(release_a: Path, tmp_path: Path,
     ]
     assert changes["rows"][table]["delta"] == 5 and changes["rows"]["(total)"]["delta"] == 5
     assert changes["scores"]["noop"]["avg_at_k"]["b"] == 0.5
+    # counted from the tasks: a manifest made before it held the figures compares too
+    assert changes["figures"]["horizon.max"]["b"] >= 1 and changes["figures"]["horizon.max"]["a"] >= 1
 
     assert run_cli(["release-diff", str(release_a), str(later)]) == 0
     text = capsys.readouterr().out
