@@ -144,20 +144,29 @@ def diff_catalogs(
     schema: str | None = None,
     tables: list[str] | None = None,
     names: tuple[str, str] | None = None,
+    specs: list[TableSpec] | None = None,
 ) -> Diff:
     """The diff from catalog `base` to catalog `after`, both attached to `con`.
 
     `schema` limits it to one DuckDB schema (default: every schema but `stateforge`); `tables` to some
     tables. `names` are what messages call the two sides (default: the catalog names). Times with a zone
     are written in UTC (the connection's TimeZone setting is restored afterwards). Unless both catalogs
-    are read-only, the diff reads them in one transaction (the caller's, if one is open).
+    are read-only, the diff reads them in one transaction (the caller's, if one is open). `specs`: the
+    tables as `table_specs` gave them for an earlier pair of the same tables (the episodes of one base,
+    whose tools change rows, never tables), which skips reading the catalogs again.
     """
-    specs, found = table_specs(con, base, after, schema=schema, tables=tables, names=names)
+    if specs is None:
+        specs, found = table_specs(con, base, after, schema=schema, tables=tables, names=names)
+        readonly = found[0].readonly and found[1].readonly
+    else:
+        readonly = all(r for (r,) in con.execute(
+            "SELECT readonly FROM duckdb_databases() WHERE database_name IN (?, ?)", [base, after]
+        ).fetchall())
     zone = None
     if any("WITH TIME ZONE" in c.type for s in specs for c in s.columns):
         zone = con.execute("SELECT current_setting('TimeZone')").fetchall()[0][0]
         con.execute("SET TimeZone = 'UTC'").fetchall()
-    own = not (found[0].readonly and found[1].readonly) and _begin(con)  # read-only: one snapshot anyway
+    own = not readonly and _begin(con)  # read-only: one snapshot anyway
     try:
         diff = diff_specs(con, specs, base, after)
     except BaseException:

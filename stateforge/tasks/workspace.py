@@ -27,6 +27,7 @@ from typing import Any
 import duckdb
 
 from stateforge.diff import Diff, diff_catalogs
+from stateforge.diff.specs import TableSpec, table_specs
 from stateforge.domain import DomainConfig
 from stateforge.episode import Episode, read_domain_info
 from stateforge.episode.domain_info import DomainInfo, file_key
@@ -97,6 +98,7 @@ class Workspace:
         self._base = self._cursor(BASE)
         self.info: DomainInfo = read_domain_info(self._base, str(self.path), file_key=file_key(self.path))
         self._names = itertools.count(1)
+        self._specs: list[TableSpec] | None = None
         self._hashes: dict[str, str] | None = None
         self._counts: dict[str, int] = {}
         self._checksums: dict[str, dict[str, Any]] | None = None
@@ -174,13 +176,17 @@ class Workspace:
     def end_state(self, episode: Episode) -> Iterator[EndState]:
         """Close `episode` (keeping its copy), attach the copy and diff it from the base; removed after."""
         path = episode.path
+        written = {t.lower() for r in episode.log if r.ok for t, n in r.changes.items() if any(n.values())}
         episode.close()
         catalog = f"end_{next(self._names)}"
         try:
             self._con.execute(f"ATTACH {quote_literal(str(path))} AS {quote_ident(catalog)} (READ_ONLY)")
             cursor = self._cursor(catalog)
             try:
-                diff = diff_catalogs(self._con.cursor(), BASE, catalog, names=(str(self.path), "the episode"))
+                cur = self._con.cursor()
+                if self._specs is None:  # every episode is a copy of the base: its tables are the base's
+                    self._specs, _ = table_specs(cur, BASE, catalog, names=(str(self.path), "the episode"))
+                diff = diff_catalogs(cur, BASE, catalog, specs=_written_specs(self._specs, written))
                 yield EndState(catalog, diff, cursor)
             finally:
                 cursor.close()
@@ -197,3 +203,13 @@ class Workspace:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _written_specs(specs: list[TableSpec], written: set[str]) -> list[TableSpec]:
+    """The tables an episode's calls wrote (their write logs, cascades included): a call commits only what
+    its log records (`stateforge.episode`), so no other table can differ. Every table when a logged name is
+    not one of the specs' (then the diff does not rely on the log)."""
+    labels = {s.label.lower() for s in specs}
+    if not written <= labels:
+        return specs
+    return [s for s in specs if s.label.lower() in written]
