@@ -13,11 +13,11 @@ import pytest
 
 from stateforge.domain.loader import schemas_dir
 from stateforge.packs.game.tasks.stories import STORYLINES
-from stateforge.tasks import Gate, RecipeContext, Skip, Task, domain_policy, load_recipes
+from stateforge.tasks import Gate, Task, domain_policy, load_recipes
 from stateforge.tasks.gate import draft_of
-from stateforge.tasks.recipes import CallFailed
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import CANNOT_COMPLETE, Toolkit
+from tests.packs.kept import keep_first
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("game_pack")]
 
@@ -38,24 +38,7 @@ def gate(workspace: Workspace, kit: Toolkit) -> Gate:
 @pytest.fixture(scope="module")
 def kept(workspace: Workspace, kit: Toolkit, gate: Gate) -> dict[str, Task]:
     """The first kept task of each storyline (attempts until one is kept)."""
-    found: dict[str, Task] = {}
-    for story in STORYLINES:
-        recipe = story.recipe()
-        for attempt in range(ATTEMPTS):
-            ctx = RecipeContext(workspace, kit, recipe, seed=1, attempt=attempt)
-            try:
-                recipe(ctx)
-                draft, _ = ctx.drafts()
-            except (Skip, CallFailed):
-                continue
-            finally:
-                ctx.close()
-            result = gate.check(draft)
-            if result.task is not None:
-                found[story.name] = result.task
-                break
-    gate.forget()
-    return found
+    return keep_first(workspace, kit, STORYLINES, seed=1, attempts=ATTEMPTS, gate=gate).kept
 
 
 def test_default_tier_is_storylines_and_warmup_is_selectable() -> None:

@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -23,11 +22,12 @@ from stateforge.diff import diff_files
 from stateforge.domain.loader import schemas_dir
 from stateforge.episode import Episode
 from stateforge.packs.meeting.tasks.common import article, next_monday, workdays
-from stateforge.tasks import Gate, RecipeContext, Skip, Task, domain_policy, load_recipes
+from stateforge.tasks import load_recipes
 from stateforge.tasks.runner import generate_tasks
 from stateforge.tasks.verifiers import rows_match
 from stateforge.tasks.workspace import Workspace, fetch
 from stateforge.tools import CANNOT_COMPLETE, Toolkit, load_toolkit
+from tests.packs.kept import Kept, keep_first
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("meeting-pack")]
 
@@ -39,15 +39,6 @@ KINDS = ("missing", "forbidden", "capacity", "hours")
 """The infeasible kinds of the pack: a colleague, unit or meeting that does not exist; a policy of
 domain.yaml; a limit (seats, invitees, occurrences, days of absence); a building's opening hours."""
 SPEAKS = re.compile(r"^(I'm|This is|Hi,|Hello,) ")
-
-
-@dataclass
-class Outcomes:
-    """What every recipe made on the small build: its first kept task, and one kept variant per kind."""
-
-    kept: dict[str, Task] = field(default_factory=dict)
-    tried: dict[str, list[str]] = field(default_factory=dict)
-    variants: dict[str, Task] = field(default_factory=dict)
 
 
 @pytest.fixture(scope="module")
@@ -62,34 +53,10 @@ def workspace(meeting_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 
 
 @pytest.fixture(scope="module")
-def outcomes(workspace: Workspace, kit: Toolkit) -> Outcomes:
+def outcomes(workspace: Workspace, kit: Toolkit) -> Kept:
     """Each recipe tried until the gate keeps one of its feasible drafts; its variants gated while their
     kind is still unproven (every attempt, so that rarer kinds get their chance)."""
-    gate = Gate(workspace, kit, defaults=domain_policy(workspace.config, workspace.schema))
-    out = Outcomes()
-    for recipe in RECIPES:
-        out.tried[recipe.name] = []
-        for attempt in range(ATTEMPTS):
-            ctx = RecipeContext(workspace, kit, recipe, seed=5, attempt=attempt)
-            try:
-                recipe(ctx)
-                draft, variant = ctx.drafts()
-            except Skip as skip:
-                out.tried[recipe.name].append(f"skip: {skip.reason} {skip.detail or ''}")
-                continue
-            finally:
-                ctx.close()
-            if variant is not None and variant.infeasible.kind not in out.variants:
-                proven = gate.check(variant)
-                assert proven.task is not None, (recipe.name, proven.rejection)
-                out.variants[variant.infeasible.kind] = proven.task
-            result = gate.check(draft)
-            if result.task is None:
-                out.tried[recipe.name].append(f"{result.rejection.reason}: {result.rejection.detail}")
-                continue
-            out.kept[recipe.name] = result.task
-            break
-    return out
+    return keep_first(workspace, kit, RECIPES, seed=5, attempts=ATTEMPTS, variants="every")
 
 
 def test_the_recipes_cover_the_five_capabilities_and_three_difficulties() -> None:
@@ -107,7 +74,7 @@ def test_the_recipes_cover_the_five_capabilities_and_three_difficulties() -> Non
 
 
 @pytest.mark.parametrize("name", [r.name for r in RECIPES])
-def test_every_recipe_makes_a_task_the_gate_keeps(outcomes: Outcomes, name: str) -> None:
+def test_every_recipe_makes_a_task_the_gate_keeps(outcomes: Kept, name: str) -> None:
     assert name in outcomes.kept, outcomes.tried[name]
     task = outcomes.kept[name]
     assert task.feasible and not task.diff.empty
@@ -116,7 +83,7 @@ def test_every_recipe_makes_a_task_the_gate_keeps(outcomes: Outcomes, name: str)
     assert all(ref.expected == 1 for ref in task.references)
 
 
-def test_an_employee_speaks_and_no_internal_id_is_named(outcomes: Outcomes) -> None:
+def test_an_employee_speaks_and_no_internal_id_is_named(outcomes: Kept) -> None:
     """Requests that act for someone open with who speaks (their email names one employee); employee, room,
     desk and meeting ids never appear (series and recording ids do: the app shows them)."""
     for name, task in outcomes.kept.items():
@@ -136,7 +103,7 @@ def test_an_employee_speaks_and_no_internal_id_is_named(outcomes: Outcomes) -> N
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_each_infeasible_kind_is_proven_by_the_gate(outcomes: Outcomes, kind: str) -> None:
+def test_each_infeasible_kind_is_proven_by_the_gate(outcomes: Kept, kind: str) -> None:
     task = outcomes.variants.get(kind)
     assert task is not None, f"no recipe offered a kept {kind} variant: {sorted(outcomes.variants)}"
     assert not task.feasible and task.diff.empty
@@ -150,7 +117,7 @@ def test_each_infeasible_kind_is_proven_by_the_gate(outcomes: Outcomes, kind: st
 
 
 def test_tasks_replay_on_their_own_to_their_expected_diff(
-    outcomes: Outcomes, meeting_db: Path, kit: Toolkit, tmp_path: Path
+    outcomes: Kept, meeting_db: Path, kit: Toolkit, tmp_path: Path
 ) -> None:
     """Independently of the gate: the biggest kept task and an infeasible one, replayed on a fresh episode,
     give the expected diff, and every verifier holds on the state they leave."""

@@ -17,10 +17,11 @@ from stateforge.evaluate.mutants import kind_report
 from stateforge.evaluate.rundir import RunFolder
 from stateforge.evaluate.solvers.mutant_kinds import MUTANT_KINDS
 from stateforge.packs.meeting.tasks.stories import STORYLINES
-from stateforge.tasks import Gate, RecipeContext, Skip, Task, domain_policy, load_recipes
+from stateforge.tasks import Task, load_recipes
 from stateforge.tasks.jsonl import write_tasks
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import CANNOT_COMPLETE, Toolkit, load_toolkit
+from tests.packs.kept import keep_first
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("meeting-pack")]
 
@@ -52,24 +53,7 @@ def workspace(meeting_db: Path, tmp_path_factory: pytest.TempPathFactory) -> Ite
 @pytest.fixture(scope="module")
 def kept(workspace: Workspace, kit: Toolkit) -> dict[str, Task]:
     """The first kept task of each storyline (attempts until one is kept)."""
-    gate = Gate(workspace, kit, defaults=domain_policy(workspace.config, workspace.schema))
-    found: dict[str, Task] = {}
-    for story in STORYLINES:
-        recipe = story.recipe()
-        for attempt in range(ATTEMPTS):
-            ctx = RecipeContext(workspace, kit, recipe, seed=3, attempt=attempt)
-            try:
-                recipe(ctx)
-                draft, _ = ctx.drafts()
-            except Skip:
-                continue
-            finally:
-                ctx.close()
-            result = gate.check(draft)
-            if result.task is not None:
-                found[story.name] = result.task
-                break
-    return found
+    return keep_first(workspace, kit, STORYLINES, seed=3, attempts=ATTEMPTS).kept
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,6 @@ from __future__ import annotations
 import datetime as dt
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -16,10 +15,11 @@ import pytest
 from stateforge.domain.loader import schemas_dir
 from stateforge.packs.music.tasks.common import month_span, months_back
 from stateforge.packs.music.tasks.playlists import _prefix
-from stateforge.tasks import Gate, RecipeContext, Skip, Task, domain_policy, load_recipes
+from stateforge.tasks import load_recipes
 from stateforge.tasks.runner import generate_tasks
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import CANNOT_COMPLETE, Toolkit
+from tests.packs.kept import Kept, keep_first
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("music_pack")]
 
@@ -30,15 +30,6 @@ KINDS = ("missing", "forbidden", "capacity")
 """The infeasible kinds of the pack; `hours` has no place in a music app (nothing has opening hours)."""
 
 
-@dataclass
-class Outcomes:
-    """What every recipe made on the small build: its first kept task, and one kept variant per kind."""
-
-    kept: dict[str, Task] = field(default_factory=dict)
-    tried: dict[str, list[str]] = field(default_factory=dict)
-    variants: dict[str, Task] = field(default_factory=dict)
-
-
 @pytest.fixture(scope="module")
 def workspace(music_db: Path) -> Iterator[Workspace]:
     with Workspace(music_db) as ws:
@@ -46,38 +37,14 @@ def workspace(music_db: Path) -> Iterator[Workspace]:
 
 
 @pytest.fixture(scope="module")
-def outcomes(workspace: Workspace, music_kit: Toolkit) -> Outcomes:
+def outcomes(workspace: Workspace, music_kit: Toolkit) -> Kept:
     """Each recipe tried until the gate keeps one of its feasible drafts; its variants gated while a kind
     is still unproven."""
-    gate = Gate(workspace, music_kit, defaults=domain_policy(workspace.config, workspace.schema))
-    out = Outcomes()
-    for recipe in RECIPES:
-        out.tried[recipe.name] = []
-        for attempt in range(ATTEMPTS):
-            ctx = RecipeContext(workspace, music_kit, recipe, seed=5, attempt=attempt)
-            try:
-                recipe(ctx)
-                draft, variant = ctx.drafts()
-            except Skip as skip:
-                out.tried[recipe.name].append(f"skip: {skip.detail}")
-                continue
-            finally:
-                ctx.close()
-            result = gate.check(draft)
-            if result.task is None:
-                out.tried[recipe.name].append(f"{result.rejection.reason}: {result.rejection.detail}")
-                continue
-            out.kept[recipe.name] = result.task
-            if variant is not None and variant.infeasible.kind not in out.variants:
-                proven = gate.check(variant)
-                assert proven.task is not None, (recipe.name, proven.rejection)
-                out.variants[variant.infeasible.kind] = proven.task
-            break
-    return out
+    return keep_first(workspace, music_kit, RECIPES, seed=5, attempts=ATTEMPTS, variants="kept")
 
 
 @pytest.mark.parametrize("name", [r.name for r in RECIPES])
-def test_every_recipe_makes_a_task_the_gate_keeps(outcomes: Outcomes, name: str) -> None:
+def test_every_recipe_makes_a_task_the_gate_keeps(outcomes: Kept, name: str) -> None:
     assert name in outcomes.kept, outcomes.tried[name]
     task = outcomes.kept[name]
     assert task.feasible and not task.diff.empty
@@ -94,7 +61,7 @@ def test_the_recipes_cover_the_five_capabilities_and_three_difficulties() -> Non
     assert sum(1 for r in RECIPES if "aggregation_computation" in r.capabilities) >= 5
 
 
-def test_a_listener_speaks_and_no_internal_id_is_named(outcomes: Outcomes) -> None:
+def test_a_listener_speaks_and_no_internal_id_is_named(outcomes: Kept) -> None:
     for task in outcomes.kept.values():
         assert re.match(r"^(I'm|This is|Hi,|Hello,) ", task.instruction), task.instruction
         assert re.search(r"@[\w.]+", task.instruction), task.instruction
@@ -112,7 +79,7 @@ def test_a_listener_speaks_and_no_internal_id_is_named(outcomes: Outcomes) -> No
 
 
 @pytest.mark.parametrize("kind", KINDS)
-def test_each_infeasible_kind_is_proven_by_the_gate(outcomes: Outcomes, kind: str) -> None:
+def test_each_infeasible_kind_is_proven_by_the_gate(outcomes: Kept, kind: str) -> None:
     task = outcomes.variants.get(kind)
     assert task is not None, f"no recipe offered a kept {kind} variant: {sorted(outcomes.variants)}"
     assert not task.feasible and task.diff.empty
@@ -129,7 +96,7 @@ def test_each_infeasible_kind_is_proven_by_the_gate(outcomes: Outcomes, kind: st
     assert [v.kind for v in task.verifiers if v.kind == "goal"] == ["goal"]
 
 
-def test_boundary_tasks_hinge_on_the_day_they_name(outcomes: Outcomes) -> None:
+def test_boundary_tasks_hinge_on_the_day_they_name(outcomes: Kept) -> None:
     """remove_songs_added_before names a day on which songs were added: the day's songs leave exactly when
     the request includes it."""
     task = outcomes.kept["remove_songs_added_before"]

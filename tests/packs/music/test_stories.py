@@ -19,6 +19,7 @@ from stateforge.tasks.gate import draft_of
 from stateforge.tasks.recipes import RecipeDefinitionError
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import CANNOT_COMPLETE, Toolkit
+from tests.packs.kept import keep_first
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("music_pack")]
 
@@ -39,24 +40,7 @@ def gate(workspace: Workspace, music_kit: Toolkit) -> Gate:
 @pytest.fixture(scope="module")
 def kept(workspace: Workspace, music_kit: Toolkit, gate: Gate) -> dict[str, Task]:
     """The first kept task of each storyline (attempts until one is kept)."""
-    found: dict[str, Task] = {}
-    for story in STORYLINES:
-        recipe = story.recipe()
-        for attempt in range(ATTEMPTS):
-            ctx = RecipeContext(workspace, music_kit, recipe, seed=3, attempt=attempt)
-            try:
-                recipe(ctx)
-                draft, _ = ctx.drafts()
-            except Skip:
-                continue
-            finally:
-                ctx.close()
-            result = gate.check(draft)
-            if result.task is not None:
-                found[story.name] = result.task
-                break
-    gate.forget()
-    return found
+    return keep_first(workspace, music_kit, STORYLINES, seed=3, attempts=ATTEMPTS, gate=gate).kept
 
 
 def test_default_tier_is_storylines_and_warmup_is_selectable() -> None:
