@@ -40,12 +40,12 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def oracle(pack_db: Path, runs: Path) -> dict:
-    return evaluate(pack_db, solver="oracle", k=2, concurrency=3, out=runs)
+    return evaluate(pack_db, solver="oracle", k=2, concurrency=3, out=runs, report=False)
 
 
 @pytest.fixture(scope="module")
 def noop(pack_db: Path, runs: Path) -> dict:
-    return evaluate(pack_db, solver="noop", out=runs)
+    return evaluate(pack_db, solver="noop", out=runs, report=False)
 
 
 def test_the_oracle_scores_every_task_on_every_trial(oracle: dict, tasks: list[Task]) -> None:
@@ -98,7 +98,7 @@ def test_noop_passes_exactly_the_infeasible_tasks(noop: dict, tasks: list[Task])
 
 
 def test_a_wrong_solver_fails_with_reasons_in_words(pack_db: Path, runs: Path, tasks: list[Task]) -> None:
-    summary = evaluate(pack_db, solver_object=SkipLastCall({t.id: t for t in tasks}), out=runs)
+    summary = evaluate(pack_db, solver_object=SkipLastCall({t.id: t for t in tasks}), out=runs, report=False)
     assert summary["passed"] == 0 and summary["failed"] == len(tasks) and summary["infra_errors"] == 0
     by_id = {t.id: t for t in tasks}
     for record in lines(summary["folder"]):
@@ -118,7 +118,7 @@ def test_a_wrong_solver_fails_with_reasons_in_words(pack_db: Path, runs: Path, t
 def test_a_crashing_solver_gives_infrastructure_errors_retried_and_kept_apart(
     pack_db: Path, runs: Path
 ) -> None:
-    summary = evaluate(pack_db, solver_object=Crashing(), limit=2, retries=1, out=runs)
+    summary = evaluate(pack_db, solver_object=Crashing(), limit=2, retries=1, out=runs, report=False)
     assert (summary["passed"], summary["failed"], summary["infra_errors"]) == (0, 0, 2)
     assert summary["avg_at_k"] is None and summary["tasks"] == 0
     assert not summary["harness"]["ok"] and "every one of the 2 episodes" in summary["harness"]["why"]
@@ -130,7 +130,7 @@ def test_a_crashing_solver_gives_infrastructure_errors_retried_and_kept_apart(
 
 def test_a_transient_failure_is_retried_and_then_graded(pack_db: Path, runs: Path, tasks: list[Task]) -> None:
     solver = FlakyOracle({t.id: t for t in tasks})
-    summary = evaluate(pack_db, solver_object=solver, limit=3, concurrency=2, out=runs)
+    summary = evaluate(pack_db, solver_object=solver, limit=3, concurrency=2, out=runs, report=False)
     assert (summary["passed"], summary["infra_errors"]) == (3, 0) and summary["harness"]["ok"]
     assert summary["usage"]["retried_episodes"] == 3 and summary["usage"]["prompt_tokens"] == 300
     for record in lines(summary["folder"]):
@@ -143,14 +143,14 @@ def test_a_transient_failure_is_retried_and_then_graded(pack_db: Path, runs: Pat
 def test_a_solver_reporting_infrastructure_trouble_and_a_broken_tool(
     pack_db: Path, runs: Path, tasks: list[Task]
 ) -> None:
-    reported = evaluate(pack_db, solver_object=ReportsInfra(), limit=1, retries=0, out=runs)
+    reported = evaluate(pack_db, solver_object=ReportsInfra(), limit=1, retries=0, out=runs, report=False)
     assert reported["infra_errors"] == 1
     assert lines(reported["folder"])[0]["reasons"] == ["the model server is unreachable (simulated)"]
     with Workspace(pack_db) as ws:
         kit = Toolkit([*generic_tools(ws.schema), explode], name="broken")
     broken = evaluate(
         pack_db, solver_object=CallsBrokenTool(), toolkit=kit, limit=2, retries=1, max_infra_share=1.0,
-        out=runs,
+        out=runs, report=False,
     )
     assert broken["infra_errors"] == 2 and not broken["harness"]["ok"]  # never ok when every one crashed
     record = lines(broken["folder"])[0]
@@ -164,7 +164,8 @@ def test_the_tool_call_limit_ends_an_episode_as_the_agent_s_failure(
 ) -> None:
     longer = [t for t in tasks if len(t.reference_calls) > 1]
     summary = evaluate(
-        pack_db, solver="oracle", task_filter=longer[0].id, limits=Limits(max_tool_calls=1), out=runs
+        pack_db, solver="oracle", task_filter=longer[0].id, limits=Limits(max_tool_calls=1), out=runs,
+        report=False,
     )
     record = lines(summary["folder"])[0]
     assert record["outcome"] == "fail" and record["stop_reason"] == "max_tool_calls"
@@ -198,13 +199,13 @@ def test_a_stopped_run_resumes_without_running_finished_episodes_again(
     assert len(before) == 3
     with open(folder / EPISODES_FILE, "a") as fh:  # a kill in the middle of writing a line
         fh.write('{"task_id": "cut sh')
-    summary = evaluate(pack_db, resume=first.folder.run_id, out=runs)
+    summary = evaluate(pack_db, resume=first.folder.run_id, out=runs, report=False)
     after = lines(folder)
     assert after[:3] == before and len(after) == 2 * len(tasks)
     assert len({(r["task_id"], r["trial"]) for r in after}) == 2 * len(tasks)
     assert summary["complete"] and summary["timing"]["session_episodes"] == 2 * len(tasks) - 3
     with pytest.raises(TerminalError, match="cannot be resumed with k 3"):
-        evaluate(pack_db, resume=first.folder.run_id, k=3, out=runs)
+        evaluate(pack_db, resume=first.folder.run_id, k=3, out=runs, report=False)
 
 
 def test_two_runs_compare_on_their_shared_tasks(
@@ -221,9 +222,9 @@ def test_two_runs_compare_on_their_shared_tasks(
 
 def test_bad_input_is_refused_before_anything_is_written(pack_db: Path, tmp_path: Path) -> None:
     with pytest.raises(SolverError, match='Did you mean "oracle"'):
-        evaluate(pack_db, solver="oracel", out=tmp_path)
+        evaluate(pack_db, solver="oracel", out=tmp_path, report=False)
     with pytest.raises(TerminalError, match="matches none"):
-        evaluate(pack_db, solver="noop", task_filter="hard,0000000", out=tmp_path)
+        evaluate(pack_db, solver="noop", task_filter="hard,0000000", out=tmp_path, report=False)
     other = tmp_path / "other.duckdb"
     shutil.copyfile(pack_db, other)
     with duckdb.connect(str(other)) as con:  # the same tables, other data
@@ -231,5 +232,5 @@ def test_bad_input_is_refused_before_anything_is_written(pack_db: Path, tmp_path
         table = con.execute(sql).fetchone()
         con.execute(f'DELETE FROM "{table[0]}" WHERE rowid = (SELECT min(rowid) FROM "{table[0]}")')
     with pytest.raises(TerminalError, match="was made on other data"):
-        evaluate(other, solver="noop", tasks_file=pack_db.parent / "tasks.jsonl", out=tmp_path)
+        evaluate(other, solver="noop", tasks_file=pack_db.parent / "tasks.jsonl", out=tmp_path, report=False)
     assert not any(tmp_path.glob("*/run.json"))

@@ -64,7 +64,7 @@ def run(db: Path, out: Path, chosen: list[Task], server: FakeLLMServer, solver: 
     settings = {"cache": "off", "cache_dir": str(out / "llm-cache"), "backoff": "0.01", **(options or {})}
     return evaluate(
         db, solver=solver, model="fake", base_url=server.base_url, out=out, options=settings,
-        task_filter=",".join(f"id:{t.id}" for t in chosen), **more,
+        task_filter=",".join(f"id:{t.id}" for t in chosen), **more, report=False,
     )
 
 

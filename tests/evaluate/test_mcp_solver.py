@@ -50,7 +50,7 @@ def model(chosen: list[Task]) -> Iterator[FakeLLMServer]:
 
 def run(db: Path, out: Path, tasks: list[Task], cmd: str, **options: str) -> dict[str, Any]:
     return evaluate(db, solver="mcp", out=out, options={"cmd": cmd, **options}, concurrency=2,
-                    task_filter=",".join(f"id:{t.id}" for t in tasks))
+                    task_filter=",".join(f"id:{t.id}" for t in tasks), report=False)
 
 
 def records(summary: dict[str, Any]) -> list[dict[str, Any]]:
@@ -97,7 +97,7 @@ def test_an_agent_that_cannot_be_found_is_bad_input(
     with pytest.raises(TerminalError, match="no program 'no-such-agent'"):
         run(pack_db, tmp_path, chosen, "no-such-agent {url}")
     with pytest.raises(TerminalError, match="needs the agent's command"):
-        evaluate(pack_db, solver="mcp", out=tmp_path)
+        evaluate(pack_db, solver="mcp", out=tmp_path, report=False)
     assert not list(tmp_path.iterdir())  # nothing written
 
 
@@ -108,6 +108,6 @@ def test_an_agent_that_cannot_be_started_is_an_infrastructure_error(
     agent.write_text("#!/nonexistent/interpreter\n")  # on PATH and executable, but exec fails
     agent.chmod(0o755)
     summary = evaluate(pack_db, solver="mcp", out=tmp_path / "runs", options={"cmd": f"{agent} {{url}}"},
-                       retries=0, task_filter=f"id:{chosen[0].id}")
+                       retries=0, task_filter=f"id:{chosen[0].id}", report=False)
     assert (summary["failed"], summary["infra_errors"]) == (0, 1) and not summary["harness"]["ok"]
     assert "the agent could not be started" in records(summary)[0]["reasons"][0]

@@ -43,7 +43,7 @@ def test_split_deals_pairs_round_robin() -> None:
 
 
 def test_shards_merge_into_the_run_a_local_run_gives(pack_db: Path, tmp_path: Path) -> None:
-    local = evaluate(pack_db, solver="noop", k=2, out=tmp_path / "local")
+    local = evaluate(pack_db, solver="noop", k=2, out=tmp_path / "local", report=False)
     folder = new_run(pack_db, tmp_path / "pool", solver="noop", k=2)
     spec = RunFolder.open(folder).spec
     parts = split(run_pairs(spec), 2)
@@ -51,7 +51,8 @@ def test_shards_merge_into_the_run_a_local_run_gives(pack_db: Path, tmp_path: Pa
     assert [d["episodes_run"] for d in done] == [len(p) for p in parts]
     assert {w["shard"] for w in workers(RunFolder.open(folder))} == {"s-0", "s-1"}
 
-    summary = evaluate(pack_db, resume=folder.name, out=tmp_path / "pool")  # merges, runs nothing
+    # merges, runs nothing
+    summary = evaluate(pack_db, resume=folder.name, out=tmp_path / "pool", report=False)
     assert summary["timing"]["session_episodes"] == 0
     assert {k: summary[k] for k in KEPT} == {k: local[k] for k in KEPT}
     ours = [(r.task_id, r.trial) for r in RunFolder.open(folder).records()]
@@ -67,7 +68,7 @@ def test_a_resume_runs_only_what_the_shards_did_not(pack_db: Path, tmp_path: Pat
     run_shard(folder, "half", pairs[: len(pairs) // 2])
     again = run_shard(folder, "half", pairs[: len(pairs) // 2])  # a shard run twice: its episodes are done
     assert again["episodes_run"] == 0
-    summary = evaluate(pack_db, resume=str(folder), out=tmp_path)
+    summary = evaluate(pack_db, resume=str(folder), out=tmp_path, report=False)
     assert summary["timing"]["session_episodes"] == len(pairs) - len(pairs) // 2
     assert summary["complete"] and summary["passed"] == len(pairs)
 
