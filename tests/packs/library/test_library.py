@@ -76,13 +76,13 @@ def test_every_recipe_keeps_tasks_and_the_oracle_solves_them(built: Path, tasks:
     assert recipes == {"return_overdue_books", "borrow_a_title", "return_then_borrow",
                        "borrow_titles_one_copy_each"}
     assert any(not t["feasible"] for t in tasks)
-    oracle = evaluate(built, solver="oracle", out=tmp_path / "oracle")
+    oracle = evaluate(built, solver="oracle", out=tmp_path / "oracle", report=False)
     assert oracle["passed"] == oracle["episodes"] == len(tasks)
     kinds = oracle["verifier_kinds"]
     assert {k: v["pass_rate"] for k, v in kinds.items()} == dict.fromkeys(kinds, 1.0)
     procedure = oracle["policies"]["one_copy_per_title"]
     assert procedure["passed"] == procedure["episodes"] >= 1
-    noop = evaluate(built, solver="noop", out=tmp_path / "noop")
+    noop = evaluate(built, solver="noop", out=tmp_path / "noop", report=False)
     assert noop["passed"] == sum(not t["feasible"] for t in tasks)
 
 
@@ -130,7 +130,7 @@ def test_a_solver_that_breaks_the_procedure_fails_by_its_name(built: Path, tasks
         for t in tested
     )
     naive = evaluate(built, solver="tests.packs.library.naive:make", out=tmp_path,
-                     task_filter=",".join(f"id:{t['id']}" for t in tested))
+                     task_filter=",".join(f"id:{t['id']}" for t in tested), report=False)
     assert (naive["failed"], naive["infra_errors"]) == (len(tested), 0)
     records = [json.loads(line) for line in (Path(naive["folder"]) / EPISODES_FILE).read_text().splitlines()]
     broke = 0
@@ -152,12 +152,13 @@ def test_the_harness_binds_the_tasks_actor_for_mutants_and_mcp_agents(
 ):
     some = [t for t in tasks if t["feasible"]][:2]
     ids = ",".join(f"id:{t['id']}" for t in some)
-    mutant = evaluate(built, solver="mutant:stop-early", out=tmp_path / "mutant", task_filter=ids)
+    mutant = evaluate(built, solver="mutant:stop-early", out=tmp_path / "mutant", task_filter=ids,
+                      report=False)
     assert mutant["infra_errors"] == 0
     for line in (Path(mutant["folder"]) / EPISODES_FILE).read_text().splitlines():
         assert json.loads(line)["tool_calls"][0]["ok"]  # as no one, the first call would be refused
     agent = Path(__file__).with_name("whoami_agent.py")
-    mcp = evaluate(built, solver="mcp", out=tmp_path / "mcp", task_filter=ids,
+    mcp = evaluate(built, solver="mcp", out=tmp_path / "mcp", task_filter=ids, report=False,
                    options={"cmd": f"{shlex.quote(sys.executable)} {shlex.quote(str(agent))} {{url}}"})
     assert mcp["infra_errors"] == 0
     by_id = {t["id"]: t for t in some}
