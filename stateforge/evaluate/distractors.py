@@ -54,28 +54,46 @@ def distractor(real: Tool, pack: str) -> Tool:
 
 
 @functools.cache
-def pool(exclude: str) -> tuple[Tool, ...]:
-    """Every tool of every pack but `exclude`, as distractors, in (pack, tool) order; a name two packs share
-    is the first pack's. Loaded once per process."""
-    from stateforge.domain import list_domains, load_domain
-    from stateforge.tools.loader import toolkit_for
+def pool(exclude: str) -> tuple[tuple[str, Tool], ...]:
+    """(pack, tool) for every tool of every pack but `exclude`, in that order (the real tools: `distractor`
+    wraps the chosen ones); a name two packs share is the first pack's. Loaded once per process."""
+    from stateforge.domain import list_domains
 
-    out: dict[str, Tool] = {}
+    out: dict[str, tuple[str, Tool]] = {}
     for pack in sorted(list_domains()):
         if pack == exclude:
             continue
         try:
-            loaded = load_domain(pack)
-            kit = toolkit_for(loaded.schema, loaded.name, pack_dir=loaded.root)
+            tools = pack_tools(pack)
         except Exception as exc:  # noqa: BLE001 - any pack that does not load is named, with the fix
             raise TerminalError(
                 f"--distractors: the tools of the pack {pack!r} do not load ({type(exc).__name__}: {exc}); "
                 "fix that pack or run without --distractors."
             ) from exc
-        for item in kit:
+        for item in tools:
             if item.name != CANNOT_COMPLETE and item.name not in out:
-                out[item.name] = distractor(item, pack)
+                out[item.name] = (pack, item)
     return tuple(out.values())
+
+
+def pack_tools(pack: str) -> list[Tool]:
+    """The tools a pack's `tools/` defines (its `TOOLS`, or its module's tools), imported only: a distractor
+    never runs them, so neither the schema nor the pack's checks are loaded; a pack whose tools are made
+    from its schema (`toolkit(schema)`, or the generic toolkit) gets them through `toolkit_for`."""
+    from stateforge.domain import load_domain
+    from stateforge.domain.loader import schemas_dir
+    from stateforge.domain.modules import has_part
+    from stateforge.tools.loader import TOOLS_PART, import_tools, toolkit_for
+
+    folder = schemas_dir() / pack
+    if has_part(folder, TOOLS_PART):
+        module = import_tools(folder)
+        if hasattr(module, "TOOLS"):
+            return list(module.TOOLS)
+        if not callable(getattr(module, "toolkit", None)):
+            return [v for v in vars(module).values() if isinstance(v, Tool)]
+    loaded = load_domain(pack)
+    return list(toolkit_for(loaded.schema, loaded.name, pack_dir=loaded.root))
 
 
 def with_distractors(toolkit: Toolkit, n: int, *, seed: int, key: str, domain: str | None = None) -> Toolkit:
@@ -85,7 +103,7 @@ def with_distractors(toolkit: Toolkit, n: int, *, seed: int, key: str, domain: s
     if n <= 0:
         return toolkit
     own = set(toolkit.names)
-    candidates = [t for t in pool(domain or toolkit.name) if t.name not in own]
+    candidates = [(pack, t) for pack, t in pool(domain or toolkit.name) if t.name not in own]
     if len(candidates) < n:
         raise TerminalError(
             f"--distractors {n}: the other packs have only {len(candidates)} tools that {toolkit.name} "
@@ -94,9 +112,15 @@ def with_distractors(toolkit: Toolkit, n: int, *, seed: int, key: str, domain: s
     digest = hashlib.sha256(f"{seed}:distractors:{n}:{key}".encode()).hexdigest()
     rng = random.Random(int(digest[:16], 16))
     tools = [t for t in toolkit if t.name != CANNOT_COMPLETE]
-    for chosen in rng.sample(candidates, n):
-        tools.insert(rng.randint(0, len(tools)), chosen)
+    for pack, real in rng.sample(candidates, n):
+        tools.insert(rng.randint(0, len(tools)), _wrapped(pack, real))
     return Toolkit(tools, name=toolkit.name)
+
+
+@functools.cache
+def _wrapped(pack: str, real: Tool) -> Tool:
+    """`distractor(real, pack)`, made once per process (the same object in every episode's toolkit)."""
+    return distractor(real, pack)
 
 
 def distractor_names(full: Toolkit, base: Toolkit) -> list[str]:
