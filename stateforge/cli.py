@@ -572,6 +572,16 @@ def evaluate_cmd(
         float, typer.Option(help="Exit 1 when more than this share of episodes are infrastructure errors.")
     ] = 0.1,
     seed: Annotated[int, typer.Option(help="The run's seed (solvers derive theirs from it).")] = 0,
+    distractors: Annotated[
+        int | None,
+        typer.Option(help="Add N tools of other packs to each episode's toolkit, none of them needed (an "
+                     "ablation: 5, 10, 15); they answer with an error and change nothing. Default 0."),
+    ] = None,
+    with_plan: Annotated[
+        bool,
+        typer.Option("--with-plan", help="Give the solver each task's reference plan in words (in its "
+                     "instructions and the MCP server's): the human-plan ablation."),
+    ] = False,
     out: Annotated[
         Path | None, typer.Option(help="Where run folders go (default: artifacts/<d>/runs).")
     ] = None,
@@ -641,6 +651,7 @@ def evaluate_cmd(
             solver=solver, model=model, k=k, db=db, tasks_file=tasks_file, task_filter=tasks, limit=limit,
             concurrency=concurrency, resume=resume, base_url=base_url, options=options, limits=limits,
             retries=retries, max_infra_share=max_infra_share, seed=seed, out=out, on_record=advance,
+            distractors=distractors, with_plan=True if with_plan else None,
         )
         if pool:
             from stateforge.flows.evaluate_pool import evaluate_on_pool

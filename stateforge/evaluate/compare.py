@@ -7,6 +7,9 @@ Tasks pair by id (an id is a hash of the task's content and of the data it was m
 means the same task on the same data). Per task, each run's score is its Avg@k (the share of its graded
 trials that passed); the comparison reports both means on the shared tasks, B - A with a paired bootstrap
 interval, how many tasks each run did better on, the exact sign test, and the same per capability.
+`conditions` says how the two runs' ablations differ (`with_plan`, `distractors`: [A, B]), so that B - A of
+a run with `--with-plan` against one without is the plan's gain, and of `--distractors 10` against none the
+distractors' cost.
 """
 
 from __future__ import annotations
@@ -20,6 +23,9 @@ from stateforge.evaluate.rundir import RunError, RunFolder, find_run
 from stateforge.evaluate.summary import task_scores
 from stateforge.resources import artifacts_dir
 from stateforge.tasks import CAPABILITIES
+
+CONDITIONS = ("with_plan", "distractors")
+"""The ablations a run records (run.json), compared side by side."""
 
 
 def default_runs_dirs() -> list[Path]:
@@ -50,9 +56,12 @@ def compare_runs(
         ids = [t for t in shared if cap in capabilities.get(t, ())]
         if ids:
             by_capability[cap] = paired([scores_a[t] for t in ids], [scores_b[t] for t in ids], seed=seed)
+    side_a = _side(first, [scores_a[t] for t in shared], seed)
+    side_b = _side(second, [scores_b[t] for t in shared], seed)
     return {
-        "a": _side(first, [scores_a[t] for t in shared], seed),
-        "b": _side(second, [scores_b[t] for t in shared], seed),
+        "a": side_a,
+        "b": side_b,
+        "conditions": {key: [side_a[key], side_b[key]] for key in CONDITIONS if side_a[key] != side_b[key]},
         "shared_tasks": len(shared),
         "only_in_a": len(scores_a) - len(shared),
         "only_in_b": len(scores_b) - len(shared),
@@ -72,6 +81,8 @@ def _side(folder: RunFolder, scores: list[Any], seed: int) -> dict[str, Any]:
         "avg_at_k": overall["avg_at_k"],
         "pass_at_k": overall["pass_at_k"],
         "pass_hat_k": overall["pass_hat_k"],
+        "with_plan": spec.with_plan,
+        "distractors": spec.distractors,
     }
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from stateforge.evaluate.compare import compare_runs, default_runs_dirs
 from stateforge.evaluate.htmlreport import REPORT_FILE, write_run_report
+from stateforge.evaluate.report import conditions_line
 from stateforge.evaluate.rundir import RunFolder, find_run
 from stateforge.evaluate.taskrows import TaskRow, task_rows
 from stateforge.evaluate.trajectory import episode_anchor
@@ -71,6 +72,7 @@ def build_comparison(a: RunFolder, b: RunFolder, result: dict[str, Any], out: Pa
                 f"{_pair(paired)}; B better on {paired['b_better']}, A on {paired['a_better']}, "
                 f"{paired['ties']} ties; exact sign test p = {paired['sign_test_p']:.3g}.",
                 "info"),
+        *([callout(conditions_line(result), "info")] if result.get("conditions") else []),
         cards([
             Card("A: Avg@k", percent(paired["avg_at_k_a"]), f"{result['a']['solver']}, k={result['a']['k']}"),
             Card("B: Avg@k", percent(paired["avg_at_k_b"]), f"{result['b']['solver']}, k={result['b']['k']}"),

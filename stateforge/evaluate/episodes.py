@@ -64,8 +64,20 @@ class EpisodeContext:
     workdir: Path | None = None
     backoff: float = BACKOFF
     instructions: Callable[..., str] | None = None
-    """The service's instructions for an actor (`instructions(actor)`, cached, shared); None: the handle
-    works them out."""
+    """The service's instructions for an actor (`instructions(actor, plan=...)`, cached, shared); None: the
+    handle works them out."""
+    distractors: int = 0
+    """Tools of other packs added to each episode's toolkit (`distractors.py`), chosen per task."""
+    with_plan: bool = False
+    """Give the solver the task's reference plan in words (the assignment, the instructions, MCP's)."""
+
+    def toolkit_of(self, task: Task) -> Toolkit:
+        """The toolkit of `task`'s episodes: the run's, with its distractors when the run asks for them."""
+        if not self.distractors:
+            return self.toolkit
+        from stateforge.evaluate.distractors import with_distractors
+
+        return with_distractors(self.toolkit, self.distractors, seed=self.seed, key=task.id)
 
 
 @dataclass
@@ -118,7 +130,8 @@ def attempt_episode(ctx: EpisodeContext, task: Task, trial: int) -> Attempt:
     try:
         with watch.part("open"):
             # every solver's episode acts as the task's actor (`env.actor`), bound here for all of them
-            episode = Episode.open(ctx.db_path, toolkit=ctx.toolkit, workdir=ctx.workdir, actor=task.actor)
+            episode = Episode.open(ctx.db_path, toolkit=ctx.toolkit_of(task), workdir=ctx.workdir,
+                                   actor=task.actor)
     except Exception as exc:  # noqa: BLE001 - the disk, the file, DuckDB: the harness's problem
         record = _infra_record(task, trial, f"the episode could not be opened: {_error(exc)}")
         return Attempt(record.model_copy(update={"started_at": started_at}), retry=True)
@@ -177,7 +190,8 @@ def attempt_episode(ctx: EpisodeContext, task: Task, trial: int) -> Attempt:
 
 def _solve(ctx: EpisodeContext, task: Task, trial: int, episode: Episode) -> _Solved:
     """Run the solver on the episode; what it returned, or the infrastructure error it met."""
-    handle = EpisodeHandle(episode, ctx.limits, instructions=ctx.instructions)
+    plan = tuple(task.reference_plan) if ctx.with_plan else ()
+    handle = EpisodeHandle(episode, ctx.limits, instructions=ctx.instructions, plan=plan)
     assignment = Assignment(
         task_id=task.id,
         trial=trial,
@@ -185,6 +199,7 @@ def _solve(ctx: EpisodeContext, task: Task, trial: int, episode: Episode) -> _So
         domain=task.domain,
         limits=ctx.limits,
         seed=episode_seed(ctx.seed, task.id, trial),
+        plan=plan,
     )
     try:
         outcome = ctx.solver.solve(assignment, handle)

@@ -32,9 +32,11 @@ when that cannot tell (a CHECKPOINT through that connection), every table of the
 diffed, and the short cuts that trust the log are off. All of it is public SQL on the episode's tables.
 
 Outcome: a feasible task passes when the diff matches and every verifier passes; an infeasible one when
-nothing changed, every verifier passes and the solver declined (`cannot_complete`). Everything that keeps
-an episode from being graded (a verifier that cannot run, a diff that fails) raises `GradingError`: an
-infrastructure error, never the agent's failure.
+nothing changed, every verifier passes and the solver declined (`cannot_complete`). A failed feasible
+task's reasons end with the policies that refused its calls (`refusal_reasons`), a failed policy verifier
+names its policy (`policy check <name>`): which rule or procedure the solver ran into or broke. Everything
+that keeps an episode from being graded (a verifier that cannot run, a diff that fails) raises
+`GradingError`: an infrastructure error, never the agent's failure.
 """
 
 from __future__ import annotations
@@ -225,6 +227,8 @@ class Grader(VerifierAnswers):
             if declined is not None and reasons:
                 reasons.insert(0, f"declined (cannot_complete: {declined!r}) a task that can be done")
                 failures.insert(0, "declined a feasible task")
+            if reasons:  # what the tools refused on the way, by policy: the wrong actor, a broken rule
+                reasons += refusal_reasons(log)
         else:
             reasons = infeasible_reasons(task, actual, declined, mismatches, checks)
             failures = [
@@ -444,6 +448,17 @@ def _appended_only(log: list[Any]) -> set[str]:
             for table, changed in result.changes.items():
                 counts.setdefault(table.lower(), set()).update(k for k, n in changed.items() if n)
     return {table for table, kinds in counts.items() if kinds <= {"inserted"}}
+
+
+def refusal_reasons(log: list[Any]) -> list[str]:
+    """One reason per policy that refused a call of the episode, in the order met: `the policy
+    itil_role_required refused resolve_incident: ...`. A feasible task's failure ends with them, so that a
+    solver acting as someone without the role, or against a product rule, fails naming the policy."""
+    found: dict[str, str] = {}
+    for result in log:
+        if not result.ok and result.policy and result.policy not in found:
+            found[result.policy] = f"the policy {result.policy} refused {result.tool}: {result.error}"
+    return list(found.values())
 
 
 def infeasible_reasons(

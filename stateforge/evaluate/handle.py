@@ -35,8 +35,10 @@ class EpisodeHandle:
         limits: Limits,
         *,
         instructions: Callable[..., str] | None = None,
+        plan: tuple[str, ...] = (),
     ) -> None:
         self._episode = episode
+        self._plan = tuple(plan)
         self._limits = limits
         self._deadline = time.monotonic() + limits.wall_seconds
         self._instructions = instructions
@@ -67,14 +69,20 @@ class EpisodeHandle:
     @property
     def instructions(self) -> str:
         """What the service tells every agent: its description, its policies and procedures, who the
-        episode acts as and today's date (the same text as the MCP server's `instructions`); never the
-        schema. `instructions` given at construction is called with the episode's actor."""
+        episode acts as and today's date, and the task's plan in a run with `--with-plan` (the same text as
+        the MCP server's `instructions`); never the schema. `instructions` given at construction is called
+        with the episode's actor and the plan."""
         if self._instructions is not None:
-            return self._instructions(self._episode.actor)
+            return self._instructions(self._episode.actor, plan=self._plan)
         from stateforge.mcp.target import instructions  # the MCP server's wording, imported when asked for
 
         return instructions(self._episode.config, self._episode.now, self._episode.domain,
-                            actor=self._episode.actor)
+                            actor=self._episode.actor, plan=self._plan)
+
+    @property
+    def plan(self) -> tuple[str, ...]:
+        """The task's reference plan in words, in a run with `--with-plan`; empty otherwise."""
+        return self._plan
 
     @property
     def actor(self) -> Any:
@@ -149,9 +157,10 @@ class EpisodeHandle:
 
         For solvers that run an external agent: every session of that server shares this episode, and
         its calls land in the same log. The handle's limits do not apply to those calls (bound the
-        agent's process by `limits.wall_seconds` instead).
+        agent's process by `limits.wall_seconds` instead). Its `instructions` are this handle's (the plan
+        included, in a run with `--with-plan`).
         """
         from stateforge.mcp import serve_mcp
 
-        with serve_mcp(self._episode, host=host, port=port) as server:
+        with serve_mcp(self._episode, host=host, port=port, plan=self._plan) as server:
             yield server.url

@@ -71,7 +71,18 @@ def _metric_cards(summary: dict[str, Any]) -> Markup:
         Card("infrastructure errors", count(summary["infra_errors"]), "not counted as failures",
              tone="warn" if summary["infra_errors"] else None),
         Card("cost", cost, f"{count(tokens)} tokens" if tokens else "no model calls"),
+        *_refusal_card(summary),
     ])
+
+
+def _refusal_card(summary: dict[str, Any]) -> list[Card]:
+    """Refusal accuracy on infeasible tasks, as its own figure (none when no infeasible task was graded)."""
+    r = summary.get("refusal")
+    if not r or not r["infeasible_episodes"]:
+        return []
+    return [Card("refusal accuracy", percent(r["accuracy"]),
+                 f"{r['refused']} of {r['infeasible_episodes']} infeasible declined, nothing changed; "
+                 f"{r['false_refusals']} feasible declined")]
 
 
 def _verdict(summary: dict[str, Any]) -> Markup:
@@ -245,6 +256,7 @@ def _run_section(summary: dict[str, Any], folder: RunFolder) -> Section:
             ["trials per task (k)", spec.k], ["seed", spec.seed], ["database", spec.db],
             ["database fingerprint", spec.db_fingerprint], ["tasks file", spec.tasks_file],
             ["task filter", spec.task_filter or "-"], ["toolkit", spec.toolkit.get("name", "-")],
+            ["distractor tools per episode", spec.distractors], ["reference plan given", spec.with_plan],
             ["limits", ", ".join(f"{k} {v}" for k, v in spec.solver_config.limits.model_dump().items())],
             ["created", spec.created_at], ["Stateforge", spec.stateforge_version],
             ["median ms per episode", parts or "-"],

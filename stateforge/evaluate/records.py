@@ -126,6 +126,12 @@ class RunSpec(_Model):
     solver_config: SolverConfig
     solver_settings: dict[str, Any] = Field(default_factory=dict)
     toolkit: dict[str, Any] = Field(default_factory=dict, description="Name and tool names.")
+    distractors: int = Field(
+        0, ge=0, description="Tools of other packs added to each episode's toolkit (`--distractors N`)."
+    )
+    with_plan: bool = Field(
+        False, description="Whether the solver was given the task's reference plan (`--with-plan`)."
+    )
     retries: int = Field(2, ge=0)
     max_infra_share: float = Field(0.1, ge=0, le=1)
     stateforge_version: str
@@ -134,6 +140,6 @@ class RunSpec(_Model):
     def same_request(self, other: RunSpec) -> list[str]:
         """The settings in which `other` asks for something else than this run (empty: the same)."""
         keys = ("domain", "solver", "model", "k", "seed", "db_fingerprint", "tasks_sha256", "task_ids",
-                "solver_config")
+                "solver_config", "distractors", "with_plan")
         mine, theirs = self.model_dump(mode="json"), other.model_dump(mode="json")
         return [key for key in keys if mine[key] != theirs[key]]

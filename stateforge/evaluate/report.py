@@ -2,8 +2,9 @@
 and a comparison of two runs (`render_comparison`, `comparison_markdown`).
 
 Every table shows Avg@k, Pass@k and Pass^k with their 95% interval, overall and per group (capability,
-difficulty, plan length, feasible / infeasible); then the health of the harness (infrastructure errors
-against their limit), the commonest kinds of failure, and where an episode's time goes.
+difficulty, plan length, feasible / infeasible); the verifiers passed by kind and the refusal accuracy;
+then the health of the harness (infrastructure errors against their limit), the commonest kinds of failure,
+and where an episode's time goes. A comparison says what B - A measures when the runs' ablations differ.
 """
 
 from __future__ import annotations
@@ -37,8 +38,10 @@ def _rows(summary: dict[str, Any]) -> list[tuple[str, str, dict[str, Any]]]:
 
 def _headline(summary: dict[str, Any]) -> str:
     model = f" ({summary['model']})" if summary.get("model") else ""
+    ablation = (" with plan" if summary.get("with_plan") else "") + (
+        f", +{summary['distractors']} distractor tools" if summary.get("distractors") else "")
     return (
-        f"{summary['solver']}{model} on {summary['domain']}, k={summary['k']}: "
+        f"{summary['solver']}{model} on {summary['domain']}{ablation}, k={summary['k']}: "
         f"{summary['episodes']} episodes, {summary['passed']} passed, {summary['failed']} failed, "
         f"{summary['infra_errors']} infrastructure errors"
     )
@@ -50,6 +53,19 @@ def verifier_line(summary: dict[str, Any]) -> str:
     return ", ".join(
         f"{kind.replace('_', ' ')} {_pct(v['pass_rate'])} ({v['episodes_passed']}/{v['episodes']})"
         for kind, v in summary.get("verifier_kinds", {}).items() if v["episodes"]
+    )
+
+
+def refusal_line(summary: dict[str, Any]) -> str:
+    """`refusal accuracy 80.0% (8 of 10 infeasible episodes declined with nothing changed); 1 of 40
+    feasible declined`; empty when no infeasible or feasible episode was graded."""
+    r = summary.get("refusal")
+    if not r or not (r["infeasible_episodes"] or r["feasible_episodes"]):
+        return ""
+    return (
+        f"refusal accuracy {_pct(r['accuracy'])} ({r['refused']} of {r['infeasible_episodes']} infeasible "
+        f"episodes declined with nothing changed); {r['false_refusals']} of {r['feasible_episodes']} "
+        "feasible declined"
     )
 
 
@@ -71,6 +87,9 @@ def render_summary(console: Console, summary: dict[str, Any]) -> None:
     kinds = verifier_line(summary)
     if kinds:
         console.print(f"verifiers passed, by kind (episodes): {kinds}")
+    refusal = refusal_line(summary)
+    if refusal:
+        console.print(refusal)
     if summary["failures"]:
         console.print("commonest failures (episodes): " + ", ".join(
             f"{kind} {n}" for kind, n in summary["failures"].items()))
@@ -143,6 +162,9 @@ def summary_markdown(summary: dict[str, Any]) -> str:
         lines += [f"| {kind.replace('_', ' ')} | {v['episodes']} | {_pct(v['pass_rate'])} | "
                   f"{v['passed']} of {v['checks']} |" for kind, v in kinds.items()]
         lines.append("")
+    refusal = refusal_line(summary)
+    if refusal:
+        lines += [refusal[0].upper() + refusal[1:] + ".", ""]
     if summary["failures"]:
         lines += ["| failure | episodes |", "|---|---:|"]
         lines += [f"| {kind} | {n} |" for kind, n in summary["failures"].items()]
@@ -192,4 +214,34 @@ def render_comparison(console: Console, result: dict[str, Any]) -> None:
         f"Per task: the share of its trials that passed; interval: paired bootstrap; p: exact sign test. "
         f"Only in A: {result['only_in_a']}, only in B: {result['only_in_b']}.",
         style="dim",
+    )
+    gain = conditions_line(result)
+    if gain:
+        console.print(gain)
+
+
+def condition(side: dict[str, Any]) -> str:
+    """`with plan, 10 distractors`: a run's ablation in words."""
+    plan = "with plan" if side.get("with_plan") else "no plan"
+    return f"{plan}, {side.get('distractors', 0)} distractors"
+
+
+def conditions_line(result: dict[str, Any]) -> str:
+    """What B - A measures when the runs differ in their ablation (`--with-plan`, `--distractors`): e.g.
+    `B - A = +14.0% (95% CI ...): the gain of the plan (A no plan, 0 distractors; B with plan, ...)`; empty
+    when both ran under the same conditions."""
+    differ = result.get("conditions") or {}
+    if not differ:
+        return ""
+    p = result["paired"]
+    low, high = p["ci"]["difference"]
+    what = []
+    if "with_plan" in differ:
+        what.append("the gain of the plan" if differ["with_plan"][1] else "the loss without the plan")
+    if "distractors" in differ:
+        before, after = differ["distractors"]
+        what.append(f"the effect of {after} distractors instead of {before}")
+    return (
+        f"B - A = {p['difference']:+.1%} ({low:+.1%} .. {high:+.1%}): {' and '.join(what)} "
+        f"(A {condition(result['a'])}; B {condition(result['b'])})."
     )

@@ -91,6 +91,12 @@ class EvalRun:
     """The (task id, trial) pairs of the shard."""
     report: bool = True
     """Write report.html at the end (benchmarks of the episodes alone turn it off)."""
+    distractors: int | None = None
+    """Tools of other packs added to each episode's toolkit, none of them needed (`--distractors N`;
+    `stateforge.evaluate.distractors`); default 0 (to resume: the run's own)."""
+    with_plan: bool | None = None
+    """Give the solver each task's reference plan in words (`--with-plan`); default False (to resume: the
+    run's own)."""
     notes: dict[str, Any] = field(default_factory=dict)
     """Added to the summary as they are (a run on a work pool: `pool`, `shards`)."""
     problems: list[str] = field(default_factory=list)
@@ -148,6 +154,10 @@ def prepare(run: EvalRun) -> None:
         raise TerminalError(f"{tasks_path}: the run's task {missing[0]} is not in it; start a new run.")
     run.tasks = [by_id[i] for i in spec.task_ids]
     kit = run.toolkit or toolkit_for(info.schema, info.name, pack_dir=pack)
+    if spec.distractors:  # the other packs' tools load and suffice, before anything is written
+        from stateforge.evaluate.distractors import with_distractors
+
+        with_distractors(kit, spec.distractors, seed=spec.seed, key=spec.run_id)
     solver = run.solver_object or make_solver(
         spec.solver, spec.solver_config, tasks={t.id: t for t in run.tasks}
     )
@@ -177,6 +187,8 @@ def prepare(run: EvalRun) -> None:
         retries=spec.retries,
         workdir=Path(run.workdir) if run.workdir else None,
         instructions=functools.cache(partial(_instructions, info.config, info.now, info.name)),
+        distractors=spec.distractors,
+        with_plan=spec.with_plan,
     )
     if run.shard is not None:
         run.folder = run.folder.shard(run.shard)
@@ -308,8 +320,10 @@ def _check_tasks(tasks: list[Task], path: Path, db: Path, domain: str, fingerpri
 
 def _resumed_spec(run: EvalRun, spec: RunSpec, tasks_path: Path, fingerprint: str) -> RunSpec:
     """The recorded request of the run to resume, checked against what was given again."""
-    given = {"solver": run.solver, "model": run.model, "k": run.k}
-    recorded = {"solver": spec.solver, "model": spec.model, "k": spec.k}
+    given = {"solver": run.solver, "model": run.model, "k": run.k, "distractors": run.distractors,
+             "with_plan": run.with_plan}
+    recorded = {"solver": spec.solver, "model": spec.model, "k": spec.k, "distractors": spec.distractors,
+                "with_plan": spec.with_plan}
     differ = [
         f"{key} {given[key]!r} (the run has {recorded[key]!r})"
         for key in given
@@ -343,6 +357,8 @@ def _new_spec(run: EvalRun, tasks: list[Task], tasks_path: Path, fingerprint: st
         raise TerminalError(f"--max-infra-share must be between 0 and 1, got {run.max_infra_share}.")
     if run.concurrency < 1 or run.retries < 0:
         raise TerminalError("--concurrency must be at least 1 and --retries at least 0.")
+    if run.distractors is not None and run.distractors < 0:
+        raise TerminalError(f"--distractors must be 0 or more, got {run.distractors}.")
     selected = select_tasks(tasks, run.task_filter, limit=run.limit)
     solver = run.solver_object.name if run.solver_object is not None else str(run.solver)
     return RunSpec(
@@ -365,6 +381,8 @@ def _new_spec(run: EvalRun, tasks: list[Task], tasks_path: Path, fingerprint: st
         ),
         retries=run.retries,
         max_infra_share=run.max_infra_share,
+        distractors=run.distractors or 0,
+        with_plan=bool(run.with_plan),
         stateforge_version=__version__,
         created_at=dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
     )
@@ -374,7 +392,7 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _instructions(config: Any, now: Any, name: str, actor: Any = None) -> str:
+def _instructions(config: Any, now: Any, name: str, actor: Any = None, plan: tuple[str, ...] = ()) -> str:
     from stateforge.mcp.target import instructions  # the MCP server's wording (imported when asked for)
 
-    return instructions(config, now, name, actor=actor)
+    return instructions(config, now, name, actor=actor, plan=plan)

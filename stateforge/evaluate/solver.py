@@ -95,6 +95,9 @@ class Assignment:
     limits: Limits
     seed: int
     """Seed of this episode (the run's seed, the task and the trial), for any sampling the solver does."""
+    plan: tuple[str, ...] = ()
+    """The task's reference plan in words, one step each, in a run with `--with-plan` (EnterpriseOps-Gym's
+    human-plan condition); empty otherwise. It is in `EpisodeHandle.instructions` too."""
 
 
 @dataclass

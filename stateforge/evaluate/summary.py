@@ -6,8 +6,10 @@ Keys (a public format, docs/evaluate.md): `run_id`, `episodes`, `passed`, `faile
 `avg_at_k`, `pass_at_k`, `pass_hat_k` (overall), `tasks`, `tasks_scored`, `ci`, and `groups` (the same
 metrics by domain, capability, difficulty, plan length and feasible / infeasible), `verifier_kinds` (per
 verifier kind, goal / integrity / policy / side_effect: the checks run and passed, and the episodes that
-had one and passed all of that kind), `policies` (per policy verifier: episodes checked and passed); then
-`harness`
+had one and passed all of that kind), `policies` (per policy verifier: episodes checked and passed),
+`refusal` (refusal accuracy: the share of graded infeasible episodes declined with nothing changed, and the
+feasible ones declined), `distractors` and `with_plan` (the run's ablation: distractor tools per episode,
+and whether the solver was given the task's reference plan); then `harness`
 (the infrastructure error share against its limit, whether the run is trustworthy), `failures` (the
 commonest kinds of failure, in episodes), `stop_reasons`, `usage` (tokens, cost, turns, tool calls) and
 `timing` (this session's episodes per second and the median milliseconds of each part of an episode).
@@ -108,7 +110,10 @@ def summarize(
         "infra_errors": infra,
         **overall,
         "groups": groups,
+        "distractors": spec.distractors,
+        "with_plan": spec.with_plan,
         **verifier_results(graded),
+        "refusal": refusal_results(graded),
         "harness": {**health, "reasons": _top(r.reasons[0] for r in records if r.outcome == "infra_error"
                                               and r.reasons)},
         "failures": _top(f for r in records if r.outcome == "fail" for f in r.failures),
@@ -143,6 +148,29 @@ def verifier_results(records: list[EpisodeRecord]) -> dict[str, Any]:
         shown = entry["episodes"]
         entry["pass_rate"] = round(entry["episodes_passed"] / shown, 6) if shown else None
     return {"verifier_kinds": kinds, "policies": dict(sorted(policies.items()))}
+
+
+def refusal_results(records: list[EpisodeRecord]) -> dict[str, Any]:
+    """`refusal` of the summary, over graded episodes: of the infeasible ones, those the solver declined
+    (`cannot_complete`) with nothing changed (`accuracy`, EnterpriseOps-Gym's refusal figure: a decline
+    after a write does not count); of the feasible ones, those it declined (`false_refusals`)."""
+    infeasible = [r for r in records if not r.task.feasible]
+    feasible = [r for r in records if r.task.feasible]
+    refused = sum(r.declined is not None and not _changed(r) for r in infeasible)
+    declined = sum(r.declined is not None for r in feasible)
+    return {
+        "infeasible_episodes": len(infeasible),
+        "refused": refused,
+        "accuracy": round(refused / len(infeasible), 6) if infeasible else None,
+        "feasible_episodes": len(feasible),
+        "false_refusals": declined,
+        "false_refusal_rate": round(declined / len(feasible), 6) if feasible else None,
+    }
+
+
+def _changed(record: EpisodeRecord) -> bool:
+    """Whether the episode's end state differs from the base (its diff's totals)."""
+    return any(record.diff.get(kind) for kind in ("inserted", "deleted", "updated"))
 
 
 def _top(items: Any) -> dict[str, int]:

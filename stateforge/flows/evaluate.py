@@ -46,17 +46,20 @@ def evaluate(
     pool: str | None = None,
     shards: int | None = None,
     pool_timeout: float | None = None,
+    distractors: int | None = None,
+    with_plan: bool | None = None,
 ) -> dict[str, Any]:
     """Evaluate a solver on a built domain's tasks (default: artifacts/<domain>/<domain>.duckdb and its
     tasks.jsonl); the run goes to artifacts/<domain>/runs/<run_id>/. `solver` is required for a new run
     (oracle, noop, openai, ...); to resume one, pass `resume` (its id) and nothing else it was asked.
     With `pool`, the episodes run as `shards` flow runs of `evaluate-shard` on that Prefect process work
-    pool (`stateforge.flows.evaluate_pool`), merged into the same run."""
+    pool (`stateforge.flows.evaluate_pool`), merged into the same run. `distractors` and `with_plan`: the
+    ablations (tools of other packs in each toolkit; the task's reference plan told to the solver)."""
     run = EvalRun(
         domain, solver=solver, model=model, k=k, db=db,
         tasks_file=tasks_file, task_filter=tasks, limit=limit, concurrency=concurrency, resume=resume,
         base_url=base_url, options=dict(options or {}), retries=retries, max_infra_share=max_infra_share,
-        seed=seed, out=out,
+        seed=seed, out=out, distractors=distractors, with_plan=with_plan,
         limits=Limits(max_tool_calls=max_tool_calls, max_turns=max_turns, wall_seconds=timeout),
     )
     if pool:

@@ -117,6 +117,7 @@ def serve_mcp(
     max_sessions: int = MAX_SESSIONS,
     evict_idle: float | None = EVICT_IDLE,
     actor: Actor | str | None = None,
+    plan: tuple[str, ...] = (),
 ) -> McpHandle:
     """Serve a built database (or an open `Episode`) over streamable HTTP in a background thread.
 
@@ -127,7 +128,8 @@ def serve_mcp(
     session ends the one idle longest if it has been idle `evict_idle` seconds, else it is refused with
     HTTP 503 until one ends. `idle_timeout`: seconds without a request before a session ends.
     `pack`/`toolkit`: the tools, as `load_target`; `actor`: who every session acts as (`--as`; an open
-    `Episode` acts as its own). Over stdio the process's own stdin/stdout are the
+    `Episode` acts as its own). `plan`: a task's plan in words, added to the instructions (an open
+    `Episode` served to an evaluated agent, `--with-plan`). Over stdio the process's own stdin/stdout are the
     transport: run `stateforge mcp DB` as a child process (the SDK's `StdioServerParameters`) instead.
     """
     if transport != "http":
@@ -142,8 +144,10 @@ def serve_mcp(
                 "serving an open Episode uses its own file, tools and actor: drop persist, pack, toolkit "
                 "and actor."
             )
-        sessions = Sessions(episode_target(source), shared=source)
+        sessions = Sessions(episode_target(source, plan=plan), shared=source)
     else:
+        if plan:
+            raise ServeError("a plan is told about one task's episode: serve an open Episode with it.")
         target = load_target(source, pack=pack, toolkit=toolkit, actor=actor)
         sessions = Sessions(target, persist=persist, workdir=workdir, keep=keep)
     sock = bind(host, port)

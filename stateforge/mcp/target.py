@@ -44,11 +44,14 @@ class Target:
     """The pack folder the tools come from, when given (a pack outside `stateforge/packs/`)."""
     actor: Actor | None = None
     """Who every session acts as (`--as`), checked against the pack's `actors:`; None: no one."""
+    plan: tuple[str, ...] = ()
+    """A task's reference plan in words, told to the client (an evaluation with `--with-plan`)."""
 
     @property
     def instructions(self) -> str:
-        """The MCP `instructions`: the domain's description, its policies, the actor and today's date."""
-        return instructions(self.config, self.now, self.name, actor=self.actor)
+        """The MCP `instructions`: the domain's description, its policies, the actor and today's date (and
+        the plan, when there is one)."""
+        return instructions(self.config, self.now, self.name, actor=self.actor, plan=self.plan)
 
 
 def resolve_database(domain_or_db: str | Path, *, db: str | Path | None = None) -> tuple[Path, Path | None]:
@@ -116,8 +119,9 @@ def load_target(
                   actor=bound)
 
 
-def episode_target(episode: Episode) -> Target:
-    """The target of an episode someone else opened (all sessions then share that episode)."""
+def episode_target(episode: Episode, *, plan: tuple[str, ...] = ()) -> Target:
+    """The target of an episode someone else opened (all sessions then share that episode); `plan`: the
+    task's plan in words, for the instructions."""
     return Target(
         db=episode.path,
         name=episode.domain,
@@ -125,12 +129,22 @@ def episode_target(episode: Episode) -> Target:
         now=episode.now,
         toolkit=episode.toolkit,
         actor=episode.actor,
+        plan=tuple(plan),
     )
 
 
-def instructions(config: DomainConfig, now: dt.datetime, name: str, *, actor: Actor | None = None) -> str:
+PLAN_INTRO = (
+    "A plan for this request, step by step, as someone who knows the service would carry it out (the tools' "
+    "results decide the details):"
+)
+
+
+def instructions(
+    config: DomainConfig, now: dt.datetime, name: str, *, actor: Actor | None = None,
+    plan: tuple[str, ...] | list[str] = (),
+) -> str:
     """What a client is told about the service: description, policies, procedures, who it acts as and the
-    date; never the schema."""
+    date, then `plan` (a task's reference plan, in an evaluation with `--with-plan`); never the schema."""
     about = " ".join((config.description or f"The {name} service.").split())
     parts = [about]
     enforced = [p for p in config.policies if p.enforced]
@@ -156,4 +170,7 @@ def instructions(config: DomainConfig, now: dt.datetime, name: str, *, actor: Ac
         f"Now is {now:%A %d %B %Y, %H:%M} ({now.isoformat()}): \"today\", \"last week\" and every date the "
         "tools record are relative to it."
     )
+    if plan:
+        parts.append(PLAN_INTRO + "\n" + "\n".join(f"{i}. {' '.join(step.split())}"
+                                                   for i, step in enumerate(plan, 1)))
     return "\n\n".join(parts)

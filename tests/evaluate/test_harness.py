@@ -57,6 +57,11 @@ def test_the_oracle_scores_every_task_on_every_trial(oracle: dict, tasks: list[T
     for kind in ("capability", "difficulty", "plan_length", "feasible"):
         assert all(group["avg_at_k"] == 1.0 for group in oracle["groups"][kind].values())
     assert oracle["groups"]["feasible"]["infeasible"]["tasks"] == sum(not t.feasible for t in tasks)
+    infeasible = 2 * sum(not t.feasible for t in tasks)
+    assert oracle["refusal"] == {
+        "infeasible_episodes": infeasible, "refused": infeasible, "accuracy": 1.0,
+        "feasible_episodes": 2 * len(tasks) - infeasible, "false_refusals": 0, "false_refusal_rate": 0.0,
+    }
 
 
 def test_the_run_folder_holds_what_was_asked_every_episode_and_the_summary(
@@ -91,6 +96,7 @@ def test_noop_passes_exactly_the_infeasible_tasks(noop: dict, tasks: list[Task])
     assert noop["groups"]["feasible"]["infeasible"]["avg_at_k"] == 1.0
     assert noop["groups"]["feasible"]["feasible"]["avg_at_k"] == 0.0
     assert noop["failures"]["declined a feasible task"] == len(tasks) - infeasible
+    assert noop["refusal"]["accuracy"] == 1.0 and noop["refusal"]["false_refusal_rate"] == 1.0
     for record in lines(noop["folder"]):
         if record["outcome"] == "fail":
             assert record["reasons"][0].startswith("declined (cannot_complete: ")
@@ -100,6 +106,7 @@ def test_noop_passes_exactly_the_infeasible_tasks(noop: dict, tasks: list[Task])
 def test_a_wrong_solver_fails_with_reasons_in_words(pack_db: Path, runs: Path, tasks: list[Task]) -> None:
     summary = evaluate(pack_db, solver_object=SkipLastCall({t.id: t for t in tasks}), out=runs, report=False)
     assert summary["passed"] == 0 and summary["failed"] == len(tasks) and summary["infra_errors"] == 0
+    assert summary["refusal"]["accuracy"] == 0.0  # the infeasible tasks' refused calls, never declined
     by_id = {t.id: t for t in tasks}
     for record in lines(summary["folder"]):
         task = by_id[record["task_id"]]

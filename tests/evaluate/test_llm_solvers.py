@@ -19,13 +19,16 @@ import pytest
 
 from stateforge.errors import TerminalError
 from stateforge.evaluate import Limits, evaluate
+from stateforge.evaluate.distractors import distractor_names, with_distractors
 from stateforge.evaluate.rundir import EPISODES_FILE, RUN_FILE
 from stateforge.evaluate.solver import SolverConfig
 from stateforge.evaluate.solvers.llm_options import llm_settings
 from stateforge.evaluate.solvers.openai_agent import make
 from stateforge.fakellm import FakeLLMServer
 from stateforge.llm.prompts import prompt_sha256
+from stateforge.mcp.target import PLAN_INTRO
 from stateforge.tasks import Task
+from stateforge.tools import load_toolkit
 from tests.evaluate.scripted import code_script, pick, post_scripts, tool_script
 
 pytestmark = pytest.mark.xdist_group("evaluate")
@@ -114,6 +117,29 @@ def test_openai_code_runs_the_calls_as_python_in_the_sandbox(
     spec = json.loads((Path(summary["folder"]) / RUN_FILE).read_text())
     assert spec["solver_settings"]["prompt_sha256"] == prompt_sha256("solve_code")
     assert spec["solver_settings"]["code_timeout"] == 10.0
+
+
+def test_the_llm_solvers_are_offered_the_distractors_and_told_the_plan(
+    pack_db: Path, tmp_path: Path, chosen: list[Task], api_key: None, code_server: FakeLLMServer
+) -> None:
+    base = load_toolkit(pack_db)
+    with FakeLLMServer(models=("fake",), record=64) as server:
+        post_scripts(server.url, [tool_script(t) for t in chosen])
+        tools = run(pack_db, tmp_path / "tools", chosen, server, distractors=5, with_plan=True)
+        offered = [{t["function"]["name"] for t in r.body["tools"]} for r in server.recorded()]
+    code = run(pack_db, tmp_path / "code", chosen, code_server, solver="openai-code", distractors=5,
+               with_plan=True)
+    for summary in (tools, code):  # the scripted model replays the reference: no distractor is needed
+        assert (summary["passed"], summary["infra_errors"], summary["distractors"]) == (4, 0, 5)
+    assert offered and all(len(names) == len(base) + 5 for names in offered)
+    by_id = {t.id: t for t in chosen}
+    for record in records(tools) + records(code):
+        system = record["messages"][0]["content"]
+        assert PLAN_INTRO in system
+        assert all(" ".join(step.split()) in system for step in by_id[record["task_id"]].reference_plan)
+    for record in records(code):  # the sandbox's functions include the distractors
+        extra = distractor_names(with_distractors(base, 5, seed=0, key=record["task_id"]), base)
+        assert all(f"{name}(" in record["messages"][0]["content"] for name in extra)
 
 
 def test_transport_faults_are_retried_and_the_run_still_passes(

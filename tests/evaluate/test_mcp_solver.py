@@ -16,9 +16,12 @@ import pytest
 
 from stateforge.errors import TerminalError
 from stateforge.evaluate import evaluate
+from stateforge.evaluate.distractors import distractor_names, with_distractors
 from stateforge.evaluate.rundir import EPISODES_FILE
 from stateforge.fakellm import FakeLLMServer
+from stateforge.mcp.target import PLAN_INTRO
 from stateforge.tasks import Task
+from stateforge.tools import load_toolkit
 from tests.evaluate.scripted import pick, post_scripts, tool_script
 
 pytestmark = pytest.mark.xdist_group("evaluate")
@@ -111,3 +114,19 @@ def test_an_agent_that_cannot_be_started_is_an_infrastructure_error(
                        retries=0, task_filter=f"id:{chosen[0].id}", report=False)
     assert (summary["failed"], summary["infra_errors"]) == (0, 1) and not summary["harness"]["ok"]
     assert "the agent could not be started" in records(summary)[0]["reasons"][0]
+
+
+def test_the_agents_server_lists_the_distractors_and_tells_the_plan(
+    pack_db: Path, tmp_path: Path, chosen: list[Task]
+) -> None:
+    task = chosen[0]
+    agent = shlex.quote(str(Path(__file__).with_name("listing_agent.py")))
+    summary = evaluate(pack_db, solver="mcp", out=tmp_path, options={"cmd": f"{PYTHON} {agent} {{url}}"},
+                       task_filter=f"id:{task.id}", distractors=5, with_plan=True, report=False)
+    assert (summary["infra_errors"], summary["distractors"], summary["with_plan"]) == (0, 5, True)
+    seen = json.loads(records(summary)[0]["solver_details"]["stderr"])
+    base = load_toolkit(pack_db)
+    assert seen["tools"] == with_distractors(base, 5, seed=0, key=task.id).names
+    assert len(distractor_names(with_distractors(base, 5, seed=0, key=task.id), base)) == 5
+    told = seen["instructions"].split(PLAN_INTRO)[1]
+    assert all(" ".join(step.split()) in told for step in task.reference_plan)

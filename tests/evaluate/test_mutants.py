@@ -2,7 +2,7 @@
 (tests/evaluate/errands: paged reads, a list write, a date range with an order at its edge, same-name
 products, an additive write)
 and is failed by the grading there while the reference (the oracle) passes; where a kind does not apply,
-the episode says so and is neither."""
+the episode says so and is neither. (ignore-procedure needs a procedure: the ITSM pack's tests.)"""
 
 from __future__ import annotations
 
@@ -80,7 +80,11 @@ def test_a_pass_with_the_reference_s_end_state_is_an_equivalent_mutant_not_an_es
     assert report["escapes"][0]["task"] == oracle_records[0].task_id and not report["meets_target"]
 
 
-@pytest.mark.parametrize("kind", MUTANT_KINDS)
+PROCEDURAL = ("ignore-procedure",)
+"""Kinds that need a `kind: procedure` policy, which errands has not: tests/packs/itsm/test_procedures.py."""
+
+
+@pytest.mark.parametrize("kind", [k for k in MUTANT_KINDS if k not in PROCEDURAL])
 def test_mutant_fails_where_it_applies(
     kind: str, errands: tuple[Path, list[Task]], oracle_passes: set[str], tmp_path: Path
 ) -> None:

@@ -3,5 +3,5 @@
 
 MUTANT_KINDS = (
     "stop-early", "skip-prerequisite", "first-page", "drop-item", "add-item", "distractor", "bound",
-    "repeat-write", "extra-write",
+    "repeat-write", "extra-write", "ignore-procedure",
 )

@@ -20,6 +20,7 @@ from typing import Any
 
 from stateforge.episode import ToolResult
 from stateforge.evaluate.handle import EpisodeHandle
+from stateforge.evaluate.solvers.procedure import ignore_procedure
 from stateforge.tasks import Task
 from stateforge.tasks.reachable import scalars as every_scalar
 from stateforge.tools import CANNOT_COMPLETE
@@ -454,5 +455,6 @@ MUTATIONS: dict[str, Mutation] = {
     "bound": bound,
     "repeat-write": repeat_write,
     "extra-write": extra_write,
+    "ignore-procedure": ignore_procedure,
 }
 """Every mutant kind, by its name (`--solver mutant:<kind>`), in the order reports list them."""

@@ -1,7 +1,7 @@
 """The ITSM pack: a schema of EnterpriseOps-Gym's density that builds with every rule and state policy
 holding and heavy-tailed fan-outs; a toolkit of the product's size whose refusals name their policy; the
-procedures (CAB review of high-risk changes, the major-incident manager informed of a P1, a reason for every
-reassignment) refused until they are followed."""
+procedures (CAB review of high-risk changes, the major-incident manager informed of a P1) allowed by the tools
+and caught by their end-state check; a reason for every reassignment refused until it is given."""
 
 from __future__ import annotations
 
@@ -51,32 +51,44 @@ def test_the_toolkit_is_product_sized_and_acts_through_one_actor_helper(itsm_db:
     assert all("as_user" in t.parameters["properties"] for t in toolkit if t.name != "cannot_complete")
 
 
-def test_a_p1_is_resolved_only_after_the_major_incident_manager_is_informed(
-    itsm_db: Path, people: dict[str, str], tmp_path: Path
+def test_a_p1_worked_without_informing_the_major_incident_manager_breaks_the_procedure(
+    pack: DomainPack, itsm_db: Path, people: dict[str, str], tmp_path: Path
 ):
     net, mim = people["network"], people["mim"]
+    check = procedure_check(pack, "major_incident_procedure")
     with Episode.open(itsm_db, workdir=tmp_path) as ep:
-        made = ep.call(
-            "create_incident",
-            {
-                "as_user": net,
-                "short_description": "VPN down for everyone",
-                "category_name": "Network",
-                "subcategory": "VPN",
-                "impact": 1,
-                "urgency": 1,
-            },
-        )
-        assert made.ok and made.value["priority"] == 1
-        number = made.value["number"]
-        assert ep.call("assign_incident", {"as_user": net, "number": number, "assignee": net}).ok
-        resolve = {"as_user": net, "number": number, "close_code": "solved", "close_notes": "Restarted."}
-        refused = ep.call("resolve_incident", resolve)
-        assert not refused.ok and refused.policy == "major_incident_procedure"
-        assert ep.call("notify_major_incident_manager", {"as_user": net, "number": number, "manager": mim}).ok
-        assert ep.call("resolve_incident", resolve).ok
+        for informed in (False, True):
+            ep.reset()
+            made = ep.call(
+                "create_incident",
+                {
+                    "as_user": net,
+                    "short_description": "VPN down for everyone",
+                    "category_name": "Network",
+                    "subcategory": "VPN",
+                    "impact": 1,
+                    "urgency": 1,
+                },
+            )
+            assert made.ok and made.value["priority"] == 1
+            number = made.value["number"]
+            assert ep.call("assign_incident", {"as_user": net, "number": number, "assignee": net}).ok
+            if informed:
+                notify = {"as_user": net, "number": number, "manager": mim}
+                assert ep.call("notify_major_incident_manager", notify).ok
+            resolve = {"as_user": net, "number": number, "close_code": "solved", "close_notes": "Restarted."}
+            # the tools resolve it either way: the procedure is the agent's to follow, its check tells
+            assert ep.call("resolve_incident", resolve).ok
+            assert bool(ep.query(check)) is not informed
         slas = ep.call("get_incident", {"as_user": net, "number": number}).value["slas"]
         assert {s["stage"] for s in slas} == {"achieved"}
+
+
+def procedure_check(pack: DomainPack, name: str) -> str:
+    """The end-state check of the pack's procedure `name` (a `kind: procedure` policy)."""
+    policy = next(p for p in pack.config.policies if p.name == name)
+    assert policy.kind == "procedure" and policy.check
+    return policy.check
 
 
 def test_assignment_roles_and_reassignment_reasons_are_refused_by_name(
@@ -108,34 +120,40 @@ def test_assignment_roles_and_reassignment_reasons_are_refused_by_name(
         assert notes and "needs a desk visit" in notes[0]["body"]
 
 
-def test_a_high_risk_change_goes_through_the_cab_before_implementation(
-    itsm_db: Path, people: dict[str, str], tmp_path: Path
+def test_a_high_risk_change_started_without_the_cab_breaks_the_procedure(
+    pack: DomainPack, itsm_db: Path, people: dict[str, str], tmp_path: Path
 ):
     cm, cab, app = people["change_manager"], people["cab"], people["app"]
+    check = procedure_check(pack, "high_risk_cab_review")
     with Episode.open(itsm_db, workdir=tmp_path) as ep:
-        number = ep.call(
-            "request_change",
-            {
-                "as_user": cm,
-                "short_description": "Upgrade the runtime",
-                "ci_name": app,
-                "planned_start": "2026-07-20T21:00:00",
-                "planned_end": "2026-07-20T23:00:00",
-                "risk": "high",
-            },
-        ).value["number"]
-        assert ep.call("assess_change", {"as_user": cm, "number": number, "risk": "high", "impact": 2}).ok
-        assert ep.call("request_change_approval", {"as_user": cm, "number": number, "approvers": [cab]}).ok
-        assert ep.call("schedule_change", {"as_user": cm, "number": number}).policy == "change_authorization"
-        assert ep.call("approve_change", {"as_user": cm, "number": number}).policy in (
-            "cab_approvers_only",
-            None,
-        )
-        assert ep.call("approve_change", {"as_user": cab, "number": number}).ok
-        assert ep.call("schedule_change", {"as_user": cm, "number": number}).ok
-        start = {"as_user": cm, "number": number}
-        assert ep.call("start_change_implementation", start).policy == "high_risk_cab_review"
-        meeting = {"as_user": cm, "number": number, "meeting": "Weekly CAB #107"}
-        assert ep.call("add_change_to_cab_agenda", meeting).ok
-        assert ep.call("record_cab_outcome", {**meeting, "outcome": "approved"}).ok
-        assert ep.call("start_change_implementation", start).ok
+        for reviewed in (True, False):
+            ep.reset()
+            number = ep.call(
+                "request_change",
+                {
+                    "as_user": cm,
+                    "short_description": "Upgrade the runtime",
+                    "ci_name": app,
+                    "planned_start": "2026-07-20T21:00:00",
+                    "planned_end": "2026-07-20T23:00:00",
+                    "risk": "high",
+                },
+            ).value["number"]
+            assert ep.call("assess_change", {"as_user": cm, "number": number, "risk": "high", "impact": 2}).ok
+            asked = {"as_user": cm, "number": number, "approvers": [cab]}
+            assert ep.call("request_change_approval", asked).ok
+            schedule = {"as_user": cm, "number": number}
+            assert ep.call("schedule_change", schedule).policy == "change_authorization"
+            assert ep.call("approve_change", {"as_user": cm, "number": number}).policy in (
+                "cab_approvers_only",
+                None,
+            )
+            assert ep.call("approve_change", {"as_user": cab, "number": number}).ok
+            assert ep.call("schedule_change", schedule).ok
+            if reviewed:
+                meeting = {"as_user": cm, "number": number, "meeting": "Weekly CAB #107"}
+                assert ep.call("add_change_to_cab_agenda", meeting).ok
+                assert ep.call("record_cab_outcome", {**meeting, "outcome": "approved"}).ok
+            # started with or without the review: the tools allow both, the procedure's check does not
+            assert ep.call("start_change_implementation", {"as_user": cm, "number": number}).ok
+            assert bool(ep.query(check)) is not reviewed
