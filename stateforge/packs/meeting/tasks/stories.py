@@ -1254,7 +1254,7 @@ TEAM_ROOM_SHORT = Storyline(
     provides=("user", "room", "boss"),
     capabilities=("aggregation_computation",),
     feasible=False,
-    weight=0.5,
+    weight=0.6,
 )
 SERIES_ROOM_TAKEN = Storyline(
     "series_room_taken",
@@ -1272,7 +1272,7 @@ DESK_DAYS_PAST_WINDOW = Storyline(
     provides=("user",),
     capabilities=("precise_boundary_judgment",),
     feasible=False,
-    weight=0.4,
+    weight=0.5,
 )
 STORYLINES = (
     TEAM_SYNC_SERIES,
