@@ -2,8 +2,9 @@
 
 my direct reports based in the old office, and me (`movers`) -> each gets the new office as home building ->
 their desk bookings in the old office from that day on are cancelled, day by day (bookings in other offices
-stay) -> each of my own meetings in the two weeks after with a room in the old office moves to the smallest
-free room of the new office that seats everyone who has not declined, or gives its room up when none is free.
+stay) -> each of my own meetings in the three weeks after with a room in the old office moves to the smallest
+free room of the new office that seats everyone who has not declined, or gives its room up when none is free
+(three weeks on).
 
 What varies with the data: how many of the team sit in the old office, who has desk bookings there and on
 how many days, which of my meetings have a room there, and whether the new office has a room free then.
@@ -19,15 +20,15 @@ from stateforge.tasks.compose import Story, Storyline, step
 from .common import ACTIVE, LAST_DAY, PERSON, next_monday
 from .storykit import cast_person, direct_reports, when
 
-SPAN_DAYS = 13
-"""The meetings that follow the move: those in the two weeks from the move day (its Monday to the Sunday
-after next)."""
+SPAN_DAYS = 20
+"""The meetings that follow the move: those in the three weeks from the move day (its Monday to the Sunday
+three weeks on)."""
 
 
 def cast_mover(story: Story) -> None:
-    """An active manager based in an office, with 3 to 8 active direct reports (two or more based there
-    too), upcoming meetings of their own with a room there in the two weeks from a Monday, and another
-    active office to move to."""
+    """An active manager based in an office, with 2 to 10 active direct reports (one or more based there
+    too), and another active office to move to. Whether their meetings of the three weeks from the move
+    day have rooms there is for the steps to find out (often none do, and nothing moves)."""
     ctx = story.ctx
     day = next_monday(ctx.today) + dt.timedelta(weeks=ctx.rng.randint(0, 2))
     last = day + dt.timedelta(days=SPAN_DAYS)
@@ -37,14 +38,10 @@ def cast_mover(story: Story) -> None:
         story,
         f"SELECT {PERSON}, e.home_building_id, b.name AS building FROM employees AS e JOIN buildings AS b ON "
         f"b.building_id = e.home_building_id WHERE {ACTIVE} AND (SELECT count(*) FROM employees AS r WHERE "
-        "r.manager_id = e.employee_id AND r.is_active) BETWEEN 3 AND 8 AND (SELECT count(*) FROM employees "
+        "r.manager_id = e.employee_id AND r.is_active) BETWEEN 2 AND 10 AND (SELECT count(*) FROM employees "
         "AS r WHERE r.manager_id = e.employee_id AND r.is_active AND r.home_building_id = "
-        "e.home_building_id) >= 2 AND EXISTS (SELECT 1 FROM meetings AS m JOIN room_bookings AS k ON "
-        "k.meeting_id = m.meeting_id AND k.status = 'confirmed' JOIN rooms AS r ON r.room_id = k.room_id "
-        "WHERE m.organizer_id = e.employee_id AND m.status = 'scheduled' AND r.building_id = "
-        "e.home_building_id AND m.start_at >= ? AND m.start_at < ?)",
-        [day, last + dt.timedelta(days=1)],
-        what="manager based in an office with meetings there",
+        "e.home_building_id) >= 1",
+        what="manager based in an office with some of their team",
     )
     user = story["user"]
     target = ctx.pick(
@@ -63,8 +60,8 @@ def cast_mover(story: Story) -> None:
 def who_moves(story: Story) -> None:
     user, move = story["user"], story["move"]
     team = [r for r in direct_reports(story, user["email"]) if r["home_building"] == move["old"]]
-    if len(team) < 2:
-        raise Skip("too few of the team in the old office")
+    if not team:
+        raise Skip("none of the team in the old office")
     story["movers"] = [user["email"], *(r["email"] for r in team)]
     story.knob("solver_filtering", f"direct reports based in {move['old']}")
     story.say(
@@ -84,6 +81,13 @@ def who_moves(story: Story) -> None:
 def rehome(story: Story) -> None:
     for email in story["movers"]:
         story.call("update_profile", {"person": email, "home_building": story["move"]["new"]})
+    story.ctx.goal(
+        "the movers are based in the new office",
+        "SELECT count(*) AS moved FROM employees AS e JOIN buildings AS b ON b.building_id = "
+        "e.home_building_id WHERE b.name = ? AND e.email IN (SELECT unnest(?))",
+        [story["move"]["new"], story["movers"]],
+        expected=[{"moved": len(story["movers"])}],
+    )
 
 
 @step(
@@ -169,10 +173,10 @@ def meetings_follow(story: Story) -> None:
                            {"meeting": row["meeting_id"], "organizer": user["email"], "room": room})
                 released += 1
     if not moved + released:
-        raise Skip("no meeting with a room in the old office")
+        return  # none of my meetings then has a room in the old office: nothing moves
     story.knob("aggregation", "seats: me and the invitees who have not declined")
     story.ctx.goal(
-        "none of my meetings in the two weeks keeps a room in the old office",
+        "none of my meetings in the three weeks keeps a room in the old office",
         "SELECT count(*) AS left_behind FROM meetings AS m JOIN room_bookings AS k ON k.meeting_id = "
         "m.meeting_id AND k.status = 'confirmed' JOIN rooms AS r ON r.room_id = k.room_id JOIN buildings "
         "AS b ON b.building_id = r.building_id WHERE m.organizer_id = ? AND m.status = 'scheduled' AND "

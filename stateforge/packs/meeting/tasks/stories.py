@@ -171,9 +171,10 @@ def weekly_series(story: Story) -> None:
     )
     story.ctx.goal(
         "the series and its invitees",
-        "SELECT count(DISTINCT m.meeting_id) AS meetings, count(a.employee_id) AS invitations FROM "
-        "meeting_series AS s JOIN meetings AS m ON m.series_id = s.series_id LEFT JOIN meeting_attendees "
-        "AS a ON a.meeting_id = m.meeting_id WHERE s.organizer_id = ? AND s.title = ?",
+        "SELECT count(DISTINCT m.meeting_id) AS meetings, count(a.employee_id) FILTER (WHERE NOT "
+        "a.is_optional) AS invitations FROM meeting_series AS s JOIN meetings AS m ON m.series_id = "
+        "s.series_id LEFT JOIN meeting_attendees AS a ON a.meeting_id = m.meeting_id WHERE "
+        "s.organizer_id = ? AND s.title = ?",
         [user["employee_id"], title],
         expected=[{"meetings": count, "invitations": count * len(story["team"])}],
     )
