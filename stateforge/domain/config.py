@@ -71,8 +71,9 @@ class ValuesBy(_Model):
             raise ValueError("values_by.values needs a non-empty list of texts for every value")
         return self
 
-    def expr(self) -> str:
-        """The DuckDB expression that picks the text."""
+    def expr(self, null_rate: float | None = None) -> str:
+        """The DuckDB expression that picks the text; with `null_rate`, that share of rows (chosen by
+        `pick_by`) get NULL instead (an expression column takes no other null share)."""
 
         def lit(text: str) -> str:
             return "'" + text.replace("'", "''") + "'"
@@ -87,7 +88,10 @@ class ValuesBy(_Model):
         # in key order: a config read back from JSON (keys sorted) makes the same expression
         cases = " ".join(f"WHEN {lit(k)} THEN {pick(v)}" for k, v in sorted(self.values.items()))
         default = pick(self.default) if self.default else "NULL"
-        return f'CASE CAST("{self.column}" AS VARCHAR) {cases} ELSE {default} END'
+        made = f'CASE CAST("{self.column}" AS VARCHAR) {cases} ELSE {default} END'
+        if not null_rate:
+            return made
+        return f"CASE WHEN hash({by}, 'null') % 10000 < {round(null_rate * 10000)} THEN NULL ELSE {made} END"
 
 
 class ColumnHint(_Model):
@@ -152,7 +156,7 @@ class ColumnHint(_Model):
     @model_validator(mode="after")
     def _consistent(self) -> ColumnHint:
         if self.values_by is not None:
-            made = self.values_by.expr()
+            made = self.values_by.expr(self.null_rate)
             # a config read back from a build holds the expr values_by made
             if self.expr not in (None, made) or self.values is not None or self.strategy is not None:
                 raise ValueError("values_by gives the values: drop expr, values and strategy")

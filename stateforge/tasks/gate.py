@@ -29,9 +29,12 @@ In order (the first failure rejects, counted by its reason in the generation rep
 
 The first replay is the generator's own run when it hands one over (`Draft.observed`: a recipe's calls,
 reads included, on a fresh episode through this toolkit): the gate diffs that episode rather than running
-every call a third time. The second replay runs every call again on a new episode: the writes' outcomes and
-the diff must come out the same (the reads stay in, since a write may depend on what ran before it: the
-writes alone gave another diff on a meeting recipe).
+every call a third time. The second replay, on a new episode, runs the writes of the calls the first one
+made, up to and with the call it stopped at (a read included, when a read was refused): a read tool changes
+nothing (its queries cannot write, `sqlcheck`), so the reads between writes cannot move the diff, and the
+outcomes and the diff are what must come out the same. (Running every write of the draft instead, past a
+refused read, is what once gave another diff: an infeasible variant whose lookup of a made-up name fails
+had its writes run and succeed.)
 """
 
 from __future__ import annotations
@@ -206,10 +209,11 @@ class Gate:
             verifiers = self._verifiers(draft, first)
             calls, results = list(first.calls), list(first.results)
             failure = first.failure
-        with self._replay(draft, fresh=True) as second:
-            outcome = [r.ok for c, r in zip(calls, results, strict=True) if self._is_write(c.tool)]
-            again = [r.ok for c, r in zip(second.calls, second.results, strict=True)
-                     if self._is_write(c.tool)]
+        rerun = [i for i, c in enumerate(calls)
+                 if self._is_write(c.tool) or (failure is not None and i == len(calls) - 1)]
+        with self._replay(draft, only=[calls[i] for i in rerun]) as second:
+            outcome = [(calls[i].tool, results[i].ok, results[i].error_kind) for i in rerun]
+            again = [(c.tool, r.ok, r.error_kind) for c, r in zip(second.calls, second.results, strict=True)]
             if second.end.diff.to_json() != diff.to_json() or again != outcome:
                 raise Rejected("nondeterministic", "a second replay gave another diff or outcome")
         task = self._task(draft, calls, results, failure, diff.to_dict(), policy, verifiers)
@@ -294,12 +298,12 @@ class Gate:
         return seen
 
     @contextmanager
-    def _replay(self, draft: Draft, *, fresh: bool = False) -> Iterator[Replayed]:
+    def _replay(self, draft: Draft, *, only: list[Call] | None = None) -> Iterator[Replayed]:
         """Run the draft's calls on a fresh episode, as the task's actor, stopping at the first failure;
         yield the end state. The generator's own run stands for the first replay when it handed one over
-        (the module docstring); `fresh` replays every call on a new episode all the same (the check of
-        determinism: reads included, since a write may depend on what the episode did before it)."""
-        seen = None if fresh else self._observed(draft)
+        (the module docstring); `only` runs just these calls, in order, on a new episode (the check of
+        determinism: the writes the first replay made and the call it stopped at)."""
+        seen = None if only is not None else self._observed(draft)
         if seen is not None:
             episode = seen.episode
         else:
@@ -310,7 +314,7 @@ class Gate:
         calls, results, failure = [], [], None
         given = iter(seen.results) if seen is not None else None
         try:
-            for call in draft.calls:
+            for call in draft.calls if only is None else only:
                 if call.tool == CANNOT_COMPLETE:
                     continue  # an infeasible task's decline is added by the gate
                 result = next(given) if given is not None else episode.call(call.tool, call.arguments)

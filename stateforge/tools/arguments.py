@@ -23,7 +23,7 @@ from stateforge.schema.model import suggest
 from stateforge.tools.docstrings import parse_docstring
 from stateforge.tools.errors import ArgumentError, ToolDefinitionError
 from stateforge.tools.times import WORDS as DATETIME_WORDS
-from stateforge.tools.times import DomainDateTime
+from stateforge.tools.times import DomainDateTime, KeepZone
 from stateforge.values import dumps
 
 STRICT = ConfigDict(extra="forbid", strict=True)
@@ -101,6 +101,8 @@ def bounded(annotation: Any) -> Any:
         return annotation
     args = typing.get_args(annotation)
     if origin is Annotated:
+        if any(isinstance(m, KeepZone) for m in annotation.__metadata__):
+            return annotation  # the tool converts the zone itself (times.zoned)
         return Annotated[(bounded(args[0]), *annotation.__metadata__)]  # type: ignore[misc]
     new = tuple(bounded(a) for a in args)
     if new == args:

@@ -12,11 +12,17 @@ and every time is the domain's time. A tool's date-time parameter accepts ISO 86
 The JSON schema says exactly that: a string with a `pattern` that admits both, and no `"format":
 "date-time"`, which (RFC 3339) requires a zone, so that a client validating against the schema could send
 no value without one.
+
+A pack whose times are local to something (a building, a person) declares such a parameter with
+`zoned(description)` instead: the tool gets the value with its zone, if any, and converts it itself with
+`in_zone` to the zone the pack stores for that value (the meeting pack: the organizer's building).
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import zoneinfo
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from pydantic import AfterValidator, WithJsonSchema
@@ -26,8 +32,8 @@ DOMAIN_ZONE = dt.UTC
 PATTERN = r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d{1,6})?)?([Zz]|[+-]\d{2}:?\d{2})?$"
 """ISO 8601 date and time, seconds and zone optional: what pydantic's strict parsing accepts of it."""
 WORDS = (
-    "a date and time as YYYY-MM-DDTHH:MM:SS, in the domain's time; with a zone (Z, +08:00) it is converted "
-    "to the domain's time (UTC)"
+    "a date and time as YYYY-MM-DDTHH:MM:SS, local as the parameter's description says; with a zone (Z, "
+    "+08:00) it is converted to that time"
 )
 
 
@@ -55,3 +61,38 @@ DomainDateTime = Annotated[
 def domain_times(annotation: Any) -> Any:
     """`DomainDateTime` for a bare `datetime` annotation, else the annotation (unions are `bounded`'s)."""
     return DomainDateTime if annotation is dt.datetime else annotation
+
+
+@dataclass(frozen=True)
+class KeepZone:
+    """Marks a date-time parameter whose tool converts a zone itself: `arguments.bounded` leaves it as
+    given (naive, or aware with its offset) instead of converting it to the domain's time."""
+
+
+def zoned(description: str) -> Any:
+    """The annotation of a date-time parameter that is local to something the tool knows (a building, a
+    person): ISO 8601 with or without a zone, handed to the tool as given; `description` says whose local
+    time it is and that a zone is converted to it (the JSON schema's description)."""
+    return Annotated[
+        dt.datetime,
+        KeepZone(),
+        WithJsonSchema({"type": "string", "pattern": PATTERN, "description": description}),
+    ]
+
+
+def in_zone(value: dt.datetime, zone: str | None) -> dt.datetime:
+    """`value` as a naive time of the IANA zone `zone`: converted when it carries an offset, as is when it
+    has none (it is already local). An unknown or missing zone is UTC."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        return value
+    return value.astimezone(zone_info(zone)).replace(tzinfo=None)
+
+
+def zone_info(zone: str | None) -> dt.tzinfo:
+    """The tz database's zone `zone`, or UTC when it is None or unknown."""
+    if not zone:
+        return dt.UTC
+    try:
+        return zoneinfo.ZoneInfo(zone)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        return dt.UTC

@@ -414,3 +414,27 @@ def test_a_handed_over_run_of_other_calls_is_not_taken(
     assert result.task is not None, result.rejection
     assert not seen.taken
     ws.discard(seen.episode)
+
+
+def test_an_infeasible_draft_refused_at_a_read_replays_no_write_past_it(
+    gate: Gate, ws: Workspace, shop_kit: Toolkit, customer: dict
+):
+    """The second replay runs the writes the first one made and the call it stopped at: a lookup that is
+    refused ends both, so the rename after it (which alone would succeed) runs in neither."""
+    absent = 10**9
+    draft = Draft(
+        instruction=f"Rename customer {absent} to 'Zed Quill'.",
+        capabilities=("cross_step_dependency",),
+        difficulty="easy",
+        calls=[
+            Call("get_customer", {"customer_id": absent}),
+            Call("update_customer", {"customer_id": customer["customer_id"], "name": "Zed Quill"}),
+        ],
+        feasible=False,
+        infeasible=Infeasibility(kind="missing", because=f"there is no customer {absent}"),
+        provenance={"generator": "recipe", "recipe": "test", "seed": 1},
+    )
+    result = gate.check(draft)
+    assert result.task is not None, result.rejection
+    assert [c.tool for c in result.task.reference_calls] == ["get_customer", "cannot_complete"]
+    assert result.task.diff.empty

@@ -72,3 +72,19 @@ def test_a_config_read_back_from_a_build_keeps_its_text_hints() -> None:
     stored = json.loads(json.dumps(config().model_dump(mode="json"), sort_keys=True))
     made = config().hint("mail", "subject").expr
     assert DomainConfig.model_validate(stored).hint("mail", "subject").expr == made
+
+
+def test_a_null_rate_leaves_that_share_of_rows_without_text() -> None:
+    hint = ColumnHint.model_validate(
+        {"null_rate": 0.3, "values_by": {"column": "category", "pick_by": ["mail_id"], "values": TEXTS}}
+    )
+    con = duckdb.connect()
+    con.execute(DDL)
+    con.execute("INSERT INTO mail SELECT i, CASE WHEN i % 2 = 0 THEN 'event' ELSE 'clan' END, '', '' "
+                "FROM range(2000) t(i)")
+    con.execute(f"UPDATE mail SET body = {hint.expr}")
+    rows = con.execute("SELECT category, body FROM mail").fetchall()
+    assert 500 <= sum(body is None for _, body in rows) <= 700
+    assert all(body is None or body in TEXTS[category] for category, body in rows)
+    again = ColumnHint.model_validate(hint.model_dump(mode="json"))  # as a build stores it
+    assert again.expr == hint.expr

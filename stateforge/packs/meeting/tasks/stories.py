@@ -1,8 +1,11 @@
 """Storylines of the meeting pack: long tasks composed of steps on shared entities (docs/tasks.md).
 
 - `team_sync_series`: my direct reports without the contractors and interns -> the first time in a stated
-  week when all of us are free -> a weekly series at that time -> for each occurrence the smallest free
-  room in my building that seats us and has video -> decline what I had accepted that clashes with it.
+  week when all of us are free -> a weekly series at that time -> (in some requests) my manager, found on my
+  profile, optional on the first occurrence -> for each occurrence the smallest free room in my building
+  that seats everyone invited to it and has video -> decline what I had accepted that clashes with it.
+- `team_office_move` (office_move.py): my team's base moves to another office: home buildings, desk bookings
+  in the old office, and my meetings' rooms there moved to the new office or given up.
 - `unit_all_hands`: everyone in the unit I head and the units below it, minus interns and people who
   joined after a day (every page of the directory) -> who is away that day (optional then) -> the
   all-hands, online with a waiting room -> cancel my own meetings that clash with it.
@@ -18,9 +21,10 @@
   replace the units not serviced since a day (one on that day stays), installing the successor where the
   room has none.
 - infeasible, all or nothing (the employee says so): `team_room_short` meets a room that seats one fewer
-  than the team after counting it; `series_room_taken` meets the room taken on one week of the
-  series after reading its schedule day by day; `desk_days_past_window` meets the 30-day desk window on
-  the last of the days asked.
+  than the team (with my manager, in some requests) after counting it; `series_room_taken` meets the room
+  taken on one week of the series after reading its schedule day by day; `desk_days_past_window` meets the
+  30-day desk window on one of the weekdays asked (one or two a week; days I already have a desk need no
+  look).
 """
 
 from __future__ import annotations
@@ -32,35 +36,17 @@ from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
 from .common import ACTIVE, LAST_DAY, PERSON, WEEKDAY_NAMES, introduce, next_monday
+from .office_move import TEAM_OFFICE_MOVE
+from .storykit import cast_person as _cast_person
+from .storykit import direct_reports as _reports
+from .storykit import overlaps as _overlaps
+from .storykit import when as _when
 
 OFFICE_TYPES = ("full_time", "part_time")
 """Employment types that count as "the team" (contractors and interns left out)."""
 SERIES_TITLES = ("Team Sync", "Weekly Team Catch-up", "Team Standup", "Team Planning", "Weekly Huddle")
 ALL_HANDS_TITLES = ("All-Hands", "Quarterly All-Hands", "Town Hall", "Unit All-Hands", "Spring Town Hall")
 DESK_DAYS_AHEAD = 30
-
-
-# --- shared -------------------------------------------------------------------------------------------
-
-
-def _when(moment: Any) -> dt.datetime:
-    return moment if isinstance(moment, dt.datetime) else dt.datetime.fromisoformat(str(moment))
-
-
-def _cast_person(story: Story, sql: str, params: list | None = None, *, what: str) -> dict[str, Any]:
-    person = story.ctx.pick(sql, params or [], what=what)
-    story["user"] = person
-    introduce(story.ctx, person)
-    return person
-
-
-def _reports(story: Story, email: str) -> list[dict[str, Any]]:
-    """Every active direct report of `email`, read page by page."""
-    return story.read_all("list_direct_reports", {"person": email})
-
-
-def _overlaps(a: tuple[dt.datetime, dt.datetime], b: tuple[dt.datetime, dt.datetime]) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
 
 
 # --- the team's weekly series ------------------------------------------------------------------------
@@ -185,24 +171,64 @@ def weekly_series(story: Story) -> None:
     )
     story.ctx.goal(
         "the series and its invitees",
-        "SELECT count(DISTINCT m.meeting_id) AS meetings, count(a.employee_id) AS invitations FROM "
-        "meeting_series AS s JOIN meetings AS m ON m.series_id = s.series_id LEFT JOIN meeting_attendees "
-        "AS a ON a.meeting_id = m.meeting_id WHERE s.organizer_id = ? AND s.title = ?",
+        "SELECT count(DISTINCT m.meeting_id) AS meetings, count(a.employee_id) FILTER (WHERE NOT "
+        "a.is_optional) AS invitations FROM meeting_series AS s JOIN meetings AS m ON m.series_id = "
+        "s.series_id LEFT JOIN meeting_attendees AS a ON a.meeting_id = m.meeting_id WHERE "
+        "s.organizer_id = ? AND s.title = ?",
         [user["employee_id"], title],
         expected=[{"meetings": count, "invitations": count * len(story["team"])}],
     )
 
 
 @step(
-    inputs=("user", "team", "occurrences", "minutes"),
+    inputs=("user", "occurrences"),
+    outputs=("guest",),
+    goal="my manager sits in on the first occurrence (some requests)",
+)
+def manager_sits_in(story: Story) -> None:
+    user = story["user"]
+    story["guest"] = None
+    boss = story.ctx.one(
+        "SELECT m.email FROM employees AS e JOIN employees AS m ON m.employee_id = e.manager_id "
+        "WHERE e.employee_id = ? AND m.is_active",
+        [user["employee_id"]],
+    )
+    if boss is None or story.rng.random() < 0.5:
+        return  # the request leaves the manager out: no read, no invitation
+    manager = story.read("get_person", {"person": user["email"]})["reports_to"][0]
+    first = story["occurrences"][0][0]
+    story.call("invite_attendees", {"meeting": first, "organizer": user["email"],
+                                    "people": [manager["email"]], "optional": True})
+    story["guest"] = manager["email"]
+    story.say(
+        [
+            "Also invite my manager to the first one only, as an optional attendee, so they can see how it "
+            "goes.",
+            "My manager should get an optional invite to the very first occurrence (just that one).",
+        ]
+    )
+    story.ctx.goal(
+        "the manager is an optional invitee of the first occurrence only",
+        "SELECT count(*) FILTER (WHERE a.is_optional) AS optional, count(*) AS invited FROM meetings AS m "
+        "JOIN meeting_attendees AS a ON a.meeting_id = m.meeting_id JOIN employees AS e ON e.employee_id = "
+        "a.employee_id WHERE m.series_id = (SELECT series_id FROM meetings WHERE meeting_id = ?) AND "
+        "e.email = ?",
+        [first, manager["email"]],
+        expected=[{"optional": 1, "invited": 1}],
+    )
+
+
+@step(
+    inputs=("user", "team", "occurrences", "minutes", "guest"),
     goal="a room for each occurrence",
     capabilities=("multi_condition_filtering",),
 )
 def room_each_week(story: Story) -> None:
     user = story["user"]
-    seats = len(story["team"]) + 1
     booked = 0
-    for mid, start in story["occurrences"]:
+    for week, (mid, start) in enumerate(story["occurrences"]):
+        # everyone invited to that week's occurrence and me: the guest sits in on the first only
+        seats = len(story["team"]) + 1 + (1 if week == 0 and story["guest"] else 0)
         end = start + dt.timedelta(minutes=story["minutes"])
         rooms = story.read(
             "find_rooms",
@@ -218,10 +244,10 @@ def room_each_week(story: Story) -> None:
     story.say(
         [
             "Book a room for every one of them in {building}: the smallest one free at that time that "
-            "seats all of us and has video conferencing (it can change from week to week; if none is free "
-            "some week, that one stays online only).",
+            "seats everyone invited to it and me, and has video conferencing (it can change from week to "
+            "week; if none is free some week, that one stays online only).",
             "For each week, grab the smallest free room in {building} with video conferencing that fits "
-            "us all; weeks with no such room just stay online.",
+            "everyone invited that week, me included; weeks with no such room just stay online.",
         ],
         building=user["building"],
     )
@@ -972,33 +998,42 @@ def replace_old_units(story: Story) -> None:
 
 def cast_short_room(story: Story) -> None:
     """An active manager whose active direct reports number exactly the seats of an app-bookable room
-    in their home building (so the room is one seat short once the manager counts)."""
+    in their home building (so the room is one seat short once the manager counts); in some requests the
+    manager's own manager comes too, and the room seats one more."""
     ctx = story.ctx
+    boss = ctx.rng.random() < 0.5  # my manager joins us: the room seats the reports and one more
     row = ctx.pick(
         f"SELECT {PERSON}, r.name AS room, b.name AS building FROM employees AS e JOIN rooms AS r ON "
         "r.building_id = e.home_building_id JOIN buildings AS b ON b.building_id = r.building_id WHERE "
         f"{ACTIVE} AND r.is_bookable AND NOT r.requires_approval AND r.capacity = (SELECT count(*) FROM "
-        "employees AS x WHERE x.manager_id = e.employee_id AND x.is_active) AND r.capacity >= 4",
+        "employees AS x WHERE x.manager_id = e.employee_id AND x.is_active) + ? AND r.capacity >= 4 "
+        "AND (NOT ? OR EXISTS (SELECT 1 FROM employees AS m WHERE m.employee_id = e.manager_id "
+        "AND m.is_active))",
+        [int(boss), boss],
         what="manager with a room one seat short",
     )
     story["user"], story["room"] = row, {"name": row["room"], "building": row["building"]}
+    story["boss"] = boss
     introduce(ctx, row)
 
 
 @step(
-    inputs=("user", "room"),
+    inputs=("user", "room", "boss"),
     goal="a team meeting in that room: one seat short",
     capabilities=("aggregation_computation",),
 )
 def team_in_room(story: Story) -> None:
     user, room = story["user"], story["room"]
     team = _reports(story, user["email"])
+    guests = [story.read("get_person", {"person": user["email"]})["reports_to"][0]] if story["boss"] else []
+    who = "everyone who reports to me directly" + (", and my manager" if guests else "")
+    whom = "all my direct reports" + (" and my manager" if guests else "")
     weeks, days = story.rng.randint(1, 6), story.rng.randint(0, 4)
     day = next_monday(story.ctx.today) + dt.timedelta(weeks=weeks, days=days)
     start = dt.datetime.combine(day, dt.time(story.rng.choice((10, 11, 14, 15))))
     when = "on {start}"
     if story.rng.random() < 0.5:  # the time is the first one we are all free that day
-        people = [user["email"], *(r["email"] for r in team)]
+        people = [user["email"], *(r["email"] for r in team + guests)]
         found = story.read(
             "find_meeting_times",
             {"people": people, "date": day, "duration_minutes": 60, "earliest": "09:00", "latest": "17:00"},
@@ -1014,10 +1049,10 @@ def team_in_room(story: Story) -> None:
     title = story.rng.choice(("Team Offsite Prep", "Team Retro", "Quarter Planning"))
     story.say(
         [
-            "Set up {title:q} " + when + " for 60 minutes with everyone who reports to me directly, in "
+            "Set up {title:q} " + when + " for 60 minutes with " + who + ", in "
             "{room} ({building}) - that room or nothing: if we don't all fit in it, don't book anything and "
             "just tell me.",
-            "I want {title:q} " + when + ", 60 minutes, with all my direct reports, in person in {room} in "
+            "I want {title:q} " + when + ", 60 minutes, with " + whom + ", in person in {room} in "
             "{building}. If the room can't hold all of us, leave everything as it is and let me know.",
         ],
         title=title,
@@ -1029,10 +1064,10 @@ def team_in_room(story: Story) -> None:
     story.blocked(
         "schedule_meeting",
         {"organizer": user["email"], "title": title, "start_at": start, "duration_minutes": 60,
-         "invitees": [r["email"] for r in team], "room": room["name"], "is_online": False},
+         "invitees": [r["email"] for r in team + guests], "room": room["name"], "is_online": False},
         kind="capacity",
-        because=f"{room['name']} seats {info['capacity']}, and the team is {len(team)} direct reports plus "
-        "the organizer: one seat short, so nothing is booked",
+        because=f"{room['name']} seats {info['capacity']}, and the team is {len(team)} direct reports"
+        + (", my manager" if guests else "") + " and the organizer: one seat short, so nothing is booked",
         policy="room_fits_meeting",
     )
 
@@ -1122,29 +1157,39 @@ def cast_desk_regular(story: Story) -> None:
 def weekly_desks(story: Story) -> None:
     user, today = story["user"], story.ctx.today
     window_end = today + dt.timedelta(days=DESK_DAYS_AHEAD)
-    weekday = story.rng.randrange(5)
-    day = today + dt.timedelta(days=(weekday - today.weekday()) % 7 or 7)
-    dates = []
-    while day <= window_end + dt.timedelta(days=6 + 7 * story.rng.randint(0, 2)):
-        dates.append(day)
-        day += dt.timedelta(weeks=1)
+    weekdays = sorted(story.rng.sample(range(5), story.rng.choice((1, 1, 2))))
+    last = window_end + dt.timedelta(days=6 + 7 * story.rng.randint(0, 2))
+    dates = [d for d in (today + dt.timedelta(days=i) for i in range(1, (last - today).days + 1))
+             if d.weekday() in weekdays]
     outside = [d for d in dates if d > window_end]
     if not outside:
         raise Skip("every day inside the window")
-    story.read("list_desk_bookings", {"person": user["email"], "from_date": dates[0], "to_date": dates[-1]})
+    mine = story.read(
+        "list_desk_bookings",
+        {"person": user["email"], "from_date": dates[0], "to_date": dates[-1], "status": "booked"},
+    )["rows"]
+    booked = {str(b["booking_date"])[:10] for b in mine}
+    outside = [d for d in outside if d.isoformat() not in booked]
+    if not outside:
+        raise Skip("every day past the window already booked")
     for d in dates:
         if d > window_end:
             break
+        if d.isoformat() in booked:
+            continue  # a desk I already have that day stays: nothing to look for
         story.read("find_desks", {"building": user["building"], "date": d, "limit": 5})
+    days = " and ".join(WEEKDAY_NAMES[w] for w in weekdays)
     story.say(
         [
-            "Book me a desk in {building} on every {weekday} from {first} to {last}. I need all of them: "
-            "if any one of those days can't be booked, don't book any and tell me why.",
-            "I'd like a desk in {building} each {weekday} between {first} and {last}, inclusive - all of "
-            "them or none, so if one can't be done, leave it all and explain.",
+            "Book me a desk in {building} on every {weekday} from {first} to {last}; where I already have a "
+            "desk booked one of those days, keep it. I need all of them: if any one of those days can't be "
+            "booked, don't book any and tell me why.",
+            "I'd like a desk in {building} each {weekday} between {first} and {last}, inclusive (days I've "
+            "already got a desk stay as they are) - all of them or none, so if one can't be done, leave it "
+            "all and explain.",
         ],
         building=user["building"],
-        weekday=WEEKDAY_NAMES[weekday],
+        weekday=days,
         first=dates[0],
         last=dates[-1],
     )
@@ -1164,7 +1209,7 @@ def weekly_desks(story: Story) -> None:
 TEAM_SYNC_SERIES = Storyline(
     "team_sync_series",
     cast_manager,
-    (staff_team, first_common_slot, weekly_series, room_each_week, decline_clashes),
+    (staff_team, first_common_slot, weekly_series, manager_sits_in, room_each_week, decline_clashes),
     provides=("user",),
     weight=1.3,
 )
@@ -1207,10 +1252,10 @@ TEAM_ROOM_SHORT = Storyline(
     "team_room_short",
     cast_short_room,
     (team_in_room,),
-    provides=("user", "room"),
+    provides=("user", "room", "boss"),
     capabilities=("aggregation_computation",),
     feasible=False,
-    weight=0.5,
+    weight=0.6,
 )
 SERIES_ROOM_TAKEN = Storyline(
     "series_room_taken",
@@ -1228,10 +1273,11 @@ DESK_DAYS_PAST_WINDOW = Storyline(
     provides=("user",),
     capabilities=("precise_boundary_judgment",),
     feasible=False,
-    weight=0.4,
+    weight=0.5,
 )
 STORYLINES = (
     TEAM_SYNC_SERIES,
+    TEAM_OFFICE_MOVE,
     UNIT_ALL_HANDS,
     AWAY_HANDOVER,
     ANSWER_INVITATIONS,

@@ -12,11 +12,15 @@ from stateforge.tools import Env, ToolError, tool
 from stateforge.tools.policies import refuse
 
 from .common import Limit, Offset, find_person, find_unit, span, who
+from .zones import PersonTime, at_person
 
 Reason = Literal["vacation", "sick", "travel", "training", "parental", "other"]
 AutoReply = Annotated[str, Field(max_length=500)]
 MAX_DAYS = 366
-_READS = ("employees", "out_of_office", "meetings", "meeting_attendees", "room_bookings", "desk_bookings")
+_READS = (
+    "employees", "buildings", "out_of_office", "meetings", "meeting_attendees", "room_bookings",
+    "desk_bookings",
+)
 _WRITES = ("out_of_office", "meeting_attendees", "meetings", "room_bookings", "desk_bookings")
 
 
@@ -111,8 +115,8 @@ def _clear_calendar(
 def set_out_of_office(
     env: Env,
     person: str,
-    starts_at: dt.datetime,
-    ends_at: dt.datetime,
+    starts_at: PersonTime,
+    ends_at: PersonTime,
     reason: Reason,
     auto_reply: AutoReply | None = None,
     delegate: str | None = None,
@@ -126,8 +130,9 @@ def set_out_of_office(
 
     Args:
         person: Who is away: an email address, an employee number (E and seven digits) or a full name.
-        starts_at: Start, local time (now or later).
-        ends_at: End, local time.
+        starts_at: Start, the person's local time (now or later); a time with a zone (Z, +08:00) is converted
+            to it.
+        ends_at: End, as starts_at.
         reason: vacation, sick, travel, training, parental or other.
         auto_reply: The automatic reply people get meanwhile.
         delegate: A colleague who handles requests meanwhile (email, employee number or full name).
@@ -135,6 +140,7 @@ def set_out_of_office(
         cancel_desk_bookings: Cancel their desk bookings on the days they are away.
     """
     p = find_person(env, person)
+    starts_at, ends_at = (at_person(env, t, p["employee_id"]) for t in (starts_at, ends_at))
     if starts_at < env.now:
         raise refuse(
             "out_of_office_periods",
@@ -161,8 +167,8 @@ def change_out_of_office(
     env: Env,
     person: str,
     period_id: int,
-    starts_at: dt.datetime | None = None,
-    ends_at: dt.datetime | None = None,
+    starts_at: PersonTime | None = None,
+    ends_at: PersonTime | None = None,
     reason: Reason | None = None,
     auto_reply: AutoReply | None = None,
     delegate: str | None = None,
@@ -173,8 +179,9 @@ def change_out_of_office(
     Args:
         person: Whose period: an email address, an employee number (E and seven digits) or a full name.
         period_id: The period's id (get_person and list_out_of_office show it).
-        starts_at: A new start (only for a period that has not started; now or later).
-        ends_at: A new end (after now).
+        starts_at: A new start (only for a period that has not started; now or later), the person's local
+            time; a time with a zone (Z, +08:00) is converted to it.
+        ends_at: A new end (after now), as starts_at.
         reason: A new reason.
         auto_reply: A new automatic reply; an empty string removes it.
         delegate: A new delegate (email, employee number or full name); an empty string removes it.
@@ -185,6 +192,7 @@ def change_out_of_office(
     )
     if row is None:
         raise ToolError(f"{who(p)} has no out-of-office period {period_id}; list_out_of_office shows theirs.")
+    starts_at, ends_at = (at_person(env, t, p["employee_id"]) for t in (starts_at, ends_at))
     if row["ends_at"] <= env.now:
         raise ToolError(
             f"period {period_id} ended {row['ends_at']:%Y-%m-%d %H:%M}; past periods cannot change."

@@ -22,6 +22,7 @@ from .common import (
     find_room,
     who,
 )
+from .zones import PERSON_ZONE, SearchTime, per_zone
 
 Status = Literal["scheduled", "in_progress", "ended", "cancelled"]
 _MEETINGS = """
@@ -37,6 +38,10 @@ _MEETINGS = """
     FROM meetings AS m JOIN employees AS o ON o.employee_id = m.organizer_id
 """
 _READS = ("meetings", "employees", "meeting_attendees", "room_bookings", "rooms")
+_ORGANIZER_ZONE = (
+    f"(SELECT {PERSON_ZONE.format(e='zo')} FROM employees AS zo WHERE zo.employee_id = x.organizer_id)"
+)
+"""The zone of a row of `_MEETINGS` (as `x`): its organizer's."""
 
 
 @tool(reads=(*_READS, "buildings"))
@@ -46,8 +51,8 @@ def search_meetings(
     organizer: str | None = None,
     attendee: str | None = None,
     on_date: dt.date | None = None,
-    starts_from: dt.datetime | None = None,
-    starts_before: dt.datetime | None = None,
+    starts_from: SearchTime | None = None,
+    starts_before: SearchTime | None = None,
     status: Status | None = None,
     series_id: int | None = None,
     room: str | None = None,
@@ -67,8 +72,9 @@ def search_meetings(
         organizer: Only meetings this person organises (email, employee number or full name).
         attendee: Only meetings this person is invited to (email, employee number or full name).
         on_date: Only meetings starting on this day.
-        starts_from: Only meetings starting at or after this time.
-        starts_before: Only meetings starting strictly before this time.
+        starts_from: Only meetings starting at or after this time (local; a time with a zone is compared with
+            each meeting in its organizer's local time).
+        starts_before: Only meetings starting strictly before this time (as starts_from).
         status: Only meetings in this state.
         series_id: Only occurrences of this recurring series.
         room: Only meetings with a confirmed booking of this room (its name).
@@ -90,12 +96,11 @@ def search_meetings(
     if on_date:
         sql += " AND CAST(start_at AS DATE) = ?"
         params.append(on_date)
-    if starts_from:
-        sql += " AND start_at >= ?"
-        params.append(starts_from)
-    if starts_before:
-        sql += " AND start_at < ?"
-        params.append(starts_before)
+    for bound, op in ((starts_from, ">="), (starts_before, "<")):
+        if bound:
+            value, bound_params = per_zone(env, bound, _ORGANIZER_ZONE)
+            sql += f" AND start_at {op} {value}"
+            params += bound_params
     if status:
         sql += " AND status = ?"
         params.append(status)

@@ -3,7 +3,6 @@ or cancel many at once."""
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 from typing import Annotated
 
@@ -33,6 +32,7 @@ from .common import (
     title_of,
     who,
 )
+from .zones import MeetingTime, at_person
 
 Title = Annotated[str, Field(min_length=1, max_length=200)]
 Agenda = Annotated[str, Field(max_length=2000)]
@@ -93,8 +93,8 @@ def schedule_meeting(
     env: Env,
     organizer: str,
     title: Title,
-    start_at: dt.datetime,
-    end_at: dt.datetime | None = None,
+    start_at: MeetingTime,
+    end_at: MeetingTime | None = None,
     duration_minutes: Annotated[int, Field(ge=5, le=480)] | None = None,
     invitees: People = [],  # noqa: B006 - a pydantic default, copied per call
     optional_invitees: People = [],  # noqa: B006
@@ -112,8 +112,9 @@ def schedule_meeting(
     Args:
         organizer: Who organises it: an email address, an employee number (E and seven digits) or a full name.
         title: The meeting's title.
-        start_at: Start, local time (YYYY-MM-DDTHH:MM).
-        end_at: End, local time; or give duration_minutes instead.
+        start_at: Start, the organizer's local time (YYYY-MM-DDTHH:MM); a time with a zone (Z, +08:00) is
+            converted to it.
+        end_at: End, as start_at; or give duration_minutes instead.
         duration_minutes: Length in minutes; or give end_at instead.
         invitees: Required invitees (the organizer is never invited to their own meeting).
         optional_invitees: Optional invitees.
@@ -125,6 +126,7 @@ def schedule_meeting(
         waiting_room_enabled: Hold participants in a waiting room until admitted.
     """
     org = find_person(env, organizer, role="organizer")
+    start_at, end_at = (at_person(env, t, org["employee_id"]) for t in (start_at, end_at))
     end = meeting_end(start_at, end_at, duration_minutes)
     check_meeting_time(env, start_at, end)
     must, may, skipped = invitee_lists(env, org, invitees, optional_invitees)
@@ -243,8 +245,8 @@ def reschedule_meeting(
     env: Env,
     meeting: MeetingRef,
     organizer: str,
-    start_at: dt.datetime,
-    end_at: dt.datetime | None = None,
+    start_at: MeetingTime,
+    end_at: MeetingTime | None = None,
     duration_minutes: Annotated[int, Field(ge=5, le=480)] | None = None,
 ) -> dict:
     """Move an upcoming meeting to a new time (by default it keeps its length). Its booked rooms move with it
@@ -254,11 +256,13 @@ def reschedule_meeting(
     Args:
         meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer, who makes the change (email, employee number or full name).
-        start_at: The new start, local time.
-        end_at: The new end; or give duration_minutes; or neither to keep the length.
+        start_at: The new start, the organizer's local time; a time with a zone (Z, +08:00) is converted
+            to it.
+        end_at: The new end, as start_at; or give duration_minutes; or neither to keep the length.
         duration_minutes: The new length in minutes.
     """
     m, org = own_meeting(env, meeting, organizer)
+    start_at, end_at = (at_person(env, t, org["employee_id"]) for t in (start_at, end_at))
     if end_at is None and duration_minutes is None:
         end = start_at + (m["end_at"] - m["start_at"])
     else:

@@ -9,8 +9,10 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.times import in_zone
 
 from .common import WEEKDAYS, Limit, Offset, find_building, find_room, span
+from .zones import RoomTime, aware
 
 RoomType = Literal["meeting_room", "phone_booth", "boardroom", "training_room", "auditorium"]
 
@@ -46,14 +48,26 @@ def list_buildings(env: Env, city: str | None = None) -> dict:
 
 
 _ROOMS = """
-    SELECT r.room_id, r.name, b.name AS building, b.code AS building_code, r.floor_number AS floor,
-        r.room_type,
+    SELECT r.room_id, r.building_id, r.name, b.name AS building, b.code AS building_code,
+        r.floor_number AS floor, r.room_type,
            r.capacity, r.video_conferencing, r.is_bookable, r.requires_approval,
            coalesce((SELECT list(e.name ORDER BY e.name) FROM room_equipment AS q
                      JOIN equipment AS e ON e.equipment_id = q.equipment_id WHERE q.room_id =
                          r.room_id), []) AS equipment
     FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id
 """
+_FREE = """
+    NOT EXISTS (SELECT 1 FROM room_bookings AS k WHERE k.room_id = x.room_id AND k.status = 'confirmed'
+                AND k.start_at < ? AND ? < k.end_at)
+    AND EXISTS (SELECT 1 FROM building_hours AS h JOIN rooms AS r2 ON r2.building_id = h.building_id
+                WHERE r2.room_id = x.room_id AND h.weekday = ? AND h.opens_at <= ? AND h.closes_at >= ?
+                  AND CAST(? AS DATE) = CAST(? AS DATE))
+"""
+"""A room of `_ROOMS` (as `x`) is free and its building open from a start to an end (`_free_params`)."""
+
+
+def _free_params(start: dt.datetime, end: dt.datetime) -> list:
+    return [end, start, start.isoweekday(), start.time(), end.time(), start, end]
 
 
 def _equipment_ids(env: Env, names: list[str]) -> list[int]:
@@ -73,8 +87,8 @@ def find_rooms(
     env: Env,
     building: str | None = None,
     floor: int | None = None,
-    start_at: dt.datetime | None = None,
-    end_at: dt.datetime | None = None,
+    start_at: RoomTime | None = None,
+    end_at: RoomTime | None = None,
     min_capacity: Annotated[int, Field(ge=1, le=500)] | None = None,
     room_type: RoomType | None = None,
     equipment: Annotated[list[str], Field(max_length=10)] = [],  # noqa: B006 - a pydantic default, copied
@@ -92,8 +106,9 @@ def find_rooms(
     Args:
         building: Only rooms in this building (name or code).
         floor: Only rooms on this floor number.
-        start_at: Free from this local time (give end_at too).
-        end_at: Free until this local time.
+        start_at: Free from this time, the room's building's local time (give end_at too); a time with a
+            zone (Z, +08:00) is converted to each building's local time.
+        end_at: Free until this time (local, or with a zone as start_at).
         min_capacity: At least this many seats.
         room_type: Only rooms of this type.
         equipment: Names of equipment the room must all have, e.g. ["Projector", "Whiteboard"].
@@ -130,22 +145,29 @@ def find_rooms(
     if (start_at is None) != (end_at is None):
         raise ToolError("give both start_at and end_at to find rooms free at a time, or neither.")
     if start_at is not None and end_at is not None:
-        if end_at <= start_at:
-            raise ToolError(f"end_at must be after start_at ({span(start_at, end_at)}).")
-        sql += """
-            AND NOT EXISTS (SELECT 1 FROM room_bookings AS k WHERE k.room_id = x.room_id AND k.status =
-                'confirmed'
-                            AND k.start_at < ? AND ? < k.end_at)
-            AND EXISTS (SELECT 1 FROM building_hours AS h JOIN rooms AS r2 ON r2.building_id = h.building_id
-                        WHERE r2.room_id = x.room_id AND h.weekday = ? AND h.opens_at <= ? AND
-                            h.closes_at >= ?
-                          AND CAST(? AS DATE) = CAST(? AS DATE))
-        """
-        params += [end_at, start_at, start_at.isoweekday(), start_at.time(), end_at.time(), start_at, end_at]
+        # a time with a zone is another local time in each building (zones.py); one without is local
+        places = [find_building(env, building)] if building else env.query(
+            "SELECT building_id, timezone FROM buildings ORDER BY building_id"
+        )
+        if not (aware(start_at) or aware(end_at)):
+            places = [{"building_id": None, "timezone": None}]
+        clauses = []
+        for b in places:
+            start, end = in_zone(start_at, b["timezone"]), in_zone(end_at, b["timezone"])
+            if end <= start:
+                raise ToolError(f"end_at must be after start_at ({span(start, end)}).")
+            if b["building_id"] is None:
+                clauses.append(_FREE)
+            else:
+                clauses.append(f"x.building_id = ? AND {_FREE}")
+                params.append(b["building_id"])
+            params += _free_params(start, end)
+        sql += f" AND (({') OR ('.join(clauses)}))"
     order = {"capacity": "capacity, name", "name": "name", "building": "building, name"}[sort_by]
     page = env.page(sql, params, order_by=f"{order}, room_id", limit=limit, offset=offset)
     for row in page["rows"]:
         row.pop("room_id")
+        row.pop("building_id")
     return page
 
 
@@ -172,7 +194,8 @@ def get_room(env: Env, room: str, building: str | None = None, date: dt.date | N
     """
     r = find_room(env, room, building)
     details = env.one(
-        f"SELECT * EXCLUDE (room_id, equipment) FROM ({_ROOMS}) AS x WHERE room_id = ?", [r["room_id"]]
+        f"SELECT * EXCLUDE (room_id, building_id, equipment) FROM ({_ROOMS}) AS x WHERE room_id = ?",
+        [r["room_id"]],
     )
     assert details is not None
     details["equipment"] = env.query(
