@@ -29,9 +29,28 @@ from .people import (
 from .performance import PERFORMANCE_TOOLS
 from .staffing import STAFFING_TOOLS
 
-PEOPLE_TOOLS = [get_my_profile, search_workers, get_worker, list_direct_reports, list_org_units, list_positions,
-                list_job_profiles, list_holidays, get_job_history, list_emergency_contacts, add_emergency_contact,
-                remove_emergency_contact]
+PEOPLE_TOOLS = [
+    get_my_profile,
+    search_workers,
+    get_worker,
+    list_direct_reports,
+    list_org_units,
+    list_positions,
+    list_job_profiles,
+    list_holidays,
+    get_job_history,
+    list_emergency_contacts,
+    add_emergency_contact,
+    remove_emergency_contact,
+]
 
-TOOLS = [*PEOPLE_TOOLS, *LEAVE_TOOLS, *PAY_TOOLS, *STAFFING_TOOLS, *PERFORMANCE_TOOLS, *CHECKLIST_TOOLS,
-         *ACCESS_TOOLS, *CASE_TOOLS]
+TOOLS = [
+    *PEOPLE_TOOLS,
+    *LEAVE_TOOLS,
+    *PAY_TOOLS,
+    *STAFFING_TOOLS,
+    *PERFORMANCE_TOOLS,
+    *CHECKLIST_TOOLS,
+    *ACCESS_TOOLS,
+    *CASE_TOOLS,
+]

@@ -17,8 +17,12 @@ Category = Literal["payroll", "leave", "benefits", "relocation", "policy", "cond
 
 @tool(reads=CASES)
 def list_hr_cases(
-    env: Env, scope: Literal["mine", "assigned"] = "mine", status: Literal["open", "resolved", "closed", "all"] = "open",
-    category: Category | None = None, limit: Limit = 20, offset: Offset = 0,
+    env: Env,
+    scope: Literal["mine", "assigned"] = "mine",
+    status: Literal["open", "resolved", "closed", "all"] = "open",
+    category: Category | None = None,
+    limit: Limit = 20,
+    offset: Offset = 0,
 ) -> dict:
     """HR cases, oldest first: the ones you raised, or (HR partners) the ones assigned to you.
 
@@ -37,13 +41,18 @@ def list_hr_cases(
     if category:
         where.append("c.category = ?")
         params.append(category)
-    sql = ("SELECT c.number, w.employee_number AS employee, c.category, c.subject, c.status, c.opened_at, c.resolved_at "
-           f"FROM hr_cases AS c JOIN employees AS w ON w.employee_id = c.employee_id WHERE {' AND '.join(where)}")
+    sql = (
+        "SELECT c.number, w.employee_number AS employee, c.category, c.subject, c.status, c.opened_at, "
+        "c.resolved_at "
+        f"FROM hr_cases AS c JOIN employees AS w ON w.employee_id = c.employee_id WHERE {' AND '.join(where)}"
+    )
     return env.page(sql, params, order_by="opened_at, number", limit=limit, offset=offset)
 
 
 @tool(kind="write", reads=CASES, writes=("hr_cases",), idempotent=False)
-def open_hr_case(env: Env, category: Category, subject: Annotated[str, Field(min_length=3, max_length=120)]) -> dict:
+def open_hr_case(
+    env: Env, category: Category, subject: Annotated[str, Field(min_length=3, max_length=120)]
+) -> dict:
     """Raise a case with your HR partner.
 
     Args:
@@ -54,8 +63,19 @@ def open_hr_case(env: Env, category: Category, subject: Annotated[str, Field(min
     partner = env.scalar("SELECT hr_partner_id FROM org_units WHERE org_unit_id = ?", [me.row["org_unit_id"]])
     new_id = int(env.scalar("SELECT coalesce(max(case_id), 0) + 1 FROM hr_cases"))
     number = f"HRC{new_id + 10000:07d}"
-    env.insert("hr_cases", {"case_id": new_id, "number": number, "employee_id": me.id, "hr_partner_id": partner,
-                            "category": category, "subject": subject.strip(), "status": "open", "opened_at": env.now})
+    env.insert(
+        "hr_cases",
+        {
+            "case_id": new_id,
+            "number": number,
+            "employee_id": me.id,
+            "hr_partner_id": partner,
+            "category": category,
+            "subject": subject.strip(),
+            "status": "open",
+            "opened_at": env.now,
+        },
+    )
     return {"number": number, "status": "open"}
 
 
@@ -69,9 +89,13 @@ def resolve_hr_case(env: Env, number: str) -> dict:
     me = actor(env)
     case = env.one("SELECT * FROM hr_cases WHERE number = ?", [number.strip().upper()])
     if case is None:
-        raise ToolError(f"no HR case has the number {number!r}; list_hr_cases shows yours.", argument="number")
+        raise ToolError(
+            f"no HR case has the number {number!r}; list_hr_cases shows yours.", argument="number"
+        )
     if case["hr_partner_id"] != me.id:
-        raise refuse("hr_partner_scope", f"case {case['number']} is not assigned to {me.number}", argument="number")
+        raise refuse(
+            "hr_partner_scope", f"case {case['number']} is not assigned to {me.number}", argument="number"
+        )
     if case["status"] != "open":
         raise ToolError(f"case {case['number']} is already {case['status']}.", argument="number")
     env.update("hr_cases", case["case_id"], {"status": "resolved", "resolved_at": env.now})

@@ -86,9 +86,11 @@ def relation(env: Env, me: Me, who: dict[str, Any]) -> set[str]:
         out.add("self")
     if who["manager_id"] == me.id:
         out.add("manager")
-    if me.role == "hr_partner" and env.scalar(
-        "SELECT hr_partner_id FROM org_units WHERE org_unit_id = ?", [who["org_unit_id"]]
-    ) == me.id:
+    if (
+        me.role == "hr_partner"
+        and env.scalar("SELECT hr_partner_id FROM org_units WHERE org_unit_id = ?", [who["org_unit_id"]])
+        == me.id
+    ):
         out.add("partner")
     if me.role == "payroll_admin":
         out.add("payroll")
@@ -98,7 +100,13 @@ def relation(env: Env, me: Me, who: dict[str, Any]) -> set[str]:
 
 
 def require(
-    env: Env, me: Me, who: dict[str, Any], allowed: set[str], policy: str, what: str, argument: str = "employee"
+    env: Env,
+    me: Me,
+    who: dict[str, Any],
+    allowed: set[str],
+    policy: str,
+    what: str,
+    argument: str = "employee",
 ) -> set[str]:
     """The actor's relation to `who`, refused by `policy` unless it is one of `allowed`."""
     rel = relation(env, me, who)
@@ -116,7 +124,9 @@ def require_role(me: Me, role: str, policy: str, what: str) -> None:
 def require_active(who: dict[str, Any], what: str, argument: str = "employee") -> None:
     """Refuse (active_workers_only) when `who` has left."""
     if who["status"] == "terminated":
-        raise refuse("active_workers_only", f"{who['employee_number']} has left: cannot {what}", argument=argument)
+        raise refuse(
+            "active_workers_only", f"{who['employee_number']} has left: cannot {what}", argument=argument
+        )
 
 
 def unit(env: Env, name: str, *, argument: str = "org_unit") -> dict[str, Any]:

@@ -20,21 +20,30 @@ VIEWERS = {"self", "manager", "partner", "payroll"}
 Money = Annotated[Decimal, Field(gt=0, max_digits=10, decimal_places=2)]
 CHANGE = (
     "SELECT x.change_id, w.employee_number AS employee, w.first_name || ' ' || w.last_name AS name, "
-    "o.name AS org_unit, x.old_salary, x.new_salary, round((x.new_salary / x.old_salary - 1) * 100, 1) AS percent, "
+    "o.name AS org_unit, x.old_salary, x.new_salary, round((x.new_salary / x.old_salary - 1) * 100, 1) AS "
+    "percent, "
     "x.reason, x.effective_date, x.status, b.employee_number AS entered_by, x.entered_at, "
     "a.employee_number AS approved_by, x.decided_at FROM compensation_changes AS x "
-    "JOIN employees AS w ON w.employee_id = x.employee_id JOIN org_units AS o ON o.org_unit_id = w.org_unit_id "
-    "JOIN employees AS b ON b.employee_id = x.entered_by LEFT JOIN employees AS a ON a.employee_id = x.approved_by"
+    "JOIN employees AS w ON w.employee_id = x.employee_id JOIN org_units AS o ON o.org_unit_id = "
+    "w.org_unit_id "
+    "JOIN employees AS b ON b.employee_id = x.entered_by LEFT JOIN employees AS a ON a.employee_id = "
+    "x.approved_by"
 )
 
 
 def in_grade(env: Env, employee_id: int, salary: Decimal) -> None:
     """Refuse (salary_within_grade) a salary outside the worker's pay grade."""
-    g = env.one("SELECT g.code, g.min_salary, g.max_salary FROM compensation AS c JOIN pay_grades AS g "
-                "USING (pay_grade_id) WHERE c.employee_id = ?", [employee_id])
+    g = env.one(
+        "SELECT g.code, g.min_salary, g.max_salary FROM compensation AS c JOIN pay_grades AS g "
+        "USING (pay_grade_id) WHERE c.employee_id = ?",
+        [employee_id],
+    )
     if not g["min_salary"] <= salary <= g["max_salary"]:
-        raise refuse("salary_within_grade", f"{salary} is outside grade {g['code']} "
-                     f"({g['min_salary']} to {g['max_salary']})", argument="new_salary")
+        raise refuse(
+            "salary_within_grade",
+            f"{salary} is outside grade {g['code']} ({g['min_salary']} to {g['max_salary']})",
+            argument="new_salary",
+        )
 
 
 @tool(reads=PAY)
@@ -51,8 +60,11 @@ def get_compensation(env: Env, employee: Number | None = None) -> dict:
     return env.one(
         "SELECT e.employee_number AS employee, c.base_salary, l.currency, g.code AS pay_grade, g.min_salary, "
         "g.max_salary, c.effective_date FROM compensation AS c JOIN employees AS e USING (employee_id) "
-        "JOIN locations AS l ON l.location_id = e.location_id JOIN pay_grades AS g ON g.pay_grade_id = c.pay_grade_id "
-        "WHERE c.employee_id = ?", [who["employee_id"]])
+        "JOIN locations AS l ON l.location_id = e.location_id JOIN pay_grades AS g ON g.pay_grade_id = "
+        "c.pay_grade_id "
+        "WHERE c.employee_id = ?",
+        [who["employee_id"]],
+    )
 
 
 @tool(reads=PAY)
@@ -121,10 +133,25 @@ def propose_salary_change(
     in_grade(env, who["employee_id"], new_salary)
     current = env.scalar("SELECT base_salary FROM compensation WHERE employee_id = ?", [who["employee_id"]])
     first = (env.today.replace(day=1) + dt.timedelta(days=32)).replace(day=1)
-    row = env.insert("compensation_changes", {
-        "employee_id": who["employee_id"], "old_salary": current, "new_salary": new_salary, "reason": reason,
-        "effective_date": first, "status": "proposed", "entered_by": me.id, "entered_at": env.now})
-    return {"change_id": row["change_id"], "old_salary": current, "new_salary": new_salary, "effective_date": first}
+    row = env.insert(
+        "compensation_changes",
+        {
+            "employee_id": who["employee_id"],
+            "old_salary": current,
+            "new_salary": new_salary,
+            "reason": reason,
+            "effective_date": first,
+            "status": "proposed",
+            "entered_by": me.id,
+            "entered_at": env.now,
+        },
+    )
+    return {
+        "change_id": row["change_id"],
+        "old_salary": current,
+        "new_salary": new_salary,
+        "effective_date": first,
+    }
 
 
 def decide_change(env: Env, change_id: int, approve: bool) -> dict:
@@ -132,16 +159,30 @@ def decide_change(env: Env, change_id: int, approve: bool) -> dict:
     require_role(me, "payroll_admin", "compensation_access", "decide salary changes")
     change = env.get("compensation_changes", change_id)
     if change is None:
-        raise ToolError(f"no salary change {change_id}; list_salary_changes shows them.", argument="change_id")
+        raise ToolError(
+            f"no salary change {change_id}; list_salary_changes shows them.", argument="change_id"
+        )
     if change["status"] != "proposed":
-        raise refuse("compensation_access", f"salary change {change_id} is already {change['status']}",
-                     argument="change_id")
+        raise refuse(
+            "compensation_access",
+            f"salary change {change_id} is already {change['status']}",
+            argument="change_id",
+        )
     if approve:
         in_grade(env, change["employee_id"], change["new_salary"])
-        env.update("compensation", change["employee_id"], {
-            "base_salary": change["new_salary"], "effective_date": change["effective_date"], "updated_by": me.id})
+        env.update(
+            "compensation",
+            change["employee_id"],
+            {
+                "base_salary": change["new_salary"],
+                "effective_date": change["effective_date"],
+                "updated_by": me.id,
+            },
+        )
     status = "approved" if approve else "rejected"
-    env.update("compensation_changes", change_id, {"status": status, "approved_by": me.id, "decided_at": env.now})
+    env.update(
+        "compensation_changes", change_id, {"status": status, "approved_by": me.id, "decided_at": env.now}
+    )
     return {"change_id": change_id, "status": status}
 
 
@@ -183,17 +224,26 @@ def list_payroll_runs(env: Env, limit: Limit = 20, offset: Offset = 0) -> dict:
     """
     me = actor(env)
     require_role(me, "payroll_admin", "payroll_admins_only", "see payroll runs")
-    sql = ("SELECT r.name, r.period_start, r.period_end, r.pay_date, r.status, c.employee_number AS calculated_by, "
-           "a.employee_number AS approved_by, (SELECT count(*) FROM payslips AS p WHERE p.run_id = r.run_id) AS payslips, "
-           "(SELECT sum(p.gross) FROM payslips AS p WHERE p.run_id = r.run_id) AS total_gross FROM payroll_runs AS r "
-           "LEFT JOIN employees AS c ON c.employee_id = r.calculated_by LEFT JOIN employees AS a ON a.employee_id = r.approved_by")
+    sql = (
+        "SELECT r.name, r.period_start, r.period_end, r.pay_date, r.status, c.employee_number AS "
+        "calculated_by, "
+        "a.employee_number AS approved_by, (SELECT count(*) FROM payslips AS p WHERE p.run_id = r.run_id) "
+        "AS payslips, "
+        "(SELECT sum(p.gross) FROM payslips AS p WHERE p.run_id = r.run_id) AS total_gross FROM "
+        "payroll_runs AS r "
+        "LEFT JOIN employees AS c ON c.employee_id = r.calculated_by LEFT JOIN employees AS a ON "
+        "a.employee_id = r.approved_by"
+    )
     return env.page(sql, [], order_by="period_start DESC, name", limit=limit, offset=offset)
 
 
 @tool(reads=RUNS)
 def list_payroll_adjustments(
-    env: Env, run: str, kind: Literal["bonus", "overtime", "allowance", "deduction"] | None = None,
-    limit: Limit = 20, offset: Offset = 0,
+    env: Env,
+    run: str,
+    kind: Literal["bonus", "overtime", "allowance", "deduction"] | None = None,
+    limit: Limit = 20,
+    offset: Offset = 0,
 ) -> dict:
     """The adjustments of a payroll run, a page at a time (payroll admins).
 
@@ -206,10 +256,16 @@ def list_payroll_adjustments(
     me = actor(env)
     require_role(me, "payroll_admin", "payroll_admins_only", "see payroll adjustments")
     r = run_of(env, run)
-    sql = ("SELECT a.adjustment_id, e.employee_number AS employee, a.kind, a.amount, a.note, b.employee_number AS entered_by "
-           "FROM payroll_adjustments AS a JOIN employees AS e ON e.employee_id = a.employee_id "
-           "JOIN employees AS b ON b.employee_id = a.entered_by WHERE a.run_id = ?" + (" AND a.kind = ?" if kind else ""))
-    return env.page(sql, [r["run_id"], *([kind] if kind else [])], order_by="adjustment_id", limit=limit, offset=offset)
+    sql = (
+        "SELECT a.adjustment_id, e.employee_number AS employee, a.kind, a.amount, a.note, b.employee_number "
+        "AS entered_by "
+        "FROM payroll_adjustments AS a JOIN employees AS e ON e.employee_id = a.employee_id "
+        "JOIN employees AS b ON b.employee_id = a.entered_by WHERE a.run_id = ?"
+        + (" AND a.kind = ?" if kind else "")
+    )
+    return env.page(
+        sql, [r["run_id"], *([kind] if kind else [])], order_by="adjustment_id", limit=limit, offset=offset
+    )
 
 
 @tool(reads=RUNS)
@@ -236,9 +292,12 @@ def list_payslips(
     if run:
         where.append("p.run_id = ?")
         params.append(run_of(env, run)["run_id"])
-    sql = ("SELECT r.name AS run, e.employee_number AS employee, p.gross, p.deductions, p.net, l.currency "
-           "FROM payslips AS p JOIN payroll_runs AS r USING (run_id) JOIN employees AS e ON e.employee_id = p.employee_id "
-           f"JOIN locations AS l ON l.location_id = e.location_id WHERE {' AND '.join(where)}")
+    sql = (
+        "SELECT r.name AS run, e.employee_number AS employee, p.gross, p.deductions, p.net, l.currency "
+        "FROM payslips AS p JOIN payroll_runs AS r USING (run_id) JOIN employees AS e ON e.employee_id = "
+        "p.employee_id "
+        f"JOIN locations AS l ON l.location_id = e.location_id WHERE {' AND '.join(where)}"
+    )
     return env.page(sql, params, order_by="run DESC, employee", limit=limit, offset=offset)
 
 
@@ -253,8 +312,12 @@ def reopen(env: Env, run: dict) -> None:
 
 @tool(kind="write", reads=RUNS, writes=("payroll_adjustments", "payroll_runs", "payslips"), idempotent=False)
 def add_payroll_adjustment(
-    env: Env, run: str, employee: Number, kind: Literal["bonus", "overtime", "allowance", "deduction"],
-    amount: Money, note: Annotated[str, Field(max_length=120)] | None = None,
+    env: Env,
+    run: str,
+    employee: Number,
+    kind: Literal["bonus", "overtime", "allowance", "deduction"],
+    amount: Money,
+    note: Annotated[str, Field(max_length=120)] | None = None,
 ) -> dict:
     """Add a one-off pay item to a worker in a draft or calculated run (payroll admins); a calculated run
     goes back to draft and must be calculated again.
@@ -270,11 +333,22 @@ def add_payroll_adjustment(
     require_role(me, "payroll_admin", "payroll_admins_only", "enter pay adjustments")
     r = run_of(env, run)
     who = worker(env, employee)
-    if who["hire_date"] > r["period_end"] or (who["termination_date"] and who["termination_date"] < r["period_start"]):
+    if who["hire_date"] > r["period_end"] or (
+        who["termination_date"] and who["termination_date"] < r["period_start"]
+    ):
         raise refuse("active_workers_only", f"{employee} is not employed in {r['name']}'s period")
     reopen(env, r)
-    row = env.insert("payroll_adjustments", {"run_id": r["run_id"], "employee_id": who["employee_id"], "kind": kind,
-                                             "amount": amount, "entered_by": me.id, "note": note})
+    row = env.insert(
+        "payroll_adjustments",
+        {
+            "run_id": r["run_id"],
+            "employee_id": who["employee_id"],
+            "kind": kind,
+            "amount": amount,
+            "entered_by": me.id,
+            "note": note,
+        },
+    )
     return {"adjustment_id": row["adjustment_id"], "run_status": "draft"}
 
 
@@ -310,16 +384,34 @@ def calculate_payroll_run(env: Env, run: str) -> dict:
     if r["status"] != "draft":
         raise refuse("payroll_admins_only", f"{r['name']} is {r['status']}, not draft", argument="run")
     rows = env.query(
-        "SELECT e.employee_id, round(c.base_salary / 12 + coalesce((SELECT sum(a.amount) FROM payroll_adjustments AS a "
-        "WHERE a.run_id = $run AND a.employee_id = e.employee_id AND a.kind <> 'deduction'), 0), 2) AS gross, "
-        "round((c.base_salary / 12 + coalesce((SELECT sum(a.amount) FROM payroll_adjustments AS a WHERE a.run_id = $run "
-        "AND a.employee_id = e.employee_id AND a.kind <> 'deduction'), 0)) * 0.28 + coalesce((SELECT sum(a.amount) "
-        "FROM payroll_adjustments AS a WHERE a.run_id = $run AND a.employee_id = e.employee_id AND a.kind = 'deduction'), 0), 2) "
-        "AS deductions FROM employees AS e JOIN compensation AS c USING (employee_id) WHERE e.hire_date <= $end "
+        "SELECT e.employee_id, round(c.base_salary / 12 + coalesce((SELECT sum(a.amount) FROM "
+        "payroll_adjustments AS a "
+        "WHERE a.run_id = $run AND a.employee_id = e.employee_id AND a.kind <> 'deduction'), 0), 2) AS "
+        "gross, "
+        "round((c.base_salary / 12 + coalesce((SELECT sum(a.amount) FROM payroll_adjustments AS a WHERE "
+        "a.run_id = $run "
+        "AND a.employee_id = e.employee_id AND a.kind <> 'deduction'), 0)) * 0.28 + coalesce((SELECT "
+        "sum(a.amount) "
+        "FROM payroll_adjustments AS a WHERE a.run_id = $run AND a.employee_id = e.employee_id AND a.kind = "
+        "'deduction'), 0), 2) "
+        "AS deductions FROM employees AS e JOIN compensation AS c USING (employee_id) WHERE e.hire_date <= "
+        "$end "
         "AND (e.termination_date IS NULL OR e.termination_date >= $start) ORDER BY e.employee_id",
-        {"run": r["run_id"], "start": r["period_start"], "end": r["period_end"]})
-    env.insert_many("payslips", [{"run_id": r["run_id"], "employee_id": x["employee_id"], "gross": x["gross"],
-                                  "deductions": x["deductions"], "net": x["gross"] - x["deductions"]} for x in rows])
+        {"run": r["run_id"], "start": r["period_start"], "end": r["period_end"]},
+    )
+    env.insert_many(
+        "payslips",
+        [
+            {
+                "run_id": r["run_id"],
+                "employee_id": x["employee_id"],
+                "gross": x["gross"],
+                "deductions": x["deductions"],
+                "net": x["gross"] - x["deductions"],
+            }
+            for x in rows
+        ],
+    )
     env.update("payroll_runs", r["run_id"], {"status": "calculated", "calculated_by": me.id})
     return {"run": r["name"], "payslips": len(rows), "total_gross": sum(x["gross"] for x in rows)}
 
@@ -356,6 +448,18 @@ def pay_payroll_run(env: Env, run: str) -> dict:
     return {"run": r["name"], "status": "paid"}
 
 
-PAY_TOOLS = [get_compensation, list_salary_changes, propose_salary_change, approve_salary_change,
-             reject_salary_change, list_payroll_runs, list_payroll_adjustments, list_payslips, add_payroll_adjustment,
-             remove_payroll_adjustment, calculate_payroll_run, approve_payroll_run, pay_payroll_run]
+PAY_TOOLS = [
+    get_compensation,
+    list_salary_changes,
+    propose_salary_change,
+    approve_salary_change,
+    reject_salary_change,
+    list_payroll_runs,
+    list_payroll_adjustments,
+    list_payslips,
+    add_payroll_adjustment,
+    remove_payroll_adjustment,
+    calculate_payroll_run,
+    approve_payroll_run,
+    pay_payroll_run,
+]

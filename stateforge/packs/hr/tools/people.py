@@ -11,6 +11,7 @@ from stateforge.tools import Env, ToolError, tool
 
 from .common import PEOPLE, WORKER, Limit, Number, Offset, actor, unit, worker
 
+
 @tool(reads=PEOPLE)
 def get_my_profile(env: Env) -> dict:
     """The signed-in worker's profile: name, employee number, job, unit, manager, office, security role and
@@ -98,9 +99,11 @@ def list_org_units(env: Env) -> dict:
     rows = env.query(
         "SELECT o.name, o.code, p.name AS parent, l.name AS location, h.employee_number AS head, "
         "r.employee_number AS hr_partner, r.first_name || ' ' || r.last_name AS hr_partner_name, "
-        "(SELECT count(*) FROM employees AS e WHERE e.org_unit_id = o.org_unit_id AND e.status <> 'terminated') "
+        "(SELECT count(*) FROM employees AS e WHERE e.org_unit_id = o.org_unit_id AND e.status <> "
+        "'terminated') "
         "AS headcount FROM org_units AS o LEFT JOIN org_units AS p ON p.org_unit_id = o.parent_unit_id "
-        "JOIN locations AS l ON l.location_id = o.location_id LEFT JOIN employees AS h ON h.employee_id = o.head_id "
+        "JOIN locations AS l ON l.location_id = o.location_id LEFT JOIN employees AS h ON h.employee_id = "
+        "o.head_id "
         "LEFT JOIN employees AS r ON r.employee_id = o.hr_partner_id ORDER BY o.code"
     )
     return {"org_units": rows}
@@ -131,8 +134,10 @@ def list_positions(
         "SELECT p.code, p.status, j.title AS job_title, g.code AS pay_grade, o.name AS org_unit, "
         "l.name AS location, e.employee_number AS holder FROM positions AS p "
         "JOIN job_profiles AS j ON j.job_profile_id = p.job_profile_id "
-        "JOIN pay_grades AS g ON g.pay_grade_id = j.pay_grade_id JOIN org_units AS o ON o.org_unit_id = p.org_unit_id "
-        "JOIN locations AS l ON l.location_id = p.location_id LEFT JOIN employees AS e ON e.position_id = p.position_id "
+        "JOIN pay_grades AS g ON g.pay_grade_id = j.pay_grade_id JOIN org_units AS o ON o.org_unit_id = "
+        "p.org_unit_id "
+        "JOIN locations AS l ON l.location_id = p.location_id LEFT JOIN employees AS e ON e.position_id = "
+        "p.position_id "
         f"WHERE {' AND '.join(where)}"
     )
     return env.page(sql, params, order_by="code", limit=limit, offset=offset)
@@ -142,10 +147,12 @@ def list_positions(
 def list_job_profiles(env: Env) -> dict:
     """Job profiles with their family and pay grade (the grade's salary range)."""
     actor(env)
-    return {"job_profiles": env.query(
-        "SELECT j.title, j.job_family, g.code AS pay_grade, g.min_salary, g.max_salary, j.is_manager "
-        "FROM job_profiles AS j JOIN pay_grades AS g USING (pay_grade_id) ORDER BY j.title"
-    )}
+    return {
+        "job_profiles": env.query(
+            "SELECT j.title, j.job_family, g.code AS pay_grade, g.min_salary, g.max_salary, j.is_manager "
+            "FROM job_profiles AS j JOIN pay_grades AS g USING (pay_grade_id) ORDER BY j.title"
+        )
+    }
 
 
 @tool(reads=("locations", "holidays", *PEOPLE))
@@ -183,7 +190,8 @@ def get_job_history(env: Env, employee: Number) -> dict:
     rows = env.query(
         "SELECT v.event_type, v.effective_date, f.name AS from_unit, t.name AS to_unit, v.note, "
         "r.employee_number AS recorded_by FROM employment_events AS v "
-        "LEFT JOIN org_units AS f ON f.org_unit_id = v.from_unit_id LEFT JOIN org_units AS t ON t.org_unit_id = v.to_unit_id "
+        "LEFT JOIN org_units AS f ON f.org_unit_id = v.from_unit_id LEFT JOIN org_units AS t ON "
+        "t.org_unit_id = v.to_unit_id "
         "LEFT JOIN employees AS r ON r.employee_id = v.recorded_by WHERE v.employee_id = ? "
         "ORDER BY v.effective_date, v.event_id",
         [who["employee_id"]],
@@ -195,10 +203,13 @@ def get_job_history(env: Env, employee: Number) -> dict:
 def list_emergency_contacts(env: Env) -> dict:
     """The signed-in worker's emergency contacts."""
     me = actor(env)
-    return {"contacts": env.query(
-        "SELECT contact_id, name, relationship, phone FROM emergency_contacts WHERE employee_id = ? "
-        "ORDER BY contact_id", [me.id]
-    )}
+    return {
+        "contacts": env.query(
+            "SELECT contact_id, name, relationship, phone FROM emergency_contacts WHERE employee_id = ? "
+            "ORDER BY contact_id",
+            [me.id],
+        )
+    }
 
 
 @tool(kind="write", reads=("emergency_contacts", *PEOPLE), writes=("emergency_contacts",), idempotent=False)
@@ -216,8 +227,10 @@ def add_emergency_contact(
         phone: Their phone number.
     """
     me = actor(env)
-    row = env.insert("emergency_contacts", {"employee_id": me.id, "name": name.strip(),
-                                            "relationship": relationship, "phone": phone.strip()})
+    row = env.insert(
+        "emergency_contacts",
+        {"employee_id": me.id, "name": name.strip(), "relationship": relationship, "phone": phone.strip()},
+    )
     return {"contact_id": row["contact_id"], "name": row["name"]}
 
 
@@ -229,7 +242,9 @@ def remove_emergency_contact(env: Env, contact_id: int) -> dict:
         contact_id: The contact (from list_emergency_contacts).
     """
     me = actor(env)
-    row = env.one("SELECT * FROM emergency_contacts WHERE contact_id = ? AND employee_id = ?", [contact_id, me.id])
+    row = env.one(
+        "SELECT * FROM emergency_contacts WHERE contact_id = ? AND employee_id = ?", [contact_id, me.id]
+    )
     if row is None:
         raise ToolError(f"you have no emergency contact {contact_id}; list_emergency_contacts shows yours.")
     env.delete("emergency_contacts", contact_id)

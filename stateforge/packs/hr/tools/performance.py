@@ -23,7 +23,9 @@ def cycle_named(env: Env, name: str | None) -> dict:
         return open_cycle(env)
     row = env.one("SELECT * FROM review_cycles WHERE lower(name) = lower(?)", [name.strip()])
     if row is None:
-        raise ToolError(f"no review cycle is called {name!r}; list_review_cycles shows them.", argument="cycle")
+        raise ToolError(
+            f"no review cycle is called {name!r}; list_review_cycles shows them.", argument="cycle"
+        )
     return row
 
 
@@ -31,15 +33,22 @@ def cycle_named(env: Env, name: str | None) -> dict:
 def list_review_cycles(env: Env) -> dict:
     """The review cycles (half-years), with their period and status (open while reviews are written)."""
     actor(env)
-    return {"cycles": env.query("SELECT name, period_start, period_end, status FROM review_cycles ORDER BY cycle_id")}
+    return {
+        "cycles": env.query(
+            "SELECT name, period_start, period_end, status FROM review_cycles ORDER BY cycle_id"
+        )
+    }
 
 
 @tool(reads=PERF)
 def list_reviews(
-    env: Env, cycle: str | None = None, scope: Literal["team", "mine", "employee"] = "team",
+    env: Env,
+    cycle: str | None = None,
+    scope: Literal["team", "mine", "employee"] = "team",
     employee: Number | None = None,
     status: Literal["not_started", "self_review", "manager_review", "completed", "all"] = "all",
-    limit: Limit = 20, offset: Offset = 0,
+    limit: Limit = 20,
+    offset: Offset = 0,
 ) -> dict:
     """Reviews of a cycle (the open one unless named), a page at a time: your direct reports' (team), your
     own, or one worker's (their manager or HR partner).
@@ -48,7 +57,8 @@ def list_reviews(
         cycle: The cycle's name (H2 2025 review); the open cycle when left out.
         scope: team, mine or employee.
         employee: The worker, for scope employee.
-        status: not_started, self_review (writing it), manager_review (waiting for the manager), completed, all.
+        status: not_started, self_review (writing it), manager_review (waiting for the manager),
+            completed, or all.
         limit: Reviews per page.
         offset: Reviews to skip.
     """
@@ -69,16 +79,20 @@ def list_reviews(
     if status != "all":
         where.append("v.status = ?")
         params.append(status)
-    sql = ("SELECT y.name AS cycle, w.employee_number AS employee, w.first_name || ' ' || w.last_name AS name, "
-           "v.status, v.rating, v.completed_at, r.employee_number AS reviewer FROM reviews AS v "
-           "JOIN review_cycles AS y USING (cycle_id) JOIN employees AS w ON w.employee_id = v.employee_id "
-           f"LEFT JOIN employees AS r ON r.employee_id = v.reviewer_id WHERE {' AND '.join(where)}")
+    sql = (
+        "SELECT y.name AS cycle, w.employee_number AS employee, w.first_name || ' ' || w.last_name AS name, "
+        "v.status, v.rating, v.completed_at, r.employee_number AS reviewer FROM reviews AS v "
+        "JOIN review_cycles AS y USING (cycle_id) JOIN employees AS w ON w.employee_id = v.employee_id "
+        f"LEFT JOIN employees AS r ON r.employee_id = v.reviewer_id WHERE {' AND '.join(where)}"
+    )
     return env.page(sql, params, order_by="name, employee", limit=limit, offset=offset)
 
 
 def the_review(env: Env, who: dict) -> dict:
     c = open_cycle(env)
-    row = env.one("SELECT * FROM reviews WHERE cycle_id = ? AND employee_id = ?", [c["cycle_id"], who["employee_id"]])
+    row = env.one(
+        "SELECT * FROM reviews WHERE cycle_id = ? AND employee_id = ?", [c["cycle_id"], who["employee_id"]]
+    )
     if row is None:
         raise refuse("review_cycle_rules", f"{who['employee_number']} has no review in {c['name']}")
     return row
@@ -109,10 +123,16 @@ def complete_review(env: Env, employee: Number, rating: Annotated[int, Field(ge=
     require(env, me, who, {"manager"}, "manager_scope", "complete the review")
     rev = the_review(env, who)
     if rev["status"] != "manager_review":
-        raise refuse("review_cycle_rules", f"{employee}'s review is {rev['status'].replace('_', ' ')}: "
-                     "it is completed once they submit their self review")
-    env.update("reviews", rev["review_id"], {"status": "completed", "rating": rating, "completed_at": env.now,
-                                             "reviewer_id": me.id})
+        raise refuse(
+            "review_cycle_rules",
+            f"{employee}'s review is {rev['status'].replace('_', ' ')}: "
+            "it is completed once they submit their self review",
+        )
+    env.update(
+        "reviews",
+        rev["review_id"],
+        {"status": "completed", "rating": rating, "completed_at": env.now, "reviewer_id": me.id},
+    )
     return {"employee": who["employee_number"], "rating": rating, "status": "completed"}
 
 
@@ -128,15 +148,20 @@ def list_goals(env: Env, employee: Number | None = None, cycle: str | None = Non
     who = worker(env, employee) if employee else me.row
     require(env, me, who, {"self", "manager", "partner"}, "manager_scope", "see the goals")
     c = cycle_named(env, cycle)
-    rows = env.query("SELECT goal_id, title, weight, status FROM goals WHERE employee_id = ? AND cycle_id = ? "
-                     "ORDER BY goal_id", [who["employee_id"], c["cycle_id"]])
+    rows = env.query(
+        "SELECT goal_id, title, weight, status FROM goals WHERE employee_id = ? AND cycle_id = ? "
+        "ORDER BY goal_id",
+        [who["employee_id"], c["cycle_id"]],
+    )
     used = sum(r["weight"] for r in rows if r["status"] != "cancelled")
     return {"employee": who["employee_number"], "cycle": c["name"], "goals": rows, "weight_used": used}
 
 
 @tool(kind="write", reads=PERF, writes=("goals",), idempotent=False)
 def add_goal(
-    env: Env, title: Annotated[str, Field(min_length=3, max_length=80)], weight: Annotated[int, Field(ge=5, le=100)],
+    env: Env,
+    title: Annotated[str, Field(min_length=3, max_length=80)],
+    weight: Annotated[int, Field(ge=5, le=100)],
     employee: Number | None = None,
 ) -> dict:
     """Add a goal in the open cycle, for yourself or (managers) a direct report; a worker's goals weigh 100
@@ -152,18 +177,34 @@ def add_goal(
     require(env, me, who, {"self", "manager"}, "manager_scope", "add a goal")
     require_active(who, "get goals")
     c = open_cycle(env)
-    used = env.scalar("SELECT coalesce(sum(weight), 0) FROM goals WHERE employee_id = ? AND cycle_id = ? "
-                      "AND status <> 'cancelled'", [who["employee_id"], c["cycle_id"]])
+    used = env.scalar(
+        "SELECT coalesce(sum(weight), 0) FROM goals WHERE employee_id = ? AND cycle_id = ? "
+        "AND status <> 'cancelled'",
+        [who["employee_id"], c["cycle_id"]],
+    )
     if used + weight > 100:
-        raise refuse("goal_weight_limit", f"{who['employee_number']}'s goals already weigh {used}: {weight} more "
-                     "would pass 100", argument="weight")
-    row = env.insert("goals", {"employee_id": who["employee_id"], "cycle_id": c["cycle_id"], "title": title.strip(),
-                               "weight": weight, "status": "in_progress"})
+        raise refuse(
+            "goal_weight_limit",
+            f"{who['employee_number']}'s goals already weigh {used}: {weight} more would pass 100",
+            argument="weight",
+        )
+    row = env.insert(
+        "goals",
+        {
+            "employee_id": who["employee_id"],
+            "cycle_id": c["cycle_id"],
+            "title": title.strip(),
+            "weight": weight,
+            "status": "in_progress",
+        },
+    )
     return {"goal_id": row["goal_id"], "weight_used": used + weight}
 
 
 @tool(kind="write", reads=PERF, writes=("goals",), idempotent=True)
-def set_goal_status(env: Env, goal_id: int, status: Literal["in_progress", "achieved", "missed", "cancelled"]) -> dict:
+def set_goal_status(
+    env: Env, goal_id: int, status: Literal["in_progress", "achieved", "missed", "cancelled"]
+) -> dict:
     """Set the status of a goal of the open cycle (yours, or a direct report's as their manager).
 
     Args:
@@ -174,13 +215,27 @@ def set_goal_status(env: Env, goal_id: int, status: Literal["in_progress", "achi
     goal = env.get("goals", goal_id)
     if goal is None:
         raise ToolError(f"no goal {goal_id}; list_goals shows them.", argument="goal_id")
-    require(env, me, env.get("employees", goal["employee_id"]), {"self", "manager"}, "manager_scope",
-            "change the goal", argument="goal_id")
+    require(
+        env,
+        me,
+        env.get("employees", goal["employee_id"]),
+        {"self", "manager"},
+        "manager_scope",
+        "change the goal",
+        argument="goal_id",
+    )
     if goal["cycle_id"] != open_cycle(env)["cycle_id"]:
         raise refuse("review_cycle_rules", f"goal {goal_id} belongs to a closed cycle", argument="goal_id")
     env.update("goals", goal_id, {"status": status})
     return {"goal_id": goal_id, "status": status}
 
 
-PERFORMANCE_TOOLS = [list_review_cycles, list_reviews, submit_self_review, complete_review, list_goals, add_goal,
-                     set_goal_status]
+PERFORMANCE_TOOLS = [
+    list_review_cycles,
+    list_reviews,
+    submit_self_review,
+    complete_review,
+    list_goals,
+    add_goal,
+    set_goal_status,
+]

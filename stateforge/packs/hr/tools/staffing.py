@@ -11,50 +11,91 @@ from pydantic import Field
 from stateforge.tools import Env, ToolError, tool
 from stateforge.tools.policies import refuse
 
-from .common import PEOPLE, Number, actor, require, require_active, unit, worker
+from .common import PEOPLE, Number, actor, require, require_active, worker
 
-STAFF = (*PEOPLE, "pay_grades", "compensation", "employment_events", "leave_types", "leave_balances",
-         "leave_requests", "checklists", "checklist_tasks", "template_tasks", "checklist_templates")
+STAFF = (
+    *PEOPLE,
+    "pay_grades",
+    "compensation",
+    "employment_events",
+    "leave_types",
+    "leave_balances",
+    "leave_requests",
+    "checklists",
+    "checklist_tasks",
+    "template_tasks",
+    "checklist_templates",
+)
 WRITES = ("employees", "positions", "employment_events")
 
 
 def open_position(env: Env, code: str) -> dict:
-    row = env.one("SELECT p.*, j.pay_grade_id FROM positions AS p JOIN job_profiles AS j USING (job_profile_id) "
-                  "WHERE p.code = ?", [code.strip().upper()])
+    row = env.one(
+        "SELECT p.*, j.pay_grade_id FROM positions AS p JOIN job_profiles AS j USING (job_profile_id) "
+        "WHERE p.code = ?",
+        [code.strip().upper()],
+    )
     if row is None:
-        raise ToolError(f"no position has the code {code!r}; list_positions shows the open ones.", argument="position")
+        raise ToolError(
+            f"no position has the code {code!r}; list_positions shows the open ones.", argument="position"
+        )
     if row["status"] != "open":
         raise ToolError(f"position {row['code']} is {row['status']}, not open.", argument="position")
     return row
 
 
 def grade_of(env: Env, position_id: int) -> int:
-    return int(env.scalar("SELECT j.pay_grade_id FROM positions AS p JOIN job_profiles AS j USING (job_profile_id) "
-                          "WHERE p.position_id = ?", [position_id]))
+    return int(
+        env.scalar(
+            "SELECT j.pay_grade_id FROM positions AS p JOIN job_profiles AS j USING (job_profile_id) "
+            "WHERE p.position_id = ?",
+            [position_id],
+        )
+    )
 
 
 def no_reports(env: Env, who: dict, what: str) -> None:
     """Refuse (reports_reassigned_first) while `who` has reports or heads a unit."""
-    n = env.scalar("SELECT count(*) FROM employees WHERE manager_id = ? AND status <> 'terminated'", [who["employee_id"]])
+    n = env.scalar(
+        "SELECT count(*) FROM employees WHERE manager_id = ? AND status <> 'terminated'", [who["employee_id"]]
+    )
     if n or env.scalar("SELECT count(*) FROM org_units WHERE head_id = ?", [who["employee_id"]]):
-        raise refuse("reports_reassigned_first", f"{who['employee_number']} still has {n} direct report(s) or heads "
-                     f"a unit: give them a new manager before you {what}")
+        raise refuse(
+            "reports_reassigned_first",
+            f"{who['employee_number']} still has {n} direct report(s) or heads "
+            f"a unit: give them a new manager before you {what}",
+        )
 
 
 def line_manager(env: Env, number: str | None, org_unit: dict) -> dict:
     """The named manager (in the unit, still here), else the unit's head."""
     m = worker(env, number, argument="manager") if number else env.get("employees", org_unit["head_id"])
     if m["status"] == "terminated" or m["org_unit_id"] != org_unit["org_unit_id"]:
-        raise refuse("reports_reassigned_first", f"{m['employee_number']} is not a current worker of "
-                     f"{org_unit['name']}", argument="manager")
+        raise refuse(
+            "reports_reassigned_first",
+            f"{m['employee_number']} is not a current worker of {org_unit['name']}",
+            argument="manager",
+        )
     if m["security_role"] == "employee":
         env.update("employees", m["employee_id"], {"security_role": "manager"})
     return m
 
 
-def event(env: Env, who: dict, kind: str, day: dt.date, src: int, dst: int, me_id: int, note: str | None) -> None:
-    env.insert("employment_events", {"employee_id": who["employee_id"], "event_type": kind, "effective_date": day,
-                                     "from_unit_id": src, "to_unit_id": dst, "recorded_by": me_id, "note": note})
+def event(
+    env: Env, who: dict, kind: str, day: dt.date, src: int, dst: int, me_id: int, note: str | None
+) -> None:
+    env.insert(
+        "employment_events",
+        {
+            "employee_id": who["employee_id"],
+            "event_type": kind,
+            "effective_date": day,
+            "from_unit_id": src,
+            "to_unit_id": dst,
+            "recorded_by": me_id,
+            "note": note,
+        },
+    )
 
 
 @tool(kind="write", reads=STAFF, writes=(*WRITES, "compensation", "leave_balances"), idempotent=False)
@@ -88,26 +129,70 @@ def hire_worker(
         raise ToolError("start_date must be after today and in 2026.", argument="start_date")
     g = env.get("pay_grades", pos["pay_grade_id"])
     if not g["min_salary"] <= base_salary <= g["max_salary"]:
-        raise refuse("salary_within_grade", f"{base_salary} is outside grade {g['code']} ({g['min_salary']} to "
-                     f"{g['max_salary']})", argument="base_salary")
+        raise refuse(
+            "salary_within_grade",
+            f"{base_salary} is outside grade {g['code']} ({g['min_salary']} to {g['max_salary']})",
+            argument="base_salary",
+        )
     boss = line_manager(env, manager, ou)
     new_id = int(env.scalar("SELECT max(employee_id) + 1 FROM employees"))
     number = f"E{new_id + 10000:07d}"
-    email = f"{first_name}.{last_name}".lower().replace(" ", "").replace("'", "") + f".{new_id}@people.example.com"
-    env.insert("employees", {
-        "employee_id": new_id, "employee_number": number, "first_name": first_name, "last_name": last_name,
-        "work_email": email, "hire_date": start_date, "termination_date": None, "status": "pre_hire",
-        "position_id": pos["position_id"], "org_unit_id": ou["org_unit_id"], "manager_id": boss["employee_id"],
-        "location_id": pos["location_id"], "security_role": "employee"})
+    email = (
+        f"{first_name}.{last_name}".lower().replace(" ", "").replace("'", "")
+        + f".{new_id}@people.example.com"
+    )
+    env.insert(
+        "employees",
+        {
+            "employee_id": new_id,
+            "employee_number": number,
+            "first_name": first_name,
+            "last_name": last_name,
+            "work_email": email,
+            "hire_date": start_date,
+            "termination_date": None,
+            "status": "pre_hire",
+            "position_id": pos["position_id"],
+            "org_unit_id": ou["org_unit_id"],
+            "manager_id": boss["employee_id"],
+            "location_id": pos["location_id"],
+            "security_role": "employee",
+        },
+    )
     env.update("positions", pos["position_id"], {"status": "filled"})
-    env.insert("compensation", {"employee_id": new_id, "pay_grade_id": g["pay_grade_id"], "base_salary": base_salary,
-                                "effective_date": start_date, "updated_by": me.id})
+    env.insert(
+        "compensation",
+        {
+            "employee_id": new_id,
+            "pay_grade_id": g["pay_grade_id"],
+            "base_salary": base_salary,
+            "effective_date": start_date,
+            "updated_by": me.id,
+        },
+    )
     types = env.query("SELECT leave_type_id, annual_days FROM leave_types ORDER BY leave_type_id")
-    env.insert_many("leave_balances", [{"employee_id": new_id, "leave_type_id": t["leave_type_id"], "year": 2026,
-                                        "entitled_days": t["annual_days"], "carried_over": 0, "used_days": 0,
-                                        "pending_days": 0} for t in types])
+    env.insert_many(
+        "leave_balances",
+        [
+            {
+                "employee_id": new_id,
+                "leave_type_id": t["leave_type_id"],
+                "year": 2026,
+                "entitled_days": t["annual_days"],
+                "carried_over": 0,
+                "used_days": 0,
+                "pending_days": 0,
+            }
+            for t in types
+        ],
+    )
     event(env, {"employee_id": new_id}, "hire", start_date, ou["org_unit_id"], ou["org_unit_id"], me.id, None)
-    return {"employee_number": number, "work_email": email, "manager": boss["employee_number"], "status": "pre_hire"}
+    return {
+        "employee_number": number,
+        "work_email": email,
+        "manager": boss["employee_number"],
+        "status": "pre_hire",
+    }
 
 
 @tool(kind="write", reads=STAFF, writes=WRITES, idempotent=False)
@@ -131,8 +216,11 @@ def transfer_worker(
     if pos["org_unit_id"] == who["org_unit_id"]:
         raise ToolError("that position is in their own unit: use promote_worker for a new role there.")
     if who["position_id"] is not None and grade_of(env, who["position_id"]) != pos["pay_grade_id"]:
-        raise refuse("lateral_moves_keep_the_grade", f"position {pos['code']} is of another pay grade",
-                     argument="position")
+        raise refuse(
+            "lateral_moves_keep_the_grade",
+            f"position {pos['code']} is of another pay grade",
+            argument="position",
+        )
     no_reports(env, who, "transfer them")
     ou = env.get("org_units", pos["org_unit_id"])
     boss = line_manager(env, manager, ou)
@@ -140,8 +228,16 @@ def transfer_worker(
         env.update("positions", who["position_id"], {"status": "open"})
     env.update("employees", who["employee_id"], {"position_id": None})
     env.update("positions", pos["position_id"], {"status": "filled"})
-    env.update("employees", who["employee_id"], {"position_id": pos["position_id"], "org_unit_id": ou["org_unit_id"],
-                                                 "location_id": pos["location_id"], "manager_id": boss["employee_id"]})
+    env.update(
+        "employees",
+        who["employee_id"],
+        {
+            "position_id": pos["position_id"],
+            "org_unit_id": ou["org_unit_id"],
+            "location_id": pos["location_id"],
+            "manager_id": boss["employee_id"],
+        },
+    )
     event(env, who, "transfer", env.today, who["org_unit_id"], ou["org_unit_id"], me.id, note)
     return {"employee": who["employee_number"], "org_unit": ou["name"], "manager": boss["employee_number"]}
 
@@ -167,8 +263,11 @@ def promote_worker(env: Env, employee: Number, position: str, note: str | None =
     g = env.get("pay_grades", pos["pay_grade_id"])
     salary = env.scalar("SELECT base_salary FROM compensation WHERE employee_id = ?", [who["employee_id"]])
     if not g["min_salary"] <= salary <= g["max_salary"]:
-        raise refuse("salary_within_grade", f"their salary {salary} is outside grade {g['code']} "
-                     f"({g['min_salary']} to {g['max_salary']})", argument="position")
+        raise refuse(
+            "salary_within_grade",
+            f"their salary {salary} is outside grade {g['code']} ({g['min_salary']} to {g['max_salary']})",
+            argument="position",
+        )
     if who["position_id"] is not None:
         env.update("positions", who["position_id"], {"status": "open"})
     env.update("employees", who["employee_id"], {"position_id": None})
@@ -194,17 +293,29 @@ def change_manager(env: Env, employee: Number, manager: Number) -> dict:
     boss = worker(env, manager, argument="manager")
     ou = env.get("org_units", who["org_unit_id"])
     home = ou["parent_unit_id"] if ou["head_id"] == who["employee_id"] else ou["org_unit_id"]
-    if boss["status"] == "terminated" or boss["org_unit_id"] != home or boss["employee_id"] == who["employee_id"]:
-        raise refuse("reports_reassigned_first", f"{boss['employee_number']} cannot manage {who['employee_number']} "
-                     "(a current worker of their unit is needed)", argument="manager")
+    if (
+        boss["status"] == "terminated"
+        or boss["org_unit_id"] != home
+        or boss["employee_id"] == who["employee_id"]
+    ):
+        raise refuse(
+            "reports_reassigned_first",
+            f"{boss['employee_number']} cannot manage {who['employee_number']} "
+            "(a current worker of their unit is needed)",
+            argument="manager",
+        )
     if boss["security_role"] == "employee":
         env.update("employees", boss["employee_id"], {"security_role": "manager"})
     env.update("employees", who["employee_id"], {"manager_id": boss["employee_id"]})
     return {"employee": who["employee_number"], "manager": boss["employee_number"]}
 
 
-@tool(kind="write", reads=STAFF, writes=(*WRITES, "leave_requests", "leave_balances", "checklists", "checklist_tasks"),
-      idempotent=False)
+@tool(
+    kind="write",
+    reads=STAFF,
+    writes=(*WRITES, "leave_requests", "leave_balances", "checklists", "checklist_tasks"),
+    idempotent=False,
+)
 def terminate_worker(
     env: Env, employee: Number, last_day: dt.date, involuntary: bool = False, note: str | None = None
 ) -> dict:
@@ -227,25 +338,47 @@ def terminate_worker(
     if last_day < env.today or last_day.year > 2026:
         raise ToolError("last_day must be today or later in 2026.", argument="last_day")
     no_reports(env, who, "terminate them")
-    later = env.query("SELECT * FROM leave_requests WHERE employee_id = ? AND status IN ('pending', 'approved') "
-                      "AND end_date > ?", [who["employee_id"], last_day])
+    later = env.query(
+        "SELECT * FROM leave_requests WHERE employee_id = ? AND status IN ('pending', 'approved') "
+        "AND end_date > ?",
+        [who["employee_id"], last_day],
+    )
     for req in later:
         col = "pending_days" if req["status"] == "pending" else "used_days"
-        env.update("leave_balances", {"employee_id": req["employee_id"], "leave_type_id": req["leave_type_id"],
-                                      "year": req["start_date"].year}, {col: env.scalar(
-            f"SELECT {col} - ? FROM leave_balances WHERE employee_id = ? AND leave_type_id = ? AND year = ?",
-            [req["days"], req["employee_id"], req["leave_type_id"], req["start_date"].year])})
+        env.update(
+            "leave_balances",
+            {
+                "employee_id": req["employee_id"],
+                "leave_type_id": req["leave_type_id"],
+                "year": req["start_date"].year,
+            },
+            {
+                col: env.scalar(
+                    f"SELECT {col} - ? FROM leave_balances WHERE employee_id = ? AND leave_type_id = ? AND "
+                    "year = ?",
+                    [req["days"], req["employee_id"], req["leave_type_id"], req["start_date"].year],
+                )
+            },
+        )
         env.update("leave_requests", req["request_id"], {"status": "cancelled"})
     gone = last_day == env.today
-    changes = {"termination_date": last_day, **({"status": "terminated", "position_id": None} if gone else {})}
+    changes = {
+        "termination_date": last_day,
+        **({"status": "terminated", "position_id": None} if gone else {}),
+    }
     if gone and who["position_id"] is not None:
         env.update("positions", who["position_id"], {"status": "open"})
     env.update("employees", who["employee_id"], changes)
     event(env, who, "termination", last_day, who["org_unit_id"], who["org_unit_id"], me.id, note)
     template = "Involuntary offboarding" if involuntary else "Standard offboarding"
     checklist = open_checklist(env, me, worker(env, employee), template, last_day)
-    return {"employee": who["employee_number"], "last_day": last_day, "status": "terminated" if gone else who["status"],
-            "leave_cancelled": len(later), "checklist_id": checklist}
+    return {
+        "employee": who["employee_number"],
+        "last_day": last_day,
+        "status": "terminated" if gone else who["status"],
+        "leave_cancelled": len(later),
+        "checklist_id": checklist,
+    }
 
 
 STAFFING_TOOLS = [hire_worker, transfer_worker, promote_worker, change_manager, terminate_worker]
