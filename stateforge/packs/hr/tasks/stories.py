@@ -39,7 +39,9 @@ def cast_leaver(story: Story) -> None:
         ctx,
         "EXISTS (SELECT 1 FROM employees AS r WHERE r.manager_id = e.employee_id AND r.status <> "
         "'terminated') AND NOT EXISTS (SELECT 1 FROM org_units AS o WHERE o.head_id = e.employee_id) "
-        "AND e.status = 'active' AND e.termination_date IS NULL AND EXISTS (SELECT 1 FROM system_access AS a "
+        "AND e.status = 'active' AND e.termination_date IS NULL AND e.security_role IN ('employee', "
+        "'manager') "
+        "AND EXISTS (SELECT 1 FROM system_access AS a "
         "WHERE a.employee_id = e.employee_id AND a.revoked_at IS NULL)",
         what="team lead with access",
     )
@@ -65,11 +67,17 @@ def cast_leaver(story: Story) -> None:
 )
 def hand_over_team(story: Story) -> None:
     leaver, heir = story["leaver"], story["heir"]
+    moving = story.get("spot") is not None
+    why = (
+        ("is moving to another team", "moves on to another team")
+        if moving
+        else ("is leaving us today", "leaves today")
+    )
     story.say(
         [
-            "{leaver} ({number}) is leaving us today. First move everyone who reports to them over to "
+            "{leaver} ({number}) " + why[0] + ". First move everyone who reports to them over to "
             "{heir} ({heir_number}).",
-            "{leaver}, employee {number}, leaves today: their whole team should report to {heir} "
+            "{leaver}, employee {number}, " + why[1] + ": their whole team should report to {heir} "
             "({heir_number}) from now on.",
         ],
         leaver=leaver["full_name"],
@@ -81,7 +89,7 @@ def hand_over_team(story: Story) -> None:
     for r in reports:
         story.call("change_manager", {"employee": r["employee_number"], "manager": heir["employee_number"]})
     story["reports"] = [r["employee_number"] for r in reports]
-    story.knob("policy_detour", "reports get a new manager before the termination")
+    story.knob("policy_detour", "reports get a new manager before the lead leaves or moves")
 
 
 @step(
@@ -162,7 +170,7 @@ def cast_payroll(story: Story) -> None:
     grp = ctx.pick(
         "SELECT o.org_unit_id, o.name, count(*) AS n FROM employees AS e JOIN org_units AS o USING "
         "(org_unit_id) WHERE e.status IN ('active', 'on_leave') AND e.hire_date <= DATE '2026-05-31' "
-        "GROUP BY ALL HAVING count(*) BETWEEN 5 AND 45",
+        "GROUP BY ALL HAVING count(*) BETWEEN 8 AND 120",
         what="unit",
     )
     story["admin"], story["unit"] = admin, grp
@@ -181,7 +189,7 @@ def unit_bonuses(story: Story) -> None:
     hires = sorted({r["hire_date"] for r in rows})
     if len(hires) < 4:
         raise Skip("too few hire dates")
-    cut = hires[len(hires) // 2]
+    cut = hires[(len(hires) * ctx.choice((2, 3, 4))) // 5]
     amount = ctx.choice((Decimal("250.00"), Decimal("400.00"), Decimal("500.00"), Decimal("750.00")))
     paid = [r for r in rows if r["hire_date"] < cut]
     story.say(
@@ -331,42 +339,67 @@ def merit_raises(story: Story) -> None:
         "policy_detour", "only reports rated 3 or more in H2 2025 get a merit raise (merit_needs_review)"
     )
     story.knob("aggregation", "percent, rounding and cap per report")
+    ctx.goal(
+        "the merit proposals",
+        "SELECT e.employee_number, x.new_salary FROM compensation_changes AS x JOIN employees AS e USING "
+        "(employee_id) WHERE e.manager_id = ? AND x.status = 'proposed' AND x.reason = 'merit' "
+        "AND x.entered_by = ? ORDER BY 1",
+        [story["boss"]["employee_id"], story["boss"]["employee_id"]],
+    )
 
 
 @step(
     inputs=("boss", "team"),
-    goal="every review waiting for the manager rated by the goals achieved",
-    capabilities=("multi_condition_filtering", "cross_step_dependency"),
+    goal="reviews waiting for the manager rated by the goals, a planning goal for all",
+    capabilities=("multi_condition_filtering", "cross_step_dependency", "aggregation_computation"),
 )
 def rate_by_goals(story: Story) -> None:
+    ctx = story.ctx
+    weight = ctx.choice((10, 15, 20, 25))
     story.say(
         [
             "Finish the H1 2026 reviews that are waiting for me: rate a report 4 if every goal they have "
             "this "
-            "cycle is achieved (cancelled ones don't count), 2 if none is, and 3 otherwise.",
-            "Complete my pending H1 2026 reviews: 4 for someone whose goals (leaving out cancelled ones) "
-            "are all "
-            "achieved, 2 for someone with none achieved, 3 for everyone else.",
-        ]
+            "cycle is achieved (cancelled ones don't count), 2 if none is, and 3 otherwise. Also give each "
+            "of "
+            "my reports a goal {title:q} weighing {weight}, unless it would take their goals past 100.",
+            "Complete my pending H1 2026 reviews: 4 for someone whose goals (leaving out cancelled ones) are "
+            "all achieved, 2 for someone with none achieved, 3 for everyone else. And add the goal {title:q} "
+            "(weight {weight}) for everyone on my team whose goals leave room for it.",
+        ],
+        title="Plan the H2 2026 objectives",
+        weight=weight,
     )
-    waiting = story.read_all("list_reviews", {"scope": "team", "status": "manager_review"})
-    for r in waiting:
-        goals = [
-            g
-            for g in story.read("list_goals", {"employee": r["employee"]})["goals"]
-            if g["status"] != "cancelled"
-        ]
-        hit = sum(g["status"] == "achieved" for g in goals)
-        rating = 4 if goals and hit == len(goals) else 2 if goals and hit == 0 else 3
-        story.ctx.derived(rating, "the rating the goals give")
-        story.call("complete_review", {"employee": r["employee"], "rating": rating})
-    if not waiting:
-        raise Skip("no review waiting")
+    waiting = {
+        r["employee"] for r in story.read_all("list_reviews", {"scope": "team", "status": "manager_review"})
+    }
+    added = 0
+    for member in story["team"]:
+        got = story.read("list_goals", {"employee": member["employee_number"]})
+        goals = [g for g in got["goals"] if g["status"] != "cancelled"]
+        if member["employee_number"] in waiting:
+            hit = sum(g["status"] == "achieved" for g in goals)
+            rating = 4 if goals and hit == len(goals) else 2 if goals and hit == 0 else 3
+            ctx.derived(rating, "the rating the goals give")
+            story.call("complete_review", {"employee": member["employee_number"], "rating": rating})
+        if got["weight_used"] + weight <= 100:
+            story.call(
+                "add_goal",
+                {
+                    "title": "Plan the H2 2026 objectives",
+                    "weight": weight,
+                    "employee": member["employee_number"],
+                },
+            )
+            added += 1
+    if not waiting or not added:
+        raise Skip("no review waiting or no room for a goal")
     story.knob("solver_filtering", "ratings from the goals' statuses")
-    story.ctx.goal(
+    story.knob("aggregation", "goal weights summed per report")
+    ctx.goal(
         "no review waits for the manager",
-        "SELECT count(*) AS waiting FROM reviews AS v JOIN employees "
-        "AS e USING (employee_id) WHERE e.manager_id = ? AND v.cycle_id = 5 AND v.status = 'manager_review'",
+        "SELECT count(*) AS waiting FROM reviews AS v JOIN employees AS e USING (employee_id) "
+        "WHERE e.manager_id = ? AND v.cycle_id = 5 AND v.status = 'manager_review'",
         [story["boss"]["employee_id"]],
     )
 
@@ -418,7 +451,7 @@ def leave_sweep(story: Story) -> None:
 MERIT_ROUND = Storyline("merit_round", cast_manager, (my_team, merit_raises), provides=("boss",))
 REVIEW_WRAPUP = Storyline("review_wrapup", cast_reviewer, (my_team, rate_by_goals), provides=("boss",))
 TEAM_LEAVE_SWEEP = Storyline(
-    "team_leave_sweep", cast_approver, (leave_sweep,), provides=("boss",), weight=0.7
+    "team_leave_sweep", cast_approver, (leave_sweep,), provides=("boss",), weight=0.4
 )
 
 STORYLINES = [OFFBOARD_LEAD, UNIT_BONUS_RUN, MERIT_ROUND, REVIEW_WRAPUP, TEAM_LEAVE_SWEEP]

@@ -282,13 +282,11 @@ def list_payslips(
     """
     me = actor(env)
     where, params = [], []
-    if employee or not run:
+    if employee or not run or me.role != "payroll_admin":
         who = worker(env, employee) if employee else me.row
         require(env, me, who, VIEWERS, "compensation_access", "see the payslips")
         where.append("p.employee_id = ?")
         params.append(who["employee_id"])
-    else:
-        require_role(me, "payroll_admin", "payroll_admins_only", "see a run's payslips")
     if run:
         where.append("p.run_id = ?")
         params.append(run_of(env, run)["run_id"])

@@ -15,6 +15,7 @@ from .common import PEOPLE, Number, actor, require, require_active, worker
 
 STAFF = (
     *PEOPLE,
+    "access_requests",
     "pay_grades",
     "compensation",
     "employment_events",
@@ -313,7 +314,7 @@ def change_manager(env: Env, employee: Number, manager: Number) -> dict:
 @tool(
     kind="write",
     reads=STAFF,
-    writes=(*WRITES, "leave_requests", "leave_balances", "checklists", "checklist_tasks"),
+    writes=(*WRITES, "leave_requests", "leave_balances", "checklists", "checklist_tasks", "access_requests"),
     idempotent=False,
 )
 def terminate_worker(
@@ -361,6 +362,13 @@ def terminate_worker(
             },
         )
         env.update("leave_requests", req["request_id"], {"status": "cancelled"})
+    # the leaver's access requests still waiting are turned down with the termination
+    env.update_where(
+        "access_requests",
+        "employee_id = ? AND status IN ('pending', 'approved')",
+        [who["employee_id"]],
+        {"status": "rejected", "approver_id": me.id, "decided_at": env.now},
+    )
     gone = last_day == env.today
     changes = {
         "termination_date": last_day,
