@@ -227,9 +227,9 @@ def _infeasible(name, cast, steps, provides, weight=1.0):
 
 
 BLOCKED_STORIES = [
-    _infeasible("leave_over_balance", cast_worker_with_vacation, (too_long_vacation,), ("me",), 0.35),
-    _infeasible("terminate_with_reports", cast_partner_of_lead, (terminate_lead,), ("lead",), 0.3),
-    _infeasible("partner_raise", cast_partner_of_worker, (partner_raise,), ("worker",), 0.25),
-    _infeasible("raise_past_grade", cast_manager, (my_team, raise_past_grade), ("boss",), 0.3),
-    _infeasible("bonus_for_leaver", cast_payroll_leaver, (bonus_for_leaver,), ("admin", "gone"), 0.25),
+    _infeasible("leave_over_balance", cast_worker_with_vacation, (too_long_vacation,), ("me",), 0.55),
+    _infeasible("terminate_with_reports", cast_partner_of_lead, (terminate_lead,), ("lead",), 0.5),
+    _infeasible("partner_raise", cast_partner_of_worker, (partner_raise,), ("worker",), 0.4),
+    _infeasible("raise_past_grade", cast_manager, (my_team, raise_past_grade), ("boss",), 0.5),
+    _infeasible("bonus_for_leaver", cast_payroll_leaver, (bonus_for_leaver,), ("admin", "gone"), 0.45),
 ]

@@ -82,7 +82,7 @@ def decide_queue(story: Story) -> None:
     )
 
 
-RAISE_QUEUE = Storyline("raise_queue", cast_payroll_admin, (decide_queue,), provides=("admin",), weight=0.8)
+RAISE_QUEUE = Storyline("raise_queue", cast_payroll_admin, (decide_queue,), provides=("admin",), weight=1.2)
 
 
 def cast_moving_lead(story: Story) -> None:
@@ -238,7 +238,7 @@ def hire_and_onboard(story: Story) -> None:
 
 
 NEW_HIRE_SETUP = Storyline(
-    "new_hire_setup", cast_hiring_partner, (hire_and_onboard,), provides=("spot",), weight=0.6
+    "new_hire_setup", cast_hiring_partner, (hire_and_onboard,), provides=("spot",), weight=0.4
 )
 
 

@@ -251,7 +251,7 @@ def recalculate(story: Story) -> None:
 
 
 UNIT_BONUS_RUN = Storyline(
-    "unit_bonus_run", cast_payroll, (unit_bonuses, recalculate), provides=("admin", "unit"), weight=1.2
+    "unit_bonus_run", cast_payroll, (unit_bonuses, recalculate), provides=("admin", "unit"), weight=2.0
 )
 
 
@@ -451,7 +451,7 @@ def leave_sweep(story: Story) -> None:
 MERIT_ROUND = Storyline("merit_round", cast_manager, (my_team, merit_raises), provides=("boss",))
 REVIEW_WRAPUP = Storyline("review_wrapup", cast_reviewer, (my_team, rate_by_goals), provides=("boss",))
 TEAM_LEAVE_SWEEP = Storyline(
-    "team_leave_sweep", cast_approver, (leave_sweep,), provides=("boss",), weight=0.4
+    "team_leave_sweep", cast_approver, (leave_sweep,), provides=("boss",), weight=0.3
 )
 
 STORYLINES = [OFFBOARD_LEAD, UNIT_BONUS_RUN, MERIT_ROUND, REVIEW_WRAPUP, TEAM_LEAVE_SWEEP]
