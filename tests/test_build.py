@@ -40,10 +40,16 @@ def test_every_ddl_fixture_builds_with_rows(ddl: Path, tmp_path: Path):
     assert json.loads((tmp_path / "build_report.json").read_text())["totals"]["rows"] == sum(counts.values())
 
 
+SMALLEST = {"hr": 0.2}
+"""Packs whose data cannot be coherent below some scale, and that scale."""
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("pack", list_domains())
 def test_every_pack_builds_clean_with_every_rule_holding(pack: str, tmp_path: Path):
-    report = build_domain(pack, scale=0.03, out=tmp_path)
+    # hr at 0.03 has too few people to staff every org unit with an HR partner (a clear BuildError): its
+    # smallest clean build is at 0.2 (a known limit, noted on issue 21)
+    report = build_domain(pack, scale=SMALLEST.get(pack, 0.03), out=tmp_path)
     assert report["totals"]["violations"] == 0
     config = load_domain(pack).config
     # the report holds the declared rules, the state policies' checks and the time order inferred from the
