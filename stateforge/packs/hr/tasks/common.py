@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from stateforge.tasks import RecipeContext
+from stateforge.tasks import RecipeContext, Skip
 
 PHRASES = (
     "I'm {name} (employee number {handle}).",
@@ -38,3 +38,19 @@ def partner_of(ctx: RecipeContext, employee_id: int) -> dict[str, Any]:
         "JOIN employees AS w ON w.org_unit_id = o.org_unit_id WHERE w.employee_id = ?",
         [employee_id],
     )
+
+
+def heir_and_partner(ctx: RecipeContext, lead: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A colleague in `lead`'s unit (not one of their reports) to take the team, and the lead's HR partner
+    (neither of the two); `Skip` when there is no such partner."""
+    heir = someone(
+        ctx,
+        "e.org_unit_id = ? AND e.employee_id <> ? AND e.status = 'active' AND e.termination_date IS NULL "
+        "AND e.security_role IN ('employee', 'manager') AND e.manager_id <> ?",
+        [lead["org_unit_id"], lead["employee_id"], lead["employee_id"]],
+        what="colleague",
+    )
+    partner = partner_of(ctx, lead["employee_id"])
+    if partner is None or partner["employee_id"] in (lead["employee_id"], heir["employee_id"]):
+        raise Skip("no partner")
+    return heir, partner

@@ -18,7 +18,7 @@ from decimal import Decimal
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
-from .common import introduce, partner_of, someone
+from .common import heir_and_partner, introduce, someone
 from .stories import hand_over_team
 
 
@@ -105,16 +105,7 @@ def cast_moving_lead(story: Story) -> None:
         [lead["org_unit_id"], lead["employee_id"]],
         what="open position of the lead's grade",
     )
-    heir = someone(
-        ctx,
-        "e.org_unit_id = ? AND e.employee_id <> ? AND e.status = 'active' AND e.termination_date IS NULL "
-        "AND e.security_role IN ('employee', 'manager') AND e.manager_id <> ?",
-        [lead["org_unit_id"], lead["employee_id"], lead["employee_id"]],
-        what="colleague",
-    )
-    partner = partner_of(ctx, lead["employee_id"])
-    if partner is None or partner["employee_id"] in (lead["employee_id"], heir["employee_id"]):
-        raise Skip("no partner")
+    heir, partner = heir_and_partner(ctx, lead)
     story["leaver"], story["heir"], story["spot"] = lead, heir, spot
     introduce(ctx, partner)
 
