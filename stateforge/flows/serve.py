@@ -93,7 +93,9 @@ def serve_deployments(
         LOG.propagate = False
     runner = Runner(pause_on_shutdown=False, limit=limit)
     served = deployments(packs)
-    ids = [runner.add_deployment(d) for d in served]
+    ids = register(runner, served, api_grace=api_grace)
+    if ids is None:
+        return 1
     for d in served:
         LOG.info("serving %s/%s", d.flow_name, d.name)
     failed: list[BaseException] = []
@@ -144,6 +146,47 @@ def serve_deployments(
         for sig, handler in previous.items():
             signal.signal(sig, handler)
     return code
+
+
+def register(runner: Runner, served: list, *, api_grace: float) -> list[UUID] | None:
+    """Register the deployments with the API, waiting up to `api_grace` seconds for an API that does not
+    answer yet (a server still starting, or busy): one warning line, then retries every `HEALTH_EVERY`
+    seconds. None (with an error line) when it never answered."""
+    ids: list[UUID] = []
+    down_since: float | None = None
+    for deployment in served:
+        while True:
+            problem = api_problem()
+            if problem is None:
+                try:
+                    ids.append(runner.add_deployment(deployment))
+                    break
+                except Exception as exc:  # noqa: BLE001 - a lost connection is retried, anything else raises
+                    if not lost_connection(exc):
+                        raise
+                    problem = f"{type(exc).__name__}: {exc}"
+            if down_since is None:
+                down_since = time.monotonic()
+                LOG.warning("the Prefect API at %s does not answer (%s); registering the deployments "
+                            "when it does, for up to %.0f s", api_url(), problem, api_grace)
+            elif time.monotonic() - down_since > api_grace:
+                LOG.error("the Prefect API at %s has not answered for %.0f s: nothing is served. Start the "
+                          "server (make serve) and rerun `stateforge serve`.", api_url(), api_grace)
+                return None
+            time.sleep(HEALTH_EVERY)
+    return ids
+
+
+def lost_connection(exc: BaseException) -> bool:
+    """True when `exc`, or an exception it was raised from, is a lost or refused connection."""
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ConnectionError | TimeoutError) or type(seen).__module__.split(".")[0] in (
+            ConnectionLost.KINDS
+        ):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
 
 
 def api_url() -> str:

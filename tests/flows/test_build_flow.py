@@ -108,10 +108,13 @@ def _listening_port() -> int:
     raise RuntimeError("no free port between 20000 and the ephemeral range")
 
 
-def _start_server(env: dict[str, str], logs: Path) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
-    """A Prefect server on a free port and the environment pointing at it (3 tries: ports get taken)."""
-    for attempt in range(3):
-        port = _listening_port()
+def _start_server(
+    env: dict[str, str], logs: Path, port: int | None = None
+) -> tuple[subprocess.Popen[bytes], dict[str, str]]:
+    """A Prefect server on `port` (else a free one) and the environment pointing at it (3 tries on free
+    ports: ports get taken)."""
+    for attempt in range(3 if port is None else 1):
+        port = _listening_port() if port is None or attempt else port
         env = {**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"}
         log = logs / f"server-{attempt}.log"
         server = subprocess.Popen(
@@ -144,15 +147,22 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
     }
     logs = tmp_path / "logs"
     logs.mkdir()
-    server, env = _start_server(env, logs)
-    served = impatient = None
+    port = _listening_port()
+    served = impatient = server = None
     try:
+        # Serving starts before the server does: it waits for the API to answer, then registers.
         served = subprocess.Popen(
-            [BIN / "stateforge", "serve", "music", "--pid-file", tmp_path / "serve.pid"],
-            env=env,
+            [BIN / "stateforge", "serve", "music", "--pid-file", tmp_path / "serve.pid",
+             "--api-grace", "300"],
+            env={**env, "PREFECT_API_URL": f"http://127.0.0.1:{port}/api"},
             stdout=open(logs / "serve.log", "w"),
             stderr=subprocess.STDOUT,
         )
+        waited = time.monotonic() + 120
+        while "registering the deployments when it does" not in (logs / "serve.log").read_text():
+            assert served.poll() is None and time.monotonic() < waited, (logs / "serve.log").read_text()
+            time.sleep(0.5)
+        server, env = _start_server(env, logs, port)
         # a second serving process that gives the API 5 s once it is gone
         impatient = subprocess.Popen(
             [BIN / "stateforge", "serve", "game", "--api-grace", "5"],
