@@ -54,6 +54,7 @@ def build_report(
         "fingerprint": build.fingerprint,
         "tables": tables,
         "deferred": finish.get("deferred"),
+        "parent_texts": finish.get("parent_texts") or {},
         "rules": finish.get("rules", []),
         "seeds": finish.get("seeds") or {},
         "audit": checked.to_dict(),

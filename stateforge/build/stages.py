@@ -41,6 +41,7 @@ from stateforge.store import create_tables, reset_sequences
 from stateforge.store.build_meta import read_build_meta, write_build_meta
 from stateforge.validation.audit import AuditReport, audit
 from stateforge.validation.rules import apply_rules
+from stateforge.validation.text_fit import fill_parent_texts
 from stateforge.validation.views import install_views
 
 if TYPE_CHECKING:
@@ -275,17 +276,21 @@ def fill_one(
 
 
 def finish_fill(build: Build) -> dict[str, Any]:
-    """The second pass (deferred foreign keys) and the domain's rules, repaired until they hold."""
+    """The second pass (deferred foreign keys, texts read through parents) and the domain's rules,
+    repaired until they hold."""
     started = time.perf_counter()
     with duckdb.connect(str(build.partial_path)) as con:
         with _guard(build, "filling the deferred foreign keys (second pass)"):
             deferred = fill_deferred(con, build.pack.schema, build.plan, build.pack.config, seed=build.seed)
             restore_deferred(con, build.pack.schema, build.plan)  # the seed rows' own cycle keys
+        with _guard(build, "choosing the texts read through parents (values_by via)"):
+            texts = fill_parent_texts(con, build.pack.schema, build.pack.config)
         with _guard(build, "applying the domain's rules"):
             rules = apply_rules(con, build.pack.schema, build.pack.config)
         seeds = seeds_kept(con, build.pack.schema)  # the DDL's INSERT rows, as given, after the rules
     return {
         "deferred": deferred,
+        "parent_texts": texts,
         "rules": [r.to_dict() for r in rules],
         "seeds": seeds,
         "seconds": round(time.perf_counter() - started, 3),

@@ -56,14 +56,22 @@ class _Model(BaseModel):
 
 class ValuesBy(_Model):
     """Text chosen by another column of the row (a mail's subject by its category): `values[v]` are the
-    texts for rows whose `column` is `v`; `default` for any other value (NULL when not given)."""
+    texts for rows whose `column` is `v`; `default` for any other value (NULL when not given). With `via`,
+    the value is read through the row's parents (a comment's text by its song's genre)."""
 
     column: str
+    """The row's column the texts are chosen by; with `via`, the name the value is shown under."""
     values: dict[str, list[str]]
     default: list[str] | None = None
     pick_by: list[str]
     """Columns whose values choose among the texts (the row's key, usually). Two columns with lists of the
     same lengths and the same `pick_by` pick the same position: a subject and its body, paired."""
+    via: str | None = None
+    """A DuckDB SQL expression for the value when it is not the row's own: a scalar subquery over other
+    tables that names the row's table by its name, e.g. `(SELECT g.name FROM song_genres AS sg JOIN genres
+    AS g USING (genre_id) WHERE sg.song_id = comments.song_id ORDER BY sg.is_primary DESC LIMIT 1)`. The
+    fill writes the `default` texts (else any listed text) and the second pass, once every table has its
+    rows, sets each row's text by that value in one UPDATE (`stateforge.validation.text_fit`)."""
 
     @model_validator(mode="after")
     def _lists(self) -> ValuesBy:
@@ -74,24 +82,41 @@ class ValuesBy(_Model):
     def expr(self, null_rate: float | None = None) -> str:
         """The DuckDB expression that picks the text; with `null_rate`, that share of rows (chosen by
         `pick_by`) get NULL instead (an expression column takes no other null share)."""
-
-        def lit(text: str) -> str:
-            return "'" + text.replace("'", "''") + "'"
-
-        by = ", ".join(c if c == "rowid" else f'"{c}"' for c in self.pick_by)
-        salt = lit(self.column)
-
-        def pick(texts: list[str]) -> str:
-            listed = ", ".join(lit(t) for t in texts)
-            return f"([{listed}])[CAST(hash({by}, {salt}) % {len(texts)} AS INTEGER) + 1]"
-
+        by = self._by()
         # in key order: a config read back from JSON (keys sorted) makes the same expression
-        cases = " ".join(f"WHEN {lit(k)} THEN {pick(v)}" for k, v in sorted(self.values.items()))
-        default = pick(self.default) if self.default else "NULL"
-        made = f'CASE CAST("{self.column}" AS VARCHAR) {cases} ELSE {default} END'
+        cases = " ".join(f"WHEN {_lit(k)} THEN {self._pick(v)}" for k, v in sorted(self.values.items()))
+        default = self._pick(self.default) if self.default else "NULL"
+        made = f"CASE CAST({self.key_sql()} AS VARCHAR) {cases} ELSE {default} END"
         if not null_rate:
             return made
         return f"CASE WHEN hash({by}, 'null') % 10000 < {round(null_rate * 10000)} THEN NULL ELSE {made} END"
+
+    def fill_expr(self, null_rate: float | None = None) -> str:
+        """The expression the fill computes over the row alone: `expr` itself, or with `via` (whose value
+        the fill cannot see) a pick from the `default` texts, else from every listed text."""
+        if self.via is None:
+            return self.expr(null_rate)
+        texts = self.default or sorted({t for v in self.values.values() for t in v})
+        made = self._pick(texts)
+        if not null_rate:
+            return made
+        return (f"CASE WHEN hash({self._by()}, 'null') % 10000 < {round(null_rate * 10000)} THEN NULL "
+                f"ELSE {made} END")
+
+    def key_sql(self) -> str:
+        """The SQL of the value the texts are chosen by: `via`, or the row's column."""
+        return f"({self.via})" if self.via is not None else f'"{self.column}"'
+
+    def _by(self) -> str:
+        return ", ".join(c if c == "rowid" else f'"{c}"' for c in self.pick_by)
+
+    def _pick(self, texts: list[str]) -> str:
+        listed = ", ".join(_lit(t) for t in texts)
+        return f"([{listed}])[CAST(hash({self._by()}, {_lit(self.column)}) % {len(texts)} AS INTEGER) + 1]"
+
+
+def _lit(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
 
 
 class ColumnHint(_Model):
@@ -125,7 +150,7 @@ class ColumnHint(_Model):
     """With `sequence`: number 1..n inside each group of these columns."""
     values_by: ValuesBy | None = None
     """Text that fits its row: the texts listed for the row's value of another column (`ValuesBy`);
-    computed as an `expr` after that column."""
+    computed as an `expr` after that column (with `via`, set in the second pass)."""
     shares: list[str] | None = None
     """On a self-referencing foreign key filled in the second pass: the row points only at rows with the
     same values of these columns (a reply answers a comment under the same song: `shares: [song_id]`)."""
@@ -156,7 +181,7 @@ class ColumnHint(_Model):
     @model_validator(mode="after")
     def _consistent(self) -> ColumnHint:
         if self.values_by is not None:
-            made = self.values_by.expr(self.null_rate)
+            made = self.values_by.fill_expr(self.null_rate)
             # a config read back from a build holds the expr values_by made
             if self.expr not in (None, made) or self.values is not None or self.strategy is not None:
                 raise ValueError("values_by gives the values: drop expr, values and strategy")

@@ -12,7 +12,10 @@ mail with a subject of their own).
 
 from __future__ import annotations
 
+import duckdb
+
 from stateforge.domain.config import DomainConfig, Rule, ValuesBy
+from stateforge.errors import DomainError
 from stateforge.schema.model import Schema
 from stateforge.store.sql import quote_ident as _q
 from stateforge.store.sql import quote_literal, table_ref
@@ -26,25 +29,53 @@ def allowed_sql(by: ValuesBy) -> str:
     """The list of texts a row may hold, as SQL over the row (an empty list for a group with none)."""
     cases = " ".join(f"WHEN {quote_literal(k)} THEN {_texts(v)}" for k, v in by.values.items())
     default = _texts(by.default) if by.default else "[]::VARCHAR[]"
-    return f"CASE CAST({_q(by.column)} AS VARCHAR) {cases} ELSE {default} END"
+    return f"CASE CAST({by.key_sql()} AS VARCHAR) {cases} ELSE {default} END"
+
+
+def _hinted(schema: Schema, config: DomainConfig):
+    """(table, column, values_by, the column as the hint names it) of every `values_by` hint on a table of
+    `schema`."""
+    for key, hint in config.columns.items():
+        if hint.values_by is None:
+            continue
+        table_name, column = key.rsplit(".", 1)
+        if schema.has_table(table_name):
+            table = schema.table(table_name)
+            yield table, table.column(column), hint.values_by, column
+
+
+def fill_parent_texts(con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig) -> dict[str, int]:
+    """Set the text of every `values_by` hint read `via` the row's parents, once every table has its rows:
+    one UPDATE per hinted column over its non-NULL rows (the fill kept its NULL share). Returns the rows
+    set per `table.column`. The text checks (`text_rules`) then hold unless a later repair changes a
+    parent, which they catch and repair like any other."""
+    done: dict[str, int] = {}
+    for table, column, by, _ in _hinted(schema, config):
+        if by.via is None:
+            continue
+        col = _q(column.name)
+        sql = f"UPDATE {table_ref(table.name)} SET {col} = {by.expr()} WHERE {col} IS NOT NULL"
+        try:
+            row = con.execute(sql).fetchone()
+        except duckdb.Error as exc:
+            raise DomainError(
+                f"columns.{table.name}.{column.name}.values_by.via: DuckDB could not compute it ({exc}). "
+                f"It is SQL over the row that names its table as {table.name} (a scalar subquery)."
+            ) from None
+        done[f"{table.name}.{column.name}"] = int(row[0]) if row else 0
+    return done
 
 
 def text_rules(schema: Schema, config: DomainConfig) -> list[Rule]:
     """One check (kind `text`) per `values_by` hint of a table of `schema`."""
     out: list[Rule] = []
-    for key, hint in config.columns.items():
-        if hint.values_by is None:
-            continue
-        table_name, column = key.rsplit(".", 1)
-        if not schema.has_table(table_name):
-            continue
-        table = schema.table(table_name)
-        by, t, col = hint.values_by, table_ref(table.name), _q(table.column(column).name)
+    for table, column, by, named in _hinted(schema, config):
+        t, col = table_ref(table.name), _q(column.name)
         bad = f"{col} IS NOT NULL AND NOT list_contains({allowed_sql(by)}, {col})"
-        check = f"SELECT rowid AS row_id, {_q(by.column)}, {col} FROM {t} WHERE {bad}"
-        expr = by.expr()
-        repair = f"UPDATE {t} SET {col} = {expr} WHERE {bad}"
-        out.append(Rule(name=f"text_fits_{table.name}_{column}", kind="text",
-                        description=f"{table.name}.{column} is one of the texts listed for its row's "
-                                    f"{by.column} (values_by)", check=check, repair=[repair]))
+        check = f"SELECT rowid AS row_id, {by.key_sql()} AS {_q(by.column)}, {col} FROM {t} WHERE {bad}"
+        repair = f"UPDATE {t} SET {col} = {by.expr()} WHERE {bad}"
+        whose = f"row's {by.column}" if by.via is None else f"{by.column} (read through its parents)"
+        out.append(Rule(name=f"text_fits_{table.name}_{named}", kind="text",
+                        description=f"{table.name}.{column.name} is one of the texts listed for its "
+                                    f"{whose} (values_by)", check=check, repair=[repair]))
     return out

@@ -88,3 +88,58 @@ def test_a_null_rate_leaves_that_share_of_rows_without_text() -> None:
     assert all(body is None or body in TEXTS[category] for category, body in rows)
     again = ColumnHint.model_validate(hint.model_dump(mode="json"))  # as a build stores it
     assert again.expr == hint.expr
+
+
+PARENTS = """CREATE TABLE games (game_id INTEGER PRIMARY KEY, genre VARCHAR NOT NULL);
+CREATE TABLE reviews (review_id INTEGER PRIMARY KEY, game_id INTEGER NOT NULL REFERENCES games (game_id),
+    body VARCHAR);"""
+REVIEWS = {"racing": ["Fast cars, tight corners.", "The drift feels great."],
+           "puzzle": ["Clever levels.", "That last riddle took me an hour."]}
+
+
+def test_text_read_through_a_parent_is_set_after_the_fill_and_kept(tmp_path: Path) -> None:
+    from stateforge.validation.text_fit import fill_parent_texts
+
+    ddl = tmp_path / "games.sql"
+    ddl.write_text(PARENTS)
+    schema = load_ddl(ddl, "duckdb")
+    cfg = DomainConfig.model_validate({"name": "games", "columns": {"reviews.body": {"values_by": {
+        "column": "genre", "pick_by": ["review_id"], "values": REVIEWS, "default": ["Fun."],
+        "via": "(SELECT g.genre FROM games AS g WHERE g.game_id = reviews.game_id)"}}}})
+    fill = cfg.hint("reviews", "body").expr
+    assert "games" not in fill  # the fill reads the row alone: it writes the default texts
+    con = duckdb.connect()
+    con.execute(PARENTS)
+    con.execute("INSERT INTO games VALUES (1, 'racing'), (2, 'puzzle'), (3, 'chess')")
+    con.execute("INSERT INTO reviews SELECT i, i % 3 + 1, NULL FROM range(60) t(i)")
+    con.execute(f"UPDATE reviews SET body = {fill} WHERE review_id % 10 <> 0")  # a tenth left NULL
+    assert con.execute("SELECT DISTINCT body FROM reviews WHERE body IS NOT NULL").fetchall() == [("Fun.",)]
+    assert fill_parent_texts(con, schema, cfg) == {"reviews.body": 54}
+    rows = con.execute("SELECT g.genre, r.body FROM reviews AS r JOIN games AS g USING (game_id)").fetchall()
+    assert all(body is None or body in REVIEWS.get(genre, ["Fun."]) for genre, body in rows)
+    assert sum(body is None for _, body in rows) == 6 and len({b for _, b in rows if b}) == 5
+    (rule,) = text_rules(schema, cfg)
+    assert con.execute(f"SELECT count(*) FROM ({rule.check})").fetchall() == [(0,)]
+    # a repair elsewhere changes a parent: the check names the rows by the value read through it, the
+    # build's repair picks their text again
+    con.execute("UPDATE games SET genre = 'puzzle' WHERE game_id = 1")
+    found = con.execute(rule.check).fetchall()
+    assert len(found) == 18 and {genre for _, genre, _ in found} == {"puzzle"}
+    (report,) = apply_rules(con, schema, cfg, rules=[rule])
+    assert report.found == 18 and con.execute(f"SELECT count(*) FROM ({rule.check})").fetchall() == [(0,)]
+
+
+def test_a_via_that_duckdb_cannot_compute_names_the_hint(tmp_path: Path) -> None:
+    from stateforge.errors import DomainError
+    from stateforge.validation.text_fit import fill_parent_texts
+
+    ddl = tmp_path / "games.sql"
+    ddl.write_text(PARENTS)
+    schema = load_ddl(ddl, "duckdb")
+    cfg = DomainConfig.model_validate({"name": "games", "columns": {"reviews.body": {"values_by": {
+        "column": "genre", "pick_by": ["review_id"], "values": REVIEWS,
+        "via": "(SELECT g.kind FROM games AS g WHERE g.game_id = reviews.game_id)"}}}})
+    con = duckdb.connect()
+    con.execute(PARENTS)
+    with pytest.raises(DomainError, match=r"columns\.reviews\.body\.values_by\.via: DuckDB could not"):
+        fill_parent_texts(con, schema, cfg)
