@@ -249,10 +249,6 @@ def test_out_of_office_clears_the_calendar(ep: Episode) -> None:
     assert ok(ep, "list_out_of_office", {"person": a})["total"] == 0
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "offboard_employee cancels an in-progress series occurrence that has a recording, which "
-    "recording_of_held_meeting refuses (seen once occurrences carry their series organizer, issue 18 "
-    "family check): the tool must keep or delete such recordings (pack tools)"))
 def test_offboarding_tidies_up_after_someone(ep: Episode) -> None:
     leaver = ep.query(
         "SELECT e.email, e.employee_id, e.manager_id FROM employees AS e WHERE e.is_active AND "

@@ -19,6 +19,7 @@ def test_generated_text_fits_its_row(meeting_db: Path) -> None:
         "text_fits_meeting_series_title",
         "text_fits_out_of_office_auto_reply_message",
         "text_fits_meeting_notes_body",
+        "text_fits_meetings_agenda",
     }
     with duckdb.connect(str(meeting_db), read_only=True) as con:
         for rule in rules:
@@ -31,7 +32,12 @@ def test_generated_text_fits_its_row(meeting_db: Path) -> None:
             "count(*) FILTER (WHERE reason = 'sick' AND auto_reply_message ILIKE '%vacation%') "
             "FROM out_of_office"
         ).fetchall()[0]
+        standups = con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE agenda LIKE '%Blockers%' OR agenda LIKE '%stuck%' "
+            "OR agenda LIKE '%Blocked%') FROM meetings WHERE title ILIKE '%standup%' AND agenda IS NOT NULL"
+        ).fetchall()[0]
     by = config.hint("meeting_series", "title").values_by
     assert by is not None and all(set(found) <= set(by.values[f]) for f, found in titles.items())
     assert "Monthly Business Review" not in titles.get("daily", [])
     assert 0.15 <= replies[0] <= 0.45 and replies[1] == 0  # about 30% set no reply; a sick day is no vacation
+    assert standups[0] > 0 and standups[1] == standups[0]  # a standup's agenda asks about blockers
