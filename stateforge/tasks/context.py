@@ -43,6 +43,7 @@ from stateforge.tasks.model import (
     Reference,
 )
 from stateforge.tasks.recipes import CallFailed, Recipe, RecipeDefinitionError, Skip
+from stateforge.tasks.verifiers import procedure_verifier
 from stateforge.tasks.wording import Style, fields_of, render, same_value
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import Toolkit
@@ -276,10 +277,26 @@ class RecipeContext:
         """Make the write the domain refuses (the blocker found by working) and end the draft as an
         infeasible task to decline with `because`. `policy`: the domain.yaml policy whose refusal proves it
         (required for `forbidden` where the domain states policies). `Skip` when the tool does not refuse
-        it, or refuses it by another policy."""
+        it, or refuses it by another policy.
+
+        When `policy` is a procedure (`kind: procedure`: the tools allow what the organisation forbids),
+        the write must succeed and leave rows that break the procedure's check (`Skip` otherwise); the gate
+        proves it again on its own episode and keeps the calls before it, then the decline."""
         if kind not in INFEASIBLE_KINDS:
             raise RecipeDefinitionError(f"recipe {self.recipe.name}: infeasible kind {kind!r}.")
+        procedure = next((p for p in self.workspace.config.policies
+                          if p.name == policy and p.kind == "procedure"), None)
         result = self.episode.call(tool, dict(arguments))
+        if procedure is not None:
+            if not result.ok:
+                raise CallFailed(tool, result.error_kind, result.error)
+            sql = procedure_verifier(self.workspace.schema, self.workspace.config, procedure.name).sql
+            if not self.episode.query(sql)[0]["violations"]:
+                raise Skip("procedure kept", f"{tool} breaks no row of procedure {procedure.name}")
+            self._calls.append(Call(tool=tool, arguments=result.arguments))
+            self._results.append(result)
+            self.declined = Infeasibility(kind=kind, because=because, policy=procedure.name)
+            return
         if result.ok:
             raise Skip("blocker not refused", f"{tool} succeeded: the situation breaks no rule")
         if result.error_kind not in ("tool", "constraint", "rule"):

@@ -13,8 +13,12 @@ In order (the first failure rejects, counted by its reason in the generation rep
   error (`infeasible_not_refused`, `infeasible_wrong_error`) and change nothing
   (`infeasible_changes_state`); a `forbidden` one of a domain with policies must name its policy
   (`infeasible_no_policy`) and be
-  refused by exactly that policy (`infeasible_wrong_policy`); a feasible task must change something
-  (`empty_diff`);
+  refused by exactly that policy (`infeasible_wrong_policy`); one that names a procedure (`kind:
+  procedure`, which no tool enforces) is proved the other way: its last call, the write the request asks
+  for, runs first on its own episode and must succeed and break the procedure
+  (`infeasible_wrong_error`, `infeasible_procedure_kept`); the task is then the calls before it, which
+  change nothing, and the decline, with the procedure's verifier beside `nothing_changed`; a feasible task
+  must change something (`empty_diff`);
 - `replay_differs`: the generator saw another diff on its own episode;
 - `duplicate_diff`: the same expected diff as a kept task;
 - `unreachable`: a changed table no tool writes (directly or by cascade);
@@ -43,7 +47,7 @@ import hashlib
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from stateforge import __version__
@@ -71,6 +75,7 @@ from stateforge.tasks.verifiers import (
     integrity_verifiers,
     nothing_changed,
     policy_verifiers,
+    procedure_verifier,
     rows_match,
     side_effect_verifiers,
 )
@@ -91,6 +96,7 @@ REASONS: dict[str, str] = {
     "infeasible_changes_state": "an infeasible task changed the database before it was refused",
     "infeasible_no_policy": "a forbidden infeasible task names no policy whose refusal proves it",
     "infeasible_wrong_policy": "an infeasible task was refused by another policy than the one it names",
+    "infeasible_procedure_kept": "the write a procedure-declined task asks for keeps the procedure",
     "replay_differs": "the replay's diff differs from the one the generator saw",
     "duplicate_diff": "the same expected diff as a kept task",
     "unreachable": "a changed table no tool can write",
@@ -184,8 +190,9 @@ class Gate:
         policy = self._policy(draft)
         self._references(draft)
         self._distractors(draft)
+        draft, broken = self._procedure_proof(draft)
         with self._replay(draft) as first:
-            self._outcome(draft, first)
+            self._outcome(draft, first, broken)
             diff = first.end.diff
             diff_key = hashlib.sha256(diff.to_json().encode()).hexdigest()
             if draft.feasible and diff_key in self._diffs:
@@ -216,7 +223,7 @@ class Gate:
             again = [(c.tool, r.ok, r.error_kind) for c, r in zip(second.calls, second.results, strict=True)]
             if second.end.diff.to_json() != diff.to_json() or again != outcome:
                 raise Rejected("nondeterministic", "a second replay gave another diff or outcome")
-        task = self._task(draft, calls, results, failure, diff.to_dict(), policy, verifiers)
+        task = self._task(draft, calls, results, failure, diff.to_dict(), policy, verifiers, broken)
         self._instructions[words] = task.id
         if draft.feasible:
             self._diffs[diff_key] = task.id
@@ -329,8 +336,52 @@ class Gate:
         with self.workspace.end_state(episode) as end:
             yield Replayed(calls, results, end, failure)
 
-    def _outcome(self, draft: Draft, replay: Replayed) -> None:
+    def _procedure(self, draft: Draft):
+        """The procedure (a `kind: procedure` policy) an infeasible draft names, or None."""
+        named = draft.infeasible.policy if not draft.feasible and draft.infeasible is not None else None
+        return next((p for p in self.workspace.config.policies
+                     if p.name == named and p.kind == "procedure"), None)
+
+    def _procedure_proof(self, draft: Draft) -> tuple[Draft, str | None]:
+        """An infeasible draft proved by a procedure (the tools allow what the organisation forbids): its
+        last call is the write the request asks for, which must succeed and leave rows that break the
+        procedure. Returns the draft without that write (the task: the reads, then the decline) and what
+        the proof found; any other draft as it is, and None."""
+        procedure = self._procedure(draft)
+        if procedure is None:
+            return draft, None
+        made = [c for c in draft.calls if c.tool != CANNOT_COMPLETE]
+        if not made or not self._is_write(made[-1].tool):
+            raise Rejected("invalid", f"a task declined by procedure {procedure.name} ends with the write "
+                                      "that would break it (ctx.blocked(..., policy=...))")
+        with self._replay(draft) as proof:
+            if proof.failure is not None:
+                raise Rejected(
+                    "infeasible_wrong_error",
+                    f"{proof.failure.tool} failed ({proof.failure.error_kind}: {proof.failure.error}): "
+                    f"procedure {procedure.name} is not enforced by the tools, so the write it forbids must "
+                    "succeed to prove the task",
+                )
+            sql = procedure_verifier(self.workspace.schema, self.workspace.config, procedure.name).sql
+            found = proof.end.query(sql)[0]["violations"]
+            before = self.workspace.query(sql)[0]["violations"]
+        if found <= before:
+            raise Rejected("infeasible_procedure_kept",
+                           f"{made[-1].tool} keeps procedure {procedure.name}: nothing proves the request "
+                           "breaks it")
+        why = (f"{made[-1].tool} would break procedure {procedure.name} ({found - before} rows of its "
+               "check): the tools allow it, the organisation does not")
+        return replace(draft, calls=made[:-1], observed=None), why
+
+    def _outcome(self, draft: Draft, replay: Replayed, broken: str | None = None) -> None:
         failure, diff = replay.failure, replay.end.diff
+        if broken is not None:  # proved by a procedure: the reads before the write change nothing
+            if failure is not None:
+                raise Rejected("replay_failed", f"{failure.tool} ({failure.error_kind}): {failure.error}")
+            if not diff.empty:
+                raise Rejected("infeasible_changes_state",
+                               f"calls before the forbidden write changed {sorted(diff.tables)}")
+            return
         if failure is not None and failure.infra_error:
             raise Rejected("tool_bug", f"{failure.tool} failed ({failure.error_kind}): {failure.error}")
         if draft.feasible:
@@ -366,6 +417,9 @@ class Gate:
         ws, end, diff = self.workspace, replay.end, replay.end.diff
         if not draft.feasible:
             goals = [nothing_changed(ws)]
+            procedure = self._procedure(draft)
+            if procedure is not None:  # a solver that does what was asked fails naming the procedure
+                goals.append(procedure_verifier(ws.schema, ws.config, procedure.name))
         else:
             goals = []
             for made, goal, sql in goal_verifiers(draft.goals):
@@ -402,6 +456,7 @@ class Gate:
         diff: dict[str, Any],
         policy: Policy,
         verifiers: list[Verifier],
+        broken: str | None = None,
     ) -> Task:
         made = list(calls)
         infeasible = None
@@ -410,7 +465,7 @@ class Gate:
             infeasible = Infeasibility(
                 kind=draft.infeasible.kind,
                 because=draft.infeasible.because,
-                error=failure.error if failure is not None else None,
+                error=failure.error if failure is not None else broken,
                 policy=draft.infeasible.policy,
             )
         p = draft.provenance

@@ -224,6 +224,12 @@ def policy_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[V
     ]
 
 
+def procedure_verifier(schema: Schema, config: DomainConfig, name: str) -> Verifier:
+    """The policy verifier of one checked policy (a procedure an infeasible task is proved by)."""
+    (compiled,) = compile_rules([p for p in config.policies if p.name == name and p.check], schema)
+    return _count_verifier("policy", f"policy {name}", compiled.sql)
+
+
 def count_sql(sql: str) -> str:
     """The SQL of a rule's or a policy's verifier: the number of rows its check finds (`violations`)."""
     return f"SELECT count(*) AS violations FROM ({sql}) AS broken"

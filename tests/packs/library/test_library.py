@@ -74,7 +74,7 @@ def test_borrowing_is_refused_by_name_while_a_book_is_overdue(built: Path, tmp_p
 def test_every_recipe_keeps_tasks_and_the_oracle_solves_them(built: Path, tasks: list[dict], tmp_path: Path):
     recipes = {t["provenance"]["recipe"] for t in tasks}
     assert recipes == {"return_overdue_books", "borrow_a_title", "return_then_borrow",
-                       "borrow_titles_one_copy_each"}
+                       "borrow_titles_one_copy_each", "borrow_a_title_already_out"}
     assert any(not t["feasible"] for t in tasks)
     oracle = evaluate(built, solver="oracle", out=tmp_path / "oracle", report=False)
     assert oracle["passed"] == oracle["episodes"] == len(tasks)
@@ -145,6 +145,59 @@ def test_a_solver_that_breaks_the_procedure_fails_by_its_name(built: Path, tasks
     assert naive["verifier_kinds"]["policy"]["episodes_passed"] == len(tested) - broke
     page = write_run_report(naive["folder"]).read_text()  # the HTML report's tile of verifier kinds
     assert "Verifiers passed, by kind" in page and "one_copy_per_title" in page
+
+
+def test_a_request_the_procedure_declines_is_found_by_working_and_doing_it_fails_by_name(
+    built: Path, tasks: list[dict], tmp_path: Path
+):
+    declined = [t for t in tasks if t["provenance"]["recipe"] == "borrow_a_title_already_out"]
+    assert declined
+    for task in declined:  # the reference looks at the member's loans and declines; nothing is lent
+        why = task["provenance"]["infeasible"]
+        assert not task["feasible"] and why["policy"] == "one_copy_per_title"
+        assert "borrow_copy would break procedure one_copy_per_title" in why["error"]
+        tools = [c["tool"] for c in task["reference_calls"]]
+        assert tools[0] == "list_loans" and tools[-1] == "cannot_complete" and "borrow_copy" not in tools
+        assert "policy one_copy_per_title" in {v["name"] for v in task["verifiers"]}
+        assert list(task["provenance"]["knobs"]) == ["found_by_working"]
+    naive = evaluate(built, solver="tests.packs.library.naive:make", out=tmp_path,
+                     task_filter=",".join(f"id:{t['id']}" for t in declined), report=False)
+    assert (naive["failed"], naive["infra_errors"]) == (len(declined), 0)
+    for line in (Path(naive["folder"]) / EPISODES_FILE).read_text().splitlines():
+        record = json.loads(line)  # it lent the second copy the tools allow: the procedure names the failure
+        assert "policy check one_copy_per_title" in record["failures"], record["failures"]
+
+
+def test_a_write_that_keeps_the_procedure_proves_no_decline(built: Path, tmp_path: Path):
+    from stateforge.tasks import Gate, domain_policy
+    from stateforge.tasks.draft import Call, Draft
+    from stateforge.tasks.model import Infeasibility
+    from stateforge.tasks.workspace import Workspace
+    from stateforge.tools import load_toolkit
+
+    with duckdb.connect(str(built), read_only=True) as con:  # a member and a shelf copy of a title not out
+        card, barcode = con.execute(
+            "SELECT m.card_number, min(s.barcode) FROM members AS m JOIN copies AS s "
+            "ON s.branch_id = m.home_branch_id AND s.status = 'on_shelf' "
+            "WHERE NOT EXISTS (SELECT 1 FROM loans AS l JOIN copies AS c USING (copy_id) "
+            "WHERE l.member_id = m.member_id AND c.book_id = s.book_id) "
+            "AND NOT EXISTS (SELECT 1 FROM loans AS l WHERE l.member_id = m.member_id "
+            f"AND l.returned_at IS NULL AND l.due_on < CAST({NOW} AS DATE)) "
+            "GROUP BY m.card_number ORDER BY m.card_number LIMIT 1"
+        ).fetchone()
+    with Workspace(built, workdir=tmp_path) as ws:
+        gate = Gate(ws, load_toolkit("library"), defaults=domain_policy(ws.config, ws.schema))
+        draft = Draft(
+            instruction="I'd like to borrow this copy.", capabilities=("cross_step_dependency",),
+            difficulty="easy", calls=[Call("list_loans", {"state": "open"}), Call("borrow_copy",
+                                                                                   {"barcode": barcode})],
+            feasible=False, actor=Actor(person=card, roles=("member",)),
+            infeasible=Infeasibility(kind="forbidden", because="one copy a title",
+                                     policy="one_copy_per_title"),
+        )
+        result = gate.check(draft)
+    assert result.task is None and result.rejection.reason == "infeasible_procedure_kept"
+    assert "borrow_copy keeps procedure one_copy_per_title" in result.rejection.detail
 
 
 def test_the_harness_binds_the_tasks_actor_for_mutants_and_mcp_agents(

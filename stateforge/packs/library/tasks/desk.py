@@ -154,3 +154,49 @@ def borrow_titles_one_copy_each(ctx: RecipeContext) -> None:
              "JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) WHERE m.card_number = ? "
              "AND l.returned_at IS NULL AND list_contains(?, b.isbn) GROUP BY b.isbn ORDER BY b.isbn",
              [held["card_number"], [isbn, held_book["isbn"]]])
+
+
+@recipe(capabilities=("cross_step_dependency", "full_data_acquisition"), difficulty="medium")
+def borrow_a_title_already_out(ctx: RecipeContext) -> None:
+    """A member asks for a title they already have out, without saying so: the kiosk would lend a second
+    copy, the procedure `one_copy_per_title` says no (they can ask at the desk). Found only by working: the
+    member's open loans show the title. The reference lists them, finds the book, and declines; the gate
+    proves it by lending the copy on its own episode and finding the procedure broken."""
+    held = ctx.pick(
+        f"{MEMBER}, loans AS l, copies AS c, books AS b, copies AS s WHERE l.member_id = m.member_id "
+        "AND l.returned_at IS NULL AND c.copy_id = l.copy_id AND b.book_id = c.book_id "
+        "AND s.book_id = b.book_id AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
+        f"AND NOT EXISTS (SELECT 1 FROM loans AS o WHERE o.member_id = m.member_id "
+        f"AND {OVERDUE.replace('l.', 'o.')}) "
+        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1",
+        what="member with a book out that is also on their branch's shelf",
+    )
+    book = ctx.one(
+        "SELECT b.isbn, b.title, b.author, br.name AS branch FROM loans AS l "
+        "JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) "
+        "JOIN members AS m USING (member_id) JOIN copies AS s ON s.book_id = b.book_id "
+        "AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
+        "JOIN branches AS br ON br.branch_id = m.home_branch_id "
+        "WHERE l.member_id = ? AND l.returned_at IS NULL "
+        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1 ORDER BY b.isbn LIMIT 1",
+        [held["member_id"]],
+    )
+    if book is None:
+        ctx.skip("no such book", "the member's held title has no shelf copy at their branch")
+    introduce(ctx, held)
+    ctx.say([
+        "Could you lend me \"{title}\" by {author}? I'd pick up a copy at {branch}.",
+        "I'd like to take out \"{title}\" ({author}) from the {branch} shelf, please.",
+    ], title=book["title"], author=book["author"], branch=book["branch"])
+    loans = read_pages(ctx, "list_loans", {"state": "open"}, step="List the member's open loans", per_page=20)
+    if not any(row["isbn"] == book["isbn"] for row in loans):
+        ctx.skip("held title not listed", "list_loans does not show the title the member has out")
+    found = ctx.read("search_books", {"query": book["title"]}, step=f"Find \"{book['title']}\" for its ISBN")
+    isbn = next(b["isbn"] for b in found["rows"] if b["title"] == book["title"])
+    copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
+    barcode = next(c["barcode"] for c in copies["copies"]
+                   if c["branch"] == book["branch"] and c["status"] == "on_shelf")
+    ctx.provenance["knobs"] = {"found_by_working": "the member already has the title out (list_loans)"}
+    ctx.blocked("borrow_copy", {"barcode": barcode}, kind="forbidden", policy="one_copy_per_title",
+                because=f"{held['name']} already has \"{book['title']}\" out: one copy of a title at a time "
+                        "(they can ask the staff at the desk)")
