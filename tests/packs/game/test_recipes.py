@@ -25,7 +25,7 @@ from stateforge.tasks.verifiers import rows_match
 from stateforge.tasks.workspace import Workspace, fetch
 from stateforge.tools import CANNOT_COMPLETE, Toolkit
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("game_pack")]
 
 RECIPES = load_recipes(schemas_dir() / "game", "warmup")
 BY_NAME = {r.name: r for r in RECIPES}

@@ -8,10 +8,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from stateforge.domain import DomainPack
 from stateforge.episode import Episode
 from stateforge.tools import load_toolkit
+
+pytestmark = pytest.mark.xdist_group("itsm_pack")
 
 
 def test_the_schema_has_the_size_and_density_of_an_enterprise_domain(pack: DomainPack):

@@ -20,6 +20,8 @@ from stateforge.packs.itsm.tasks.changes import high_risk_through_cab
 from stateforge.packs.itsm.tasks.stories import close_unresolved, resolve_p1_quietly
 from stateforge.tasks import Task, generate_tasks, read_tasks
 
+pytestmark = pytest.mark.xdist_group("itsm_pack")
+
 PROCEDURES = {
     "resolve_p1_quietly": "major_incident_procedure",
     "high_risk_through_cab": "high_risk_cab_review",

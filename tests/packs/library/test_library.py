@@ -23,6 +23,8 @@ from stateforge.evaluate.rundir import EPISODES_FILE
 from stateforge.tasks.runner import generate_tasks
 from stateforge.tools.actor import Actor, NoActor
 
+pytestmark = pytest.mark.xdist_group("library_pack")
+
 NOW = "TIMESTAMP '2026-06-30 23:59:59'"
 
 

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
 from stateforge.episode import Episode
 from stateforge.tools import load_toolkit
 from tests.packs.errors import check_argument_errors, check_refusal
+
+pytestmark = pytest.mark.xdist_group("meeting-pack")
 
 
 def test_a_policy_refusal_names_its_policy_as_a_field(ep: Episode):

@@ -6,8 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from stateforge.store.sql import quote_ident, table_ref
+
+pytestmark = pytest.mark.xdist_group("meeting-pack")
 
 
 def top_parents(db: Path) -> dict[str, tuple[int, int, int]]:

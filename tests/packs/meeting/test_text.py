@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import duckdb
+import pytest
 
 from stateforge.domain.loader import load_domain
 from stateforge.validation.text_fit import text_rules
+
+pytestmark = pytest.mark.xdist_group("meeting-pack")
 
 
 def test_generated_text_fits_its_row(meeting_db: Path) -> None:

@@ -3,6 +3,10 @@ profile changes and their policies, closing an account, and the device limit."""
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.xdist_group("music_pack")
+
 
 def test_people_are_found_by_what_is_known_of_them(run):
     a, b = [

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
+pytestmark = pytest.mark.xdist_group("music_pack")
+
 OPEN = (
     "SELECT count(*) FROM subscriptions AS s "
     "WHERE s.user_id = u.user_id AND s.status IN ('active', 'past_due')"

@@ -5,6 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 
+import pytest
+
+pytestmark = pytest.mark.xdist_group("music_pack")
+
 
 def test_search_songs_with_many_conditions_matches_sql(run):
     expected = [

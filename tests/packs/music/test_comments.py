@@ -3,6 +3,10 @@ and a deletion taking the replies under it (ON DELETE CASCADE of comments.parent
 
 from __future__ import annotations
 
+import pytest
+
+pytestmark = pytest.mark.xdist_group("music_pack")
+
 
 def test_post_reply_edit_and_delete_with_replies(run):
     a, b = [

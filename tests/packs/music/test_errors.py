@@ -8,6 +8,8 @@ from stateforge.episode import Episode
 from stateforge.tools import Toolkit
 from tests.packs.errors import check_argument_errors, check_refusal, check_shape
 
+pytestmark = pytest.mark.xdist_group("music_pack")
+
 
 def test_a_policy_refusal_names_its_policy_as_a_field(ep: Episode, music_kit: Toolkit):
     closed = ep.query("SELECT username FROM users WHERE status <> 'active' ORDER BY user_id LIMIT 1")[0]

@@ -8,6 +8,8 @@ import datetime as dt
 
 import pytest
 
+pytestmark = pytest.mark.xdist_group("music_pack")
+
 PLAYABLE = "SELECT song_id FROM songs WHERE is_available AND NOT explicit ORDER BY song_id"
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import pytest
 
+pytestmark = pytest.mark.xdist_group("music_pack")
+
 AVAILABLE = "SELECT song_id FROM songs WHERE is_available ORDER BY song_id"
 
 

@@ -13,6 +13,8 @@ from stateforge.domain import load_domain
 from stateforge.episode import Episode
 from stateforge.tools import Toolkit
 
+pytestmark = pytest.mark.xdist_group("music_pack")
+
 PACK = Path(__file__).resolve().parents[3] / "stateforge" / "packs" / "music"
 READ_ONLY = {
     "subscription_plans",
