@@ -66,6 +66,8 @@ def too_long_vacation(story: Story) -> None:
 
 
 def cast_partner_of_lead(story: Story) -> None:
+    """A lead with reports, their HR partner, and up to three more of the partner's people who could
+    leave today (no reports, no raise waiting, not a unit's head): a batch of resignations."""
     ctx = story.ctx
     lead = someone(
         ctx,
@@ -76,31 +78,62 @@ def cast_partner_of_lead(story: Story) -> None:
     partner = partner_of(ctx, lead["employee_id"])
     if partner is None or partner["employee_id"] == lead["employee_id"]:
         raise Skip("no partner")
-    story["lead"] = lead
+    k = ctx.choice((0, 0, 1, 2, 3))
+    others = []
+    if k:
+        others = ctx.sample(
+            "SELECT e.employee_number, e.first_name || ' ' || e.last_name AS full_name FROM employees AS e "
+            "JOIN org_units AS o USING (org_unit_id) WHERE o.hr_partner_id = ? AND e.status = 'active' "
+            "AND e.termination_date IS NULL AND e.employee_id NOT IN (?, ?) "
+            "AND NOT EXISTS (SELECT 1 FROM employees AS r WHERE r.manager_id = e.employee_id AND r.status <> "
+            "'terminated') AND NOT EXISTS (SELECT 1 FROM org_units AS h WHERE h.head_id = e.employee_id) "
+            "AND NOT EXISTS (SELECT 1 FROM compensation_changes AS x WHERE x.employee_id = e.employee_id "
+            "AND x.status = 'proposed')",
+            [partner["employee_id"], lead["employee_id"], partner["employee_id"]],
+            k=k,
+            what="leaver",
+        )
+    batch = [*others]
+    batch.insert(ctx.rng.randrange(len(batch) + 1), lead)
+    story["lead"], story["batch"] = lead, batch
     introduce(ctx, partner)
 
 
-@step(inputs=("lead",), goal="terminate someone who still has reports (refused)")
+@step(inputs=("lead", "batch"), goal="terminate a batch with someone who still has reports (refused)")
 def terminate_lead(story: Story) -> None:
-    lead = story["lead"]
-    story.say(
-        [
-            "{name} ({number}) resigned: please record their termination with today as the last day. Their "
-            "team can be sorted out next week.",
-            "Process the resignation of {name}, employee {number}, effective today; we'll deal with their "
-            "reports later.",
-        ],
-        name=lead["full_name"],
-        number=lead["employee_number"],
-    )
-    story.read("get_worker", {"employee": lead["employee_number"]})
-    story.read_all("search_workers", {"manager": lead["employee_number"]})
+    lead, batch = story["lead"], story["batch"]
+    if len(batch) == 1:
+        story.say(
+            [
+                "{name} ({number}) resigned: please record their termination with today as the last day. "
+                "Their team can be sorted out next week.",
+                "Process the resignation of {name}, employee {number}, effective today; we'll deal with "
+                "their reports later.",
+            ],
+            name=lead["full_name"],
+            number=lead["employee_number"],
+        )
+    else:
+        story.say(
+            [
+                "These resignations take effect today: {who}. Record each termination with today as the last "
+                "day, all of them or none; any team left behind can be sorted out next week.",
+                "Please process today's leavers, {who}, with today as their last day. Do them all or none of "
+                "them.",
+            ],
+            who=", ".join(f"{p['full_name']} ({p['employee_number']})" for p in batch),
+        )
+    for p in batch:
+        story.read("get_worker", {"employee": p["employee_number"]})
+        story.read_all("search_workers", {"manager": p["employee_number"]})
+    if len(batch) > 1:
+        story.knob("solver_filtering", "who of the batch still has reports")
     story.ctx.derived(story.ctx.today, "today is the last day")
     story.blocked(
         "terminate_worker",
         {"employee": lead["employee_number"], "last_day": story.ctx.today},
         kind="forbidden",
-        because="they still have direct reports: those need a new manager first",
+        because=f"{lead['full_name']} still has direct reports: those need a new manager first",
         policy="reports_reassigned_first",
     )
 
@@ -303,7 +336,7 @@ def _infeasible(name, cast, steps, provides, weight=1.0):
 
 BLOCKED_STORIES = [
     _infeasible("leave_over_balance", cast_worker_with_vacation, (too_long_vacation,), ("me",), 0.55),
-    _infeasible("terminate_with_reports", cast_partner_of_lead, (terminate_lead,), ("lead",), 0.6),
+    _infeasible("terminate_with_reports", cast_partner_of_lead, (terminate_lead,), ("lead", "batch"), 0.6),
     _infeasible("partner_raise", cast_partner_of_group, (partner_raise,), ("group",), 0.4),
     _infeasible(
         "move_with_reports", cast_moving_lead, (move_lead_with_team,), ("leaver", "heir", "spot"), 0.3

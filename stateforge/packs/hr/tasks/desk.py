@@ -163,15 +163,17 @@ NEW_PEOPLE = (
 
 
 def cast_hiring_partner(story: Story) -> None:
-    """An HR partner, a unit they partner, and one to three of its open positions of distinct titles."""
+    """An HR partner and one to three open positions of the units they partner (one of a unit's titles
+    each), in the order of their units."""
     ctx = story.ctx
     spot = ctx.pick(OPEN_ALONE, what="open position")
     spots = ctx.sample(
-        f"SELECT * FROM ({OPEN_ALONE}) AS s WHERE s.org_unit_id = ?",
-        [spot["org_unit_id"]],
+        f"SELECT * FROM ({OPEN_ALONE}) AS s WHERE s.hr_partner_id = ? ORDER BY s.org_unit, s.code",
+        [spot["hr_partner_id"]],
         k=ctx.choice((1, 2, 2, 3)),
         what="open position",
     )
+    spots.sort(key=lambda p: (p["org_unit"], p["code"]))
     partner = ctx.one(
         "SELECT e.employee_id, e.employee_number, e.first_name || ' ' || e.last_name AS full_name "
         "FROM employees AS e WHERE e.employee_id = ? AND e.status = 'active'",
@@ -198,28 +200,32 @@ def hire_and_onboard(story: Story) -> None:
         lo, hi = Decimal(str(spot["min_salary"])), Decimal(str(spot["max_salary"]))
         salary = (lo + (hi - lo) * Decimal(ctx.rng.randrange(10, 90)) / 100).quantize(Decimal("1000"))
         offers.append((spot, first, last, start, salary))
-    unit = spots[0]["org_unit"]
     story.say(
         [
-            "We've hired for {unit}: {who}. Please put them in the system, start their onboarding, and tick "
-            "off the contract signing for each, they've all signed.",
-            "New starters in {unit}: {who}. Set each of them up with their onboarding checklist; their "
-            "contracts are signed, so mark that task done.",
+            "We've hired: {who}. Please put them in the system, start their onboarding, and tick off the "
+            "contract signing for each, they've all signed.",
+            "New starters: {who}. Set each of them up with their onboarding checklist; their contracts are "
+            "signed, so mark that task done.",
         ],
-        unit=unit,
         who="; ".join(
-            f"{first} {last} as our new {spot['title']}, starting {start} on a base salary of {salary}"
+            f"{first} {last} as our new {spot['title']} in {spot['org_unit']}, starting {start} on a base "
+            f"salary of {salary}"
             for spot, first, last, start, salary in offers
         ),
     )
-    positions = story.read_all("list_positions", {"org_unit": unit, "status": "open"})
+    positions = {}
+    for spot in spots:
+        if spot["org_unit"] not in positions:
+            positions[spot["org_unit"]] = story.read_all(
+                "list_positions", {"org_unit": spot["org_unit"], "status": "open"}
+            )
     story.read("list_checklist_templates", {})
-    engineering = spots[0]["org_unit_id"] in (2, 8, 9, 10)
-    template = "Engineering onboarding" if engineering else "Standard onboarding"
-    ctx.derived(template, "the onboarding template for the unit")
     hires = []
     for spot, first, last, start, salary in offers:
-        code = next(p["code"] for p in positions if p["job_title"] == spot["title"])
+        engineering = spot["org_unit_id"] in (2, 8, 9, 10)
+        template = "Engineering onboarding" if engineering else "Standard onboarding"
+        ctx.derived(template, "the onboarding template for the unit")
+        code = next(p["code"] for p in positions[spot["org_unit"]] if p["job_title"] == spot["title"])
         made = story.call(
             "hire_worker",
             {
