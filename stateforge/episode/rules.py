@@ -1,8 +1,9 @@
 """The domain's rules (domain.yaml `rules`), checked after every call that changed a table they read.
 
-A rule's `check` is a query returning the rows that break it. Which tables it reads is found once with
-sqlglot; after a call, only the rules reading a changed table run (a rule that cannot be parsed always
-runs). The base database is clean (the build's audit and repairs guarantee it), so any row a check finds
+A rule's `check` is a query returning the rows that break it. Which tables and columns it reads is found
+once with sqlglot; after a call, only the rules reading a changed table run, and of a table the call only
+updated, only those whose check mentions a column it set (a rule that cannot be parsed always runs). The
+base database is clean (the build's audit and repairs guarantee it), so any row a check finds
 after a call was broken by that call, which is then rolled back.
 """
 
