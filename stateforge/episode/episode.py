@@ -305,7 +305,7 @@ class Episode:
                     f"tool {name} returned {type(value).__name__}: every tool returns a JSON object (wrap a "
                     'list as {"<what>": [...]}; docs/tools.md, "Results").'
                 )
-            checked = self._check_rules(env.changes.tables)
+            checked = self._check_rules(env.changes.tables, env.changes.columns)
             env.check_cancelled()  # a call cancelled before it commits keeps nothing (tools/env.py)
             # a call whose write log is empty keeps nothing: a write no helper recorded cannot persist
             con.execute("COMMIT" if env.changes.counts else "ROLLBACK")
@@ -326,11 +326,14 @@ class Episode:
             rules_checked=checked,
         )
 
-    def _check_rules(self, changed: set[str]) -> list[str]:
-        """Run the rules that read a changed table; the first one broken raises `RuleError`."""
+    def _check_rules(
+        self, changed: set[str], columns: Mapping[str, frozenset[str] | None] | None = None
+    ) -> list[str]:
+        """Run the rules that read a changed column (`RuleCheck.applies`); the first one broken raises
+        `RuleError`."""
         checked = []
         for rule in self._info.rules:
-            if changed and rule.applies(changed):
+            if changed and rule.applies(changed, columns):
                 checked.append(rule.name)
                 count, rows = rule.violations(self._connection())
                 if count:

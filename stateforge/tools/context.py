@@ -84,13 +84,23 @@ class Changes:
 
     counts: dict[str, Counter[str]] = field(default_factory=dict)
     direct: set[str] = field(default_factory=set)
+    columns: dict[str, frozenset[str] | None] = field(default_factory=dict)
+    """Per changed table, the columns (lower case) its updates set; None once a row was inserted or
+    deleted (every column changed). Rules whose check reads none of them need not run again."""
 
-    def add(self, table: str, kind: str, rows: int, *, direct: bool) -> None:
-        """Count `rows` rows of `table` as `kind` (inserted / updated / deleted); `direct`: by the tool."""
+    def add(self, table: str, kind: str, rows: int, *, direct: bool, columns: set[str] | None = None) -> None:
+        """Count `rows` rows of `table` as `kind` (inserted / updated / deleted); `direct`: by the tool;
+        `columns`: for an update, the columns it set."""
         if direct:
             self.direct.add(table)
         if rows:
             self.counts.setdefault(table, Counter())[kind] += rows
+            key = table.lower()
+            had = self.columns.get(key, frozenset())
+            if kind != "updated" or columns is None or had is None:
+                self.columns[key] = None
+            else:
+                self.columns[key] = had | {c.lower() for c in columns}
 
     @property
     def tables(self) -> set[str]:

@@ -128,7 +128,7 @@ def update_rows(
     check_lengths(table, [{c: r[c] for c in new if isinstance(new[c], Expr)} for r in rows])
     for fk in own:
         check_parents(ctx, table, fk, rows)
-    ctx.changes.add(table.name, "updated", len(rows), direct=direct)
+    ctx.changes.add(table.name, "updated", len(rows), direct=direct, columns=changed)
     for child, fk, pairs in moves:
         _follow(ctx, table, child, fk, pairs, depth)
     return len(rows)

@@ -63,3 +63,35 @@ def test_deleting_a_middle_line_breaks_the_numbering_unless_renumbered(ep: Episo
     gap = ep.call("delete_order_line", {"order_id": order, "line_no": 2})
     assert gap.error_kind == "rule" and NUMBERED in gap.error
     assert ep.call("remove_line", {"order_id": order, "line_no": 2}).ok
+
+
+def test_an_update_of_columns_no_check_reads_runs_no_rule(ep: Episode):
+    order = ep.query("SELECT DISTINCT order_id FROM shipments ORDER BY 1 LIMIT 1")[0]["order_id"]
+    noted = ep.call("update_order", {"order_id": order, "note": "Leave at the door"})
+    assert noted.ok and noted.rules_checked == []  # orders changed, but only a column no check mentions
+    assert ep.call("update_order", {"order_id": order, "status": "shipped"}).rules_checked == [SHIPPED]
+
+
+def test_rules_know_the_columns_they_read():
+    config = DomainConfig.model_validate(
+        {
+            "name": "x",
+            "rules": [
+                {
+                    "name": "a",
+                    "check": "SELECT o.order_id FROM orders o JOIN shipments s USING (order_id) "
+                    "WHERE o.status = 'shipped' AND count(*) > 0",
+                },
+                {"name": "b", "check": "SELECT * FROM orders WHERE status = 'x'"},
+                {"name": "c", "check": "WITH s AS (SELECT order_id FROM shipments) SELECT * FROM s"},
+            ],
+        }
+    )
+    a, b, c = compile_rules(config.rules, shop_schema())
+    assert a.columns == {"order_id", "status"} and c.columns == {"order_id"}
+    assert b.columns is None  # a star over a table: every column may matter
+    assert not a.applies({"orders"}, {"orders": frozenset({"note"})})
+    assert a.applies({"orders"}, {"orders": frozenset({"note", "status"})})
+    assert a.applies({"orders"}, {"orders": None})  # rows inserted or deleted
+    assert b.applies({"orders"}, {"orders": frozenset({"note"})})
+    assert not c.applies({"orders"}, {"orders": None})

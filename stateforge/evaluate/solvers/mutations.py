@@ -157,8 +157,9 @@ PAGE = "offset"
 
 
 def first_page(run: MutantRun) -> str | None:
-    """Read only the first page: leave out every read of a later page (`offset` > 0), and leave out of the
-    writes' lists the items that none of the calls made, nor the instruction, showed."""
+    """Read only the first page: leave out every read of a later page (`offset` > 0), leave out of the
+    writes' lists the items that none of the calls made, nor the instruction, showed, and leave out a
+    one-item write (a bonus, a manager change per worker) whose item only a later page showed."""
     later = [
         i for i, (tool, arguments) in enumerate(run.calls)
         if not run.is_write(tool) and isinstance(arguments.get(PAGE), int) and arguments[PAGE] > 0
@@ -167,6 +168,7 @@ def first_page(run: MutantRun) -> str | None:
         return "no read was paged (no later page in the reference)"
     skipped = set(later)
     seen: set[str] = {_key(w) for w in re.findall(r"[\w.@'-]+", run.task.instruction)}
+    on_later_pages = _later_page_items(run, skipped)
     dropped = 0
     refused_anyway = False
     for i, (tool, arguments) in enumerate(run.calls):
@@ -182,6 +184,15 @@ def first_page(run: MutantRun) -> str | None:
             if any(isinstance(v, list) and not v for v in arguments.values()):
                 run.did.append(f"made no {tool}: every item of it was on a later page")
                 continue
+            item = next(
+                (n for n, v in arguments.items() if not isinstance(v, (dict, list)) and v is not None
+                 and _key(v) in on_later_pages and _key(v) not in seen),
+                None,
+            )
+            if item is not None:
+                dropped += 1
+                run.did.append(f"made no {tool} for {arguments[item]}: only a later page showed that {item}")
+                continue
         result = run.call(tool, arguments)
         seen.update(_key(v) for v in scalars(result.value))
         if lost and i == run.refused() and not result.ok:
@@ -193,6 +204,22 @@ def first_page(run: MutantRun) -> str | None:
         # an infeasible task: the shortened call is refused as the reference's was, so no mistake is left
         return "the tools refuse the call without the later pages' items as they refused the reference's"
     return None
+
+
+def _later_page_items(run: MutantRun, later: set[int]) -> set[str]:
+    """The scalars that only the later pages' reads showed (no other read, nor the instruction): the
+    reference rehearsed on a scratch copy of the base (privileged, like the oracle), since the mutant does
+    not make those reads itself."""
+    from stateforge.evaluate.solvers.procedure import scratch_copy
+
+    shown: set[str] = set()
+    elsewhere: set[str] = set()
+    with scratch_copy(run.episode._episode) as scratch:  # noqa: SLF001
+        for i, (tool, arguments) in enumerate(run.calls):
+            result = scratch.call(tool, arguments)
+            if result.ok and not run.is_write(tool):
+                (shown if i in later else elsewhere).update(_key(v) for v in scalars(result.value))
+    return shown - elsewhere
 
 
 def drop_item(run: MutantRun) -> str | None:

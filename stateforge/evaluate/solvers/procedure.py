@@ -100,6 +100,11 @@ def outcome(episode: Episode, task: Task, calls: Calls, checks: list[RuleCheck])
         return broken, kept
 
 
+def scratch_copy(episode: Episode) -> Episode:
+    """A fresh episode on `episode`'s base, with its tools and actor (for a privileged rehearsal)."""
+    return _scratch(episode)
+
+
 def _scratch(episode: Episode) -> Episode:
     return Episode.open(episode.base_path, toolkit=episode.toolkit, actor=episode.actor,
                         workdir=episode.path.parent)

@@ -85,3 +85,38 @@ def test_offboarding_without_revoking_access_breaks_the_procedure(
         for a in held:
             assert ep.call("revoke_access", {"employee": people["lead"], "system": a["system"]}).ok
         assert ep.query(check) == []
+
+
+def test_the_first_page_mutant_leaves_out_one_item_writes_whose_item_a_later_page_showed(
+    hr_db: Path, people: dict[str, str], tmp_path: Path
+):
+    """HR's writes take one worker a call (a bonus each): a solver that reads only the first page of a unit
+    makes no bonus for the workers of the later pages, and the first-page mutant makes that mistake."""
+    from stateforge.evaluate.handle import EpisodeHandle
+    from stateforge.evaluate.solver import Limits
+    from stateforge.evaluate.solvers.mutations import MutantRun, first_page
+    from stateforge.tasks import Task
+    from stateforge.tasks.model import ReferenceCall
+
+    toolkit = load_toolkit("hr")
+    with Episode.open(hr_db, workdir=tmp_path, actor=people["payroll"]) as ep:
+        unit = ep.query(
+            "SELECT o.name FROM employees AS e JOIN org_units AS o USING (org_unit_id) WHERE e.status <> "
+            "'terminated' GROUP BY o.name ORDER BY count(*) DESC, o.name LIMIT 1"
+        )[0]["name"]
+        pages = [{"org_unit": unit, "limit": 5, "offset": k} for k in (0, 5)]
+        first, later = (ep.call("search_workers", p).value["rows"][0]["employee_number"] for p in pages)
+    bonus = {"run": "Payroll June 2026", "kind": "bonus", "amount": "250.00", "note": "Team bonus"}
+    calls = [
+        *(ReferenceCall(tool="search_workers", arguments=p) for p in pages),
+        ReferenceCall(tool="add_payroll_adjustment", arguments={**bonus, "employee": first}),
+        ReferenceCall(tool="add_payroll_adjustment", arguments={**bonus, "employee": later}),
+    ]
+    task = Task.model_construct(instruction=f"A bonus for everyone in {unit}.", feasible=True,
+                                reference_calls=calls)
+    with Episode.open(hr_db, workdir=tmp_path, actor=people["payroll"]) as ep:
+        run = MutantRun(task, EpisodeHandle(ep, Limits()), {t.name: t.kind for t in toolkit})
+        assert first_page(run) is None
+        made = [r.arguments["employee"] for r in run.results if r.tool == "add_payroll_adjustment"]
+        assert made == [first]
+        assert any(later in d for d in run.did)

@@ -19,7 +19,7 @@ from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
 from .common import heir_and_partner, introduce, someone
-from .stories import hand_over_team
+from .stories import hand_over_team, team_size
 
 
 def cast_payroll_admin(story: Story) -> None:
@@ -41,8 +41,10 @@ def decide_queue(story: Story) -> None:
         "(employee_id) JOIN org_units AS o ON o.org_unit_id = e.org_unit_id WHERE x.status = 'proposed' "
         "GROUP BY ALL HAVING count(*) >= 3 ORDER BY o.name"
     )
-    scope = ctx.choice([None, *(u["name"] for u in units)])
-    args = {"status": "proposed", **({"org_unit": scope} if scope else {})}
+    # the mid-year merit round fills the queue (about 160 at scale 1): a desk takes a unit or two of it
+    scope = sorted(ctx.rng.sample([u["name"] for u in units], min(len(units), ctx.choice((1, 1, 2)))))
+    if not scope:
+        raise Skip("no unit with a queue")
     story.say(
         [
             "Work through {where}: approve each change whose new salary stays inside the worker's pay grade "
@@ -50,11 +52,13 @@ def decide_queue(story: Story) -> None:
             "Please clear {where}. A change that keeps the salary within the grade gets approved; one that "
             "exceeds the grade's maximum gets rejected.",
         ],
-        where=f"the salary changes waiting for payroll in {scope}"
-        if scope
-        else "every salary change waiting for payroll",
+        where="the salary changes waiting for payroll in " + " and ".join(scope),
     )
-    queue = story.read_all("list_salary_changes", args)
+    queue = [
+        c
+        for unit in scope
+        for c in story.read_all("list_salary_changes", {"status": "proposed", "org_unit": unit})
+    ]
     own = [c for c in queue if c["entered_by"] == admin["employee_number"]]
     decided = 0
     for change in queue:
@@ -91,8 +95,7 @@ def cast_moving_lead(story: Story) -> None:
     ctx = story.ctx
     lead = someone(
         ctx,
-        "EXISTS (SELECT 1 FROM employees AS r WHERE r.manager_id = e.employee_id AND r.status <> "
-        "'terminated') AND NOT EXISTS (SELECT 1 FROM org_units AS o WHERE o.head_id = e.employee_id) "
+        f"{team_size(story)} AND NOT EXISTS (SELECT 1 FROM org_units AS o WHERE o.head_id = e.employee_id) "
         "AND e.status = 'active' AND e.termination_date IS NULL",
         what="lead",
     )
@@ -138,17 +141,39 @@ def move_lead(story: Story) -> None:
     )
 
 
+OPEN_ALONE = (
+    "SELECT p.code, p.org_unit_id, o.name AS org_unit, j.title, g.min_salary, g.max_salary, "
+    "o.hr_partner_id FROM positions AS p JOIN job_profiles AS j USING (job_profile_id) JOIN pay_grades "
+    "AS g ON g.pay_grade_id = j.pay_grade_id JOIN org_units AS o ON o.org_unit_id = p.org_unit_id "
+    "WHERE p.status = 'open' AND (SELECT count(*) FROM positions AS q WHERE q.status = 'open' AND "
+    "q.org_unit_id = p.org_unit_id AND q.job_profile_id = p.job_profile_id) = 1"
+)
+"""Open positions whose title is the only open one of its title in its unit (a hire names it uniquely)."""
+
+NEW_PEOPLE = (
+    ("Priya", "Natarajan"),
+    ("Tomasz", "Wójcik"),
+    ("Amara", "Okafor"),
+    ("Lucas", "Moreau"),
+    ("Hana", "Sato"),
+    ("Diego", "Ramírez"),
+    ("Ingrid", "Halvorsen"),
+    ("Kwame", "Mensah"),
+)
+
+
 def cast_hiring_partner(story: Story) -> None:
-    """An HR partner with an open position whose title is the only open one of its title in its unit."""
+    """An HR partner and one to three open positions of the units they partner (one of a unit's titles
+    each), in the order of their units."""
     ctx = story.ctx
-    spot = ctx.pick(
-        "SELECT p.code, p.org_unit_id, o.name AS org_unit, j.title, g.min_salary, g.max_salary, "
-        "o.hr_partner_id FROM positions AS p JOIN job_profiles AS j USING (job_profile_id) JOIN pay_grades "
-        "AS g ON g.pay_grade_id = j.pay_grade_id JOIN org_units AS o ON o.org_unit_id = p.org_unit_id "
-        "WHERE p.status = 'open' AND (SELECT count(*) FROM positions AS q WHERE q.status = 'open' AND "
-        "q.org_unit_id = p.org_unit_id AND q.job_profile_id = p.job_profile_id) = 1",
+    spot = ctx.pick(OPEN_ALONE, what="open position")
+    spots = ctx.sample(
+        f"SELECT * FROM ({OPEN_ALONE}) AS s WHERE s.hr_partner_id = ? ORDER BY s.org_unit, s.code",
+        [spot["hr_partner_id"]],
+        k=ctx.choice((1, 2, 2, 3)),
         what="open position",
     )
+    spots.sort(key=lambda p: (p["org_unit"], p["code"]))
     partner = ctx.one(
         "SELECT e.employee_id, e.employee_number, e.first_name || ' ' || e.last_name AS full_name "
         "FROM employees AS e WHERE e.employee_id = ? AND e.status = 'active'",
@@ -156,80 +181,91 @@ def cast_hiring_partner(story: Story) -> None:
     )
     if partner is None:
         raise Skip("no partner")
-    story["spot"] = spot
+    story["spot"], story["spots"], story["partner"] = spot, spots, partner
     introduce(ctx, partner)
 
 
 @step(
-    inputs=("spot",),
+    inputs=("spots", "partner"),
     outputs=("hire",),
-    goal="the hire into the open position, onboarding started",
+    goal="the hires into the open positions, onboarding started, the signed contracts ticked off",
     capabilities=("cross_step_dependency",),
 )
 def hire_and_onboard(story: Story) -> None:
-    ctx, spot = story.ctx, story["spot"]
-    first, last = ctx.choice(
-        (
-            ("Priya", "Natarajan"),
-            ("Tomasz", "Wójcik"),
-            ("Amara", "Okafor"),
-            ("Lucas", "Moreau"),
-            ("Hana", "Sato"),
-            ("Diego", "Ramírez"),
-        )
-    )
-    start = dt.date(2026, 7, 6) + dt.timedelta(weeks=ctx.rng.randrange(0, 8))
-    lo, hi = Decimal(str(spot["min_salary"])), Decimal(str(spot["max_salary"]))
-    salary = (lo + (hi - lo) * Decimal(ctx.rng.randrange(10, 90)) / 100).quantize(Decimal("1000"))
+    ctx, spots, partner = story.ctx, story["spots"], story["partner"]
+    people = ctx.rng.sample(NEW_PEOPLE, len(spots))
+    offers = []
+    for spot, (first, last) in zip(spots, people, strict=True):
+        start = dt.date(2026, 7, 6) + dt.timedelta(weeks=ctx.rng.randrange(0, 8))
+        lo, hi = Decimal(str(spot["min_salary"])), Decimal(str(spot["max_salary"]))
+        salary = (lo + (hi - lo) * Decimal(ctx.rng.randrange(10, 90)) / 100).quantize(Decimal("1000"))
+        offers.append((spot, first, last, start, salary))
     story.say(
         [
-            "We've hired {first} {last} as our new {title} in {unit}, starting {start} on a base salary of "
-            "{salary}. Please put them in the system.",
-            "{first} {last} accepted our {title} offer in {unit}: first day {start}, base salary {salary}. "
-            "Set "
-            "them up, please.",
+            "We've hired: {who}. Please put them in the system, start their onboarding, and tick off the "
+            "contract signing for each, they've all signed.",
+            "New starters: {who}. Set each of them up with their onboarding checklist; their contracts are "
+            "signed, so mark that task done.",
         ],
-        first=first,
-        last=last,
-        title=spot["title"],
-        unit=spot["org_unit"],
-        start=start,
-        salary=salary,
+        who="; ".join(
+            f"{first} {last} as our new {spot['title']} in {spot['org_unit']}, starting {start} on a base "
+            f"salary of {salary}"
+            for spot, first, last, start, salary in offers
+        ),
     )
-    positions = story.read_all("list_positions", {"org_unit": spot["org_unit"], "status": "open"})
-    code = next(p["code"] for p in positions if p["job_title"] == spot["title"])
-    made = story.call(
-        "hire_worker",
-        {
-            "first_name": first,
-            "last_name": last,
-            "position": code,
-            "start_date": start,
-            "base_salary": salary,
-        },
-    )
-    ctx.derived(made["employee_number"], "the new worker's number, returned by hire_worker")
-    engineering = spot["org_unit_id"] in (2, 8, 9, 10)
-    template = "Engineering onboarding" if engineering else "Standard onboarding"
+    positions = {}
+    for spot in spots:
+        if spot["org_unit"] not in positions:
+            positions[spot["org_unit"]] = story.read_all(
+                "list_positions", {"org_unit": spot["org_unit"], "status": "open"}
+            )
     story.read("list_checklist_templates", {})
-    ctx.derived(template, "the onboarding template for the unit")
-    story.call("start_checklist", {"employee": made["employee_number"], "template": template})
+    hires = []
+    for spot, first, last, start, salary in offers:
+        engineering = spot["org_unit_id"] in (2, 8, 9, 10)
+        template = "Engineering onboarding" if engineering else "Standard onboarding"
+        ctx.derived(template, "the onboarding template for the unit")
+        code = next(p["code"] for p in positions[spot["org_unit"]] if p["job_title"] == spot["title"])
+        made = story.call(
+            "hire_worker",
+            {
+                "first_name": first,
+                "last_name": last,
+                "position": code,
+                "start_date": start,
+                "base_salary": salary,
+            },
+        )
+        ctx.derived(made["employee_number"], "the new worker's number, returned by hire_worker")
+        story.call("start_checklist", {"employee": made["employee_number"], "template": template})
+        tasks = story.read_all(
+            "list_checklist_tasks", {"scope": "employee", "employee": made["employee_number"]}
+        )
+        for t in tasks:
+            if t["assignee"] == partner["employee_number"] and t["title"] == "Sign the employment contract":
+                ctx.derived(t["task_id"], "the contract task's id, from list_checklist_tasks")
+                story.call("complete_checklist_task", {"task_id": t["task_id"]})
+        hires.append(made["employee_number"])
     story.knob(
         "policy_detour", "a hire gets an onboarding checklist before the first day (onboarding_before_start)"
     )
-    story["hire"] = made["employee_number"]
+    story.knob("solver_filtering", "only the contract task of each checklist")
+    story["hire"] = hires
     ctx.goal(
-        "the hire is a pre-hire with onboarding",
-        "SELECT e.status, count(c.checklist_id) AS checklists FROM "
-        "employees AS e LEFT JOIN checklists AS c USING (employee_id) WHERE e.last_name = ? AND "
-        "e.first_name = ? "
-        "GROUP BY e.status",
-        [last, first],
+        "the hires are pre-hires with onboarding",
+        "SELECT e.first_name, e.last_name, e.status, count(c.checklist_id) AS checklists FROM employees AS e "
+        "LEFT JOIN checklists AS c USING (employee_id) WHERE list_contains(?, e.first_name || ' ' || "
+        "e.last_name) GROUP BY ALL ORDER BY ALL",
+        [[f"{first} {last}" for _, first, last, _, _ in offers]],
     )
 
 
 NEW_HIRE_SETUP = Storyline(
-    "new_hire_setup", cast_hiring_partner, (hire_and_onboard,), provides=("spot",), weight=0.4
+    "new_hire_setup",
+    cast_hiring_partner,
+    (hire_and_onboard,),
+    provides=("spot", "spots", "partner"),
+    weight=0.5,
 )
 
 

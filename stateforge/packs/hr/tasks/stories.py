@@ -31,18 +31,31 @@ JUNE = "Payroll June 2026"
 # --- offboarding --------------------------------------------------------------------------------------------
 
 
+def team_size(story: Story, who: str = "e.employee_id") -> str:
+    """SQL: the worker's current direct reports within the sizes this task draws from. Teams are
+    heavy-tailed (domain.yaml managers_in_the_line: most of 4-12, a few of 24-40); two tasks in three draw
+    from the teams of 12 or more, where a sweep over the team is a real afternoon's work."""
+    low = 12 if story.rng.random() < 2 / 3 else 1
+    return (
+        f"(SELECT count(*) FROM employees AS r WHERE r.manager_id = {who} AND r.status <> 'terminated') "
+        f"BETWEEN {low} AND 60"
+    )
+
+
 def cast_leaver(story: Story) -> None:
     """A team lead (not a unit's head) with reports and system access, a colleague in their unit to take
     the team, and their HR partner who speaks."""
     ctx = story.ctx
     lead = someone(
         ctx,
-        "EXISTS (SELECT 1 FROM employees AS r WHERE r.manager_id = e.employee_id AND r.status <> "
-        "'terminated') AND NOT EXISTS (SELECT 1 FROM org_units AS o WHERE o.head_id = e.employee_id) "
+        f"{team_size(story)} AND NOT EXISTS (SELECT 1 FROM org_units AS o WHERE o.head_id = e.employee_id) "
         "AND e.status = 'active' AND e.termination_date IS NULL AND e.security_role IN ('employee', "
         "'manager') "
         "AND EXISTS (SELECT 1 FROM system_access AS a "
-        "WHERE a.employee_id = e.employee_id AND a.revoked_at IS NULL)",
+        "WHERE a.employee_id = e.employee_id AND a.revoked_at IS NULL) "
+        # a raise waiting for payroll keeps a worker from leaving (compensation_proposals_are_current)
+        "AND NOT EXISTS (SELECT 1 FROM compensation_changes AS x WHERE x.employee_id = e.employee_id "
+        "AND x.status = 'proposed')",
         what="team lead with access",
     )
     heir, partner = heir_and_partner(ctx, lead)
@@ -142,10 +155,36 @@ def my_offboarding_tasks(story: Story) -> None:
     )
 
 
+@step(
+    inputs=("leaver", "partner"),
+    goal="the leaver's open HR cases resolved (when asked)",
+    capabilities=("multi_condition_filtering",),
+)
+def close_their_cases(story: Story) -> None:
+    """One offboarding in two also closes the leaver's open HR cases: the partner's whole open queue is
+    read (every page) and only the leaver's are resolved (there may be none)."""
+    if story.rng.random() < 0.5:
+        return
+    leaver = story["leaver"]
+    story.say(
+        [
+            "Finally, resolve any HR case of {name}'s that is still open with me.",
+            "And close out whatever open HR cases {name} still has in my queue.",
+        ],
+        name=leaver["full_name"],
+    )
+    cases = story.read_all("list_hr_cases", {"scope": "assigned", "status": "open"})
+    for c in cases:
+        if c["employee"] == leaver["employee_number"]:
+            story.ctx.derived(c["number"], "the case number, from list_hr_cases")
+            story.call("resolve_hr_case", {"number": c["number"]})
+    story.knob("solver_filtering", "only the leaver's cases in the partner's queue")
+
+
 OFFBOARD_LEAD = Storyline(
     "offboard_lead",
     cast_leaver,
-    (hand_over_team, revoke_everything, terminate_today, my_offboarding_tasks),
+    (hand_over_team, revoke_everything, terminate_today, my_offboarding_tasks, close_their_cases),
     provides=("leaver", "heir", "partner"),
     weight=1.5,
 )
@@ -155,15 +194,24 @@ OFFBOARD_LEAD = Storyline(
 
 
 def cast_payroll(story: Story) -> None:
-    """A payroll admin, and a unit with 5 to 45 current workers hired before a cut-off day."""
+    """A payroll admin, and a unit with 8 to 120 current workers hired before a cut-off day; one time in
+    three a division instead: a unit with the units under it (Engineering and its three teams), whose
+    members the admin gathers unit by unit."""
     ctx = story.ctx
     admin = someone(ctx, "e.security_role = 'payroll_admin' AND e.status = 'active'", what="payroll admin")
+    tree = ctx.rng.random() < 1 / 3
     grp = ctx.pick(
         "SELECT o.org_unit_id, o.name, count(*) AS n FROM employees AS e JOIN org_units AS o USING "
         "(org_unit_id) WHERE e.status IN ('active', 'on_leave') AND e.hire_date <= DATE '2026-05-31' "
-        "GROUP BY ALL HAVING count(*) BETWEEN 8 AND 120",
-        what="unit",
+        + (
+            "AND o.parent_unit_id IS NOT NULL AND EXISTS (SELECT 1 FROM org_units AS c WHERE "
+            "c.parent_unit_id = o.org_unit_id) GROUP BY ALL"
+            if tree
+            else "GROUP BY ALL HAVING count(*) BETWEEN 8 AND 120"
+        ),
+        what="division" if tree else "unit",
     )
+    grp["tree"] = tree
     story["admin"], story["unit"] = admin, grp
     introduce(ctx, admin)
 
@@ -176,7 +224,14 @@ def cast_payroll(story: Story) -> None:
 )
 def unit_bonuses(story: Story) -> None:
     ctx, grp = story.ctx, story["unit"]
-    rows = story.read_all("search_workers", {"org_unit": grp["name"], "status": "current"})
+    units = [grp["name"]]
+    if grp["tree"]:
+        tree = story.read("list_org_units", {})["org_units"]
+        units += [u["name"] for u in tree if u["parent"] == grp["name"]]
+        story.knob("solver_filtering", "the units under the division, from list_org_units")
+    rows = [
+        r for name in units for r in story.read_all("search_workers", {"org_unit": name, "status": "current"})
+    ]
     hires = sorted({r["hire_date"] for r in rows})
     if len(hires) < 4:
         raise Skip("too few hire dates")
@@ -190,7 +245,7 @@ def unit_bonuses(story: Story) -> None:
             "Put a {amount} bonus (note {note:q}) on the June 2026 payroll for each current {unit} worker "
             "hired before {cut}.",
         ],
-        unit=grp["name"],
+        unit=f"{grp['name']} or a unit under it" if grp["tree"] else grp["name"],
         cut=cut,
         amount=amount,
         note="Team bonus",
@@ -211,9 +266,10 @@ def unit_bonuses(story: Story) -> None:
     if on_cut:
         story.distractor(
             f"a {grp['name']} worker hired on {cut} itself",
-            "SELECT count(*) FROM employees WHERE org_unit_id = ? AND hire_date = ? AND status <> "
+            "SELECT count(*) FROM employees AS e JOIN org_units AS o USING (org_unit_id) WHERE "
+            "(o.org_unit_id = ? OR (? AND o.parent_unit_id = ?)) AND e.hire_date = ? AND e.status <> "
             "'terminated'",
-            [grp["org_unit_id"], cut],
+            [grp["org_unit_id"], grp["tree"], grp["org_unit_id"], cut],
         )
     story.knob("solver_filtering", "hired before the day")
     story["paid"] = [r["employee_number"] for r in paid]
@@ -254,7 +310,7 @@ def cast_manager(story: Story, where: str = "TRUE") -> None:
     boss = someone(
         ctx,
         "(SELECT count(*) FROM employees AS r WHERE r.manager_id = e.employee_id AND r.status IN "
-        f"('active', 'on_leave')) BETWEEN 3 AND 40 AND e.status = 'active' AND {where}",
+        f"('active', 'on_leave')) >= 3 AND {team_size(story)} AND e.status = 'active' AND {where}",
         what="manager",
     )
     story["boss"] = boss
