@@ -96,6 +96,11 @@ def columns_of(tree: exp.Expr) -> frozenset[str] | None:
             if isinstance(table, exp.Table) and (table.db or table.name.lower() not in ctes):
                 return None
     names = {c.name.lower() for c in tree.find_all(exp.Column) if c.name}
+    # a whole row read by its table's name or alias (`hash(e)`, `e::VARCHAR`) reads every column
+    sources = {t.alias_or_name.lower() for t in tree.find_all(exp.Table)} | {
+        t.name.lower() for t in tree.find_all(exp.Table)}
+    if any(not c.table and c.name.lower() in sources for c in tree.find_all(exp.Column)):
+        return None
     for join in tree.find_all(exp.Join):
         if join.args.get("kind", "").upper() == "NATURAL" or join.args.get("method", "").upper() == "NATURAL":
             return None

@@ -84,10 +84,12 @@ def test_rules_know_the_columns_they_read():
                 },
                 {"name": "b", "check": "SELECT * FROM orders WHERE status = 'x'"},
                 {"name": "c", "check": "WITH s AS (SELECT order_id FROM shipments) SELECT * FROM s"},
+                {"name": "d", "check": "SELECT o.order_id FROM orders AS o WHERE o::VARCHAR LIKE '%x%'"},
             ],
         }
     )
-    a, b, c = compile_rules(config.rules, shop_schema())
+    a, b, c, d = compile_rules(config.rules, shop_schema())
+    assert d.columns is None  # a whole row read by its alias: every column may matter
     assert a.columns == {"order_id", "status"} and c.columns == {"order_id"}
     assert b.columns is None  # a star over a table: every column may matter
     assert not a.applies({"orders"}, {"orders": frozenset({"note"})})
