@@ -73,11 +73,23 @@ class ValuesBy(_Model):
     fill writes the `default` texts (else any listed text) and the second pass, once every table has its
     rows, sets each row's text by that value in one UPDATE (`stateforge.validation.text_fit`)."""
 
+    tails: list[str] | None = None
+    """Second sentences any row may take after its text (chosen apart from it), so that a few texts per
+    value still read as many: "That drop at 1:32, absolutely unreal." + " Been on repeat all week."."""
+    tail_rate: float = Field(default=0.5, ge=0, le=1)
+    """With `tails`: the share of rows (chosen by `pick_by`) whose text takes one."""
+
     @model_validator(mode="after")
     def _lists(self) -> ValuesBy:
         if not self.values or any(not v for v in self.values.values()) or self.default == []:
             raise ValueError("values_by.values needs a non-empty list of texts for every value")
+        if self.tails == []:
+            raise ValueError("values_by.tails: give at least one text, or leave it out")
         return self
+
+    def allowed(self, texts: list[str]) -> list[str]:
+        """What a row of a group with `texts` may hold: one of them, alone or followed by a tail."""
+        return [*texts, *(f"{t} {tail}" for t in texts for tail in self.tails or [])]
 
     def expr(self, null_rate: float | None = None) -> str:
         """The DuckDB expression that picks the text; with `null_rate`, that share of rows (chosen by
@@ -86,7 +98,7 @@ class ValuesBy(_Model):
         # in key order: a config read back from JSON (keys sorted) makes the same expression
         cases = " ".join(f"WHEN {_lit(k)} THEN {self._pick(v)}" for k, v in sorted(self.values.items()))
         default = self._pick(self.default) if self.default else "NULL"
-        made = f"CASE CAST({self.key_sql()} AS VARCHAR) {cases} ELSE {default} END"
+        made = self._tailed(f"CASE CAST({self.key_sql()} AS VARCHAR) {cases} ELSE {default} END")
         if not null_rate:
             return made
         return f"CASE WHEN hash({by}, 'null') % 10000 < {round(null_rate * 10000)} THEN NULL ELSE {made} END"
@@ -97,7 +109,7 @@ class ValuesBy(_Model):
         if self.via is None:
             return self.expr(null_rate)
         texts = self.default or sorted({t for v in self.values.values() for t in v})
-        made = self._pick(texts)
+        made = self._tailed(self._pick(texts))
         if not null_rate:
             return made
         return (f"CASE WHEN hash({self._by()}, 'null') % 10000 < {round(null_rate * 10000)} THEN NULL "
@@ -110,9 +122,20 @@ class ValuesBy(_Model):
     def _by(self) -> str:
         return ", ".join(c if c == "rowid" else f'"{c}"' for c in self.pick_by)
 
-    def _pick(self, texts: list[str]) -> str:
+    def _pick(self, texts: list[str], *, rehash: bool = False) -> str:
         listed = ", ".join(_lit(t) for t in texts)
-        return f"([{listed}])[CAST(hash({self._by()}, {_lit(self.column)}) % {len(texts)} AS INTEGER) + 1]"
+        h = f"hash({self._by()}, {_lit(self.column)})"
+        if rehash:  # hashes of the same columns with two salts share their low bits: mix once more
+            h = f"hash({h}, 'tail')"
+        return f"([{listed}])[CAST({h} % {len(texts)} AS INTEGER) + 1]"
+
+    def _tailed(self, made: str) -> str:
+        if not self.tails:
+            return made
+        rate = round(self.tail_rate * 10000)
+        tail = self._pick(self.tails, rehash=True)
+        on = f"hash(hash({self._by()}, 'tail'), 'on') % 10000 < {rate}"
+        return f"(({made}) || CASE WHEN {on} THEN ' ' || {tail} ELSE '' END)"
 
 
 def _lit(text: str) -> str:

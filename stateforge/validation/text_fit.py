@@ -27,8 +27,8 @@ def _texts(texts: list[str]) -> str:
 
 def allowed_sql(by: ValuesBy) -> str:
     """The list of texts a row may hold, as SQL over the row (an empty list for a group with none)."""
-    cases = " ".join(f"WHEN {quote_literal(k)} THEN {_texts(v)}" for k, v in by.values.items())
-    default = _texts(by.default) if by.default else "[]::VARCHAR[]"
+    cases = " ".join(f"WHEN {quote_literal(k)} THEN {_texts(by.allowed(v))}" for k, v in by.values.items())
+    default = _texts(by.allowed(by.default)) if by.default else "[]::VARCHAR[]"
     return f"CASE CAST({by.key_sql()} AS VARCHAR) {cases} ELSE {default} END"
 
 

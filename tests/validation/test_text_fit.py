@@ -143,3 +143,27 @@ def test_a_via_that_duckdb_cannot_compute_names_the_hint(tmp_path: Path) -> None
     con.execute(PARENTS)
     with pytest.raises(DomainError, match=r"columns\.reviews\.body\.values_by\.via: DuckDB could not"):
         fill_parent_texts(con, schema, cfg)
+
+
+def test_tails_follow_a_share_of_texts_and_the_check_knows_them(tmp_path: Path) -> None:
+    ddl = tmp_path / "mail.sql"
+    ddl.write_text(DDL)
+    schema = load_ddl(ddl, "duckdb")
+    cfg = DomainConfig.model_validate({"name": "mail", "columns": {"mail.subject": {"values_by": {
+        "column": "category", "pick_by": ["mail_id"], "values": TEXTS, "tails": ["Soon!", "Hurry."],
+        "tail_rate": 0.5}}}})
+    con = duckdb.connect()
+    con.execute(DDL)
+    con.execute("INSERT INTO mail SELECT i, CASE WHEN i % 2 = 0 THEN 'event' ELSE 'clan' END, '', '' "
+                "FROM range(2000) t(i)")
+    con.execute(f"UPDATE mail SET subject = {cfg.hint('mail', 'subject').expr}")
+    rows = con.execute("SELECT category, subject FROM mail").fetchall()
+    tailed = [s for _, s in rows if s.endswith((" Soon!", " Hurry."))]
+    assert 800 <= len(tailed) <= 1200
+    assert all(s.rsplit(" ", 1)[0] in TEXTS[c] if s.endswith((" Soon!", " Hurry.")) else s in TEXTS[c]
+               for c, s in rows)
+    assert con.execute("SELECT count(DISTINCT subject) FROM mail").fetchall() == [(12,)]
+    (rule,) = text_rules(schema, cfg)
+    assert con.execute(f"SELECT count(*) FROM ({rule.check})").fetchall() == [(0,)]
+    con.execute("UPDATE mail SET subject = 'Event prize Later.' WHERE mail_id = 0")  # not a tail it lists
+    assert con.execute(f"SELECT count(*) FROM ({rule.check})").fetchall() == [(1,)]
