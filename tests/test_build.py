@@ -40,16 +40,13 @@ def test_every_ddl_fixture_builds_with_rows(ddl: Path, tmp_path: Path):
     assert json.loads((tmp_path / "build_report.json").read_text())["totals"]["rows"] == sum(counts.values())
 
 
-SMALLEST = {"hr": 0.2}
-"""Packs whose data cannot be coherent below some scale, and that scale."""
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("pack", list_domains())
 def test_every_pack_builds_clean_with_every_rule_holding(pack: str, tmp_path: Path):
-    # hr at 0.03 has too few people to staff every org unit with an HR partner (a clear BuildError): its
-    # smallest clean build is at 0.2 (a known limit, noted on issue 21)
-    report = build_domain(pack, scale=SMALLEST.get(pack, 0.03), out=tmp_path)
+    # at 0.03, or at the smallest scale a pack states (hr's min_scale: 0.2, too few people below it)
+    report = build_domain(pack, scale=max(0.03, load_domain(pack).config.min_scale or 0), out=tmp_path)
     assert report["totals"]["violations"] == 0
     config = load_domain(pack).config
     # the report holds the declared rules, the state policies' checks and the time order inferred from the
@@ -162,6 +159,9 @@ def test_bad_sizes_are_refused_before_anything_is_written(tmp_path: Path):
         build_domain("music", scale=0, out=tmp_path)
     with pytest.raises(BuildError, match="rows"):
         build_domain("music", rows=0, out=tmp_path)
+    refused = r"hr keeps its rules from --scale 0.2 up \(.*domain.yaml: min_scale\), not at 0.03: build it"
+    with pytest.raises(BuildError, match=refused):
+        build_domain("hr", scale=0.03, out=tmp_path)
     assert list(tmp_path.iterdir()) == []
 
 

@@ -136,6 +136,13 @@ def prepare(
         pack = load_domain(domain, dialect=dialect, drop_missing_references=drop_missing_references,
                            skip_missing_includes=skip_missing_includes,
                            ignore_seed_inserts=ignore_seed_inserts)
+    least = pack.config.min_scale
+    if least is not None and rows is None and scale < least:
+        where = pack.config.source or f"the {pack.name} pack's domain.yaml"
+        raise BuildError(
+            f"{pack.name} keeps its rules from --scale {least:g} up ({where}: min_scale), not at {scale:g}: "
+            f"build it with --scale {least:g} or more."
+        )
     plan = plan_fill(pack.schema)
     check_config(pack.config, pack.schema, plan)
     if rows is None and pack.root is None and pack.ddl_path is not None:

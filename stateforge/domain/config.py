@@ -459,6 +459,9 @@ class DomainConfig(_Model):
     time_window: TimeWindow = Field(default_factory=TimeWindow)
     null_rate: float = Field(default=0.1, ge=0, le=1)
     batch_size: int = Field(default=50_000, ge=1)
+    min_scale: float | None = Field(default=None, gt=0)
+    """The smallest `--scale` at which the pack's data can keep its rules (below it there are, say, too few
+    people to staff every unit): a build asked for less is refused before anything is written."""
     tables: dict[str, TableConfig] = Field(default_factory=dict)
     columns: dict[str, ColumnHint] = Field(default_factory=dict)
     """`"table.column"` -> hint."""
