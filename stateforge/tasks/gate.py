@@ -371,7 +371,9 @@ class Gate:
                            "breaks it")
         why = (f"{made[-1].tool} would break procedure {procedure.name} ({found - before} rows of its "
                "check): the tools allow it, the organisation does not")
-        return replace(draft, calls=made[:-1], observed=None), why
+        proof = ReferenceCall(tool=made[-1].tool, arguments=proof.calls[-1].arguments)
+        infeasible = draft.infeasible.model_copy(update={"proof": proof})  # type: ignore[union-attr]
+        return replace(draft, calls=made[:-1], observed=None, infeasible=infeasible), why
 
     def _outcome(self, draft: Draft, replay: Replayed, broken: str | None = None) -> None:
         failure, diff = replay.failure, replay.end.diff
@@ -467,6 +469,7 @@ class Gate:
                 because=draft.infeasible.because,
                 error=failure.error if failure is not None else broken,
                 policy=draft.infeasible.policy,
+                proof=draft.infeasible.proof,
             )
         p = draft.provenance
         provenance = Provenance(
@@ -522,7 +525,8 @@ def draft_of(task: Task) -> Draft:
     """A stored task as a draft again (to check it anew: against a rebuilt database, after a tool change).
 
     The goals are the task's goal verifiers with their expected rows; an infeasible task's decline and its
-    "nothing changed" goal are left out (the gate adds them back). The plan is derived again from the
+    "nothing changed" goal are left out (the gate adds them back), a procedure-declined task's proof write put
+    back at the end of its calls (the gate proves it again). The plan is derived again from the
     calls: the words a recipe gave its steps are not stored in a task, so only the plan (and the id) may
     differ from the original."""
     from stateforge.tasks.draft import Goal
@@ -532,7 +536,9 @@ def draft_of(task: Task) -> Draft:
         instruction=task.instruction,
         capabilities=tuple(task.capabilities),
         difficulty=task.difficulty,
-        calls=[Call(c.tool, dict(c.arguments)) for c in task.reference_calls if c.tool != CANNOT_COMPLETE],
+        calls=[Call(c.tool, dict(c.arguments)) for c in task.reference_calls if c.tool != CANNOT_COMPLETE]
+        + ([Call(infeasible.proof.tool, dict(infeasible.proof.arguments))] if infeasible and infeasible.proof
+           else []),
         feasible=task.feasible,
         goals=[Goal(v.name, v.sql, [], v.expected) for v in task.verifiers if v.kind == "goal"]
         if task.feasible

@@ -175,6 +175,12 @@ class Infeasibility(_Model):
         description="The domain.yaml policy whose refusal proves the task (required for `forbidden`; the "
         "replay's refusal must carry exactly this policy). Absent in tasks made before refusals were typed.",
     )
+    proof: ReferenceCall | None = Field(
+        default=None,
+        description="For a task declined by a procedure (which no tool enforces): the write the request "
+        "asks for, which succeeds and breaks the procedure; the gate makes it on its own episode to prove "
+        "the task, and the reference calls leave it out.",
+    )
 
 
 class Provenance(_Model):

@@ -225,3 +225,23 @@ def test_the_harness_binds_the_tasks_actor_for_mutants_and_mcp_agents(
         assert f"You act for members {card} (card_number), acting as member" in seen["instructions"]
         assert "Procedures you must follow" in seen["instructions"]
         assert "Fair lending" in seen["instructions"].split("Procedures you must follow")[1]
+
+
+def test_a_procedure_declined_task_checked_anew_is_the_same_task(
+    built: Path, tasks: list[dict], tmp_path: Path
+):
+    from stateforge.tasks import Gate, Task, domain_policy
+    from stateforge.tasks.gate import draft_of
+    from stateforge.tasks.workspace import Workspace
+    from stateforge.tools import load_toolkit
+
+    task = Task.model_validate(
+        next(t for t in tasks if t["provenance"]["recipe"] == "borrow_a_title_already_out")
+    )
+    assert task.provenance.infeasible.proof.tool == "borrow_copy"  # the proof write, kept out of the calls
+    with Workspace(built, workdir=tmp_path) as ws:
+        gate = Gate(ws, load_toolkit("library"), defaults=domain_policy(ws.config, ws.schema))
+        again = gate.check(draft_of(task))
+    assert again.task is not None, again.rejection
+    same = {"id", "reference_plan"}
+    assert again.task.model_dump(exclude=same) == task.model_dump(exclude=same)
