@@ -29,6 +29,51 @@ def return_all_overdue(ctx: RecipeContext, who: dict[str, Any]) -> list[str]:
     return barcodes
 
 
+def shelf_barcode(ctx: RecipeContext, title: str, branch: str) -> tuple[str, str]:
+    """Find a title through the tools (its ISBN, then its copies): (isbn, a copy on the branch's shelf)."""
+    found = ctx.read("search_books", {"query": title}, step=f"Find \"{title}\" for its ISBN")
+    isbn = next(b["isbn"] for b in found["rows"] if b["title"] == title)
+    copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
+    barcode = next(c["barcode"] for c in copies["copies"]
+                   if c["branch"] == branch and c["status"] == "on_shelf")
+    return isbn, barcode
+
+
+def member_holding_a_shelved_title(ctx: RecipeContext) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A member free to borrow who has out a book (its title names one book) that also has a copy on their
+    home branch's shelf, and that book (isbn, title, author, branch)."""
+    held = ctx.pick(
+        f"{MEMBER}, loans AS l, copies AS c, books AS b, copies AS s WHERE l.member_id = m.member_id "
+        "AND l.returned_at IS NULL AND c.copy_id = l.copy_id AND b.book_id = c.book_id "
+        "AND s.book_id = b.book_id AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
+        "AND NOT EXISTS (SELECT 1 FROM loans AS o WHERE o.member_id = m.member_id "
+        f"AND {OVERDUE.replace('l.', 'o.')}) "
+        "AND (SELECT count(*) FROM loans AS o WHERE o.member_id = m.member_id AND o.returned_at IS NULL) < 8 "
+        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1",
+        what="member with a book out that is also on their branch's shelf",
+    )
+    book = ctx.one(
+        "SELECT b.isbn, b.title, b.author, br.name AS branch FROM loans AS l "
+        "JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) "
+        "JOIN members AS m USING (member_id) JOIN copies AS s ON s.book_id = b.book_id "
+        "AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
+        "JOIN branches AS br ON br.branch_id = m.home_branch_id "
+        "WHERE l.member_id = ? AND l.returned_at IS NULL "
+        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1 ORDER BY b.isbn LIMIT 1",
+        [held["member_id"]],
+    )
+    if book is None:
+        ctx.skip("no such book", "the member's held title has no shelf copy at their branch")
+    return held, book
+
+
+def open_loans_show(ctx: RecipeContext, isbn: str) -> None:
+    """List the member's open loans through the tool, page by page (the solver must see the held title)."""
+    loans = read_pages(ctx, "list_loans", {"state": "open"}, step="List the member's open loans", per_page=20)
+    if not any(row["isbn"] == isbn for row in loans):
+        ctx.skip("held title not listed", "list_loans does not show the title the member has out")
+
+
 @recipe(capabilities=("full_data_acquisition",), difficulty="easy")
 def return_overdue_books(ctx: RecipeContext) -> None:
     """A member brings back every book that is past its due date (they do not know which ones): the overdue
@@ -59,11 +104,7 @@ def borrow_a_title(ctx: RecipeContext) -> None:
         "I'd like to borrow \"{title}\" by {author}, a copy from the {branch} shelf.",
         "Can I take out \"{title}\" ({author})? I'll pick it up at {branch}.",
     ], title=book["title"], author=book["author"], branch=book["branch"])
-    found = ctx.read("search_books", {"query": book["title"]}, step=f"Find \"{book['title']}\" for its ISBN")
-    isbn = next(b["isbn"] for b in found["rows"] if b["title"] == book["title"])
-    copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
-    barcode = next(c["barcode"] for c in copies["copies"]
-                   if c["branch"] == book["branch"] and c["status"] == "on_shelf")
+    isbn, barcode = shelf_barcode(ctx, book["title"], book["branch"])
     ctx.call("borrow_copy", {"barcode": barcode}, step=f"Lend copy {barcode}")
     ctx.goal("the member has the book", "SELECT b.title FROM loans AS l JOIN members AS m USING (member_id) "
              "JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) "
@@ -90,11 +131,7 @@ def return_then_borrow(ctx: RecipeContext) -> None:
         "Please check in all my late books and lend me \"{title}\" ({author}), a copy at {branch}.",
     ], title=book["title"], author=book["author"], branch=book["branch"])
     returned = return_all_overdue(ctx, who)
-    found = ctx.read("search_books", {"query": book["title"]}, step=f"Find \"{book['title']}\" for its ISBN")
-    isbn = next(b["isbn"] for b in found["rows"] if b["title"] == book["title"])
-    copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
-    barcode = next(c["barcode"] for c in copies["copies"]
-                   if c["branch"] == book["branch"] and c["status"] == "on_shelf")
+    isbn, barcode = shelf_barcode(ctx, book["title"], book["branch"])
     ctx.call("borrow_copy", {"barcode": barcode}, step=f"Lend copy {barcode}")
     ctx.goal("the late books are back and the new one is out",
              "SELECT c.barcode, l.returned_at IS NULL AS still_out FROM loans AS l JOIN members AS m "
@@ -108,29 +145,12 @@ def borrow_titles_one_copy_each(ctx: RecipeContext) -> None:
     """A member asks for two titles, one of which they already have out (the procedure `one_copy_per_title`:
     the assistant lends the other one only). The tools would lend both; the policy verifier checks the
     end state, so a solver that skips the member's open loans breaks the procedure."""
-    held = ctx.pick(
-        f"{MEMBER}, loans AS l, copies AS c, books AS b, copies AS s WHERE l.member_id = m.member_id "
-        "AND l.returned_at IS NULL AND c.copy_id = l.copy_id AND b.book_id = c.book_id "
-        "AND s.book_id = b.book_id AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
-        "AND NOT EXISTS (SELECT 1 FROM loans AS o WHERE o.member_id = m.member_id "
-        f"AND {OVERDUE.replace('l.', 'o.')}) "
-        "AND (SELECT count(*) FROM loans AS o WHERE o.member_id = m.member_id AND o.returned_at IS NULL) < 8 "
-        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1",
-        what="member with a book out that is also on their branch's shelf",
-    )
-    held_book = ctx.one(
-        "SELECT b.isbn, b.title, b.author FROM loans AS l JOIN copies AS c USING (copy_id) "
-        "JOIN books AS b USING (book_id) JOIN members AS m USING (member_id) JOIN copies AS s "
-        "ON s.book_id = b.book_id AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
-        "WHERE l.member_id = ? AND l.returned_at IS NULL "
-        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1 ORDER BY b.isbn LIMIT 1",
-        [held["member_id"]],
-    )
+    held, held_book = member_holding_a_shelved_title(ctx)
     new = shelf_copy_at_home(ctx, held["member_id"])
     out = {r["isbn"] for r in ctx.sql(
         "SELECT b.isbn FROM loans AS l JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) "
         "WHERE l.member_id = ? AND l.returned_at IS NULL", [held["member_id"]])}
-    if held_book is None or new["isbn"] in out:
+    if new["isbn"] in out:
         ctx.skip("no second title", "the shelf book is one the member already has out")
     introduce(ctx, held)
     ctx.say([
@@ -139,14 +159,8 @@ def borrow_titles_one_copy_each(ctx: RecipeContext) -> None:
         "I'd like to take out \"{first}\" ({first_author}) and \"{second}\" ({second_author}) from {branch}.",
     ], first=new["title"], first_author=new["author"], second=held_book["title"],
        second_author=held_book["author"], branch=new["branch"])
-    loans = read_pages(ctx, "list_loans", {"state": "open"}, step="List the member's open loans", per_page=20)
-    if not any(row["isbn"] == held_book["isbn"] for row in loans):
-        ctx.skip("held title not listed", "list_loans does not show the title the member has out")
-    found = ctx.read("search_books", {"query": new["title"]}, step=f"Find \"{new['title']}\" for its ISBN")
-    isbn = next(b["isbn"] for b in found["rows"] if b["title"] == new["title"])
-    copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
-    barcode = next(c["barcode"] for c in copies["copies"]
-                   if c["branch"] == new["branch"] and c["status"] == "on_shelf")
+    open_loans_show(ctx, held_book["isbn"])
+    isbn, barcode = shelf_barcode(ctx, new["title"], new["branch"])
     ctx.call("borrow_copy", {"barcode": barcode},
              step=f"Lend copy {barcode} only: \"{held_book['title']}\" is already out to them")
     ctx.goal("the new title is out and the held one still once",
@@ -162,40 +176,14 @@ def borrow_a_title_already_out(ctx: RecipeContext) -> None:
     copy, the procedure `one_copy_per_title` says no (they can ask at the desk). Found only by working: the
     member's open loans show the title. The reference lists them, finds the book, and declines; the gate
     proves it by lending the copy on its own episode and finding the procedure broken."""
-    held = ctx.pick(
-        f"{MEMBER}, loans AS l, copies AS c, books AS b, copies AS s WHERE l.member_id = m.member_id "
-        "AND l.returned_at IS NULL AND c.copy_id = l.copy_id AND b.book_id = c.book_id "
-        "AND s.book_id = b.book_id AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
-        f"AND NOT EXISTS (SELECT 1 FROM loans AS o WHERE o.member_id = m.member_id "
-        f"AND {OVERDUE.replace('l.', 'o.')}) "
-        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1",
-        what="member with a book out that is also on their branch's shelf",
-    )
-    book = ctx.one(
-        "SELECT b.isbn, b.title, b.author, br.name AS branch FROM loans AS l "
-        "JOIN copies AS c USING (copy_id) JOIN books AS b USING (book_id) "
-        "JOIN members AS m USING (member_id) JOIN copies AS s ON s.book_id = b.book_id "
-        "AND s.status = 'on_shelf' AND s.branch_id = m.home_branch_id "
-        "JOIN branches AS br ON br.branch_id = m.home_branch_id "
-        "WHERE l.member_id = ? AND l.returned_at IS NULL "
-        "AND (SELECT count(*) FROM books AS t WHERE t.title = b.title) = 1 ORDER BY b.isbn LIMIT 1",
-        [held["member_id"]],
-    )
-    if book is None:
-        ctx.skip("no such book", "the member's held title has no shelf copy at their branch")
+    held, book = member_holding_a_shelved_title(ctx)
     introduce(ctx, held)
     ctx.say([
         "Could you lend me \"{title}\" by {author}? I'd pick up a copy at {branch}.",
         "I'd like to take out \"{title}\" ({author}) from the {branch} shelf, please.",
     ], title=book["title"], author=book["author"], branch=book["branch"])
-    loans = read_pages(ctx, "list_loans", {"state": "open"}, step="List the member's open loans", per_page=20)
-    if not any(row["isbn"] == book["isbn"] for row in loans):
-        ctx.skip("held title not listed", "list_loans does not show the title the member has out")
-    found = ctx.read("search_books", {"query": book["title"]}, step=f"Find \"{book['title']}\" for its ISBN")
-    isbn = next(b["isbn"] for b in found["rows"] if b["title"] == book["title"])
-    copies = ctx.read("list_copies", {"isbn": isbn}, step="List its copies")
-    barcode = next(c["barcode"] for c in copies["copies"]
-                   if c["branch"] == book["branch"] and c["status"] == "on_shelf")
+    open_loans_show(ctx, book["isbn"])
+    _, barcode = shelf_barcode(ctx, book["title"], book["branch"])
     ctx.provenance["knobs"] = {"found_by_working": "the member already has the title out (list_loans)"}
     ctx.blocked("borrow_copy", {"barcode": barcode}, kind="forbidden", policy="one_copy_per_title",
                 because=f"{held['name']} already has \"{book['title']}\" out: one copy of a title at a time "
