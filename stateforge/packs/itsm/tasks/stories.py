@@ -331,7 +331,7 @@ STORYLINES = (MAJOR_INCIDENT_BRIDGE, QUEUE_SWEEP, BREACHED_FOLLOWUP, CLOSE_CONFI
 # --- infeasible: the first write is refused after the reads ----------------------------------------------
 
 
-@recipe(capabilities=("cross_step_dependency", "aggregation_computation"), difficulty="medium", weight=2.0)
+@recipe(capabilities=("cross_step_dependency", "aggregation_computation"), difficulty="medium", weight=1.0)
 def retire_busy_ci(ctx: RecipeContext) -> None:
     """A support group member retires an item that still has open incidents: refused (cmdb_changes)."""
     item = ctx.pick(
@@ -362,7 +362,7 @@ def retire_busy_ci(ctx: RecipeContext) -> None:
     )
 
 
-@recipe(capabilities=("cross_step_dependency",), difficulty="medium", weight=2.0)
+@recipe(capabilities=("cross_step_dependency",), difficulty="medium", weight=1.0)
 def fulfil_before_approval(ctx: RecipeContext) -> None:
     """A fulfilment group member starts work on a requested item still waiting for its manager's approval:
     refused (manager_approves_requests)."""
@@ -395,7 +395,7 @@ def fulfil_before_approval(ctx: RecipeContext) -> None:
     )
 
 
-@recipe(capabilities=("cross_step_dependency",), difficulty="easy", weight=2.0)
+@recipe(capabilities=("cross_step_dependency",), difficulty="easy", weight=1.0)
 def close_unresolved(ctx: RecipeContext) -> None:
     """A caller asks to close their incident still in progress: only resolved incidents close
     (incident_state_flow)."""

@@ -174,10 +174,10 @@ def impacted_services(env: Env, name: str, depth: int = 4) -> dict:
     rows = env.query(
         "WITH RECURSIVE up(ci_id, hops) AS (SELECT ?, 0 UNION SELECT r.parent_ci_id, up.hops + 1 FROM up "
         "JOIN ci_relationships AS r ON r.child_ci_id = up.ci_id WHERE up.hops < ?) "
-        "SELECT o.name, k.name AS class, o.criticality, min(up.hops) AS hops FROM up JOIN "
-        "configuration_items AS o "
+        "SELECT o.name, k.name AS class, o.criticality, o.operational_status, min(up.hops) AS hops FROM up "
+        "JOIN configuration_items AS o "
         "ON o.ci_id = up.ci_id JOIN ci_classes AS k ON k.class_id = o.class_id WHERE up.hops > 0 "
-        "GROUP BY o.name, k.name, o.criticality ORDER BY hops, o.name",
+        "GROUP BY o.name, k.name, o.criticality, o.operational_status ORDER BY hops, o.name",
         [item["ci_id"], depth],
     )
     services = [r for r in rows if r["class"] == "Business Service"]
