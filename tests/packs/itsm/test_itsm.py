@@ -17,6 +17,7 @@ import duckdb
 from stateforge.domain import DomainPack
 from stateforge.episode import Episode
 from stateforge.tools import load_toolkit
+from stateforge.tools.actor import Actor
 
 
 def test_the_schema_has_the_size_and_density_of_an_enterprise_domain(pack: DomainPack):
@@ -86,6 +87,9 @@ def test_roles_decide_what_the_signed_in_person_sees(itsm_db: Path, people: dict
         assert "itil" in ep.actor.roles
         seen = ep.call("list_incidents", {"state": "any", "limit": 50}).value
         assert seen["total"] == ep.query("SELECT count(*) AS n FROM incidents")[0]["n"]  # IT staff see all
+    # signed in in one role only (`--role employee`): the itil role they hold does not act
+    with Episode.open(itsm_db, workdir=tmp_path, actor=Actor(person=net, roles=("employee",))) as ep:
+        assert ep.call("list_changes", {}).policy == "ticket_visibility"
 
 
 def test_a_p1_worked_without_informing_the_major_incident_manager_breaks_the_procedure(

@@ -48,8 +48,10 @@ class Actor:
 
 def actor(env: Env) -> Actor:
     """The signed-in person (`env.actor`, named by user name); refused (active_users_only) once they have
-    left. Their roles and groups are read from the data, as the product would on each request."""
-    name = env.acting().person
+    left. Their roles and groups are read from the data, as the product would on each request, and limited
+    to the roles the session acts in."""
+    signed = env.acting()
+    name = signed.person
     user = env.one("SELECT * FROM users WHERE user_name = ?", [name])
     if user is None:  # the episode checked the actor when it opened: only a deleted user gets here
         raise ToolError(f"the signed-in user {name} is no longer in the directory.")
@@ -60,7 +62,10 @@ def actor(env: Env) -> Actor:
         [user["user_id"]],
     )
     groups = env.query("SELECT group_id FROM group_members WHERE user_id = ?", [user["user_id"]])
-    return Actor(user, frozenset(r["name"] for r in roles), frozenset(g["group_id"] for g in groups))
+    held = frozenset(r["name"] for r in roles)
+    # the session acts in the roles it was opened with (`--role`; by default every role they hold)
+    acting = held & set(signed.roles) if signed.roles else held
+    return Actor(user, acting, frozenset(g["group_id"] for g in groups))
 
 
 def require_itil(me: Actor, what: str) -> None:
