@@ -33,6 +33,8 @@ CATEGORY = {
 
 
 ROUTED = "Critical service: routed to its support team"
+VERIFY = "Verify the application after the change"
+CONFIRM = "Confirm with the business owner before the window"
 
 
 def reach_sql(depth: int) -> str:
@@ -74,7 +76,7 @@ def cast_outage(story: Story) -> None:
     """A failed infrastructure item whose outage reaches 4 to 70 business services, and a major-incident
     manager (itil, on the Major Incident Management rota) to run it."""
     ctx = story.ctx
-    depth = ctx.choice((2, 3))
+    depth = ctx.choice((2, 3, 3))
     item = ctx.pick(
         f"SELECT * FROM ({reach_sql(depth)}) AS r WHERE services BETWEEN 6 AND 80", what="failed item"
     )
@@ -150,7 +152,7 @@ def inform_rota(story: Story) -> None:
 )
 def services_hit(story: Story) -> None:
     ctx, item, depth = story.ctx, story["item"], story["depth"]
-    critical = ctx.choice((2, 3, 4))
+    critical = ctx.choice((2, 3, 4, 4))
     walk = story.read("impacted_services", {"name": item["name"], "depth": depth})
     live = live_services(walk)
     hit = sorted((s for s in live if int(s["criticality"]) <= critical), key=lambda s: s["name"])
@@ -183,6 +185,14 @@ def services_hit(story: Story) -> None:
         ],
         why=ROUTED,
     )
+    tracked = f"Tracked under major incident {story['parent']}; updates follow there."
+    story.say(
+        [
+            "On each of them add the work note {note:q}.",
+            "Give each the work note {note:q}.",
+        ],
+        note=tracked,
+    )
     children = []
     for service in hit:
         child = story.call(
@@ -199,6 +209,7 @@ def services_hit(story: Story) -> None:
         )
         ctx.derived(child["number"], f"the incident opened on {service['name']}, returned by create_incident")
         story.call("link_child_incident", {"number": child["number"], "parent": story["parent"]})
+        story.call("add_work_note", {"number": child["number"], "text": tracked})
         if int(service["criticality"]) == 1:  # a critical service's incident goes to its own team
             team = story.read("get_ci", {"name": service["name"]})["support_group"]
             if team != child["assignment_group"]:
@@ -226,7 +237,7 @@ def count_note(story: Story) -> None:
     story.say(
         [
             'Finish with a work note on the major incident: "<count> business services affected; child '
-            'incidents '
+            "incidents "
             'opened."',
             'Last, note on the major incident how many services are affected, as "<count> business '
             'services affected; child incidents opened."',
@@ -249,7 +260,7 @@ MAJOR_OUTAGE = Storyline(
     cast_outage,
     (log_and_declare, inform_rota, services_hit, count_note),
     provides=("me", "item", "depth"),
-    weight=8.0,
+    weight=10.0,
 )
 
 
@@ -361,18 +372,26 @@ def verification_tasks(story: Story) -> None:
         ],
         ci=item["name"],
         hops=hops,
-        text="Verify the application after the change",
+        text=VERIFY,
+    )
+    story.say(
+        [
+            "A criticality-1 application gets a second task, {confirm:q}, for the same group.",
+            "For the criticality-1 ones add {confirm:q} as well, same group.",
+        ],
+        confirm=CONFIRM,
     )
     for app in apps:
         info = story.read("get_ci", {"name": app})
-        story.call(
-            "add_change_task",
-            {
-                "number": story["change"],
-                "short_description": "Verify the application after the change",
-                "assignment_group": info["support_group"],
-            },
-        )
+        for text in (VERIFY, CONFIRM) if int(info["criticality"]) == 1 else (VERIFY,):
+            story.call(
+                "add_change_task",
+                {
+                    "number": story["change"],
+                    "short_description": text,
+                    "assignment_group": info["support_group"],
+                },
+            )
     story.knob("solver_filtering", f"live applications within {hops} hop(s)")
     retired = [r["name"] for r in reached if r["operational_status"] == "retired"]
     beyond = [
@@ -441,7 +460,7 @@ CHANGE_PLAN = Storyline(
     cast_change,
     (raise_at_risk, verification_tasks, cab_approvals),
     provides=("me", "item", "window"),
-    weight=8.0,
+    weight=10.0,
 )
 
 
@@ -466,10 +485,21 @@ def standard_too_risky(story: Story) -> None:
         end=end,
         rule=RISK_RULE,
     )
+    schedule = story.ctx.choice((False, True))
+    if schedule:
+        story.say(
+            [
+                "Check the schedule for other open changes on it first.",
+                "Look at what else is planned on it before you raise it.",
+            ]
+        )
+    if story.ctx.choice((False, True)):
+        story.read("get_ci", {"name": item["name"]})
     risk, walk = walk_risk(story)
     if risk == "low":
         raise Skip("the walk reaches no business service")
-    story.read("get_ci", {"name": item["name"]})
+    if schedule:
+        story.read("list_changes", {"ci_name": item["name"], "state": "open"})
     story.blocked(
         "request_change",
         {
