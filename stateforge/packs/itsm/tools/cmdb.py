@@ -181,7 +181,7 @@ def impacted_services(env: Env, name: str, depth: int = 4) -> dict:
         [item["ci_id"], depth],
     )
     services = [r for r in rows if r["class"] == "Business Service"]
-    return {"ci": item["name"], "reached": len(rows), "business_services": services, "items": rows[:200]}
+    return {"ci": item["name"], "reached": len(rows), "business_services": services, "items": rows[:500]}
 
 
 @tool(kind="write", reads=READS, writes=("ci_relationships",), idempotent=True)
