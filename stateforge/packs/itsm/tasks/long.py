@@ -379,11 +379,24 @@ def raise_at_risk(story: Story) -> None:
 )
 def verification_tasks(story: Story) -> None:
     ctx, item = story.ctx, story["item"]
-    hops = ctx.choice((2, 3))
-    reached = [r for r in story["walk"]["items"] if r["class"] == "Application" and r["hops"] <= hops]
-    apps = sorted(r["name"] for r in reached if r["operational_status"] != "retired")
-    if not apps or len(apps) > 40:
+    walk = story["walk"]
+    shown = max((r["hops"] for r in walk["items"]), default=0)
+    complete = walk["reached"] == len(walk["items"])  # else the last hop shown may be cut short
+
+    def live_apps(h: int) -> list[str]:
+        return sorted(
+            r["name"]
+            for r in walk["items"]
+            if r["class"] == "Application" and r["hops"] <= h and r["operational_status"] != "retired"
+        )
+
+    # the widest reach (up to 3 hops) whose applications the tool shows in full and that stays a plan
+    fits = [h for h in (1, 2, 3) if (complete or h < shown) and 1 <= len(live_apps(h)) <= 45]
+    if not fits:
         raise Skip("no or too many applications")
+    hops = fits[-1] if ctx.rng.random() < 0.7 else fits[0]
+    reached = [r for r in walk["items"] if r["class"] == "Application" and r["hops"] <= hops]
+    apps = live_apps(hops)
     story.say(
         [
             "Add a task {text:q} for every live application within {hops} hop(s) above {ci} in that walk "
