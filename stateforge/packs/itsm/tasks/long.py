@@ -76,13 +76,10 @@ def cast_outage(story: Story) -> None:
     """A failed infrastructure item whose outage reaches 4 to 70 business services, and a major-incident
     manager (itil, on the Major Incident Management rota) to run it."""
     ctx = story.ctx
-    wide = ctx.rng.random() < 0.2  # a core item under dozens of services: the heavy tail of outages
-    depth = 2 if wide else ctx.choice((2, 3, 3))
-    low, high = (8, 80) if wide else (6, 80)
+    depth = ctx.choice((2, 3, 3))
     item = ctx.pick(
-        f"SELECT * FROM ({reach_sql(depth)}) AS r WHERE services BETWEEN {low} AND {high}", what="failed item"
+        f"SELECT * FROM ({reach_sql(depth)}) AS r WHERE services BETWEEN 6 AND 80", what="failed item"
     )
-    story["wide"] = wide
     mim = someone(
         ctx, f"{has_role('major_incident_manager')} AND {has_role('itil')} AND {in_group('16')}", what="MIM"
     )
@@ -148,29 +145,18 @@ def inform_rota(story: Story) -> None:
 
 
 @step(
-    inputs=("me", "item", "depth", "wide", "parent", "category"),
+    inputs=("me", "item", "depth", "parent", "category"),
     outputs=("children",),
     goal="an incident on every business service reached, each a child of the major incident",
     capabilities=("multi_condition_filtering", "aggregation_computation"),
 )
 def services_hit(story: Story) -> None:
     ctx, item, depth = story.ctx, story["item"], story["depth"]
-    critical = 4 if story["wide"] else ctx.choice((2, 3, 4, 4))
+    critical = ctx.choice((2, 3, 4, 4))
     walk = story.read("impacted_services", {"name": item["name"], "depth": depth})
     live = live_services(walk)
     hit = sorted((s for s in live if int(s["criticality"]) <= critical), key=lambda s: s["name"])
-    if story["wide"]:  # the critical applications it reaches get theirs too
-        if walk["reached"] > len(walk["items"]):
-            raise Skip("the walk is longer than the tool shows")
-        apps = [
-            r
-            for r in walk["items"]
-            if r["class"] == "Application"
-            and int(r["criticality"]) == 1
-            and r["operational_status"] != "retired"
-        ]
-        hit = sorted(hit + apps, key=lambda s: s["name"])
-    if not 3 <= len(hit) <= 90:
+    if not 3 <= len(hit) <= 70:
         raise Skip("too few or too many services")
     cat, sub = story["category"]
     story.say(
@@ -190,18 +176,11 @@ def services_hit(story: Story) -> None:
         ci=item["name"],
         text=f"Degraded by the {item['name']} outage",
     )
-    if story["wide"]:
-        story.say(
-            [
-                "Do the same for every live application of criticality 1 in that walk (impact 1).",
-                "Every live criticality-1 application it reaches gets such an incident too, with impact 1.",
-            ]
-        )
     story.say(
         [
-            "The incident of a criticality-1 service or application goes to that item's own support group "
+            "The incident of a criticality-1 service goes to that service's own support group "
             "(unless it is there already), with the reason {why:q}.",
-            "Move each criticality-1 item's incident to the item's support group if it landed "
+            "Move each criticality-1 service's incident to the service's support group if it landed "
             "elsewhere; reason: {why:q}.",
         ],
         why=ROUTED,
@@ -280,7 +259,7 @@ MAJOR_OUTAGE = Storyline(
     "major_outage",
     cast_outage,
     (log_and_declare, inform_rota, services_hit, count_note),
-    provides=("me", "item", "depth", "wide"),
+    provides=("me", "item", "depth"),
     weight=10.0,
 )
 
