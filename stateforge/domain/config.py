@@ -393,6 +393,14 @@ class DomainPolicy(_Model):
                     repair=self.repair)
 
 
+class RoleQuery(_Model):
+    """Roles kept in other tables (a person's roles through a link table): the SQL that lists them."""
+
+    query: str
+    """A SELECT of one text column, the names of the roles of the person whose `actors.key` value is its one
+    `?` parameter (`SELECT r.name FROM user_roles JOIN roles ... WHERE u.user_name = ?`)."""
+
+
 class Actors(_Model):
     """Who an episode can act as (docs/domain-packs.md, "Actors"): the people table, the column a person is
     named by, and their roles."""
@@ -401,14 +409,20 @@ class Actors(_Model):
     """The table of people (members, users, employees)."""
     key: str
     """The column naming a person uniquely (a UNIQUE or primary key column: card_number, username)."""
-    roles: str | list[str] = Field(default_factory=list)
-    """A column of `table` holding each person's role (text, or a list of text), or the list of roles
-    everyone may hold (`[member]`); empty: actors have no roles."""
+    roles: str | list[str] | RoleQuery = Field(default_factory=list)
+    """A column of `table` holding each person's role (text, or a list of text), the list of roles
+    everyone may hold (`[member]`), or `{query: SQL}` listing a person's roles from other tables (roles
+    granted through a link table); empty: actors have no roles."""
 
     @property
     def role_column(self) -> str | None:
         """The column of roles, when `roles` names one."""
         return self.roles if isinstance(self.roles, str) else None
+
+    @property
+    def role_query(self) -> str | None:
+        """The SQL listing a person's roles, when `roles` is `{query: ...}`."""
+        return self.roles.query if isinstance(self.roles, RoleQuery) else None
 
 
 class TimeOrder(_Model):
@@ -548,6 +562,12 @@ class DomainConfig(_Model):
                           "KEY or UNIQUE on that column alone): it must name one person.")
             if self.actors.role_column is not None:
                 self._column(table, self.actors.role_column, "actors.roles")
+            query = self.actors.role_query
+            if query is not None and (
+                not query.lstrip().lower().startswith(("select", "with")) or query.count("?") != 1
+            ):
+                self.fail("actors.roles.query", "must be one SELECT of the role names with exactly one `?`, "
+                          "the person's key (actors.key).")
 
     def _table(self, schema: Schema, name: str, where: str) -> Table:
         if not schema.has_table(name):

@@ -574,11 +574,15 @@ class RecipeContext:
 
 
 def _swap_actor(actor: Actor | None, swap: Mapping[Any, Any]) -> Actor | None:
-    """The variant's actor: the person swapped like every other value (the swapped person speaks, in the
-    same roles; the gate rejects the variant when they do not hold them)."""
+    """The variant's actor: the person swapped like every other value (the swapped person speaks). A
+    swapped-in person acts in the roles they hold (the episode binds them), so a variant "asked by someone
+    without the role" is refused by the tools, not rejected by the gate; the same person keeps the roles."""
     if actor is None:
         return None
-    return actor.model_copy(update={"person": str(_swap_raw(actor.person, swap))})
+    person = str(_swap_raw(actor.person, swap))
+    if person == actor.person:
+        return actor
+    return actor.model_copy(update={"person": person, "roles": ()})
 
 
 def _swap_raw(value: Any, swap: Mapping[Any, Any]) -> Any:

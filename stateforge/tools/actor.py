@@ -61,8 +61,11 @@ def person_roles(con: duckdb.DuckDBPyConnection, config: DomainConfig, person: s
     ).fetchall()
     if len(rows) != 1:
         return None
+    query = spec.role_query
+    if query is not None:
+        return tuple(str(r[0]) for r in con.execute(query, [person]).fetchall() if r[0] is not None)
     if column is None:
-        return tuple(spec.roles)
+        return tuple(spec.roles)  # type: ignore[arg-type]
     value = rows[0][0]
     if value is None:
         return ()

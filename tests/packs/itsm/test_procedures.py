@@ -1,24 +1,24 @@
 """The ITSM pack's procedures under evaluation: tasks whose straightforward solution breaks one (a P1
 resolved with nobody informed, a high-risk change started without the CAB) are solved by the oracle; the
 `ignore-procedure` mutant leaves the procedure's steps out and fails every task it applies to, by the
-procedure's name, the P1 ones with their goal reached; a solver acting as the wrong user fails by the name
-of the policy that refused it."""
+procedure's name, the P1 ones with their goal reached; an episode signed in as the wrong person (the actor
+is bound by the harness, not chosen by the solver) fails by the name of the policy that refused it."""
 
 from __future__ import annotations
 
 import json
 import shutil
-from collections.abc import Mapping
 from pathlib import Path
 
 import duckdb
 import pytest
 
-from stateforge.evaluate import Assignment, BaseSolver, EpisodeHandle, SolverOutcome, evaluate
+from stateforge.evaluate import evaluate
 from stateforge.evaluate.rundir import EPISODES_FILE
 from stateforge.packs.itsm.tasks.changes import high_risk_through_cab
 from stateforge.packs.itsm.tasks.stories import close_unresolved, resolve_p1_quietly
 from stateforge.tasks import Task, generate_tasks, read_tasks
+from stateforge.tools.actor import Actor
 
 pytestmark = pytest.mark.xdist_group("itsm_pack")
 
@@ -87,32 +87,20 @@ def test_ignoring_the_procedure_fails_by_its_name(procedure_db: Path, procedure_
     assert mutant["verifier_kinds"]["policy"]["episodes_passed"] == 0
 
 
-class WrongUser(BaseSolver):
-    """Replays each task's reference calls as another user (`as_user` replaced): one without the roles."""
-
-    name = "wrong-user"
-
-    def __init__(self, tasks: Mapping[str, Task], user: str) -> None:
-        self.tasks, self.user = dict(tasks), user
-
-    def solve(self, task: Assignment, episode: EpisodeHandle) -> SolverOutcome:
-        for call in self.tasks[task.task_id].reference_calls:
-            arguments = dict(call.arguments)
-            if "as_user" in arguments:
-                arguments["as_user"] = self.user
-            episode.call(call.tool, arguments)
-        return SolverOutcome()
-
-
-def test_acting_as_the_wrong_user_fails_by_the_policy_that_refused_it(
+def test_acting_as_the_wrong_actor_fails_by_the_policy_that_refused_it(
     procedure_db: Path, procedure_tasks: Path, people: dict[str, str], tmp_path: Path
 ):
-    tasks = {t.id: t for t in feasible(procedure_tasks)}
-    solver = WrongUser(tasks, people["employee"])
-    wrong = evaluate(procedure_db, tasks_file=procedure_tasks, solver_object=solver, task_filter="feasible",
-                     out=tmp_path, report=False)
+    """The reference replayed by an episode signed in as someone else (an employee without the roles): the
+    solver cannot choose whom to act as, so the harness binds the task's actor, here the wrong one."""
+    tasks = feasible(procedure_tasks)
+    wrong_file = tmp_path / "wrong-actor.jsonl"
+    rebound = [t.model_copy(update={"actor": Actor(person=people["employee"])}) for t in tasks]
+    lines = [t.model_copy(update={"id": t.content_id()}).to_json() for t in rebound]
+    wrong_file.write_text("\n".join(lines) + "\n")
+    wrong = evaluate(procedure_db, tasks_file=wrong_file, solver="oracle", out=tmp_path / "run", report=False)
     assert (wrong["failed"], wrong["infra_errors"]) == (len(tasks), 0)
     for record in records(wrong):
         refused = {c["policy"] for c in record["tool_calls"] if not c["ok"] and c.get("policy")}
-        assert "itil_role_required" in refused, record["tool_calls"]
-        assert any(r.startswith("the policy itil_role_required refused ") for r in record["reasons"])
+        assert refused & {"itil_role_required", "ticket_visibility"}, record["tool_calls"]
+        named = [r for r in record["reasons"] if r.startswith("the policy ") and " refused " in r]
+        assert named, record["reasons"]

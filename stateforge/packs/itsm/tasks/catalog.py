@@ -36,7 +36,6 @@ def order_equipment(ctx: RecipeContext) -> None:
     ctx.call(
         "order_catalog_items",
         {
-            "as_user": who["user_name"],
             "items": [{"item": first["name"], "quantity": 1}, {"item": second["name"], "quantity": qty}],
         },
     )
@@ -77,9 +76,9 @@ def manager_approves_reports(ctx: RecipeContext) -> None:
             "Please approve all the requested items that wait for my approval.",
         ]
     )
-    waiting = ctx.read("list_my_request_approvals", {"as_user": mgr["user_name"], "limit": 50})
+    waiting = ctx.read("list_my_request_approvals", {"limit": 50})
     for row in waiting["rows"]:
-        ctx.call("approve_requested_item", {"as_user": mgr["user_name"], "number": row["number"]})
+        ctx.call("approve_requested_item", {"number": row["number"]})
     ctx.goal(
         "nothing waits",
         "SELECT count(*) AS n FROM request_approvals WHERE approver_id = ? AND state = 'requested'",
@@ -93,7 +92,8 @@ def manager_approves_reports(ctx: RecipeContext) -> None:
         because=f"{other['user_name']} is not the manager {first} waits for",
         instruction=f"I'm {other['full_name']} (user name {other['user_name']}). Approve {first} "
         "for my colleague, please.",
-        calls=[("approve_requested_item", {"as_user": other["user_name"], "number": first})],
+        calls=[("approve_requested_item", {"number": first})],
+        swap=swap_person(mgr, other),  # signed in as the colleague
         policy="manager_approves_requests",
     )
 
@@ -127,7 +127,7 @@ def retire_poor_articles(ctx: RecipeContext) -> None:
     while True:
         page = ctx.read(
             "search_knowledge",
-            {"as_user": author["user_name"], "category_name": cat["name"], "limit": 50, "offset": offset},
+            {"category_name": cat["name"], "limit": 50, "offset": offset},
         )
         rows += page["rows"]
         offset += 50
@@ -141,7 +141,7 @@ def retire_poor_articles(ctx: RecipeContext) -> None:
     if not poor:
         ctx.skip("no poorly rated article")
     for number in poor:
-        ctx.call("retire_article", {"as_user": author["user_name"], "number": number})
+        ctx.call("retire_article", {"number": number})
     ctx.goal(
         "the poor articles are retired",
         "SELECT list(a.number ORDER BY a.number) AS retired FROM kb_articles "
@@ -183,7 +183,6 @@ def publish_fix_article(ctx: RecipeContext) -> None:
     made = ctx.call(
         "create_article",
         {
-            "as_user": author["user_name"],
             "knowledge_base": "IT Self-Help",
             "category_name": cat["name"],
             "subcategory": cat["subcategory"],
@@ -192,7 +191,7 @@ def publish_fix_article(ctx: RecipeContext) -> None:
         },
     )
     ctx.derived(made["number"], "the new article's number, returned by create_article")
-    ctx.call("publish_article", {"as_user": author["user_name"], "number": made["number"]})
+    ctx.call("publish_article", {"number": made["number"]})
     ctx.goal(
         "published",
         "SELECT workflow_state FROM kb_articles WHERE short_description = ? AND author_id = ?",
@@ -237,7 +236,7 @@ def relate_cis(ctx: RecipeContext) -> None:
     )
     ctx.call(
         "add_ci_relation",
-        {"as_user": who["user_name"], "parent": app["name"], "child": db["name"], "relation": "Depends on"},
+        {"parent": app["name"], "child": db["name"], "relation": "Depends on"},
     )
     ctx.goal(
         "related",
@@ -278,7 +277,7 @@ def add_team_member(ctx: RecipeContext) -> None:
     )
     ctx.call(
         "add_group_member",
-        {"as_user": grp["user_name"], "group_name": grp["name"], "user_name": new["user_name"]},
+        {"group_name": grp["name"], "member": new["user_name"]},
     )
     ctx.goal(
         "a member",

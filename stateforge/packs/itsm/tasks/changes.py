@@ -45,7 +45,7 @@ def link_problem_incidents(ctx: RecipeContext) -> None:
     while True:
         page = ctx.read(
             "list_incidents",
-            {"as_user": pm["user_name"], "state": "open", "ci": row["ci"], "limit": 50, "offset": offset},
+            {"state": "open", "ci": row["ci"], "limit": 50, "offset": offset},
         )
         rows += page["rows"]
         offset += 50
@@ -55,7 +55,7 @@ def link_problem_incidents(ctx: RecipeContext) -> None:
     for number in todo:
         ctx.call(
             "link_incident_to_problem",
-            {"as_user": pm["user_name"], "incident": number, "problem": row["problem"]},
+            {"incident": number, "problem": row["problem"]},
         )
     ctx.goal(
         "every open incident on the item is linked",
@@ -103,7 +103,6 @@ def record_known_error(ctx: RecipeContext) -> None:
     ctx.call(
         "record_root_cause",
         {
-            "as_user": pm["user_name"],
             "number": prb["number"],
             "root_cause": cause,
             "workaround": workaround,
@@ -170,7 +169,6 @@ def raise_change_for_cab(ctx: RecipeContext) -> None:
     made = ctx.call(
         "request_change",
         {
-            "as_user": cm["user_name"],
             "short_description": what,
             "ci_name": item["name"],
             "planned_start": start.isoformat(),
@@ -181,11 +179,11 @@ def raise_change_for_cab(ctx: RecipeContext) -> None:
     )
     ctx.derived(made["number"], "the new change's number, returned by request_change")
     ctx.call(
-        "assess_change", {"as_user": cm["user_name"], "number": made["number"], "risk": risk, "impact": 2}
+        "assess_change", {"number": made["number"], "risk": risk, "impact": 2}
     )
     ctx.call(
         "request_change_approval",
-        {"as_user": cm["user_name"], "number": made["number"], "approvers": approvers},
+        {"number": made["number"], "approvers": approvers},
     )
     ctx.goal(
         "awaiting the CAB",
@@ -222,10 +220,10 @@ def cab_member_approves(ctx: RecipeContext) -> None:
         ],
         comment=comment,
     )
-    waiting = ctx.read("list_my_approvals", {"as_user": cab["user_name"], "state": "requested", "limit": 50})
+    waiting = ctx.read("list_my_approvals", {"state": "requested", "limit": 50})
     numbers = [r["number"] for r in waiting["rows"]]
     for number in numbers:
-        ctx.call("approve_change", {"as_user": cab["user_name"], "number": number, "comments": comment})
+        ctx.call("approve_change", {"number": number, "comments": comment})
     ctx.policy("change_approvals.comments", "normalized")
     ctx.goal(
         "nothing waits for the member",
@@ -245,8 +243,9 @@ def cab_member_approves(ctx: RecipeContext) -> None:
         instruction=f"I'm {other['full_name']} (user name {other['user_name']}). Approve {numbers[0]} "
         f"on behalf of the CAB, with the comment {comment!r}.",
         calls=[
-            ("approve_change", {"as_user": other["user_name"], "number": numbers[0], "comments": comment})
+            ("approve_change", {"number": numbers[0], "comments": comment})
         ],
+        swap=swap_person(cab, other),  # signed in as the colleague
         policy="cab_approvers_only",
     )
 
@@ -269,11 +268,11 @@ def schedule_pending_change(ctx: RecipeContext) -> None:
         ],
         number=chg["number"],
     )
-    ctx.read("get_change", {"as_user": cm["user_name"], "number": chg["number"]})
+    ctx.read("get_change", {"number": chg["number"]})
     blocked(
         ctx,
         "schedule_change",
-        {"as_user": cm["user_name"], "number": chg["number"]},
+        {"number": chg["number"]},
         because=f"{chg['number']} still waits for CAB approvals",
         policy="change_authorization",
     )
@@ -305,21 +304,21 @@ def high_risk_through_cab(ctx: RecipeContext) -> None:
         ],
         number=chg["number"],
     )
-    change = ctx.read("get_change", {"as_user": cm["user_name"], "number": chg["number"]})
+    change = ctx.read("get_change", {"number": chg["number"]})
     meetings = ctx.read(
-        "list_cab_meetings", {"as_user": cm["user_name"], "after": ctx.now.isoformat(), "limit": 20}
+        "list_cab_meetings", {"after": ctx.now.isoformat(), "limit": 20}
     )
     planned = change["planned_start"]
     meeting = next(m["name"] for m in meetings["rows"] if m["scheduled_at"] <= planned)
     ctx.call(
-        "add_change_to_cab_agenda", {"as_user": cm["user_name"], "number": chg["number"], "meeting": meeting}
+        "add_change_to_cab_agenda", {"number": chg["number"], "meeting": meeting}
     )
     ctx.derived("approved", "the board's approval is the outcome approved")
     ctx.call(
         "record_cab_outcome",
-        {"as_user": cm["user_name"], "number": chg["number"], "meeting": meeting, "outcome": "approved"},
+        {"number": chg["number"], "meeting": meeting, "outcome": "approved"},
     )
-    ctx.call("start_change_implementation", {"as_user": cm["user_name"], "number": chg["number"]})
+    ctx.call("start_change_implementation", {"number": chg["number"]})
     ctx.goal(
         "implementing after an approved review",
         "SELECT c.state, a.outcome FROM changes AS c JOIN "

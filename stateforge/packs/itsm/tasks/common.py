@@ -1,5 +1,6 @@
-"""What the ITSM recipes share: who speaks (an IT staff member or an employee, named by user name), the SQL
-that finds people by role and group, and the swap that turns a request into someone else's."""
+"""What the ITSM recipes share: who speaks and is signed in (an IT staff member or an employee, named by user
+name: the task's actor), the SQL that finds people by role and group, and the swap that turns a request into
+someone else's (the variant is then signed in as them)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from stateforge.tasks import RecipeContext
-from stateforge.tasks.picks import introduce as introduce_speaker
 
 PHRASES = (
     "I'm {name} (user name {handle}).",
@@ -35,16 +35,10 @@ def in_group(group_sql: str, alias: str = "u") -> str:
 
 
 def introduce(ctx: RecipeContext, who: Mapping[str, Any]) -> None:
-    """Open the instruction as `who` speaking, after recording that their user name names one person."""
-    introduce_speaker(
-        ctx,
-        "user",
-        "users",
-        {"user_name": who["user_name"]},
-        who["full_name"],
-        who["user_name"],
-        variants=PHRASES,
-    )
+    """Sign in as `who` (every tool acts as them, in every role they hold) and open the instruction with
+    them speaking."""
+    ctx.act_as("users", {"user_name": who["user_name"]})
+    ctx.say(list(PHRASES), name=who["full_name"], handle=who["user_name"])
 
 
 def swap_person(who: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str, Any]:

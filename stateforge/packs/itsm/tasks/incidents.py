@@ -59,10 +59,10 @@ def assign_from_queue(ctx: RecipeContext) -> None:
         assignee=member["user_name"],
         grp=inc["grp"],
     )
-    ctx.read("get_incident", {"as_user": agent["user_name"], "number": inc["number"]})
+    ctx.read("get_incident", {"number": inc["number"]})
     ctx.call(
         "assign_incident",
-        {"as_user": agent["user_name"], "number": inc["number"], "assignee": member["user_name"]},
+        {"number": inc["number"], "assignee": member["user_name"]},
     )
     ctx.goal(
         "the incident is in progress with the member",
@@ -104,7 +104,7 @@ def resolve_my_incident(ctx: RecipeContext) -> None:
     )
     ctx.call(
         "resolve_incident",
-        {"as_user": inc["user_name"], "number": inc["number"], "close_code": code, "close_notes": note},
+        {"number": inc["number"], "close_code": code, "close_notes": note},
     )
     ctx.goal("resolved", "SELECT state, close_code FROM incidents WHERE number = ?", [inc["number"]])
     other = employee(ctx)
@@ -157,7 +157,6 @@ def reassign_with_reason(ctx: RecipeContext) -> None:
     ctx.call(
         "reassign_incident",
         {
-            "as_user": agent["user_name"],
             "number": inc["number"],
             "assignment_group": target["name"],
             "reason": reason,
@@ -208,11 +207,11 @@ def hold_for_caller(ctx: RecipeContext) -> None:
         number=inc["number"],
         question=question,
     )
-    ctx.call("add_comment", {"as_user": inc["user_name"], "number": inc["number"], "text": question})
+    ctx.call("add_comment", {"number": inc["number"], "text": question})
     ctx.derived("awaiting_caller", "on hold while waiting for the caller is the hold reason awaiting_caller")
     ctx.call(
         "put_incident_on_hold",
-        {"as_user": inc["user_name"], "number": inc["number"], "hold_reason": "awaiting_caller"},
+        {"number": inc["number"], "hold_reason": "awaiting_caller"},
     )
     ctx.goal("on hold", "SELECT state, hold_reason FROM incidents WHERE number = ?", [inc["number"]])
     done = ctx.pick(
@@ -252,7 +251,7 @@ def caller_reopens(ctx: RecipeContext) -> None:
         number=inc["number"],
         reason=reason,
     )
-    ctx.call("reopen_incident", {"as_user": inc["user_name"], "number": inc["number"], "reason": reason})
+    ctx.call("reopen_incident", {"number": inc["number"], "reason": reason})
     ctx.goal("reopened", "SELECT state, reopen_count FROM incidents WHERE number = ?", [inc["number"]])
     closed = ctx.pick(
         "SELECT number FROM incidents WHERE state = 'closed' AND caller_id = ?",
@@ -300,7 +299,6 @@ def report_for_caller(ctx: RecipeContext) -> None:
     ctx.call(
         "create_incident",
         {
-            "as_user": agent["user_name"],
             "short_description": summary,
             "category_name": cat["name"],
             "subcategory": cat["subcategory"],
@@ -354,9 +352,9 @@ def escalate_priority(ctx: RecipeContext) -> None:
     )
     ctx.call(
         "set_impact_urgency",
-        {"as_user": agent["user_name"], "number": inc["number"], "impact": impact, "urgency": urgency},
+        {"number": inc["number"], "impact": impact, "urgency": urgency},
     )
-    ctx.call("add_work_note", {"as_user": agent["user_name"], "number": inc["number"], "text": note})
+    ctx.call("add_work_note", {"number": inc["number"], "text": note})
     ctx.goal("priority raised", "SELECT priority FROM incidents WHERE number = ?", [inc["number"]])
     other = employee(ctx)
     ctx.infeasible(
@@ -383,7 +381,7 @@ def cancel_duplicate(ctx: RecipeContext) -> None:
     )
     ctx.call(
         "cancel_incident",
-        {"as_user": inc["user_name"], "number": inc["number"], "reason": "Opened by mistake."},
+        {"number": inc["number"], "reason": "Opened by mistake."},
     )
     ctx.policy("incident_journal.body", "ignore")
     ctx.goal("canceled", "SELECT state FROM incidents WHERE number = ?", [inc["number"]])

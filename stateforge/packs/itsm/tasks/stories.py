@@ -83,7 +83,7 @@ def cast_group_with_resolved(story: Story) -> None:
 
 @step(inputs=("agent", "category"), outputs=("number", "caller"), goal="open the P1 for the caller")
 def open_p1(story: Story) -> None:
-    ctx, agent, cat = story.ctx, story["agent"], story["category"]
+    ctx, cat = story.ctx, story["category"]
     caller = someone(ctx, f"NOT {has_role('itil')}", what="caller")
     summary = ctx.choice(
         ("Whole office cannot reach the service", "Service down for every user", "Outage: nobody can sign in")
@@ -105,7 +105,6 @@ def open_p1(story: Story) -> None:
     made = story.call(
         "create_incident",
         {
-            "as_user": agent["user_name"],
             "short_description": summary,
             "category_name": cat["name"],
             "subcategory": cat["subcategory"],
@@ -125,7 +124,7 @@ def take_it(story: Story) -> None:
     story.say(["Assign it to me straight away.", "Take it on my name right now."])
     story.call(
         "assign_incident",
-        {"as_user": agent["user_name"], "number": story["number"], "assignee": agent["user_name"]},
+        {"number": story["number"], "assignee": agent["user_name"]},
     )
 
 
@@ -135,8 +134,8 @@ def take_it(story: Story) -> None:
     capabilities=("cross_step_dependency",),
 )
 def inform_mim(story: Story) -> None:
-    ctx, agent = story.ctx, story["agent"]
-    group = story.read("get_group", {"as_user": agent["user_name"], "name": "Major Incident Management"})
+    ctx = story.ctx
+    group = story.read("get_group", {"name": "Major Incident Management"})
     members = sorted(m["user_name"] for m in group["members"])
     mim = members[ctx.rng.randrange(len(members))]
     story.say(
@@ -148,7 +147,7 @@ def inform_mim(story: Story) -> None:
     )
     story.call(
         "notify_major_incident_manager",
-        {"as_user": agent["user_name"], "number": story["number"], "manager": mim},
+        {"number": story["number"], "manager": mim},
     )
     story.knob("policy_detour", "a P1 informs a major-incident manager")
 
@@ -160,7 +159,7 @@ def bridge_note(story: Story) -> None:
     )
     story.say(["Then add the work note {note:q}.", "Finish with a work note: {note:q}"], note=note)
     story.call(
-        "add_work_note", {"as_user": story["agent"]["user_name"], "number": story["number"], "text": note}
+        "add_work_note", {"number": story["number"], "text": note}
     )
     story.ctx.goal(
         "the P1 is owned, with the manager informed",
@@ -183,7 +182,6 @@ def sweep_queue(story: Story) -> None:
     rows = story.read_all(
         "list_incidents",
         {
-            "as_user": agent["user_name"],
             "state": "new",
             "assignment_group": grp["name"],
             "max_priority": cap,
@@ -204,7 +202,7 @@ def sweep_queue(story: Story) -> None:
     for row in rows:
         story.call(
             "assign_incident",
-            {"as_user": agent["user_name"], "number": row["number"], "assignee": agent["user_name"]},
+            {"number": row["number"], "assignee": agent["user_name"]},
         )
     story["taken"] = [r["number"] for r in rows]
     story.knob("solver_filtering", f"new incidents of priority <= {cap}")
@@ -215,7 +213,7 @@ def note_each(story: Story) -> None:
     note = "Picked up from the queue, working on it."
     story.say(["On each of them add the work note {note:q}.", "And note {note:q} on every one."], note=note)
     for number in story["taken"]:
-        story.call("add_work_note", {"as_user": story["agent"]["user_name"], "number": number, "text": note})
+        story.call("add_work_note", {"number": number, "text": note})
     story.ctx.goal(
         "the queue is empty up to the priority",
         "SELECT list(i.number ORDER BY i.number) AS mine FROM "
@@ -235,7 +233,6 @@ def note_breaches(story: Story) -> None:
     rows = story.read_all(
         "list_breached_slas",
         {
-            "as_user": agent["user_name"],
             "assignment_group": grp["name"],
             "target": "response",
             "open_only": True,
@@ -255,7 +252,7 @@ def note_breaches(story: Story) -> None:
         note=note,
     )
     for number in numbers:
-        story.call("add_work_note", {"as_user": agent["user_name"], "number": number, "text": note})
+        story.call("add_work_note", {"number": number, "text": note})
     story.ctx.goal(
         "each breached incident has the note",
         "SELECT count(DISTINCT j.incident_id) AS n FROM "
@@ -272,10 +269,10 @@ def note_breaches(story: Story) -> None:
     capabilities=("full_data_acquisition", "precise_boundary_judgment"),
 )
 def close_resolved(story: Story) -> None:
-    agent, grp = story["agent"], story["group"]
+    grp = story["group"]
     rows = story.read_all(
         "list_incidents",
-        {"as_user": agent["user_name"], "state": "resolved", "assignment_group": grp["name"]},
+        {"state": "resolved", "assignment_group": grp["name"]},
     )
     days = sorted({r["resolved_at"][:10] for r in rows})
     if len(days) < 2:
@@ -291,7 +288,7 @@ def close_resolved(story: Story) -> None:
         cutoff=cutoff,
     )
     for number in todo:
-        story.call("close_incident", {"as_user": agent["user_name"], "number": number})
+        story.call("close_incident", {"number": number})
     story.knob("boundary_distractor", f"incidents resolved on {cutoff} stay resolved")
     story.ctx.goal(
         "closed up to the day",
@@ -334,7 +331,7 @@ STORYLINES = (MAJOR_INCIDENT_BRIDGE, QUEUE_SWEEP, BREACHED_FOLLOWUP, CLOSE_CONFI
 # --- infeasible: the first write is refused after the reads ----------------------------------------------
 
 
-@recipe(capabilities=("cross_step_dependency", "aggregation_computation"), difficulty="medium", weight=2.0)
+@recipe(capabilities=("cross_step_dependency", "aggregation_computation"), difficulty="medium", weight=1.0)
 def retire_busy_ci(ctx: RecipeContext) -> None:
     """A support group member retires an item that still has open incidents: refused (cmdb_changes)."""
     item = ctx.pick(
@@ -355,17 +352,17 @@ def retire_busy_ci(ctx: RecipeContext) -> None:
         ],
         ci=item["name"],
     )
-    ctx.read("get_ci", {"as_user": who["user_name"], "name": item["name"]})
+    ctx.read("get_ci", {"name": item["name"]})
     blocked(
         ctx,
         "set_ci_status",
-        {"as_user": who["user_name"], "name": item["name"], "status": "retired"},
+        {"name": item["name"], "status": "retired"},
         because=f"{item['name']} still has open incidents",
         policy="cmdb_changes",
     )
 
 
-@recipe(capabilities=("cross_step_dependency",), difficulty="medium", weight=2.0)
+@recipe(capabilities=("cross_step_dependency",), difficulty="medium", weight=1.0)
 def fulfil_before_approval(ctx: RecipeContext) -> None:
     """A fulfilment group member starts work on a requested item still waiting for its manager's approval:
     refused (manager_approves_requests)."""
@@ -388,17 +385,17 @@ def fulfil_before_approval(ctx: RecipeContext) -> None:
         number=item["number"],
         request=item["request"],
     )
-    ctx.read("get_request", {"as_user": who["user_name"], "number": item["request"]})
+    ctx.read("get_request", {"number": item["request"]})
     blocked(
         ctx,
         "start_fulfilment",
-        {"as_user": who["user_name"], "number": item["number"]},
+        {"number": item["number"]},
         because=f"{item['number']} still awaits its manager's approval",
         policy="manager_approves_requests",
     )
 
 
-@recipe(capabilities=("cross_step_dependency",), difficulty="easy", weight=2.0)
+@recipe(capabilities=("cross_step_dependency",), difficulty="easy", weight=1.0)
 def close_unresolved(ctx: RecipeContext) -> None:
     """A caller asks to close their incident still in progress: only resolved incidents close
     (incident_state_flow)."""
@@ -416,11 +413,11 @@ def close_unresolved(ctx: RecipeContext) -> None:
         ],
         number=inc["number"],
     )
-    ctx.read("get_incident", {"as_user": inc["user_name"], "number": inc["number"]})
+    ctx.read("get_incident", {"number": inc["number"]})
     blocked(
         ctx,
         "close_incident",
-        {"as_user": inc["user_name"], "number": inc["number"]},
+        {"number": inc["number"]},
         because=f"{inc['number']} is in progress: only resolved incidents close",
         policy="incident_state_flow",
     )
@@ -457,16 +454,15 @@ def resolve_p1_quietly(ctx: RecipeContext) -> None:
         notes="Service restored.",
         mim=mim["user_name"],
     )
-    ctx.read("get_incident", {"as_user": inc["user_name"], "number": inc["number"]})
+    ctx.read("get_incident", {"number": inc["number"]})
     ctx.call(
         "notify_major_incident_manager",
-        {"as_user": inc["user_name"], "number": inc["number"], "manager": mim["user_name"]},
+        {"number": inc["number"], "manager": mim["user_name"]},
         step=f"Inform {mim['user_name']} all the same: the P1 procedure asks for the notification",
     )
     ctx.call(
         "resolve_incident",
         {
-            "as_user": inc["user_name"],
             "number": inc["number"],
             "close_code": "solved",
             "close_notes": "Service restored.",

@@ -3,8 +3,9 @@
 One module per part of the product: incidents (the list and form, read side), incident_work (the form's
 UI actions, the activity stream, major incidents), problems, changes (with the CAB's approvals and
 meetings), cmdb (items, relations, impact walks), people (users, groups, membership), knowledge and
-catalog (ordering, approving as the manager, fulfilment). Every tool acts as the person named by
-`as_user` (`common.actor`) and refuses what domain.yaml's policies forbid, naming the policy.
+catalog (ordering, approving as the manager, fulfilment). Every tool acts as the episode's signed-in person
+(`common.actor`: domain.yaml `actors:`), shows what their roles may see and refuses what domain.yaml's
+policies forbid, naming the policy.
 """
 
 from __future__ import annotations

@@ -14,7 +14,6 @@ from stateforge.tools.policies import refuse
 from .common import (
     PEOPLE,
     Actor,
-    AsUser,
     Limit,
     Offset,
     active_person,
@@ -64,7 +63,7 @@ def ritm(env: Env, number: str) -> dict[str, Any]:
 
 @tool(reads=READS)
 def list_catalog_items(
-    env: Env, as_user: AsUser, category: str | None = None, active_only: bool = True
+    env: Env, category: str | None = None, active_only: bool = True
 ) -> dict:
     """The catalogue: each item's price, whether it needs approval, delivery days and maximum quantity.
 
@@ -72,7 +71,7 @@ def list_catalog_items(
         category: The section (Hardware, Software, Access, Mobile, Services).
         active_only: Leave out items that can no longer be ordered.
     """
-    actor(env, as_user)
+    actor(env)
     where, params = ["TRUE"], []
     if category:
         where.append("lower(c.title) = lower(?)")
@@ -85,7 +84,6 @@ def list_catalog_items(
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def order_catalog_items(
     env: Env,
-    as_user: AsUser,
     items: Annotated[list[Line], Field(min_length=1, max_length=6)],
     requested_for: str | None = None,
 ) -> dict:
@@ -96,7 +94,7 @@ def order_catalog_items(
         items: The items and quantities.
         requested_for: The user name of the person they are for (default: you).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     target = me.user
     if requested_for and requested_for.strip().lower() != me.name.lower():
         target = active_person(env, requested_for, argument="requested_for", role="receive catalogue items")
@@ -168,7 +166,6 @@ def order_catalog_items(
 @tool(reads=READS)
 def list_requests(
     env: Env,
-    as_user: AsUser,
     requested_for: str | None = None,
     state: Literal["open", "in_progress", "closed", "canceled", "any"] = "any",
     limit: Limit = 20,
@@ -180,7 +177,7 @@ def list_requests(
         requested_for: The user name of the person they are for (default: you; the service desk sees all).
         state: open, in_progress, closed, canceled or any.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     who = person(env, requested_for, argument="requested_for") if requested_for else me.user
     if who["user_id"] != me.id and who["manager_id"] != me.id and not me.has("itil"):
         raise refuse(
@@ -205,14 +202,21 @@ def list_requests(
 
 
 @tool(reads=READS)
-def get_request(env: Env, as_user: AsUser, number: str) -> dict:
+def get_request(env: Env, number: str) -> dict:
     """A request with its items, their states, due dates, assignees and approvals.
 
     Args:
         number: The request number (REQ0010001).
     """
-    actor(env, as_user)
+    me = actor(env)
     req = record(env, "requests", number)
+    manager = env.scalar("SELECT manager_id FROM users WHERE user_id = ?", [req["requested_for"]])
+    if not me.has("itil") and me.id not in (req["opened_by"], req["requested_for"], manager):
+        raise refuse(
+            "ticket_visibility",
+            f"{me.name} sees their own and their reports' requests only; {req['number']} is someone else's",
+            argument="number",
+        )
     items = env.query(
         "SELECT r.number, i.name AS item, r.quantity, r.state, r.due_date, u.user_name AS assigned_to, "
         "a.state AS approval, ap.user_name AS approver FROM requested_items AS r JOIN catalog_items AS i "
@@ -233,9 +237,9 @@ def get_request(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(reads=READS)
-def list_my_request_approvals(env: Env, as_user: AsUser, limit: Limit = 20, offset: Offset = 0) -> dict:
+def list_my_request_approvals(env: Env, limit: Limit = 20, offset: Offset = 0) -> dict:
     """Requested items waiting for your approval (as the manager of the person they are for), oldest first."""
-    me = actor(env, as_user)
+    me = actor(env)
     return env.page(
         "SELECT r.number, i.name AS item, r.quantity, i.price, u.user_name AS requested_for, "
         "a.requested_at FROM request_approvals AS a JOIN requested_items AS r USING (ritm_id) "
@@ -266,13 +270,13 @@ def decide(env: Env, me: Actor, number: str, state: str) -> dict[str, Any]:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def approve_requested_item(env: Env, as_user: AsUser, number: str) -> dict:
+def approve_requested_item(env: Env, number: str) -> dict:
     """Approve a requested item waiting for you (you manage the person it is for); it goes to fulfilment.
 
     Args:
         number: The requested item's number (RITM0010001).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     item = decide(env, me, number, "approved")
     env.update("requested_items", item["ritm_id"], {"state": "approved"})
     sync_request(env, item["request_id"])
@@ -280,13 +284,13 @@ def approve_requested_item(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def reject_requested_item(env: Env, as_user: AsUser, number: str) -> dict:
+def reject_requested_item(env: Env, number: str) -> dict:
     """Reject a requested item waiting for you; it is closed unfulfilled.
 
     Args:
         number: The requested item's number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     item = decide(env, me, number, "rejected")
     env.update("requested_items", item["ritm_id"], {"state": "rejected", "closed_at": env.now})
     sync_request(env, item["request_id"])
@@ -298,19 +302,18 @@ def fulfiller(env: Env, me: Actor, item: dict[str, Any], what: str) -> None:
     if not is_member(env, item["assignment_group_id"], me.id):
         raise refuse(
             "assignee_in_assignment_group",
-            f"{me.name} is not in the item's fulfilment group",
-            argument="as_user",
+            f"{me.name} is not in the item's fulfilment group"
         )
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def start_fulfilment(env: Env, as_user: AsUser, number: str) -> dict:
+def start_fulfilment(env: Env, number: str) -> dict:
     """Take an approved requested item in your fulfilment group: assigned to you, work in progress.
 
     Args:
         number: The requested item's number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     item = ritm(env, number)
     fulfiller(env, me, item, "fulfil requests")
     if item["state"] == "pending_approval":
@@ -329,13 +332,13 @@ def start_fulfilment(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def fulfil_requested_item(env: Env, as_user: AsUser, number: str) -> dict:
+def fulfil_requested_item(env: Env, number: str) -> dict:
     """Mark a requested item you are working on fulfilled (delivered).
 
     Args:
         number: The requested item's number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     item = ritm(env, number)
     fulfiller(env, me, item, "fulfil requests")
     if item["state"] in ("fulfilled", "rejected", "canceled"):
@@ -357,17 +360,17 @@ def fulfil_requested_item(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def cancel_requested_item(env: Env, as_user: AsUser, number: str) -> dict:
+def cancel_requested_item(env: Env, number: str) -> dict:
     """Cancel a requested item not yet fulfilled (the person it is for, whoever ordered it, or the desk).
 
     Args:
         number: The requested item's number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     item = ritm(env, number)
     req = env.one("SELECT * FROM requests WHERE request_id = ?", [item["request_id"]])
     if me.id not in (req["requested_for"], req["opened_by"]) and not me.has("itil"):
-        raise refuse("catalog_ordering", f"{me.name} did not order {item['number']}", argument="as_user")
+        raise refuse("catalog_ordering", f"{me.name} did not order {item['number']}")
     if item["state"] in ("fulfilled", "rejected", "canceled"):
         raise refuse(
             "closed_records_frozen", f"{item['number']} is {item['state']} already", argument="number"

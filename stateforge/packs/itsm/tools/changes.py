@@ -13,9 +13,9 @@ from stateforge.tools import Env, ToolError, tool
 from stateforge.tools.policies import refuse
 
 from .common import (
+    CHANGE_VIEWERS,
     PEOPLE,
     Actor,
-    AsUser,
     Limit,
     Offset,
     active_person,
@@ -25,6 +25,7 @@ from .common import (
     is_member,
     record,
     require_itil,
+    require_view,
 )
 
 READS = (
@@ -69,7 +70,7 @@ def change_manager(me: Actor, what: str) -> None:
     require_itil(me, what)
     if not me.has("change_manager"):
         raise refuse(
-            "change_state_flow", f"{me.name} is not a change manager and cannot {what}", argument="as_user"
+            "change_state_flow", f"{me.name} is not a change manager and cannot {what}"
         )
 
 
@@ -79,15 +80,13 @@ def works_change(env: Env, me: Actor, chg: dict[str, Any], what: str) -> None:
     if not (me.has("change_manager") or is_member(env, chg["assignment_group_id"], me.id)):
         raise refuse(
             "itil_role_required",
-            f"{me.name} is not in the change's group and cannot {what}",
-            argument="as_user",
+            f"{me.name} is not in the change's group and cannot {what}"
         )
 
 
 @tool(reads=READS)
 def list_changes(
     env: Env,
-    as_user: AsUser,
     state: STATES = "open",
     risk: Literal["low", "moderate", "high", "very_high"] | None = None,
     change_type: Literal["standard", "normal", "emergency"] | None = None,
@@ -109,7 +108,7 @@ def list_changes(
         planned_after: Planned to start at or after this time.
         planned_before: Planned to start before this time.
     """
-    actor(env, as_user)
+    require_view(actor(env), CHANGE_VIEWERS, "changes and the CAB")
     where, params = ["TRUE"], []
     if state == "open":
         where.append("c.state NOT IN ('closed', 'canceled')")
@@ -142,13 +141,13 @@ def list_changes(
 
 
 @tool(reads=READS)
-def get_change(env: Env, as_user: AsUser, number: str) -> dict:
+def get_change(env: Env, number: str) -> dict:
     """One change with its approvals, its tasks and the CAB meetings it is on.
 
     Args:
         number: The change number (CHG0010001).
     """
-    actor(env, as_user)
+    require_view(actor(env), CHANGE_VIEWERS, "changes and the CAB")
     chg = record(env, "changes", number)
     row = env.one(f"{VIEW} WHERE c.change_id = ?", [chg["change_id"]])
     row["approvals"] = env.query(
@@ -173,13 +172,13 @@ def get_change(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(reads=READS)
-def list_change_conflicts(env: Env, as_user: AsUser, number: str) -> dict:
+def list_change_conflicts(env: Env, number: str) -> dict:
     """Other open changes on the same configuration item whose planned windows overlap this change's.
 
     Args:
         number: The change number.
     """
-    actor(env, as_user)
+    require_view(actor(env), CHANGE_VIEWERS, "changes and the CAB")
     chg = record(env, "changes", number)
     rows = env.query(
         f"{VIEW} WHERE c.change_id <> ? AND c.ci_id = ? AND c.state NOT IN ('closed', 'canceled') "
@@ -192,7 +191,6 @@ def list_change_conflicts(env: Env, as_user: AsUser, number: str) -> dict:
 @tool(reads=READS)
 def list_my_approvals(
     env: Env,
-    as_user: AsUser,
     state: Literal["requested", "approved", "rejected", "any"] = "requested",
     limit: Limit = 20,
     offset: Offset = 0,
@@ -202,7 +200,7 @@ def list_my_approvals(
     Args:
         state: requested (waiting for you), approved, rejected or any.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     where = "" if state == "any" else " AND a.state = ?"
     params = [me.id] + ([] if state == "any" else [state])
     return env.page(
@@ -219,7 +217,6 @@ def list_my_approvals(
 @tool(reads=READS)
 def list_cab_meetings(
     env: Env,
-    as_user: AsUser,
     after: dt.datetime | None = None,
     before: dt.datetime | None = None,
     limit: Limit = 20,
@@ -231,7 +228,7 @@ def list_cab_meetings(
         after: Held at or after this time.
         before: Held before this time.
     """
-    actor(env, as_user)
+    require_view(actor(env), CHANGE_VIEWERS, "changes and the CAB")
     where, params = ["TRUE"], []
     if after:
         where.append("m.scheduled_at >= ?")
@@ -252,13 +249,13 @@ def list_cab_meetings(
 
 
 @tool(reads=READS)
-def get_cab_meeting(env: Env, as_user: AsUser, meeting: str) -> dict:
+def get_cab_meeting(env: Env, meeting: str) -> dict:
     """A CAB meeting's agenda: the changes on it and the board's outcome for each.
 
     Args:
         meeting: The meeting's name ("Weekly CAB #105").
     """
-    actor(env, as_user)
+    require_view(actor(env), CHANGE_VIEWERS, "changes and the CAB")
     row = env.one(
         "SELECT meeting_id, name, scheduled_at FROM cab_meetings WHERE lower(name) = lower(?)", [meeting]
     )
@@ -277,7 +274,6 @@ def get_cab_meeting(env: Env, as_user: AsUser, meeting: str) -> dict:
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def request_change(
     env: Env,
-    as_user: AsUser,
     short_description: Annotated[str, Field(min_length=3, max_length=120)],
     ci_name: str,
     planned_start: dt.datetime,
@@ -301,7 +297,7 @@ def request_change(
         assignment_group: The implementing group (default: the item's support group).
         problem: The problem number it fixes, if any.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "request changes")
     item = ci(env, ci_name, argument="ci_name")
     if item["operational_status"] == "retired":
@@ -346,7 +342,6 @@ def request_change(
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
 def assess_change(
     env: Env,
-    as_user: AsUser,
     number: str,
     risk: Literal["low", "moderate", "high", "very_high"],
     impact: Annotated[int, Field(ge=1, le=3)],
@@ -359,7 +354,7 @@ def assess_change(
         risk: The assessed risk.
         impact: 1 high, 2 medium, 3 low.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     chg = step_change(env, number, ("new", "assess"), "be assessed")
     works_change(env, me, chg, "assess changes")
     if chg["change_type"] == "standard" and risk != "low":
@@ -372,7 +367,6 @@ def assess_change(
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def request_change_approval(
     env: Env,
-    as_user: AsUser,
     number: str,
     approvers: Annotated[list[str], Field(min_length=1, max_length=8)],
 ) -> dict:
@@ -382,7 +376,7 @@ def request_change_approval(
         number: The change number.
         approvers: The user names of the CAB members asked (cab_member role).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     change_manager(me, "ask for change approvals")
     chg = step_change(env, number, ("assess",), "go to authorization (assess it first)")
     if chg["change_type"] == "standard":
@@ -427,14 +421,14 @@ def my_approval(env: Env, me: Actor, chg: dict[str, Any]) -> dict[str, Any]:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def approve_change(env: Env, as_user: AsUser, number: str, comments: Words | None = None) -> dict:
+def approve_change(env: Env, number: str, comments: Words | None = None) -> dict:
     """Approve a change awaiting authorization, as the CAB member the approval was asked of.
 
     Args:
         number: The change number.
         comments: Why, or conditions.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     chg = step_change(env, number, ("authorize",), "be approved")
     row = my_approval(env, me, chg)
     env.update(
@@ -450,7 +444,7 @@ def approve_change(env: Env, as_user: AsUser, number: str, comments: Words | Non
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def reject_change(env: Env, as_user: AsUser, number: str, comments: Words) -> dict:
+def reject_change(env: Env, number: str, comments: Words) -> dict:
     """Reject a change awaiting authorization, as the CAB member asked: the change is canceled, the other
     approvals and its tasks with it.
 
@@ -458,7 +452,7 @@ def reject_change(env: Env, as_user: AsUser, number: str, comments: Words) -> di
         number: The change number.
         comments: Why it is rejected.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     chg = step_change(env, number, ("authorize",), "be rejected")
     row = my_approval(env, me, chg)
     env.update(
@@ -493,13 +487,13 @@ def cancel_rest(env: Env, chg: dict[str, Any]) -> None:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def schedule_change(env: Env, as_user: AsUser, number: str) -> dict:
+def schedule_change(env: Env, number: str) -> dict:
     """Schedule an authorized change: every approval asked for it must be approved.
 
     Args:
         number: The change number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     change_manager(me, "schedule changes")
     chg = step_change(env, number, ("authorize",), "be scheduled")
     pending = env.query(
@@ -519,13 +513,13 @@ def schedule_change(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def start_change_implementation(env: Env, as_user: AsUser, number: str) -> dict:
+def start_change_implementation(env: Env, number: str) -> dict:
     """Start implementing a scheduled change; its open tasks move to in progress.
 
     Args:
         number: The change number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     chg = step_change(env, number, ("scheduled",), "start implementation (it must be scheduled)")
     works_change(env, me, chg, "implement changes")
     # a high-risk change without an approved CAB review starts too: the procedure high_risk_cab_review is the
@@ -538,13 +532,13 @@ def start_change_implementation(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def complete_change_implementation(env: Env, as_user: AsUser, number: str) -> dict:
+def complete_change_implementation(env: Env, number: str) -> dict:
     """Finish implementing a change: it moves to review (every task must be closed or canceled).
 
     Args:
         number: The change number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     chg = step_change(env, number, ("implement",), "complete implementation")
     works_change(env, me, chg, "implement changes")
     open_tasks = env.query(
@@ -565,7 +559,6 @@ def complete_change_implementation(env: Env, as_user: AsUser, number: str) -> di
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
 def close_change(
     env: Env,
-    as_user: AsUser,
     number: str,
     close_code: Literal["successful", "successful_with_issues", "unsuccessful"],
 ) -> dict:
@@ -575,7 +568,7 @@ def close_change(
         number: The change number.
         close_code: successful, successful_with_issues or unsuccessful.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     chg = step_change(env, number, ("review",), "be closed (it must be in review)")
     works_change(env, me, chg, "close changes")
     env.update(
@@ -585,13 +578,13 @@ def close_change(
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def cancel_change(env: Env, as_user: AsUser, number: str) -> dict:
+def cancel_change(env: Env, number: str) -> dict:
     """Cancel a change before its implementation starts; waiting approvals and open tasks are canceled too.
 
     Args:
         number: The change number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     chg = step_change(env, number, ("new", "assess", "authorize", "scheduled"), "be canceled")
     if chg["requested_by"] != me.id:
         works_change(env, me, chg, "cancel changes")
@@ -602,7 +595,6 @@ def cancel_change(env: Env, as_user: AsUser, number: str) -> dict:
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def add_change_task(
     env: Env,
-    as_user: AsUser,
     number: str,
     short_description: Annotated[str, Field(min_length=3, max_length=120)],
     assignment_group: str | None = None,
@@ -616,7 +608,7 @@ def add_change_task(
         assignment_group: Its group (default: the change's).
         assignee: A member of that group.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     chg = step_change(env, number, ("new", "assess", "authorize", "scheduled", "implement"), "take new tasks")
     works_change(env, me, chg, "plan changes")
     gid = (
@@ -652,32 +644,32 @@ def add_change_task(
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def close_change_task(env: Env, as_user: AsUser, task: str) -> dict:
+def close_change_task(env: Env, task: str) -> dict:
     """Close a change task that is done.
 
     Args:
         task: The task number (CTASK010001).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "close change tasks")
     row = record(env, "change_tasks", task, argument="task")
     if row["state"] in ("closed", "canceled"):
         raise refuse("change_state_flow", f"{row['number']} is {row['state']} already", argument="task")
     if not (me.has("change_manager") or is_member(env, row["assignment_group_id"], me.id)):
-        raise refuse("itil_role_required", f"{me.name} is not in the task's group", argument="as_user")
+        raise refuse("itil_role_required", f"{me.name} is not in the task's group")
     env.update("change_tasks", row["task_id"], {"state": "closed", "closed_at": env.now})
     return {"number": row["number"], "state": "closed"}
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def add_change_to_cab_agenda(env: Env, as_user: AsUser, number: str, meeting: str) -> dict:
+def add_change_to_cab_agenda(env: Env, number: str, meeting: str) -> dict:
     """Put a change awaiting authorization (or scheduled) on a CAB meeting held before its planned start.
 
     Args:
         number: The change number.
         meeting: The meeting's name ("Weekly CAB #105").
     """
-    me = actor(env, as_user)
+    me = actor(env)
     change_manager(me, "set CAB agendas")
     chg = step_change(env, number, ("authorize", "scheduled"), "go to the CAB (ask for approval first)")
     row = env.one("SELECT * FROM cab_meetings WHERE lower(name) = lower(?)", [meeting])
@@ -700,7 +692,7 @@ def add_change_to_cab_agenda(env: Env, as_user: AsUser, number: str, meeting: st
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
 def record_cab_outcome(
-    env: Env, as_user: AsUser, number: str, meeting: str, outcome: Literal["approved", "rejected", "deferred"]
+    env: Env, number: str, meeting: str, outcome: Literal["approved", "rejected", "deferred"]
 ) -> dict:
     """Record the CAB's decision on a change on a meeting's agenda (rejected cancels the change).
 
@@ -709,7 +701,7 @@ def record_cab_outcome(
         meeting: The meeting's name.
         outcome: approved, rejected or deferred.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     change_manager(me, "record CAB decisions")
     chg = step_change(env, number, ("authorize", "scheduled"), "be reviewed")
     row = env.one(

@@ -8,7 +8,7 @@ from typing import Literal
 from stateforge.tools import Env, ToolError, tool
 from stateforge.tools.policies import refuse
 
-from .common import PEOPLE, Actor, AsUser, Limit, Offset, actor, ci, group, require_itil
+from .common import CMDB_VIEWERS, PEOPLE, Actor, Limit, Offset, actor, ci, group, require_itil, require_view
 
 READS = (
     *PEOPLE,
@@ -36,14 +36,13 @@ def cmdb_editor(env: Env, me: Actor, item: dict, what: str) -> None:
     require_itil(me, what)
     if not (me.has("itil_admin") or item["support_group_id"] in me.groups):
         raise refuse(
-            "cmdb_changes", f"{me.name} is not in the support group of {item['name']}", argument="as_user"
+            "cmdb_changes", f"{me.name} is not in the support group of {item['name']}"
         )
 
 
 @tool(reads=READS)
 def search_cis(
     env: Env,
-    as_user: AsUser,
     query: str | None = None,
     ci_class: str | None = None,
     environment: Literal["production", "staging", "test", "development"] | None = None,
@@ -66,7 +65,7 @@ def search_cis(
         location: The location's name.
         min_criticality: Only items at least this critical (1 mission critical .. 4 low; 2 gives 1 and 2).
     """
-    actor(env, as_user)
+    require_view(actor(env), CMDB_VIEWERS, "the CMDB")
     where, params = ["TRUE"], []
     if query:
         where.append("lower(ci.name) LIKE ?")
@@ -93,13 +92,13 @@ def search_cis(
 
 
 @tool(reads=READS)
-def get_ci(env: Env, as_user: AsUser, name: str) -> dict:
+def get_ci(env: Env, name: str) -> dict:
     """One configuration item with counts of its relations and open incidents and changes.
 
     Args:
         name: The item's name.
     """
-    actor(env, as_user)
+    require_view(actor(env), CMDB_VIEWERS, "the CMDB")
     item = ci(env, name, argument="name")
     row = env.one(f"{VIEW} WHERE ci.ci_id = ?", [item["ci_id"]])
     row.update(
@@ -119,7 +118,6 @@ def get_ci(env: Env, as_user: AsUser, name: str) -> dict:
 @tool(reads=READS)
 def list_ci_relations(
     env: Env,
-    as_user: AsUser,
     name: str,
     direction: Literal["outgoing", "incoming", "both"] = "both",
     relation: str | None = None,
@@ -134,7 +132,7 @@ def list_ci_relations(
         direction: outgoing (this item is the parent), incoming (it is the child) or both.
         relation: Only this descriptor (Depends on, Used by, Runs on, Hosts, ...).
     """
-    actor(env, as_user)
+    require_view(actor(env), CMDB_VIEWERS, "the CMDB")
     item = ci(env, name, argument="name")
     parts, params = [], []
     if direction in ("outgoing", "both"):
@@ -161,7 +159,7 @@ def list_ci_relations(
 
 
 @tool(reads=READS)
-def impacted_services(env: Env, as_user: AsUser, name: str, depth: int = 4) -> dict:
+def impacted_services(env: Env, name: str, depth: int = 4) -> dict:
     """Walk up from an item through the items that depend on it (the parents of its relations), up to
     `depth` hops: the business services and applications an outage of this item reaches.
 
@@ -169,25 +167,25 @@ def impacted_services(env: Env, as_user: AsUser, name: str, depth: int = 4) -> d
         name: The item's name.
         depth: How many hops to walk (1 to 6).
     """
-    actor(env, as_user)
+    require_view(actor(env), CMDB_VIEWERS, "the CMDB")
     if not 1 <= depth <= 6:
         raise ToolError("depth must be between 1 and 6.", argument="depth")
     item = ci(env, name, argument="name")
     rows = env.query(
         "WITH RECURSIVE up(ci_id, hops) AS (SELECT ?, 0 UNION SELECT r.parent_ci_id, up.hops + 1 FROM up "
         "JOIN ci_relationships AS r ON r.child_ci_id = up.ci_id WHERE up.hops < ?) "
-        "SELECT o.name, k.name AS class, o.criticality, min(up.hops) AS hops FROM up JOIN "
-        "configuration_items AS o "
+        "SELECT o.name, k.name AS class, o.criticality, o.operational_status, min(up.hops) AS hops FROM up "
+        "JOIN configuration_items AS o "
         "ON o.ci_id = up.ci_id JOIN ci_classes AS k ON k.class_id = o.class_id WHERE up.hops > 0 "
-        "GROUP BY o.name, k.name, o.criticality ORDER BY hops, o.name",
+        "GROUP BY o.name, k.name, o.criticality, o.operational_status ORDER BY hops, o.name",
         [item["ci_id"], depth],
     )
     services = [r for r in rows if r["class"] == "Business Service"]
-    return {"ci": item["name"], "reached": len(rows), "business_services": services, "items": rows[:200]}
+    return {"ci": item["name"], "reached": len(rows), "business_services": services, "items": rows[:500]}
 
 
 @tool(kind="write", reads=READS, writes=("ci_relationships",), idempotent=True)
-def add_ci_relation(env: Env, as_user: AsUser, parent: str, child: str, relation: str) -> dict:
+def add_ci_relation(env: Env, parent: str, child: str, relation: str) -> dict:
     """Relate two items: the parent <relation> the child ("app-x", "db-y", "Depends on").
 
     Args:
@@ -195,7 +193,7 @@ def add_ci_relation(env: Env, as_user: AsUser, parent: str, child: str, relation
         child: The child item's name.
         relation: The parent's descriptor: Depends on, Runs on, Hosted on, Connected by or Contains.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     up, down = ci(env, parent, argument="parent"), ci(env, child, argument="child")
     cmdb_editor(env, me, up, "edit the CMDB")
     if up["ci_id"] == down["ci_id"]:
@@ -230,7 +228,7 @@ def add_ci_relation(env: Env, as_user: AsUser, parent: str, child: str, relation
 
 
 @tool(kind="write", reads=READS, writes=("ci_relationships",), idempotent=True, destructive=True)
-def remove_ci_relation(env: Env, as_user: AsUser, parent: str, child: str, relation: str) -> dict:
+def remove_ci_relation(env: Env, parent: str, child: str, relation: str) -> dict:
     """Remove a relation between two items.
 
     Args:
@@ -238,7 +236,7 @@ def remove_ci_relation(env: Env, as_user: AsUser, parent: str, child: str, relat
         child: The child item's name.
         relation: The parent's descriptor (Depends on, ...).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     up, down = ci(env, parent, argument="parent"), ci(env, child, argument="child")
     cmdb_editor(env, me, up, "edit the CMDB")
     gone = env.delete_where(
@@ -258,7 +256,6 @@ def remove_ci_relation(env: Env, as_user: AsUser, parent: str, child: str, relat
 @tool(kind="write", reads=READS, writes=("configuration_items",), idempotent=True)
 def set_ci_status(
     env: Env,
-    as_user: AsUser,
     name: str,
     status: Literal["operational", "non_operational", "repair_in_progress", "retired"],
 ) -> dict:
@@ -268,7 +265,7 @@ def set_ci_status(
         name: The item's name.
         status: operational, non_operational, repair_in_progress or retired.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     item = ci(env, name, argument="name")
     cmdb_editor(env, me, item, "edit the CMDB")
     if status == "retired" and env.scalar(

@@ -1,8 +1,9 @@
-"""What the ITSM tools share: the acting person, record lookups by what staff know, paging, the journal.
+"""What the ITSM tools share: the signed-in person, record lookups by what staff know, paging, the journal.
 
-The acting person comes from one place, `actor(env, as_user)`: today every tool takes the actor's user name
-as its `as_user` argument (as the other packs take their speaker); when episodes bind an actor per session
-(issue 21, item 1), only `actor` changes and the tools keep their bodies.
+The acting person comes from one place, `actor(env)`: the episode's actor (domain.yaml `actors:`, named by
+user name; `stateforge mcp itsm --as USER`, or the task's actor). No tool takes whom to act as. What the
+actor may do and see follows their roles (user_roles) and group memberships, read here: `sees_all` (the
+itil staff see every ticket), the caller's own incidents and requests otherwise (`visible_incident`).
 """
 
 from __future__ import annotations
@@ -17,12 +18,6 @@ from stateforge.tools.policies import refuse
 
 PAGE = 50
 
-AsUser = Annotated[
-    str,
-    Field(
-        min_length=1, max_length=40, description="Your user name (the person acting; the tool acts as them)."
-    ),
-]
 Limit = Annotated[int, Field(ge=1, le=PAGE, description=f"Rows per page (at most {PAGE}).")]
 Offset = Annotated[int, Field(ge=0, le=1_000_000, description="Rows to skip.")]
 Text = Annotated[str, Field(min_length=1, max_length=1000)]
@@ -51,30 +46,32 @@ class Actor:
         return role in self.roles
 
 
-def actor(env: Env, as_user: str) -> Actor:
-    """The acting person named by `as_user`; a `ToolError` when nobody has that user name, a refusal
-    (active_users_only) when they have left."""
-    user = person(env, as_user, argument="as_user")
+def actor(env: Env) -> Actor:
+    """The signed-in person (`env.actor`, named by user name); refused (active_users_only) once they have
+    left. Their roles and groups are read from the data, as the product would on each request, and limited
+    to the roles the session acts in."""
+    signed = env.acting()
+    name = signed.person
+    user = env.one("SELECT * FROM users WHERE user_name = ?", [name])
+    if user is None:  # the episode checked the actor when it opened: only a deleted user gets here
+        raise ToolError(f"the signed-in user {name} is no longer in the directory.")
     if not user["active"]:
-        raise refuse(
-            "active_users_only", f"{user['user_name']} is no longer active and cannot act", argument="as_user"
-        )
+        raise refuse("active_users_only", f"{user['user_name']} is no longer active and cannot act")
     roles = env.query(
         "SELECT r.name FROM user_roles AS ur JOIN roles AS r USING (role_id) WHERE ur.user_id = ?",
         [user["user_id"]],
     )
     groups = env.query("SELECT group_id FROM group_members WHERE user_id = ?", [user["user_id"]])
-    return Actor(user, frozenset(r["name"] for r in roles), frozenset(g["group_id"] for g in groups))
+    held = frozenset(r["name"] for r in roles)
+    # the session acts in the roles it was opened with (`--role`; by default every role they hold)
+    acting = held & set(signed.roles) if signed.roles else held
+    return Actor(user, acting, frozenset(g["group_id"] for g in groups))
 
 
 def require_itil(me: Actor, what: str) -> None:
     """Refuse (itil_role_required) unless the actor works tickets."""
     if not me.has("itil"):
-        raise refuse(
-            "itil_role_required",
-            f"{me.name} does not hold the itil role and cannot {what}",
-            argument="as_user",
-        )
+        raise refuse("itil_role_required", f"{me.name} does not hold the itil role and cannot {what}")
 
 
 def person(env: Env, user_name: str, *, argument: str = "user") -> dict[str, Any]:
@@ -192,3 +189,42 @@ def audit(env: Env, incident_id: int, field: str, old: Any, new: Any, by: Actor)
             "changed_at": env.now,
         },
     )
+
+
+STAFF = frozenset({"itil", "itil_admin"})
+"""The roles that see every ticket (the service desk and the resolver groups)."""
+CHANGE_VIEWERS = STAFF | {"cab_member", "change_manager"}
+PROBLEM_VIEWERS = STAFF | {"problem_manager"}
+CMDB_VIEWERS = CHANGE_VIEWERS | PROBLEM_VIEWERS | {"major_incident_manager"}
+
+
+def sees_all(me: Actor) -> bool:
+    """Whether the actor sees every incident (IT staff), not only the ones they called in or opened."""
+    return bool(me.roles & STAFF)
+
+
+def incident_scope(me: Actor, alias: str = "i") -> tuple[str, list[Any]]:
+    """SQL (over incidents `alias`) and parameters keeping the incidents the actor may see."""
+    if sees_all(me):
+        return "TRUE", []
+    return f"({alias}.caller_id = ? OR {alias}.opened_by = ?)", [me.id, me.id]
+
+
+def visible_incident(me: Actor, inc: dict[str, Any], *, argument: str = "number") -> None:
+    """Refuse (ticket_visibility) an incident the actor may not see: employees see their own only."""
+    if not sees_all(me) and me.id not in (inc["caller_id"], inc["opened_by"]):
+        raise refuse(
+            "ticket_visibility",
+            f"{me.name} is not IT staff and sees only the incidents they called in; {inc['number']} is "
+            "someone else's",
+            argument=argument,
+        )
+
+
+def require_view(me: Actor, roles: frozenset[str], what: str) -> None:
+    """Refuse (ticket_visibility) unless the actor holds one of `roles` (who may see `what`)."""
+    if not me.roles & roles:
+        raise refuse(
+            "ticket_visibility",
+            f"{me.name} holds none of the roles {', '.join(sorted(roles))} and may not see {what}",
+        )

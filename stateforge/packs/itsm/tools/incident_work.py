@@ -15,7 +15,6 @@ from stateforge.tools.policies import refuse
 from .common import (
     PEOPLE,
     Actor,
-    AsUser,
     Text,
     active_person,
     actor,
@@ -99,7 +98,6 @@ def may_touch(env: Env, me: Actor, inc: dict[str, Any], what: str) -> None:
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def create_incident(
     env: Env,
-    as_user: AsUser,
     short_description: Annotated[str, Field(min_length=3, max_length=120)],
     category_name: str,
     subcategory: str,
@@ -124,7 +122,7 @@ def create_incident(
         description: More detail.
         contact_type: How it was reported.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     caller_row = me.user
     if caller and caller.strip().lower() != me.name.lower():
         require_itil(me, "open incidents for someone else")
@@ -181,7 +179,7 @@ def create_incident(
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def assign_incident(env: Env, as_user: AsUser, number: str, assignee: str) -> dict:
+def assign_incident(env: Env, number: str, assignee: str) -> dict:
     """Assign an open incident to a member of its assignment group; a new incident moves to in progress and
     its response clock stops.
 
@@ -189,7 +187,7 @@ def assign_incident(env: Env, as_user: AsUser, number: str, assignee: str) -> di
         number: The incident number.
         assignee: The user name of a member of the incident's assignment group.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "assign incidents")
     inc = open_incident(env, number, "be assigned")
     who = active_person(env, assignee, argument="assignee")
@@ -221,7 +219,6 @@ def assign_incident(env: Env, as_user: AsUser, number: str, assignee: str) -> di
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def reassign_incident(
     env: Env,
-    as_user: AsUser,
     number: str,
     assignment_group: str,
     reason: str | None = None,
@@ -236,7 +233,7 @@ def reassign_incident(
         reason: Why it moves (written as a work note; required by procedure).
         assignee: Optionally, a member of the new group to assign it to.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "reassign incidents")
     inc = open_incident(env, number, "be reassigned")
     new = group(env, assignment_group, argument="assignment_group")
@@ -276,7 +273,7 @@ def reassign_incident(
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def set_impact_urgency(env: Env, as_user: AsUser, number: str, impact: Level, urgency: Level) -> dict:
+def set_impact_urgency(env: Env, number: str, impact: Level, urgency: Level) -> dict:
     """Change an open incident's impact and urgency; its priority (impact + urgency - 1) and SLA clocks
     follow.
 
@@ -285,7 +282,7 @@ def set_impact_urgency(env: Env, as_user: AsUser, number: str, impact: Level, ur
         impact: 1 high, 2 medium, 3 low.
         urgency: 1 high, 2 medium, 3 low.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "change priorities")
     inc = open_incident(env, number, "change priority")
     priority = impact + urgency - 1
@@ -303,14 +300,14 @@ def set_impact_urgency(env: Env, as_user: AsUser, number: str, impact: Level, ur
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def put_incident_on_hold(env: Env, as_user: AsUser, number: str, hold_reason: HOLD) -> dict:
+def put_incident_on_hold(env: Env, number: str, hold_reason: HOLD) -> dict:
     """Put an incident in progress on hold, with the reason it waits.
 
     Args:
         number: The incident number.
         hold_reason: awaiting_caller, awaiting_change, awaiting_vendor or awaiting_problem.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "put incidents on hold")
     inc = open_incident(env, number, "go on hold", ("in_progress",))
     audit(env, inc["incident_id"], "state", "in_progress", "on_hold", me)
@@ -319,13 +316,13 @@ def put_incident_on_hold(env: Env, as_user: AsUser, number: str, hold_reason: HO
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def resume_incident(env: Env, as_user: AsUser, number: str) -> dict:
+def resume_incident(env: Env, number: str) -> dict:
     """Take an incident off hold: back to in progress.
 
     Args:
         number: The incident number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "resume incidents")
     inc = open_incident(env, number, "be resumed", ("on_hold",))
     audit(env, inc["incident_id"], "state", "on_hold", "in_progress", me)
@@ -336,7 +333,6 @@ def resume_incident(env: Env, as_user: AsUser, number: str) -> dict:
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def resolve_incident(
     env: Env,
-    as_user: AsUser,
     number: str,
     close_code: CLOSE_CODES,
     close_notes: Annotated[str, Field(min_length=3, max_length=400)],
@@ -349,14 +345,13 @@ def resolve_incident(
         close_code: solved, workaround, not_reproducible, duplicate or user_error.
         close_notes: What was done.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "resolve incidents")
     inc = open_incident(env, number, "be resolved", ("in_progress", "on_hold"))
     if inc["assigned_to"] != me.id:
         raise refuse(
             "incident_state_flow",
-            f"only the assignee of {inc['number']} resolves it; assign it first",
-            argument="as_user",
+            f"only the assignee of {inc['number']} resolves it; assign it first"
         )
     # a P1 resolved with no major-incident manager informed is allowed: the procedure
     # major_incident_procedure is the agent's to follow, checked by a policy verifier
@@ -378,13 +373,13 @@ def resolve_incident(
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def close_incident(env: Env, as_user: AsUser, number: str) -> dict:
+def close_incident(env: Env, number: str) -> dict:
     """Close a resolved incident (the caller confirmed the fix).
 
     Args:
         number: The incident number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     inc = record(env, "incidents", number)
     may_touch(env, me, inc, "close incidents")
     inc = open_incident(env, number, "be closed (only resolved incidents close)", ("resolved",))
@@ -394,7 +389,7 @@ def close_incident(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def reopen_incident(env: Env, as_user: AsUser, number: str, reason: Text) -> dict:
+def reopen_incident(env: Env, number: str, reason: Text) -> dict:
     """Reopen a resolved incident that is not fixed after all: back to in progress with its assignee, the
     resolution cleared, a comment saying why.
 
@@ -402,7 +397,7 @@ def reopen_incident(env: Env, as_user: AsUser, number: str, reason: Text) -> dic
         number: The incident number.
         reason: Why it is reopened (written as a comment).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     inc = record(env, "incidents", number)
     may_touch(env, me, inc, "reopen incidents")
     inc = open_incident(env, number, "be reopened (only resolved incidents reopen)", ("resolved",))
@@ -425,14 +420,14 @@ def reopen_incident(env: Env, as_user: AsUser, number: str, reason: Text) -> dic
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def cancel_incident(env: Env, as_user: AsUser, number: str, reason: Text) -> dict:
+def cancel_incident(env: Env, number: str, reason: Text) -> dict:
     """Cancel a new incident opened in error (nobody has taken it yet); its SLA clocks are cancelled.
 
     Args:
         number: The incident number.
         reason: Why (written as a work note).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     inc = record(env, "incidents", number)
     may_touch(env, me, inc, "cancel incidents")
     inc = open_incident(env, number, "be canceled (only new incidents are)", ("new",))
@@ -444,14 +439,14 @@ def cancel_incident(env: Env, as_user: AsUser, number: str, reason: Text) -> dic
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def add_work_note(env: Env, as_user: AsUser, number: str, text: Text) -> dict:
+def add_work_note(env: Env, number: str, text: Text) -> dict:
     """Add an internal work note to an incident that is not closed or canceled.
 
     Args:
         number: The incident number.
         text: The note.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "write work notes")
     inc = open_incident(env, number, "take notes", ("new", "in_progress", "on_hold", "resolved"))
     journal(env, inc["incident_id"], me, "work_note", text)
@@ -459,14 +454,14 @@ def add_work_note(env: Env, as_user: AsUser, number: str, text: Text) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def add_comment(env: Env, as_user: AsUser, number: str, text: Text) -> dict:
+def add_comment(env: Env, number: str, text: Text) -> dict:
     """Add a comment the caller sees (the caller may comment on their own incident too).
 
     Args:
         number: The incident number.
         text: The comment.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     inc = record(env, "incidents", number)
     may_touch(env, me, inc, "comment on others' incidents")
     inc = open_incident(env, number, "take comments", ("new", "in_progress", "on_hold", "resolved"))
@@ -477,7 +472,6 @@ def add_comment(env: Env, as_user: AsUser, number: str, text: Text) -> dict:
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
 def add_attachment(
     env: Env,
-    as_user: AsUser,
     number: str,
     file_name: Annotated[str, Field(min_length=1, max_length=120)],
     content_type: Annotated[str, Field(min_length=3, max_length=60)],
@@ -491,7 +485,7 @@ def add_attachment(
         content_type: Its MIME type (image/png, text/plain, ...).
         size_bytes: Its size in bytes.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     inc = record(env, "incidents", number)
     may_touch(env, me, inc, "attach files to others' incidents")
     inc = open_incident(env, number, "take attachments", ("new", "in_progress", "on_hold", "resolved"))
@@ -511,7 +505,7 @@ def add_attachment(
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
 def set_incident_category(
-    env: Env, as_user: AsUser, number: str, category_name: str, subcategory: str
+    env: Env, number: str, category_name: str, subcategory: str
 ) -> dict:
     """Recategorise an open incident (its group stays; reassign it if the new category belongs elsewhere).
 
@@ -520,7 +514,7 @@ def set_incident_category(
         category_name: The category.
         subcategory: The subcategory.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "recategorise incidents")
     inc = open_incident(env, number, "be recategorised")
     cat = category(env, category_name, subcategory)
@@ -538,14 +532,14 @@ def set_incident_category(
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def set_incident_ci(env: Env, as_user: AsUser, number: str, ci_name: str) -> dict:
+def set_incident_ci(env: Env, number: str, ci_name: str) -> dict:
     """Record which configuration item an open incident affects.
 
     Args:
         number: The incident number.
         ci_name: The configuration item's name.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "edit incidents")
     inc = open_incident(env, number, "be edited")
     item = ci(env, ci_name, argument="ci_name")
@@ -556,14 +550,14 @@ def set_incident_ci(env: Env, as_user: AsUser, number: str, ci_name: str) -> dic
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=False)
-def notify_major_incident_manager(env: Env, as_user: AsUser, number: str, manager: str) -> dict:
+def notify_major_incident_manager(env: Env, number: str, manager: str) -> dict:
     """Inform a major-incident manager of an incident (an SMS), as the major-incident procedure asks for P1s.
 
     Args:
         number: The incident number.
         manager: The user name of a user holding major_incident_manager.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "send notifications")
     inc = open_incident(env, number, "send notifications", ("new", "in_progress", "on_hold"))
     who = active_person(env, manager, argument="manager", role="be notified")
@@ -591,18 +585,18 @@ def notify_major_incident_manager(env: Env, as_user: AsUser, number: str, manage
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def declare_major_incident(env: Env, as_user: AsUser, number: str) -> dict:
+def declare_major_incident(env: Env, number: str) -> dict:
     """Declare an open P1 incident a major incident: it moves to Major Incident Management with you (a
     major-incident manager) as its assignee.
 
     Args:
         number: The incident number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "declare major incidents")
     if not me.has("major_incident_manager"):
         raise refuse(
-            "major_incident_declaration", f"{me.name} is not a major-incident manager", argument="as_user"
+            "major_incident_declaration", f"{me.name} is not a major-incident manager"
         )
     inc = open_incident(env, number, "become a major incident")
     if inc["priority"] != 1:
@@ -629,14 +623,14 @@ def declare_major_incident(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=WRITES, idempotent=True)
-def link_child_incident(env: Env, as_user: AsUser, number: str, parent: str) -> dict:
+def link_child_incident(env: Env, number: str, parent: str) -> dict:
     """Make an open incident a child of a major incident (the same outage reported again).
 
     Args:
         number: The child incident's number.
         parent: The major incident's number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "link incidents")
     inc = open_incident(env, number, "be linked")
     par = record(env, "incidents", parent, argument="parent")

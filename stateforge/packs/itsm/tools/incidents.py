@@ -7,8 +7,21 @@ import datetime as dt
 from typing import Literal
 
 from stateforge.tools import Env, tool
+from stateforge.tools.policies import refuse
 
-from .common import PEOPLE, AsUser, Limit, Offset, actor, group, person, record
+from .common import (
+    PEOPLE,
+    Limit,
+    Offset,
+    actor,
+    group,
+    incident_scope,
+    person,
+    record,
+    require_itil,
+    sees_all,
+    visible_incident,
+)
 
 READS = (
     *PEOPLE,
@@ -43,7 +56,6 @@ OPEN = ("new", "in_progress", "on_hold")
 @tool(reads=READS)
 def list_incidents(
     env: Env,
-    as_user: AsUser,
     state: STATES = "open",
     priority: int | None = None,
     max_priority: int | None = None,
@@ -76,9 +88,11 @@ def list_incidents(
         opened_before: Opened before this time.
         major_only: Only major incidents.
         sort: opened_at (oldest first), -opened_at (newest first), priority (most urgent first), number.
+
+    Employees without the itil role see only the incidents they called in or opened.
     """
-    actor(env, as_user)
-    where, params = ["TRUE"], []
+    scope, params = incident_scope(actor(env))
+    where = [scope]
     if state == "open":
         where.append("i.state IN ('new', 'in_progress', 'on_hold')")
     elif state != "any":
@@ -125,15 +139,16 @@ def list_incidents(
 
 
 @tool(reads=READS)
-def get_incident(env: Env, as_user: AsUser, number: str) -> dict:
+def get_incident(env: Env, number: str) -> dict:
     """One incident: its fields, its SLA clocks (response and resolution, with due times and breaches) and
     how many work notes, comments and attachments it has.
 
     Args:
         number: The incident number (INC0010001).
     """
-    actor(env, as_user)
+    me = actor(env)
     inc = record(env, "incidents", number)
+    visible_incident(me, inc)
     row = env.one(f"{VIEW} WHERE i.incident_id = ?", [inc["incident_id"]])
     row["description"] = inc["description"]
     row["close_code"], row["close_notes"] = inc["close_code"], inc["close_notes"]
@@ -164,7 +179,6 @@ def get_incident(env: Env, as_user: AsUser, number: str) -> dict:
 @tool(reads=READS)
 def list_incident_activity(
     env: Env,
-    as_user: AsUser,
     number: str,
     kind: Literal["work_note", "comment", "all"] = "all",
     limit: Limit = 20,
@@ -174,10 +188,17 @@ def list_incident_activity(
 
     Args:
         number: The incident number.
-        kind: work_note, comment or all.
+        kind: work_note, comment or all (work notes are internal: employees see comments only).
     """
-    actor(env, as_user)
+    me = actor(env)
     inc = record(env, "incidents", number)
+    visible_incident(me, inc)
+    if not sees_all(me):
+        if kind == "work_note":
+            raise refuse(
+                "ticket_visibility", f"{me.name} is not IT staff: work notes are internal", argument="kind"
+            )
+        kind = "comment"
     where = "" if kind == "all" else " AND j.kind = ?"
     params = [inc["incident_id"]] + ([] if kind == "all" else [kind])
     return env.page(
@@ -192,14 +213,15 @@ def list_incident_activity(
 
 @tool(reads=READS)
 def list_incident_history(
-    env: Env, as_user: AsUser, number: str, limit: Limit = 20, offset: Offset = 0
+    env: Env, number: str, limit: Limit = 20, offset: Offset = 0
 ) -> dict:
     """An incident's audit trail, oldest first: which field changed from what to what, by whom, when.
 
     Args:
         number: The incident number.
     """
-    actor(env, as_user)
+    me = actor(env)
+    require_itil(me, "read an incident's audit trail")
     inc = record(env, "incidents", number)
     return env.page(
         "SELECT h.history_id, h.field_name, h.old_value, h.new_value, u.user_name AS changed_by, "
@@ -213,14 +235,15 @@ def list_incident_history(
 
 
 @tool(reads=READS)
-def list_attachments(env: Env, as_user: AsUser, number: str) -> dict:
+def list_attachments(env: Env, number: str) -> dict:
     """The files attached to an incident (name, type, size, who uploaded it and when).
 
     Args:
         number: The incident number.
     """
-    actor(env, as_user)
+    me = actor(env)
     inc = record(env, "incidents", number)
+    visible_incident(me, inc)
     rows = env.query(
         "SELECT a.file_name, a.content_type, a.size_bytes, u.user_name AS uploaded_by, a.uploaded_at "
         "FROM attachments AS a JOIN users AS u ON u.user_id = a.uploaded_by WHERE a.incident_id = ? "
@@ -233,7 +256,6 @@ def list_attachments(env: Env, as_user: AsUser, number: str) -> dict:
 @tool(reads=READS)
 def list_breached_slas(
     env: Env,
-    as_user: AsUser,
     assignment_group: str | None = None,
     target: Literal["response", "resolution", "any"] = "any",
     breached_after: dt.datetime | None = None,
@@ -249,7 +271,7 @@ def list_breached_slas(
         breached_after: Only breaches at or after this time.
         open_only: Only clocks of incidents still open.
     """
-    actor(env, as_user)
+    require_itil(actor(env), "read the SLA breach report")
     where, params = ["t.has_breached"], []
     if assignment_group:
         where.append("i.assignment_group_id = ?")
@@ -278,9 +300,9 @@ def list_breached_slas(
 
 
 @tool(reads=READS)
-def list_categories(env: Env, as_user: AsUser) -> dict:
+def list_categories(env: Env) -> dict:
     """Incident categories with their subcategories and the team each routes to by default."""
-    actor(env, as_user)
+    actor(env)
     return {
         "categories": env.query(
             "SELECT c.name AS category, c.subcategory, g.name AS default_group FROM categories AS c "
@@ -290,9 +312,9 @@ def list_categories(env: Env, as_user: AsUser) -> dict:
 
 
 @tool(reads=READS)
-def list_sla_definitions(env: Env, as_user: AsUser) -> dict:
+def list_sla_definitions(env: Env) -> dict:
     """The SLA targets by priority: minutes to respond (an owner assigned) and to resolve."""
-    actor(env, as_user)
+    actor(env)
     return {
         "slas": env.query(
             "SELECT name, target, priority, duration_minutes FROM sla_definitions "

@@ -9,7 +9,7 @@ from pydantic import Field
 from stateforge.tools import Env, ToolError, tool
 from stateforge.tools.policies import refuse
 
-from .common import PEOPLE, AsUser, Limit, Offset, actor, category, record
+from .common import PEOPLE, Limit, Offset, actor, category, record
 
 READS = (*PEOPLE, "kb_articles", "knowledge_bases", "kb_feedback", "categories")
 VIEW = (
@@ -26,15 +26,13 @@ def author_only(me, what: str) -> None:
     if not me.has("knowledge_author"):
         raise refuse(
             "knowledge_publishing",
-            f"{me.name} is not a knowledge author and cannot {what}",
-            argument="as_user",
+            f"{me.name} is not a knowledge author and cannot {what}"
         )
 
 
 @tool(reads=READS)
 def search_knowledge(
     env: Env,
-    as_user: AsUser,
     query: str | None = None,
     category_name: str | None = None,
     state: Literal["published", "draft", "review", "retired", "any"] = "published",
@@ -50,7 +48,7 @@ def search_knowledge(
         state: published (default), draft, review, retired or any (authors and IT staff only for the others).
         sort: views (most read first), rating (best rated first) or newest.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     if state != "published" and not (me.has("knowledge_author") or me.has("itil")):
         raise refuse(
             "knowledge_publishing", "only published articles are shown to employees", argument="state"
@@ -80,13 +78,13 @@ def search_knowledge(
 
 
 @tool(reads=READS)
-def get_article(env: Env, as_user: AsUser, number: str) -> dict:
+def get_article(env: Env, number: str) -> dict:
     """One article with its text and its readers' ratings.
 
     Args:
         number: The article number (KB0010001).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     art = record(env, "kb_articles", number)
     if art["workflow_state"] != "published" and not (me.has("knowledge_author") or me.has("itil")):
         raise refuse(
@@ -100,7 +98,6 @@ def get_article(env: Env, as_user: AsUser, number: str) -> dict:
 @tool(kind="write", reads=READS, writes=("kb_articles",), idempotent=False)
 def create_article(
     env: Env,
-    as_user: AsUser,
     knowledge_base: str,
     category_name: str,
     subcategory: str,
@@ -116,7 +113,7 @@ def create_article(
         short_description: The title.
         body: The text.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     author_only(me, "write articles")
     kb = env.one("SELECT kb_id FROM knowledge_bases WHERE lower(title) = lower(?)", [knowledge_base])
     if kb is None:
@@ -142,13 +139,13 @@ def create_article(
 
 
 @tool(kind="write", reads=READS, writes=("kb_articles",), idempotent=True)
-def publish_article(env: Env, as_user: AsUser, number: str) -> dict:
+def publish_article(env: Env, number: str) -> dict:
     """Publish a draft or reviewed article.
 
     Args:
         number: The article number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     author_only(me, "publish articles")
     art = record(env, "kb_articles", number)
     if art["workflow_state"] not in ("draft", "review"):
@@ -162,13 +159,13 @@ def publish_article(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=("kb_articles",), idempotent=True)
-def retire_article(env: Env, as_user: AsUser, number: str) -> dict:
+def retire_article(env: Env, number: str) -> dict:
     """Retire a published article that is out of date.
 
     Args:
         number: The article number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     author_only(me, "retire articles")
     art = record(env, "kb_articles", number)
     if art["workflow_state"] != "published":
@@ -184,7 +181,6 @@ def retire_article(env: Env, as_user: AsUser, number: str) -> dict:
 @tool(kind="write", reads=READS, writes=("kb_feedback",), idempotent=False)
 def rate_article(
     env: Env,
-    as_user: AsUser,
     number: str,
     rating: Annotated[int, Field(ge=1, le=5)],
     comments: Annotated[str, Field(max_length=300)] | None = None,
@@ -196,7 +192,7 @@ def rate_article(
         rating: 1 to 5.
         comments: A remark for the author.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     art = record(env, "kb_articles", number)
     if art["workflow_state"] != "published":
         raise refuse("knowledge_publishing", f"{art['number']} is not published", argument="number")

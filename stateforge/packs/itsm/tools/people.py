@@ -6,7 +6,7 @@ from __future__ import annotations
 from stateforge.tools import Env, ToolError, tool
 from stateforge.tools.policies import refuse
 
-from .common import PEOPLE, Actor, AsUser, Limit, Offset, active_person, actor, group, person
+from .common import PEOPLE, Actor, Limit, Offset, active_person, actor, group, person
 
 READS = (*PEOPLE, "departments", "locations", "incidents")
 GROUP_ROLES = {
@@ -18,14 +18,14 @@ GROUP_ROLES = {
 
 
 @tool(reads=READS)
-def get_user(env: Env, as_user: AsUser, user_name: str) -> dict:
+def get_user(env: Env, user: str) -> dict:
     """A person: name, title, department, location, manager, whether VIP and active, roles and groups.
 
     Args:
-        user_name: Their user name.
+        user: Their user name.
     """
-    actor(env, as_user)
-    who = person(env, user_name, argument="user_name")
+    actor(env)
+    who = person(env, user, argument="user")
     row = env.one(
         "SELECT u.user_name, u.first_name, u.last_name, u.email, u.title, d.name AS department, "
         "l.name AS location, m.user_name AS manager, u.vip, u.active FROM users AS u "
@@ -56,7 +56,6 @@ def get_user(env: Env, as_user: AsUser, user_name: str) -> dict:
 @tool(reads=READS)
 def search_users(
     env: Env,
-    as_user: AsUser,
     query: str | None = None,
     department: str | None = None,
     role: str | None = None,
@@ -72,7 +71,7 @@ def search_users(
         role: Only holders of this role (itil, cab_member, major_incident_manager, ...).
         active_only: Leave out people who have left.
     """
-    actor(env, as_user)
+    actor(env)
     where, params = ["TRUE"], []
     for word in (query or "").lower().split():
         where.append("lower(u.first_name || ' ' || u.last_name || ' ' || u.user_name) LIKE ?")
@@ -100,9 +99,9 @@ def search_users(
 
 
 @tool(reads=READS)
-def list_groups(env: Env, as_user: AsUser) -> dict:
+def list_groups(env: Env) -> dict:
     """Every assignment group: type, manager, member count and open incidents."""
-    actor(env, as_user)
+    actor(env)
     return {
         "groups": env.query(
             "SELECT g.name, g.group_type, u.user_name AS manager, p.name AS parent_group, "
@@ -116,13 +115,13 @@ def list_groups(env: Env, as_user: AsUser) -> dict:
 
 
 @tool(reads=READS)
-def get_group(env: Env, as_user: AsUser, name: str) -> dict:
+def get_group(env: Env, name: str) -> dict:
     """A group with its members (user name, title, since when) and each member's open incidents.
 
     Args:
         name: The group's name.
     """
-    actor(env, as_user)
+    actor(env)
     grp = group(env, name, argument="name")
     members = env.query(
         "SELECT u.user_name, u.first_name, u.last_name, u.title, gm.joined_at, "
@@ -146,29 +145,28 @@ def may_manage(me: Actor, grp: dict) -> None:
     if not (me.has("itil_admin") or grp["manager_id"] == me.id):
         raise refuse(
             "itil_role_required",
-            f"only the manager of {grp['name']} or an itil_admin changes its members",
-            argument="as_user",
+            f"only the manager of {grp['name']} or an itil_admin changes its members"
         )
 
 
 @tool(kind="write", reads=READS, writes=("group_members", "user_roles"), idempotent=True)
-def add_group_member(env: Env, as_user: AsUser, group_name: str, user_name: str) -> dict:
+def add_group_member(env: Env, group_name: str, member: str) -> dict:
     """Add a person to an assignment group; they get the itil role (and the CAB, problem or major-incident
     role of those teams).
 
     Args:
         group_name: The group's name.
-        user_name: The person's user name.
+        member: The person's user name.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     grp = group(env, group_name, argument="group_name")
     may_manage(me, grp)
-    who = active_person(env, user_name, argument="user_name", role="join a group")
+    who = active_person(env, member, argument="member", role="join a group")
     if env.scalar(
         "SELECT count(*) FROM group_members WHERE group_id = ? AND user_id = ?",
         [grp["group_id"], who["user_id"]],
     ):
-        raise ToolError(f"{who['user_name']} is already a member of {grp['name']}.", argument="user_name")
+        raise ToolError(f"{who['user_name']} is already a member of {grp['name']}.", argument="member")
     env.insert(
         "group_members", {"group_id": grp["group_id"], "user_id": who["user_id"], "joined_at": env.now}
     )
@@ -190,20 +188,20 @@ def add_group_member(env: Env, as_user: AsUser, group_name: str, user_name: str)
     idempotent=True,
     destructive=True,
 )
-def remove_group_member(env: Env, as_user: AsUser, group_name: str, user_name: str) -> dict:
+def remove_group_member(env: Env, group_name: str, member: str) -> dict:
     """Take a person off a group (not its manager; nor anyone still assigned open incidents of the group).
 
     Args:
         group_name: The group's name.
-        user_name: The person's user name.
+        member: The person's user name.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     grp = group(env, group_name, argument="group_name")
     may_manage(me, grp)
-    who = person(env, user_name, argument="user_name")
+    who = person(env, member, argument="member")
     if grp["manager_id"] == who["user_id"]:
         raise ToolError(
-            f"{who['user_name']} manages {grp['name']}; name another manager first.", argument="user_name"
+            f"{who['user_name']} manages {grp['name']}; name another manager first.", argument="member"
         )
     busy = env.scalar(
         "SELECT count(*) FROM incidents WHERE assigned_to = ? AND assignment_group_id = ? "
@@ -215,12 +213,12 @@ def remove_group_member(env: Env, as_user: AsUser, group_name: str, user_name: s
             "assignee_in_assignment_group",
             f"{who['user_name']} still has {busy} incident(s) of "
             f"{grp['name']} assigned (resolved ones included); reassign them first",
-            argument="user_name",
+            argument="member",
         )
     if not env.delete_where(
         "group_members", "group_id = ? AND user_id = ?", [grp["group_id"], who["user_id"]]
     ):
-        raise ToolError(f"{who['user_name']} is not a member of {grp['name']}.", argument="user_name")
+        raise ToolError(f"{who['user_name']} is not a member of {grp['name']}.", argument="member")
     role = GROUP_ROLES.get(grp["name"])
     if role:
         env.delete_where(

@@ -11,7 +11,7 @@ from stateforge.tools.policies import refuse
 
 from .common import (
     PEOPLE,
-    AsUser,
+    PROBLEM_VIEWERS,
     Limit,
     Offset,
     active_person,
@@ -22,6 +22,7 @@ from .common import (
     is_member,
     record,
     require_itil,
+    require_view,
 )
 
 READS = (*PEOPLE, "problems", "incidents", "categories", "configuration_items", "changes")
@@ -41,7 +42,7 @@ Words = Annotated[str, Field(min_length=3, max_length=400)]
 def manager_only(me, what: str) -> None:
     if not me.has("problem_manager"):
         raise refuse(
-            "problem_management", f"{me.name} is not a problem manager and cannot {what}", argument="as_user"
+            "problem_management", f"{me.name} is not a problem manager and cannot {what}"
         )
 
 
@@ -55,7 +56,6 @@ def live_problem(env: Env, number: str, what: str) -> dict:
 @tool(reads=READS)
 def list_problems(
     env: Env,
-    as_user: AsUser,
     state: Literal[
         "new", "assess", "root_cause_analysis", "fix_in_progress", "resolved", "closed", "open", "any"
     ] = "open",
@@ -73,7 +73,7 @@ def list_problems(
         category_name: The category's name.
         assignment_group: The group's name.
     """
-    actor(env, as_user)
+    require_view(actor(env), PROBLEM_VIEWERS, "problems")
     where, params = ["TRUE"], []
     if state == "open":
         where.append("p.state NOT IN ('resolved', 'closed')")
@@ -99,13 +99,13 @@ def list_problems(
 
 
 @tool(reads=READS)
-def get_problem(env: Env, as_user: AsUser, number: str) -> dict:
+def get_problem(env: Env, number: str) -> dict:
     """One problem with the incidents linked to it and the changes that fix it.
 
     Args:
         number: The problem number (PRB0010001).
     """
-    actor(env, as_user)
+    require_view(actor(env), PROBLEM_VIEWERS, "problems")
     prb = record(env, "problems", number)
     row = env.one(f"{VIEW} WHERE p.problem_id = ?", [prb["problem_id"]])
     row["linked_incidents"] = env.query(
@@ -123,7 +123,6 @@ def get_problem(env: Env, as_user: AsUser, number: str) -> dict:
 @tool(kind="write", reads=READS, writes=("problems",), idempotent=False)
 def create_problem(
     env: Env,
-    as_user: AsUser,
     short_description: Annotated[str, Field(min_length=3, max_length=120)],
     category_name: str,
     subcategory: str,
@@ -141,7 +140,7 @@ def create_problem(
         assignment_group: The investigating group (default Problem Management).
         ci_name: The configuration item involved, if known.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "open problems")
     cat = category(env, category_name, subcategory)
     grp = group(env, assignment_group, argument="assignment_group")
@@ -167,14 +166,14 @@ def create_problem(
 
 
 @tool(kind="write", reads=READS, writes=("incidents", "problems"), idempotent=True)
-def link_incident_to_problem(env: Env, as_user: AsUser, incident: str, problem: str) -> dict:
+def link_incident_to_problem(env: Env, incident: str, problem: str) -> dict:
     """Link an incident to the problem that explains it.
 
     Args:
         incident: The incident number.
         problem: The problem number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "link incidents to problems")
     inc = record(env, "incidents", incident, argument="incident")
     prb = live_problem(env, problem, "take new incidents")
@@ -187,14 +186,14 @@ def link_incident_to_problem(env: Env, as_user: AsUser, incident: str, problem: 
 
 
 @tool(kind="write", reads=READS, writes=("problems",), idempotent=True)
-def assign_problem(env: Env, as_user: AsUser, number: str, assignee: str) -> dict:
+def assign_problem(env: Env, number: str, assignee: str) -> dict:
     """Assign a problem to a member of its group; a new problem moves to assessment.
 
     Args:
         number: The problem number.
         assignee: The member's user name.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     require_itil(me, "assign problems")
     prb = live_problem(env, number, "be assigned")
     who = active_person(env, assignee, argument="assignee")
@@ -215,7 +214,6 @@ def assign_problem(env: Env, as_user: AsUser, number: str, assignee: str) -> dic
 @tool(kind="write", reads=READS, writes=("problems",), idempotent=True)
 def record_root_cause(
     env: Env,
-    as_user: AsUser,
     number: str,
     root_cause: Words,
     workaround: Words | None = None,
@@ -230,7 +228,7 @@ def record_root_cause(
         workaround: How users get going meanwhile.
         known_error: Mark it a known error (needs the workaround).
     """
-    me = actor(env, as_user)
+    me = actor(env)
     manager_only(me, "record root causes")
     prb = live_problem(env, number, "be edited")
     if prb["state"] == "resolved":
@@ -251,13 +249,13 @@ def record_root_cause(
 
 
 @tool(kind="write", reads=READS, writes=("problems",), idempotent=True)
-def resolve_problem(env: Env, as_user: AsUser, number: str) -> dict:
+def resolve_problem(env: Env, number: str) -> dict:
     """Resolve a problem whose fix is in place (it needs a recorded root cause).
 
     Args:
         number: The problem number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     manager_only(me, "resolve problems")
     prb = live_problem(env, number, "be resolved")
     if prb["root_cause"] is None:
@@ -269,13 +267,13 @@ def resolve_problem(env: Env, as_user: AsUser, number: str) -> dict:
 
 
 @tool(kind="write", reads=READS, writes=("problems",), idempotent=True)
-def close_problem(env: Env, as_user: AsUser, number: str) -> dict:
+def close_problem(env: Env, number: str) -> dict:
     """Close a resolved problem.
 
     Args:
         number: The problem number.
     """
-    me = actor(env, as_user)
+    me = actor(env)
     manager_only(me, "close problems")
     prb = live_problem(env, number, "be closed")
     if prb["state"] != "resolved":
