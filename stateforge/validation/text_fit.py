@@ -15,8 +15,9 @@ from __future__ import annotations
 import duckdb
 
 from stateforge.domain.config import DomainConfig, Rule, ValuesBy
-from stateforge.errors import DomainError
+from stateforge.errors import DomainError, StoreError
 from stateforge.schema.model import Schema
+from stateforge.store import rewrite_table
 from stateforge.store.sql import quote_ident as _q
 from stateforge.store.sql import quote_literal, table_ref
 
@@ -53,16 +54,38 @@ def fill_parent_texts(con: duckdb.DuckDBPyConnection, schema: Schema, config: Do
     for table, column, by, _ in _hinted(schema, config):
         if by.via is None:
             continue
-        col = _q(column.name)
-        sql = f"UPDATE {table_ref(table.name)} SET {col} = {by.expr()} WHERE {col} IS NOT NULL"
+        t, col = table_ref(table.name), _q(column.name)
+        referenced = any(fk.ref_table.lower() == table.name.lower()
+                         for other in schema.tables if other.name.lower() != table.name.lower()
+                         for fk in other.foreign_keys)
         try:
-            row = con.execute(sql).fetchone()
-        except duckdb.Error as exc:
+            if referenced:  # no other table may point at a table that is built anew: UPDATE it in place
+                con.execute(f"UPDATE {t} SET {col} = {by.expr()} WHERE {col} IS NOT NULL").fetchall()
+            else:
+                # built anew, the texts lined up with the stored rows by position: DuckDB runs the UPDATE's
+                # correlated subquery row by row (5.2 s CPU for music's 101,600 comments at scale 12.7,
+                # 0.8 s this way)
+                lined = f"SELECT {by.expr()} AS __sf_text FROM {t} ORDER BY rowid"
+                columns = ", ".join(
+                    f"CASE WHEN s.{col} IS NULL THEN NULL ELSE u.__sf_text END" if c.name == column.name
+                    else f"s.{_q(c.name)}"
+                    for c in table.columns if c.generated is None
+                )
+                con.begin()
+                try:
+                    select = f"SELECT {columns} FROM {t} AS s POSITIONAL JOIN ({lined}) AS u"
+                    rewrite_table(con, table, select)
+                    con.commit()
+                except BaseException:
+                    con.rollback()
+                    raise
+        except (duckdb.Error, StoreError) as exc:
             raise DomainError(
                 f"columns.{table.name}.{column.name}.values_by.via: DuckDB could not compute it ({exc}). "
                 f"It is SQL over the row that names its table as {table.name} (a scalar subquery)."
             ) from None
-        done[f"{table.name}.{column.name}"] = int(row[0]) if row else 0
+        done[f"{table.name}.{column.name}"] = int(con.execute(
+            f"SELECT count(*) FROM {t} WHERE {col} IS NOT NULL").fetchone()[0])
     return done
 
 
