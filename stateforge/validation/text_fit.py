@@ -46,9 +46,10 @@ def _hinted(schema: Schema, config: DomainConfig):
 
 
 def fill_parent_texts(con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig) -> dict[str, int]:
-    """Set the text of every `values_by` hint read `via` the row's parents, once every table has its rows:
-    one UPDATE per hinted column over its non-NULL rows (the fill kept its NULL share). Returns the rows
-    set per `table.column`. The text checks (`text_rules`) then hold unless a later repair changes a
+    """Set the text of every `values_by` hint read `via` the row's parents, once every table has its rows,
+    on its non-NULL rows (the fill kept its NULL share): the table built anew with the texts (one
+    statement, its own transaction), or an UPDATE where other tables reference it. Returns the rows set per
+    `table.column`. The text checks (`text_rules`) then hold unless a later repair changes a
     parent, which they catch and repair like any other."""
     done: dict[str, int] = {}
     for table, column, by, _ in _hinted(schema, config):
