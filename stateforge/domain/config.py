@@ -94,14 +94,11 @@ class ValuesBy(_Model):
     def expr(self, null_rate: float | None = None) -> str:
         """The DuckDB expression that picks the text; with `null_rate`, that share of rows (chosen by
         `pick_by`) get NULL instead (an expression column takes no other null share)."""
-        by = self._by()
         # in key order: a config read back from JSON (keys sorted) makes the same expression
         cases = " ".join(f"WHEN {_lit(k)} THEN {self._pick(v)}" for k, v in sorted(self.values.items()))
         default = self._pick(self.default) if self.default else "NULL"
-        made = self._tailed(f"CASE CAST({self.key_sql()} AS VARCHAR) {cases} ELSE {default} END")
-        if not null_rate:
-            return made
-        return f"CASE WHEN hash({by}, 'null') % 10000 < {round(null_rate * 10000)} THEN NULL ELSE {made} END"
+        made = f"CASE CAST({self.key_sql()} AS VARCHAR) {cases} ELSE {default} END"
+        return self._nulled(self._tailed(made), null_rate)
 
     def fill_expr(self, null_rate: float | None = None) -> str:
         """The expression the fill computes over the row alone: `expr` itself, or with `via` (whose value
@@ -109,11 +106,14 @@ class ValuesBy(_Model):
         if self.via is None:
             return self.expr(null_rate)
         texts = self.default or sorted({t for v in self.values.values() for t in v})
-        made = self._tailed(self._pick(texts))
+        return self._nulled(self._tailed(self._pick(texts)), null_rate)
+
+    def _nulled(self, made: str, null_rate: float | None) -> str:
+        """`made`, or NULL for the `null_rate` share of rows (chosen by `pick_by`)."""
         if not null_rate:
             return made
-        return (f"CASE WHEN hash({self._by()}, 'null') % 10000 < {round(null_rate * 10000)} THEN NULL "
-                f"ELSE {made} END")
+        share = round(null_rate * 10000)
+        return f"CASE WHEN hash({self._by()}, 'null') % 10000 < {share} THEN NULL ELSE {made} END"
 
     def key_sql(self) -> str:
         """The SQL of the value the texts are chosen by: `via`, or the row's column."""
@@ -507,6 +507,10 @@ class DomainConfig(_Model):
     def default(cls, name: str) -> DomainConfig:
         """The config of a bare DDL file: every default, no hints."""
         return cls(name=name)
+
+    def procedure(self, name: str | None) -> DomainPolicy | None:
+        """The policy `name` when it is a procedure (`kind: procedure`), else None."""
+        return next((p for p in self.policies if p.name == name and p.kind == "procedure"), None)
 
     def hint(self, table: str, column: str) -> ColumnHint | None:
         """The hint for `table.column` (case-insensitive), or None."""

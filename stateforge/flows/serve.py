@@ -235,10 +235,7 @@ class ConnectionLost(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         exc = record.exc_info[1] if record.exc_info else None
-        if exc is not None and (
-            isinstance(exc, ConnectionError | TimeoutError)
-            or type(exc).__module__.split(".")[0] in self.KINDS
-        ):
+        if exc is not None and lost_connection(exc):
             record.msg = f"{record.getMessage()} ({type(exc).__name__}: {exc}); retrying"
             record.args = ()
             record.exc_info = record.exc_text = None

@@ -284,8 +284,7 @@ class RecipeContext:
         proves it again on its own episode and keeps the calls before it, then the decline."""
         if kind not in INFEASIBLE_KINDS:
             raise RecipeDefinitionError(f"recipe {self.recipe.name}: infeasible kind {kind!r}.")
-        procedure = next((p for p in self.workspace.config.policies
-                          if p.name == policy and p.kind == "procedure"), None)
+        procedure = self.workspace.config.procedure(policy)
         result = self.episode.call(tool, dict(arguments))
         if procedure is not None:
             if not result.ok:

@@ -338,9 +338,9 @@ class Gate:
 
     def _procedure(self, draft: Draft):
         """The procedure (a `kind: procedure` policy) an infeasible draft names, or None."""
-        named = draft.infeasible.policy if not draft.feasible and draft.infeasible is not None else None
-        return next((p for p in self.workspace.config.policies
-                     if p.name == named and p.kind == "procedure"), None)
+        if draft.feasible or draft.infeasible is None:
+            return None
+        return self.workspace.config.procedure(draft.infeasible.policy)
 
     def _procedure_proof(self, draft: Draft) -> tuple[Draft, str | None]:
         """An infeasible draft proved by a procedure (the tools allow what the organisation forbids): its
