@@ -32,10 +32,10 @@ from .common import (
     find_player,
     find_role,
     find_skin,
-    hide,
     membership,
     names,
     order,
+    page_of,
     refuse_banned,
 )
 
@@ -90,15 +90,6 @@ def get_player(env: Env, nickname: str) -> dict:
     return profile
 
 
-PLAYER_SORTS = {
-    "nickname": "nickname",
-    "account_level": "account_level",
-    "created_at": "created_at",
-    "last_login_at": "last_login_at",
-    "credit_score": "credit_score",
-}
-
-
 @tool(reads=("players", "clans", "clan_members", "rank_history"))
 def search_players(
     env: Env,
@@ -139,9 +130,6 @@ def search_players(
         joined_before: Only accounts created on or before this date.
         last_login_before: Only players whose last login was before this date (or who never logged in).
         sort_by: The order of the results.
-        descending: Sort from the largest / latest value down.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     where = Where().text(name_contains, "p.nickname").when(region, "p.server_region = ?")
     where.when(min_level, "p.account_level >= ?").when(max_level, "p.account_level <= ?")
@@ -164,24 +152,8 @@ def search_players(
         f"LEFT JOIN clans AS c ON c.clan_id = m.clan_id LEFT JOIN ({CURRENT_RANK}) AS rk "
         f"ON rk.player_id = p.player_id WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, PLAYER_SORTS, descending, "player_id"),
-        limit=limit,
-        offset=offset,
-    )
-    return hide(page, "player_id")
-
-
-HERO_SORTS = {
-    "name": "hero",
-    "proficiency_points": "proficiency_points",
-    "matches_played": "matches_played",
-    "wins": "wins",
-    "win_rate": "win_rate",
-    "acquired_at": "acquired_at",
-}
+    order_by = order(sort_by, descending, "player_id")
+    return page_of(env, sql, where.params, order_by, limit, offset, "player_id")
 
 
 @tool(reads=("players", "player_heroes", "heroes", "hero_roles", "player_skins", "skins"))
@@ -210,9 +182,6 @@ def list_player_heroes(
         min_proficiency: Only heroes with at least this many proficiency points.
         min_matches: Only heroes played at least this many times.
         sort_by: The order of the results (win_rate in percent).
-        descending: Sort from the largest / latest value down.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     pid = find_player(env, player)["player_id"]
     where = Where().add("ph.player_id = ?", pid).text(name_contains, "h.name").when(lane, "h.lane = ?")
@@ -227,22 +196,8 @@ def list_player_heroes(
         "FROM player_heroes AS ph JOIN heroes AS h ON h.hero_id = ph.hero_id "
         f"JOIN hero_roles AS r ON r.role_id = h.role_id WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, HERO_SORTS, descending, "hero_id"),
-        limit=limit,
-        offset=offset,
-    )
-    return hide(page, "hero_id")
-
-
-SKIN_SORTS = {
-    "acquired_at": "acquired_at",
-    "name": "skin",
-    "hero": "hero",
-    "price_diamonds": "price_diamonds",
-}
+    order_by = order(sort_by, descending, "hero_id", {"name": "hero"})
+    return page_of(env, sql, where.params, order_by, limit, offset, "hero_id")
 
 
 @tool(reads=("players", "player_skins", "skins", "heroes", "player_heroes"))
@@ -272,8 +227,6 @@ def list_player_skins(
         acquired_before: Only skins obtained on or before this date.
         sort_by: The order of the results.
         descending: Sort from the largest / latest value down (the default: newest first).
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     pid = find_player(env, player)["player_id"]
     where = Where().add("ps.player_id = ?", pid).when(rarity, "s.rarity = ?").when(source, "ps.source = ?")
@@ -288,14 +241,8 @@ def list_player_skins(
         "skins AS s ON s.skin_id = ps.skin_id "
         f"JOIN heroes AS h ON h.hero_id = s.hero_id WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, SKIN_SORTS, descending, "skin_id"),
-        limit=limit,
-        offset=offset,
-    )
-    return hide(page, "skin_id")
+    order_by = order(sort_by, descending, "skin_id", {"name": "skin"})
+    return page_of(env, sql, where.params, order_by, limit, offset, "skin_id")
 
 
 def _charge(env: Env, buyer: dict[str, Any], currency: str, amount: int, what: str) -> int:

@@ -26,6 +26,7 @@ from .common import (
     find_player,
     names,
     order,
+    page_of,
     require_choice,
 )
 
@@ -44,7 +45,6 @@ ITEMS_OF = (
     "(SELECT list(i.name ORDER BY bi.slot) FROM build_items AS bi JOIN items AS i ON i.item_id = bi.item_id "
     "WHERE bi.build_id = b.build_id)"
 )
-BUILD_SORTS = {"likes": "likes", "created_at": "created_at", "name": "name", "hero": "hero"}
 
 
 def _items(env: Env, wanted: list[str]) -> list[dict[str, Any]]:
@@ -142,8 +142,6 @@ def search_builds(
         player: Your nickname: your own private builds are listed too.
         sort_by: The order of the results.
         descending: Sort from the largest / latest value down (the default: most liked first).
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     where = Where()
     if player is not None:
@@ -168,13 +166,8 @@ def search_builds(
         f"b.likes, b.created_at, {ITEMS_OF} AS items FROM hero_builds AS b JOIN heroes AS h ON h.hero_id = "
         f"b.hero_id LEFT JOIN players AS p ON p.player_id = b.player_id WHERE {where.sql}"
     )
-    return env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, BUILD_SORTS, descending, "build_id"),
-        limit=limit,
-        offset=offset,
-    )
+    order_by = order(sort_by, descending, "build_id")
+    return page_of(env, sql, where.params, order_by, limit, offset)
 
 
 @tool(

@@ -27,18 +27,9 @@ from .common import (
     find_player,
     find_role,
     find_season,
-    hide,
     order,
+    page_of,
 )
-
-HERO_SORTS = {
-    "name": "name",
-    "price_gold": "price_gold",
-    "price_diamonds": "price_diamonds",
-    "released_on": "released_on",
-    "difficulty": "difficulty",
-    "base_hp": "base_hp",
-}
 
 
 @tool(reads=("heroes", "hero_roles", "player_heroes", "players"))
@@ -66,9 +57,6 @@ def search_heroes(
         owned_by: Only heroes this player (nickname) owns.
         not_owned_by: Only heroes this player (nickname) does not own yet.
         sort_by: The order of the results.
-        descending: Sort from the largest / latest value down.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     where = Where().text(name_contains, "h.name")
     if role is not None:
@@ -84,14 +72,8 @@ def search_heroes(
         "h.price_gold, h.price_diamonds, h.base_hp, h.released_on, h.is_free_rotation AS free_rotation "
         f"FROM heroes AS h JOIN hero_roles AS r ON r.role_id = h.role_id WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, HERO_SORTS, descending, "hero_id"),
-        limit=limit,
-        offset=offset,
-    )
-    return hide(page, "hero_id")
+    order_by = order(sort_by, descending, "hero_id")
+    return page_of(env, sql, where.params, order_by, limit, offset, "hero_id")
 
 
 @tool(reads=("heroes", "hero_roles", "skins", "hero_builds"))
@@ -119,15 +101,6 @@ def get_hero(env: Env, name: str) -> dict:
         "SELECT count(*) FROM hero_builds WHERE hero_id = ? AND player_id IS NULL", [hero_id]
     )
     return hero
-
-
-SKIN_SORTS = {
-    "name": "name",
-    "hero": "hero",
-    "price_diamonds": "price_diamonds",
-    "released_on": "released_on",
-    "rarity": "rarity_rank",
-}
 
 
 @tool(reads=("skins", "heroes", "player_skins", "players"))
@@ -162,9 +135,6 @@ def search_skins(
         owned_by: Only skins this player (nickname) owns.
         not_owned_by: Only skins this player (nickname) does not own.
         sort_by: The order of the results (rarity: common first).
-        descending: Sort from the largest / latest value down.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     where = Where().text(name_contains, "s.name")
     if hero is not None:
@@ -184,14 +154,8 @@ def search_skins(
         "s.is_limited AS limited, list_position(['common', 'rare', 'epic', 'legendary', 'mythic'], s.rarity) "
         f"AS rarity_rank FROM skins AS s JOIN heroes AS h ON h.hero_id = s.hero_id WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, SKIN_SORTS, descending, "skin_id"),
-        limit=limit,
-        offset=offset,
-    )
-    return hide(page, "rarity_rank", "skin_id")
+    order_by = order(sort_by, descending, "skin_id", {"rarity": "rarity_rank"})
+    return page_of(env, sql, where.params, order_by, limit, offset, "rarity_rank", "skin_id")
 
 
 @tool(reads=("items",))
@@ -219,8 +183,6 @@ def search_items(
         include_inactive: Also list items removed from the shop (they cannot go into builds).
         sort_by: The order of the results.
         descending: Sort from the largest value down.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     where = Where().text(name_contains, "name").when(category, "category = ?").when(tier, "tier = ?")
     where.when(min_price, "price_gold >= ?").when(max_price, "price_gold <= ?")
@@ -229,11 +191,7 @@ def search_items(
     sql = (
         f"SELECT item_id, name, category, tier, price_gold, is_active AS active FROM items WHERE {where.sql}"
     )
-    sorts = {"name": "name", "price_gold": "price_gold", "tier": "tier"}
-    page = env.page(
-        sql, where.params, order_by=order(sort_by, sorts, descending, "item_id"), limit=limit, offset=offset
-    )
-    return hide(page, "item_id")
+    return page_of(env, sql, where.params, order(sort_by, descending, "item_id"), limit, offset, "item_id")
 
 
 @tool(reads=("runes",))

@@ -26,10 +26,10 @@ from .common import (
     find_clan,
     find_player,
     find_players,
-    hide,
     membership,
     names,
     order,
+    page_of,
     refuse_banned,
     require_choice,
 )
@@ -48,20 +48,6 @@ ClanTag = Annotated[
 ]
 MaxMembers = Annotated[int, Field(ge=10, le=100, description="How many members the clan takes, 10 to 100.")]
 MEMBERS = "(SELECT count(*) FROM clan_members AS n WHERE n.clan_id = c.clan_id)"
-CLAN_SORTS = {
-    "name": "name",
-    "level": "level",
-    "members": "members",
-    "created_at": "created_at",
-    "contribution": "contribution",
-}
-MEMBER_SORTS = {
-    "contribution": "contribution",
-    "joined_at": "joined_at",
-    "nickname": "nickname",
-    "role": "role_rank",
-    "last_login_at": "last_login_at",
-}
 
 
 def my_clan(
@@ -124,9 +110,6 @@ def search_clans(
         max_level: Highest clan level (1-10).
         min_members: Only clans with at least this many members.
         sort_by: The order of the results (contribution: the members' total).
-        descending: Sort from the largest / latest value down.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     where = Where()
     if name_contains:
@@ -144,14 +127,8 @@ def search_clans(
         "FROM clan_members AS s WHERE s.clan_id = c.clan_id) AS contribution, "
         f"c.created_at FROM clans AS c WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, CLAN_SORTS, descending, "clan_id"),
-        limit=limit,
-        offset=offset,
-    )
-    return hide(page, "clan_id")
+    order_by = order(sort_by, descending, "clan_id")
+    return page_of(env, sql, where.params, order_by, limit, offset, "clan_id")
 
 
 @tool(reads=("clans", "clan_members", "players"))
@@ -214,9 +191,6 @@ def list_clan_members(
         joined_before: Only members who joined on or before this date.
         inactive_since: Only members who have not logged in since this date (or never).
         sort_by: The order of the results (role: leader, elders, members).
-        descending: Sort from the largest / latest value down.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     found = find_clan(env, clan)
     where = (
@@ -235,15 +209,10 @@ def list_clan_members(
         "role_rank, m.contribution, m.joined_at, p.account_level, p.last_login_at FROM clan_members AS m "
         f"JOIN players AS p ON p.player_id = m.player_id WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, MEMBER_SORTS, descending, "player_id"),
-        limit=limit,
-        offset=offset,
-    )
+    order_by = order(sort_by, descending, "player_id", {"role": "role_rank"})
+    page = page_of(env, sql, where.params, order_by, limit, offset, "player_id", "role_rank")
     page["clan"] = found["name"]
-    return hide(page, "player_id", "role_rank")
+    return page
 
 
 def _refuse_taken(env: Env, name: str | None, tag: str | None, except_clan: int = -1) -> None:

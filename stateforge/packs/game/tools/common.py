@@ -46,8 +46,10 @@ Player = Annotated[
     Field(min_length=1, max_length=24, description="The acting player's nickname (you, the user)."),
 ]
 Limit = Annotated[int, Field(ge=1, le=50, description="Results per page, 1 to 50.")]
-Offset = Annotated[int, Field(ge=0, description="Results to skip (for the next page: offset + limit).")]
+Offset = Annotated[int, Field(ge=0, description="Results to skip.")]
 Descending = Annotated[bool, Field(description="Sort from the largest / latest value down.")]
+"""`limit`, `offset` and `descending` parameters describe themselves: a tool's docstring names them only
+where it says more."""
 SHOWN = 5
 """Candidates listed in an ambiguity or not-found message."""
 
@@ -86,9 +88,21 @@ class Where:
         return " AND ".join(f"({p})" for p in self.parts) or "TRUE"
 
 
-def order(sort_by: str, columns: dict[str, str], descending: bool, key: str) -> str:
-    """An ORDER BY over whitelisted output columns that ends with a key, so pages never overlap."""
-    return order_by(columns[sort_by], descending, key)
+def order(sort_by: str, descending: bool, key: str, columns: dict[str, str] | None = None) -> str:
+    """An ORDER BY on the output column `sort_by` (or the one `columns` maps it to, `{"name": "hero"}`) that
+    ends with a key, so pages never overlap. `sort_by` is one of the tool's `Literal` sorts (its arguments
+    are validated before it runs); anything but a plain column name is refused all the same."""
+    column = (columns or {}).get(sort_by, sort_by)
+    if not column.isidentifier():
+        raise ToolError(f"cannot sort by {sort_by!r}.")
+    return order_by(column, descending, key)
+
+
+def page_of(
+    env: Env, sql: str, params: Sequence[Any], order_by: str, limit: int, offset: int, *hidden: str
+) -> dict[str, Any]:
+    """One page (`rows`, `total`) of `sql` in `order_by`, without the internal columns `hidden`."""
+    return hide(env.page(sql, list(params), order_by=order_by, limit=limit, offset=offset), *hidden)
 
 
 def hide(page: dict[str, Any], *columns: str) -> dict[str, Any]:

@@ -26,9 +26,9 @@ from .common import (
     are_friends,
     find_player,
     find_players,
-    hide,
     names,
     order,
+    page_of,
     pair,
     refuse_banned,
     require_choice,
@@ -39,12 +39,6 @@ FRIENDS = (  # binds the player's id twice
     "SELECT player_b_id AS friend_id, relation, intimacy, since FROM friendships WHERE player_a_id = ? "
     "UNION ALL SELECT player_a_id, relation, intimacy, since FROM friendships WHERE player_b_id = ?"
 )
-FRIEND_SORTS = {
-    "nickname": "nickname",
-    "intimacy": "intimacy",
-    "since": "since",
-    "last_login_at": "last_login_at",
-}
 
 
 @tool(reads=("players", "friendships", "clan_members", "clans"))
@@ -75,9 +69,6 @@ def list_friends(
         since_before: Only friendships made on or before this date.
         inactive_since: Only friends who have not logged in since this date (or never).
         sort_by: The order of the results.
-        descending: Sort from the largest / latest value down.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     me = find_player(env, player)["player_id"]
     where = Where().when(relation, "f.relation = ?").text(name_contains, "p.nickname")
@@ -91,14 +82,8 @@ def list_friends(
         "m.clan_id "
         f"WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        [me, me, *where.params],
-        order_by=order(sort_by, FRIEND_SORTS, descending, "player_id"),
-        limit=limit,
-        offset=offset,
-    )
-    return hide(page, "player_id")
+    order_by = order(sort_by, descending, "player_id")
+    return page_of(env, sql, [me, me, *where.params], order_by, limit, offset, "player_id")
 
 
 @tool(reads=("players", "friend_requests"))
@@ -118,8 +103,6 @@ def list_friend_requests(
         direction: incoming: sent to the player; outgoing: sent by the player.
         status: Only requests in this state ("any" for all).
         sent_after: Only requests sent on or after this date.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     me = find_player(env, player)["player_id"]
     mine, other = ("recipient_id", "sender_id") if direction == "incoming" else ("sender_id", "recipient_id")
@@ -132,8 +115,7 @@ def list_friend_requests(
         f"SELECT r.request_id, p.nickname AS {label}, r.message, r.status, r.sent_at, r.responded_at "
         f"FROM friend_requests AS r JOIN players AS p ON p.player_id = r.{other} WHERE {where.sql}"
     )
-    page = env.page(sql, where.params, order_by="sent_at DESC, request_id DESC", limit=limit, offset=offset)
-    return hide(page, "request_id")
+    return page_of(env, sql, where.params, "sent_at DESC, request_id DESC", limit, offset, "request_id")
 
 
 def _pending(env: Env, a: int, b: int) -> dict[str, Any] | None:

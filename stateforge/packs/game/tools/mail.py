@@ -32,6 +32,7 @@ from .common import (
     find_season,
     membership,
     order,
+    page_of,
     quoted,
     refuse_banned,
 )
@@ -95,8 +96,6 @@ def search_mail(
         sent_before: Only mail sent before this date.
         sort_by: Order by when it was sent or when it expires.
         descending: Latest first (the default).
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     me = find_player(env, player)
     where = Where().add(VISIBLE, me["player_id"], env.now).when(category, "m.category = ?")
@@ -110,13 +109,7 @@ def search_mail(
         "m.sent_at, m.read_at IS NOT NULL AS read, m.expires_at FROM mail AS m LEFT JOIN players AS s "
         f"ON s.player_id = m.sender_id WHERE {where.sql}"
     )
-    page = env.page(
-        sql,
-        where.params,
-        order_by=order(sort_by, {"sent_at": "sent_at", "expires_at": "expires_at"}, descending, "mail_id"),
-        limit=limit,
-        offset=offset,
-    )
+    page = page_of(env, sql, where.params, order(sort_by, descending, "mail_id"), limit, offset)
     ids = [r["mail_id"] for r in page["rows"]]
     attached = (
         env.query(

@@ -21,12 +21,12 @@ from .common import (
     find_player,
     find_season,
     order,
+    page_of,
 )
 
 RESULT = (
     "CASE WHEN m.winning_side IS NULL THEN 'remake' WHEN m.winning_side = p.side THEN 'win' ELSE 'loss' END"
 )
-MATCH_SORTS = {"started_at": "started_at"}
 
 
 def _match_filters(
@@ -76,8 +76,6 @@ def search_matches(
         started_after: Only matches started on or after this date.
         started_before: Only matches started on or before this date.
         descending: Newest first (the default); false for oldest first.
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     pid = find_player(env, player)["player_id"]
     where = _match_filters(env, pid, hero, mode, season, started_after, started_before)
@@ -90,13 +88,8 @@ def search_matches(
         "JOIN heroes AS h ON h.hero_id = p.hero_id JOIN seasons AS s ON s.season_id = m.season_id "
         f"WHERE {where.sql}"
     )
-    return env.page(
-        sql,
-        where.params,
-        order_by=order("started_at", MATCH_SORTS, descending, "match_id"),
-        limit=limit,
-        offset=offset,
-    )
+    order_by = order("started_at", descending, "match_id")
+    return page_of(env, sql, where.params, order_by, limit, offset)
 
 
 @tool(reads=("matches", "match_participants", "match_events", "players", "heroes", "seasons"))
@@ -214,8 +207,6 @@ def get_rank_history(
         until: Only records on or before this date.
         reason: Only changes for this reason.
         descending: Newest first (the default).
-        limit: Results per page, 1 to 50.
-        offset: Results to skip.
     """
     pid = find_player(env, player)["player_id"]
     where = Where().add("player_id = ?", pid).when(reason, "change_reason = ?")
