@@ -23,10 +23,11 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 from stateforge.tasks import Skip
-from stateforge.tasks.compose import Step, Story, Storyline, step
+from stateforge.tasks.compose import Story, Storyline, step
 
 from .common import RELATION_WORDS, in_list, introduce, not_banned
 
@@ -82,103 +83,82 @@ def _friendship_count(player_id: int, ids: list[int]) -> str:
 # --- casts --------------------------------------------------------------------------------------------
 
 
-def cast_social_player(story: Story) -> None:
-    """A player (not banned) with 20-300 friends and 15 or more matches."""
-    ctx = story.ctx
-    user = ctx.pick(
-        "WITH f AS (SELECT player_a_id AS pid FROM friendships UNION ALL SELECT player_b_id FROM "
-        "friendships), "
-        "n AS (SELECT pid, count(*) AS friends FROM f GROUP BY pid), "
-        "k AS (SELECT player_id, count(*) AS matches FROM match_participants GROUP BY player_id) "
-        "SELECT p.player_id, p.nickname FROM players AS p JOIN n ON n.pid = p.player_id JOIN k ON "
-        f"k.player_id = p.player_id WHERE {not_banned(ctx)} AND n.friends BETWEEN 20 AND 300 AND k.matches "
-        ">= 15",
-        what="player with friends and matches",
-    )
-    story["user"] = user
-    introduce(ctx, user["nickname"])
+def player_cast(sql: str, what: str, *, today: int = 0) -> Callable[[Story], None]:
+    """A cast that picks a player with `sql` (`{not_banned}` in it stands for "not banned at 'now'", each `?`
+    binds the build's day, `today` of them) and speaks as them; it provides `user` (the row picked)."""
+
+    def cast(story: Story) -> None:
+        ctx = story.ctx
+        user = ctx.pick(sql.format(not_banned=not_banned(ctx)), [ctx.today] * today or None, what=what)
+        story["user"] = user
+        introduce(ctx, user["nickname"])
+
+    return cast
 
 
-def cast_regular_player(story: Story) -> None:
-    """A player (not banned) with 15 or more matches."""
-    ctx = story.ctx
-    user = ctx.pick(
-        "SELECT p.player_id, p.nickname FROM players AS p WHERE "
-        f"{not_banned(ctx)} AND (SELECT count(*) FROM match_participants AS mp WHERE mp.player_id = "
-        "p.player_id) >= 15",
-        what="player with 15+ matches",
-    )
-    story["user"] = user
-    introduce(ctx, user["nickname"])
+cast_social_player = player_cast(
+    "WITH f AS (SELECT player_a_id AS pid FROM friendships UNION ALL SELECT player_b_id FROM friendships), "
+    "n AS (SELECT pid, count(*) AS friends FROM f GROUP BY pid), "
+    "k AS (SELECT player_id, count(*) AS matches FROM match_participants GROUP BY player_id) "
+    "SELECT p.player_id, p.nickname FROM players AS p JOIN n ON n.pid = p.player_id JOIN k ON "
+    "k.player_id = p.player_id WHERE {not_banned} AND n.friends BETWEEN 20 AND 300 AND k.matches >= 15",
+    "player with friends and matches",
+)
+"""A player (not banned) with 20-300 friends and 15 or more matches."""
 
+cast_regular_player = player_cast(
+    "SELECT p.player_id, p.nickname FROM players AS p WHERE {not_banned} AND (SELECT count(*) FROM "
+    "match_participants AS mp WHERE mp.player_id = p.player_id) >= 15",
+    "player with 15+ matches",
+)
+"""A player (not banned) with 15 or more matches."""
 
-def cast_rich_player(story: Story) -> None:
-    """A player (not banned) with 40,000+ gold who owns at most 40 heroes and has no build of a hero they
-    do not own (so a copied build never meets a name of theirs)."""
-    ctx = story.ctx
-    user = ctx.pick(
-        "SELECT p.player_id, p.nickname, p.gold FROM players AS p WHERE "
-        f"{not_banned(ctx)} AND p.gold >= 40000 AND (SELECT count(*) FROM player_heroes AS o WHERE "
-        "o.player_id = p.player_id) <= 40 AND NOT EXISTS (SELECT 1 FROM hero_builds AS b WHERE b.player_id = "
-        "p.player_id AND b.hero_id NOT IN (SELECT hero_id FROM player_heroes WHERE player_id = p.player_id))",
-        what="player with gold to spend",
-    )
-    story["user"] = user
-    introduce(ctx, user["nickname"])
+cast_rich_player = player_cast(
+    "SELECT p.player_id, p.nickname, p.gold FROM players AS p WHERE {not_banned} AND p.gold >= 40000 AND "
+    "(SELECT count(*) FROM player_heroes AS o WHERE o.player_id = p.player_id) <= 40 AND NOT EXISTS (SELECT "
+    "1 FROM hero_builds AS b WHERE b.player_id = p.player_id AND b.hero_id NOT IN (SELECT hero_id FROM "
+    "player_heroes WHERE player_id = p.player_id))",
+    "player with gold to spend",
+)
+"""A player (not banned) with 40,000+ gold who owns at most 40 heroes and has no build of a hero they do not
+own (so a copied build never meets a name of theirs)."""
 
+cast_clan_leader = player_cast(
+    "SELECT p.player_id, p.nickname, m.clan_id FROM clan_members AS m JOIN players AS p ON p.player_id = "
+    "m.player_id WHERE m.role = 'leader' AND {not_banned} AND (SELECT count(*) FROM clan_members AS o WHERE "
+    "o.clan_id = m.clan_id) >= 15",
+    "leader of a clan of 15+",
+)
+"""The leader (not banned) of a clan of 15 or more members."""
 
-def cast_clan_leader(story: Story) -> None:
-    """The leader (not banned) of a clan of 15 or more members."""
-    ctx = story.ctx
-    user = ctx.pick(
-        "SELECT p.player_id, p.nickname, m.clan_id FROM clan_members AS m JOIN players AS p ON p.player_id = "
-        f"m.player_id WHERE m.role = 'leader' AND {not_banned(ctx)} AND (SELECT count(*) FROM clan_members "
-        "AS o WHERE o.clan_id = m.clan_id) >= 15",
-        what="leader of a clan of 15+",
-    )
-    story["user"] = user
-    introduce(ctx, user["nickname"])
+RANKED_SEASONS = (
+    "SELECT h.player_id, count(DISTINCT s.season_id) AS seasons FROM rank_history AS h JOIN seasons AS s "
+    "ON CAST(h.recorded_at AS DATE) BETWEEN s.starts_on AND s.ends_on WHERE s.ends_on < CAST(? AS DATE) "
+    "GROUP BY h.player_id"
+)
+"""Per player, the ended seasons they have ranked records in (bind the build's day)."""
 
+cast_ranked_veteran = player_cast(
+    f"SELECT p.player_id, p.nickname, p.diamonds FROM players AS p JOIN ({RANKED_SEASONS}) AS r "
+    "ON r.player_id = p.player_id WHERE {not_banned} AND r.seasons >= 2 AND p.diamonds >= 1000 "
+    "AND (SELECT count(*) FROM player_heroes AS o WHERE o.player_id = p.player_id) >= 3 AND NOT EXISTS "
+    "(SELECT 1 FROM mail AS m WHERE m.recipient_id = p.player_id AND m.category = 'season_reward' AND "
+    "m.subject LIKE 'Season rewards: %')",
+    "ranked player with seasons to claim",
+    today=1,
+)
+"""A player (not banned) with ranked records in two or more ended seasons, none claimed yet, 1,000+ diamonds
+and 3+ heroes."""
 
-def _ranked_seasons_sql(ended: bool) -> str:
-    cond = "s.ends_on < CAST(? AS DATE)" if ended else "TRUE"
-    return (
-        "SELECT h.player_id, count(DISTINCT s.season_id) AS seasons FROM rank_history AS h JOIN seasons AS s "
-        f"ON CAST(h.recorded_at AS DATE) BETWEEN s.starts_on AND s.ends_on WHERE {cond} GROUP BY h.player_id"
-    )
-
-
-def cast_ranked_veteran(story: Story) -> None:
-    """A player (not banned) with ranked records in two or more ended seasons, none claimed yet, 1,000+
-    diamonds and 3+ heroes."""
-    ctx = story.ctx
-    user = ctx.pick(
-        f"SELECT p.player_id, p.nickname, p.diamonds FROM players AS p JOIN ({_ranked_seasons_sql(True)}) "
-        "AS r "
-        f"ON r.player_id = p.player_id WHERE {not_banned(ctx)} AND r.seasons >= 2 AND p.diamonds >= 1000 "
-        "AND (SELECT count(*) FROM player_heroes AS o WHERE o.player_id = p.player_id) >= 3 AND NOT EXISTS "
-        "(SELECT 1 FROM mail AS m WHERE m.recipient_id = p.player_id AND m.category = 'season_reward' AND "
-        "m.subject LIKE 'Season rewards: %')",
-        [ctx.today],
-        what="ranked player with seasons to claim",
-    )
-    story["user"] = user
-    introduce(ctx, user["nickname"])
-
-
-def cast_current_ranked(story: Story) -> None:
-    """A player (not banned) with ranked records in the current season and in an ended one."""
-    ctx = story.ctx
-    user = ctx.pick(
-        f"SELECT p.player_id, p.nickname FROM players AS p JOIN ({_ranked_seasons_sql(True)}) AS r ON "
-        f"r.player_id = p.player_id WHERE {not_banned(ctx)} AND EXISTS (SELECT 1 FROM rank_history AS h JOIN "
-        "seasons AS s ON CAST(h.recorded_at AS DATE) BETWEEN s.starts_on AND s.ends_on WHERE h.player_id = "
-        "p.player_id AND s.ends_on >= CAST(? AS DATE))",
-        [ctx.today, ctx.today],
-        what="player ranked this season",
-    )
-    story["user"] = user
-    introduce(ctx, user["nickname"])
+cast_current_ranked = player_cast(
+    f"SELECT p.player_id, p.nickname FROM players AS p JOIN ({RANKED_SEASONS}) AS r ON "
+    "r.player_id = p.player_id WHERE {not_banned} AND EXISTS (SELECT 1 FROM rank_history AS h JOIN "
+    "seasons AS s ON CAST(h.recorded_at AS DATE) BETWEEN s.starts_on AND s.ends_on WHERE h.player_id = "
+    "p.player_id AND s.ends_on >= CAST(? AS DATE))",
+    "player ranked this season",
+    today=2,
+)
+"""A player (not banned) with ranked records in the current season and in an ended one."""
 
 
 # --- steps: matches and teammates -----------------------------------------------------------------------
@@ -1026,79 +1006,71 @@ def claim_too_early(story: Story) -> None:
     )
 
 
-def _steps(*items: Step) -> tuple[Step, ...]:
-    return tuple(items)
+USER = ("user",)
+"""What every cast of the game provides: the player speaking."""
 
-
-FRIEND_LIST_CLEANUP = Storyline(
-    "friend_list_cleanup",
-    cast_social_player,
-    _steps(my_teammates, prune_quiet_friends, closest_becomes_special, answer_requests),
-    provides=("user",),
-    weight=2.0,
-)
-HERO_SHOPPING_SPREE = Storyline(
-    "hero_shopping_spree",
-    cast_rich_player,
-    _steps(shop_list, buy_list, copy_top_builds),
-    provides=("user",),
-    weight=2.0,
-)
-CLAN_RESHUFFLE = Storyline(
-    "clan_reshuffle",
-    cast_clan_leader,
-    _steps(clan_roster, find_idle_members, kick_idle, promote_top, hand_over),
-    provides=("user",),
-    weight=1.5,
-)
-SEASON_REWARDS_AND_SKINS = Storyline(
-    "season_rewards_and_skins",
-    cast_ranked_veteran,
-    _steps(claim_ended_seasons, claim_waiting_mail, skins_for_role),
-    provides=("user",),
-    weight=1.2,
-)
-BEFRIEND_GOOD_TEAMMATES = Storyline(
-    "befriend_good_teammates",
-    cast_regular_player,
-    _steps(my_teammates, rated_teammates, befriend_good),
-    provides=("user",),
-    weight=1.2,
-)
-HERO_SPREE_OVER_BUDGET = Storyline(
-    "hero_spree_over_budget",
-    cast_rich_player,
-    _steps(shop_list, buy_list_over_budget),
-    provides=("user",),
-    capabilities=("aggregation_computation",),
-    feasible=False,
-    weight=0.5,
-)
-CLAN_SHRINK_TOO_FAR = Storyline(
-    "clan_shrink_too_far",
-    cast_clan_leader,
-    _steps(clan_roster, find_idle_members, shrink_too_far),
-    provides=("user",),
-    capabilities=("aggregation_computation",),
-    feasible=False,
-    weight=0.5,
-)
-SEASON_REWARDS_TOO_EARLY = Storyline(
-    "season_rewards_too_early",
-    cast_current_ranked,
-    _steps(claim_too_early),
-    provides=("user",),
-    capabilities=("precise_boundary_judgment",),
-    feasible=False,
-    weight=0.3,
-)
 STORYLINES = (
-    FRIEND_LIST_CLEANUP,
-    HERO_SHOPPING_SPREE,
-    CLAN_RESHUFFLE,
-    SEASON_REWARDS_AND_SKINS,
-    BEFRIEND_GOOD_TEAMMATES,
-    HERO_SPREE_OVER_BUDGET,
-    CLAN_SHRINK_TOO_FAR,
-    SEASON_REWARDS_TOO_EARLY,
+    Storyline(
+        "friend_list_cleanup",
+        cast_social_player,
+        (my_teammates, prune_quiet_friends, closest_becomes_special, answer_requests),
+        provides=USER,
+        weight=2.0,
+    ),
+    Storyline(
+        "hero_shopping_spree",
+        cast_rich_player,
+        (shop_list, buy_list, copy_top_builds),
+        provides=USER,
+        weight=2.0,
+    ),
+    Storyline(
+        "clan_reshuffle",
+        cast_clan_leader,
+        (clan_roster, find_idle_members, kick_idle, promote_top, hand_over),
+        provides=USER,
+        weight=1.5,
+    ),
+    Storyline(
+        "season_rewards_and_skins",
+        cast_ranked_veteran,
+        (claim_ended_seasons, claim_waiting_mail, skins_for_role),
+        provides=USER,
+        weight=1.2,
+    ),
+    Storyline(
+        "befriend_good_teammates",
+        cast_regular_player,
+        (my_teammates, rated_teammates, befriend_good),
+        provides=USER,
+        weight=1.2,
+    ),
+    # infeasible: all or nothing, refused after the reads
+    Storyline(
+        "hero_spree_over_budget",
+        cast_rich_player,
+        (shop_list, buy_list_over_budget),
+        provides=USER,
+        capabilities=("aggregation_computation",),
+        feasible=False,
+        weight=0.5,
+    ),
+    Storyline(
+        "clan_shrink_too_far",
+        cast_clan_leader,
+        (clan_roster, find_idle_members, shrink_too_far),
+        provides=USER,
+        capabilities=("aggregation_computation",),
+        feasible=False,
+        weight=0.5,
+    ),
+    Storyline(
+        "season_rewards_too_early",
+        cast_current_ranked,
+        (claim_too_early,),
+        provides=USER,
+        capabilities=("precise_boundary_judgment",),
+        feasible=False,
+        weight=0.3,
+    ),
 )
