@@ -115,8 +115,7 @@ def delete_hero_builds(ctx: RecipeContext) -> None:
     ctx.refer(
         f"builds of {row['nickname']} for {row['hero']}",
         "SELECT count(DISTINCT b.hero_id) FROM hero_builds AS b JOIN players AS p ON p.player_id = "
-        "b.player_id "
-        "JOIN heroes AS h ON h.hero_id = b.hero_id WHERE p.nickname = ? AND h.name = ?",
+        "b.player_id JOIN heroes AS h ON h.hero_id = b.hero_id WHERE p.nickname = ? AND h.name = ?",
         [row["nickname"], row["hero"]],
     )
     ctx.call(
@@ -133,9 +132,8 @@ def delete_hero_builds(ctx: RecipeContext) -> None:
     if row["n"] >= 50:
         ctx.difficulty = "medium"
     others = ctx.sql(
-        "SELECT h.name FROM heroes AS h WHERE h.hero_id NOT IN (SELECT hero_id FROM hero_builds "
-        "WHERE player_id = ?) "
-        "ORDER BY h.name",
+        "SELECT h.name FROM heroes AS h WHERE h.hero_id NOT IN (SELECT hero_id FROM hero_builds WHERE "
+        "player_id = ?) ORDER BY h.name",
         [row["player_id"]],
     )
     if others:

@@ -51,9 +51,8 @@ def kick_inactive_members(ctx: RecipeContext) -> None:
         what=f"clan {role} with members",
     )
     members = ctx.sql(
-        "SELECT p.player_id, p.nickname, m.contribution, p.last_login_at FROM clan_members AS m "
-        "JOIN players AS p ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'member' "
-        "ORDER BY p.nickname",
+        "SELECT p.player_id, p.nickname, m.contribution, p.last_login_at FROM clan_members AS m JOIN players "
+        "AS p ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'member' ORDER BY p.nickname",
         [boss["clan_id"]],
     )
     found = None
@@ -78,9 +77,8 @@ def kick_inactive_members(ctx: RecipeContext) -> None:
         [
             "Kick every ordinary member of my clan who has contributed {cap} or less and hasn't logged in "
             "since {since}. Elders stay.",
-            "Remove the inactive members from my clan: regular members (not elders) with a "
-            "contribution of at "
-            "most {cap} and no login since {since}.",
+            "Remove the inactive members from my clan: regular members (not elders) with a contribution of "
+            "at most {cap} and no login since {since}.",
             "Clean up my clan: everyone with the plain member role whose contribution is {cap} or lower and "
             "who hasn't been online since {since} has to go.",
         ],
@@ -413,9 +411,8 @@ def demote_recent_elders(ctx: RecipeContext) -> None:
     ctx.say(
         [
             "Demote every elder of my clan who joined on or after {since} back to ordinary member.",
-            "The elders who joined my clan since {since} (that day included) should be regular "
-            "members again; "
-            "please demote them.",
+            "The elders who joined my clan since {since} (that day included) should be regular members "
+            "again; please demote them.",
         ],
         since=since,
     )

@@ -150,9 +150,8 @@ def copy_rune_page_without_colour(ctx: RecipeContext) -> None:
     introduce(ctx, page["nickname"])
     ctx.say(
         [
-            "Create a new rune page {name:q} with the same runes as my page {page:q}, but leave out "
-            "the {colour} "
-            "ones.",
+            "Create a new rune page {name:q} with the same runes as my page {page:q}, but leave out the "
+            "{colour} ones.",
             "Copy my rune page {page:q} into a new page called {name:q}, without its {colour} runes.",
         ],
         name=name,
@@ -334,11 +333,10 @@ def wear_newest_skins(ctx: RecipeContext) -> None:
         what="player with several skins for a hero",
     )
     owned = ctx.sql(
-        "SELECT s.hero_id, h.name AS hero, s.skin_id, s.name AS skin, ps.acquired_at, ps.is_equipped "
-        "FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id JOIN heroes AS h ON "
-        "h.hero_id = s.hero_id "
-        "JOIN player_heroes AS ph ON ph.player_id = ps.player_id AND ph.hero_id = s.hero_id "
-        "WHERE ps.player_id = ? ORDER BY s.hero_id, ps.acquired_at DESC, s.skin_id",
+        "SELECT s.hero_id, h.name AS hero, s.skin_id, s.name AS skin, ps.acquired_at, ps.is_equipped FROM "
+        "player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id JOIN heroes AS h ON h.hero_id = "
+        "s.hero_id JOIN player_heroes AS ph ON ph.player_id = ps.player_id AND ph.hero_id = s.hero_id WHERE "
+        "ps.player_id = ? ORDER BY s.hero_id, ps.acquired_at DESC, s.skin_id",
         [player["player_id"]],
     )
     newest: dict[int, dict[str, Any]] = {}

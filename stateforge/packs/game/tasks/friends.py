@@ -333,20 +333,18 @@ def befriend_match_teammates(ctx: RecipeContext) -> None:
         what="player with a latest match",
     )
     mates = ctx.sql(
-        "SELECT q.player_id, pl.nickname FROM match_participants AS me JOIN match_participants AS q "
-        "ON q.match_id = me.match_id AND q.side = me.side AND q.player_id <> me.player_id "
-        "JOIN players AS pl ON pl.player_id = q.player_id WHERE me.match_id = ? AND me.player_id = ? "
-        "ORDER BY pl.nickname",
+        "SELECT q.player_id, pl.nickname FROM match_participants AS me JOIN match_participants AS q ON "
+        "q.match_id = me.match_id AND q.side = me.side AND q.player_id <> me.player_id JOIN players AS pl ON "
+        "pl.player_id = q.player_id WHERE me.match_id = ? AND me.player_id = ? ORDER BY pl.nickname",
         [row["match_id"], row["player_id"]],
     )
     known = {
         r["other"]
         for r in ctx.sql(
-            "SELECT CASE WHEN player_a_id = $pid THEN player_b_id ELSE player_a_id END AS other "
-            "FROM friendships WHERE player_a_id = $pid OR player_b_id = $pid "
-            "UNION SELECT CASE WHEN sender_id = $pid THEN recipient_id ELSE sender_id END FROM "
-            "friend_requests "
-            "WHERE status = 'pending' AND (sender_id = $pid OR recipient_id = $pid)",
+            "SELECT CASE WHEN player_a_id = $pid THEN player_b_id ELSE player_a_id END AS other FROM "
+            "friendships WHERE player_a_id = $pid OR player_b_id = $pid UNION SELECT CASE WHEN sender_id = "
+            "$pid THEN recipient_id ELSE sender_id END FROM friend_requests WHERE status = 'pending' AND "
+            "(sender_id = $pid OR recipient_id = $pid)",
             {"pid": row["player_id"]},
         )
     }
@@ -392,11 +390,9 @@ def befriend_match_teammates(ctx: RecipeContext) -> None:
     ctx.refer(
         f"the most recent {mode} match of {row['nickname']}",
         "SELECT count(*) FROM main.match_participants AS mp JOIN main.matches AS m ON m.match_id = "
-        "mp.match_id "
-        "JOIN main.players AS p ON p.player_id = mp.player_id WHERE p.nickname = ? AND m.mode = ? AND "
-        "m.started_at = (SELECT max(m2.started_at) FROM main.match_participants AS mp2 JOIN "
-        "main.matches AS m2 "
-        "ON m2.match_id = mp2.match_id WHERE mp2.player_id = p.player_id AND m2.mode = ?)",
+        "mp.match_id JOIN main.players AS p ON p.player_id = mp.player_id WHERE p.nickname = ? AND m.mode = "
+        "? AND m.started_at = (SELECT max(m2.started_at) FROM main.match_participants AS mp2 JOIN "
+        "main.matches AS m2 ON m2.match_id = mp2.match_id WHERE mp2.player_id = p.player_id AND m2.mode = ?)",
         [row["nickname"], mode, mode],
     )
     ctx.goal(

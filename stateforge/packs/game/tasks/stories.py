@@ -75,8 +75,7 @@ def _friendship_count(player_id: int, ids: list[int]) -> str:
     ids_sql = in_list(ids)
     return (
         f"SELECT count(*) AS n FROM friendships WHERE (player_a_id = {player_id} AND player_b_id IN "
-        f"{ids_sql})"
-        f" OR (player_b_id = {player_id} AND player_a_id IN {ids_sql})"
+        f"{ids_sql}) OR (player_b_id = {player_id} AND player_a_id IN {ids_sql})"
     )
 
 
@@ -231,8 +230,7 @@ def prune_quiet_friends(story: Story) -> None:
         f"a friend of {nick} last seen on {cutoff} (stays)",
         "SELECT count(*) FROM players AS p WHERE CAST(p.last_login_at AS DATE) = ? AND p.player_id IN "
         "(SELECT player_b_id FROM friendships WHERE player_a_id = ? UNION SELECT player_a_id FROM "
-        "friendships "
-        "WHERE player_b_id = ?)",
+        "friendships WHERE player_b_id = ?)",
         [cutoff, user["player_id"], user["player_id"]],
     )
     clan = " anyone in my clan," if tag else ""
@@ -418,10 +416,8 @@ def befriend_good(story: Story) -> None:
             "already sent me one, just accept theirs; skip anyone I've already asked), and mail any who are "
             "already my friends with the subject {subject:q}.",
             "The ones not on my friend list should get a friend request saying {note:q}, unless they've "
-            "asked "
-            "me first (then accept it) or my request to them is still open; any who are already my friends "
-            "get "
-            "a mail from me titled {subject:q}.",
+            "asked me first (then accept it) or my request to them is still open; any who are already my "
+            "friends get a mail from me titled {subject:q}.",
         ],
         note=note,
         subject=subject,
@@ -511,17 +507,15 @@ def shop_list(story: Story) -> None:
     story.distractor(
         f"a {a} or {b} hero {user['nickname']} lacks, priced over {choice['cap']}",
         "SELECT count(*) FROM heroes AS h JOIN hero_roles AS r ON r.role_id = h.role_id WHERE "
-        "list_contains(?, "
-        "r.name) AND h.price_gold > ? AND h.hero_id NOT IN (SELECT hero_id FROM player_heroes WHERE "
-        "player_id = ?)",
+        "list_contains(?, r.name) AND h.price_gold > ? AND h.hero_id NOT IN (SELECT hero_id FROM "
+        "player_heroes WHERE player_id = ?)",
         [[a, b], choice["cap"], user["player_id"]],
     )
     hard = " Leave out the ones with difficulty 3, they're too hard for me." if choice["no_hard"] else ""
     story.say(
         [
             "I've been saving gold to fill out my {a} and {b} heroes: buy every {a} and every {b} I don't "
-            "own "
-            "yet whose gold price is at most {cap}, all paid with gold.{hard}",
+            "own yet whose gold price is at most {cap}, all paid with gold.{hard}",
             "Time to spend my gold. I want each {a} and {b} hero I'm missing that costs {cap} gold or less, "
             "bought with gold.{hard}",
         ],
@@ -553,8 +547,7 @@ def buy_list_over_budget(story: Story) -> None:
     story.say(
         [
             "Buy them all in one go, and if my gold doesn't cover every one of them, don't buy any and tell "
-            "me "
-            "how much I'm short.",
+            "me how much I'm short.",
             "It's all of them or none: if I can't afford the whole lot, leave my gold alone.",
         ]
     )
@@ -603,8 +596,7 @@ def copy_top_builds(story: Story) -> None:
     story.ctx.goal(
         "one copied build per new hero with an official build",
         "SELECT count(*) AS n FROM hero_builds AS b JOIN heroes AS h ON h.hero_id = b.hero_id WHERE "
-        "b.player_id "
-        "= ? AND list_contains(?, h.name) AND NOT b.is_public",
+        "b.player_id = ? AND list_contains(?, h.name) AND NOT b.is_public",
         [user["player_id"], story["bought"]],
         expected=[{"n": len(copies)}],
     )
@@ -678,8 +670,7 @@ def find_idle_members(story: Story) -> None:
             "{cutoff} has to go, and any elder who hasn't played since then either goes back to ordinary "
             "member.",
             "Time to tidy up the clan: remove each plain member who has no match on or after {cutoff}; "
-            "elders "
-            "with no match since then stay, but as ordinary members.",
+            "elders with no match since then stay, but as ordinary members.",
         ],
         cutoff=cutoff,
     )
@@ -733,8 +724,7 @@ def promote_top(story: Story) -> None:
                 "Then promote the {k} ordinary members left with the highest contribution to elder and send "
                 "each of them a mail titled {subject:q}.",
                 "Of the ordinary members who stay, make the {k} biggest contributors elders, and mail each "
-                "one "
-                "with the subject {subject:q}.",
+                "one with the subject {subject:q}.",
             ],
             k=k,
             subject=subject,
@@ -808,11 +798,9 @@ def shrink_too_far(story: Story) -> None:
     story.say(
         [
             "After that, cut the clan down to {size} places. It's all or nothing: if the members who are "
-            "left "
-            "wouldn't fit in {size}, don't remove anyone or change anything, just tell me.",
+            "left wouldn't fit in {size}, don't remove anyone or change anything, just tell me.",
             "Then I want the clan's size set to {size}; if the ones staying don't fit in that, leave the "
-            "clan "
-            "exactly as it is.",
+            "clan exactly as it is.",
         ],
         size=size,
     )
@@ -875,8 +863,7 @@ def claim_ended_seasons(story: Story) -> None:
     story.ctx.goal(
         "one season-reward mail per season claimed",
         "SELECT count(*) AS n FROM mail WHERE recipient_id = ? AND category = 'season_reward' AND subject "
-        "LIKE "
-        "'Season rewards: %'",
+        "LIKE 'Season rewards: %'",
         [user["player_id"]],
         expected=[{"n": len(claimed)}],
     )
@@ -950,24 +937,19 @@ def skins_for_role(story: Story) -> None:
     story.say(
         [
             "Then, with the diamonds, buy for each of my {role} heroes the cheapest skin I don't have yet "
-            "(limited "
-            "ones aren't sold; if several cost the same, take the most recently released) and put each new "
-            "skin "
-            "on its hero.",
+            "(limited ones aren't sold; if several cost the same, take the most recently released) and put "
+            "each new skin on its hero.",
             "After that I'd like a new look for every {role} I own: the cheapest skin of each that I don't "
-            "own, "
-            "the newest one when prices tie, leaving out limited editions. Buy them with diamonds and equip "
-            "them.",
+            "own, the newest one when prices tie, leaving out limited editions. Buy them with diamonds and "
+            "equip them.",
         ],
         role=role,
     )
     story.ctx.goal(
         "the new skins are owned and worn",
         "SELECT count(*) AS n FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id JOIN heroes "
-        "AS h "
-        "ON h.hero_id = s.hero_id WHERE ps.player_id = ? AND ps.is_equipped AND list_contains(?, h.name || "
-        "'/' "
-        "|| s.name)",
+        "AS h ON h.hero_id = s.hero_id WHERE ps.player_id = ? AND ps.is_equipped AND list_contains(?, h.name "
+        "|| '/' || s.name)",
         [user["player_id"], [f"{p['hero']}/{p['skin']}" for p in picks]],
         expected=[{"n": len(picks)}],
     )
@@ -988,11 +970,9 @@ def claim_too_early(story: Story) -> None:
     story.say(
         [
             "Claim my ranked rewards for every season I've played ranked in, {short} included. All at once: "
-            "if "
-            "any of them can't be claimed yet, don't claim any and tell me why.",
+            "if any of them can't be claimed yet, don't claim any and tell me why.",
             "I want the rewards of all my ranked seasons, the current {short} as well, and only all "
-            "together: "
-            "if one of them isn't claimable, claim none.",
+            "together: if one of them isn't claimable, claim none.",
         ],
         short=short,
     )

@@ -85,10 +85,9 @@ def get_hero(env: Env, name: str) -> dict:
     """
     hero_id = find_hero(env, name)["hero_id"]
     hero = env.one(
-        "SELECT h.name, h.title, r.name AS role, r.description AS role_description, h.lane, "
-        "h.attack_type, h.difficulty, h.price_gold, h.price_diamonds, h.base_hp, h.released_on, "
-        "h.is_free_rotation AS free_rotation FROM heroes AS h JOIN hero_roles AS r ON r.role_id = h.role_id "
-        "WHERE h.hero_id = ?",
+        "SELECT h.name, h.title, r.name AS role, r.description AS role_description, h.lane, h.attack_type, "
+        "h.difficulty, h.price_gold, h.price_diamonds, h.base_hp, h.released_on, h.is_free_rotation AS "
+        "free_rotation FROM heroes AS h JOIN hero_roles AS r ON r.role_id = h.role_id WHERE h.hero_id = ?",
         [hero_id],
     )
     assert hero is not None
