@@ -17,7 +17,7 @@ from .common import (
 MEMBERS = "(SELECT count(*) FROM clan_members AS n WHERE n.clan_id = c.clan_id)"
 
 
-def _staff(ctx: RecipeContext, role: str, extra: str = "") -> str:
+def _staff(role: str, extra: str = "") -> str:
     """SQL: clan members with `role`, with their clan's name and tag (one row each)."""
     return (
         "SELECT m.clan_id, c.name AS clan, c.tag, p.player_id, p.nickname FROM clan_members AS m "
@@ -36,20 +36,32 @@ def _other(ctx: RecipeContext, clan_id: int, role: str) -> str | None:
     return ctx.choice(rows)["nickname"] if rows else None
 
 
+def _with(role: str, at_least: int) -> str:
+    """SQL over the member `m`: their clan has `at_least` members with `role`."""
+    return (
+        f"AND (SELECT count(*) FROM clan_members AS o WHERE o.clan_id = m.clan_id AND o.role = '{role}') >= "
+        f"{at_least}"
+    )
+
+
+def _refused_for(ctx: RecipeContext, boss: dict, other: str | None, because: str) -> None:
+    """The forbidden variant: the same request made by `other` (a member without the right; None: no variant),
+    refused by `clan_roles`; `because` may name `{other}` and `{clan}`."""
+    if other is not None:
+        ctx.infeasible(
+            "forbidden",
+            policy="clan_roles",
+            swap={boss["nickname"]: other},
+            because=because.format(other=other, clan=boss["clan"]),
+        )
+
+
 @recipe(capabilities=("multi_condition_filtering", "precise_boundary_judgment"), difficulty="medium")
 def kick_inactive_members(ctx: RecipeContext) -> None:
     """The leader (or an elder) removes every ordinary member who contributed at most an amount and has not
     logged in since a date."""
     role = ctx.choice(["leader", "leader", "elder"])
-    boss = ctx.pick(
-        _staff(
-            ctx,
-            role,
-            "AND (SELECT count(*) FROM clan_members AS o WHERE o.clan_id = m.clan_id "
-            "AND o.role = 'member') >= 4",
-        ),
-        what=f"clan {role} with members",
-    )
+    boss = ctx.pick(_staff(role, _with("member", 4)), what=f"clan {role} with members")
     members = ctx.sql(
         "SELECT p.player_id, p.nickname, m.contribution, p.last_login_at FROM clan_members AS m JOIN players "
         "AS p ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'member' ORDER BY p.nickname",
@@ -99,28 +111,14 @@ def kick_inactive_members(ctx: RecipeContext) -> None:
         expected=[{"n": 0}],
     )
     other = _other(ctx, boss["clan_id"], "member")
-    if other is not None:
-        ctx.infeasible(
-            "forbidden",
-            policy="clan_roles",
-            swap={boss["nickname"]: other},
-            because=f"{other} is an ordinary member of {boss['clan']}; only the leader and elders remove "
-            "members",
-        )
+    because = "{other} is an ordinary member of {clan}; only the leader and elders remove members"
+    _refused_for(ctx, boss, other, because)
 
 
 @recipe(capabilities=("aggregation_computation", "cross_step_dependency"), difficulty="medium")
 def promote_top_contributors(ctx: RecipeContext) -> None:
     """The leader promotes the k ordinary members with the highest contribution to elder."""
-    boss = ctx.pick(
-        _staff(
-            ctx,
-            "leader",
-            "AND (SELECT count(*) FROM clan_members AS o WHERE o.clan_id = m.clan_id "
-            "AND o.role = 'member') >= 3",
-        ),
-        what="clan leader with members",
-    )
+    boss = ctx.pick(_staff("leader", _with("member", 3)), what="clan leader with members")
     members = ctx.sql(
         "SELECT p.player_id, p.nickname, m.contribution FROM clan_members AS m JOIN players AS p "
         "ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'member' "
@@ -169,27 +167,13 @@ def promote_top_contributors(ctx: RecipeContext) -> None:
         expected=[{"n": k}],
     )
     other = _other(ctx, boss["clan_id"], "elder")
-    if other is not None:
-        ctx.infeasible(
-            "forbidden",
-            policy="clan_roles",
-            swap={boss["nickname"]: other},
-            because=f"{other} is an elder of {boss['clan']}; only the leader promotes members",
-        )
+    _refused_for(ctx, boss, other, "{other} is an elder of {clan}; only the leader promotes members")
 
 
 @recipe(capabilities=("aggregation_computation", "cross_step_dependency"), difficulty="medium")
 def hand_over_to_top_elder(ctx: RecipeContext) -> None:
     """The leader hands the clan to the elder with the highest contribution."""
-    boss = ctx.pick(
-        _staff(
-            ctx,
-            "leader",
-            "AND (SELECT count(*) FROM clan_members AS o WHERE o.clan_id = m.clan_id "
-            "AND o.role = 'elder') >= 2",
-        ),
-        what="clan leader with two elders",
-    )
+    boss = ctx.pick(_staff("leader", _with("elder", 2)), what="clan leader with two elders")
     elders = ctx.sql(
         "SELECT p.player_id, p.nickname, m.contribution FROM clan_members AS m JOIN players AS p "
         "ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'elder' "
@@ -224,14 +208,8 @@ def hand_over_to_top_elder(ctx: RecipeContext) -> None:
         [boss["clan_id"], boss["player_id"], heir["player_id"]],
     )
     other = next((e["nickname"] for e in elders[1:]), None)
-    if other is not None:
-        ctx.infeasible(
-            "forbidden",
-            policy="clan_roles",
-            swap={boss["nickname"]: other},
-            because=f"{other} is an elder of {boss['clan']}, not its leader; only the leader hands over "
-            "leadership",
-        )
+    because = "{other} is an elder of {clan}, not its leader; only the leader hands over leadership"
+    _refused_for(ctx, boss, other, because)
 
 
 @recipe(capabilities=("cross_step_dependency",), difficulty="easy")
@@ -347,7 +325,7 @@ def fit_clan_to_members(ctx: RecipeContext) -> None:
     """The leader lowers the clan's member limit to exactly its current number of members (and may stop
     recruiting); a variant asks for less than the members it has."""
     boss = ctx.pick(
-        _staff(ctx, "leader", f"AND {MEMBERS} BETWEEN 11 AND c.max_members - 1"),
+        _staff("leader", f"AND {MEMBERS} BETWEEN 11 AND c.max_members - 1"),
         what="leader of a clan with free places",
     )
     clan = ctx.one(
@@ -392,7 +370,6 @@ def demote_recent_elders(ctx: RecipeContext) -> None:
     """The leader demotes the elders who joined the clan on or after a date."""
     boss = ctx.pick(
         _staff(
-            ctx,
             "leader",
             "AND (SELECT count(DISTINCT CAST(o.joined_at AS DATE)) FROM clan_members AS o "
             "WHERE o.clan_id = m.clan_id AND o.role = 'elder') >= 2",
@@ -435,10 +412,4 @@ def demote_recent_elders(ctx: RecipeContext) -> None:
         expected=[{"elders": 0}],
     )
     other = next((e["nickname"] for e in elders if e not in demoted), None)
-    if other is not None:
-        ctx.infeasible(
-            "forbidden",
-            policy="clan_roles",
-            swap={boss["nickname"]: other},
-            because=f"{other} is an elder of {boss['clan']}; only the leader demotes elders",
-        )
+    _refused_for(ctx, boss, other, "{other} is an elder of {clan}; only the leader demotes elders")

@@ -109,11 +109,13 @@ sized = functools.partial(picks.sized, bands=BANDS, weights=BAND_WEIGHTS)
 """`stateforge.tasks.picks.sized` with the game bands."""
 
 
-def day_of(value: dt.datetime | dt.date | None) -> dt.date | None:
-    """The calendar day of a timestamp (what a player reads in the client)."""
-    if value is None:
-        return None
-    return value.date() if isinstance(value, dt.datetime) else value
+def day_of(value: dt.datetime | dt.date | str | None) -> dt.date | None:
+    """The calendar day of a timestamp, a date or an ISO text a tool returned (what a player reads)."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if value is None or isinstance(value, dt.date):
+        return value
+    return dt.date.fromisoformat(str(value)[:10])
 
 
 def cut_points(

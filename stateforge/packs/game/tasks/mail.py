@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from stateforge.tasks import RecipeContext, recipe
 
+from ..tools.common import TIER_RANK
 from .common import (
     MAIL_LABELS,
     band,
@@ -17,11 +18,6 @@ from .common import (
     sized,
     unclaimed,
     visible_mail,
-)
-
-TIER_RANK = (
-    "list_position(['bronze', 'silver', 'gold', 'platinum', 'diamond', 'starshine', 'master', 'grandmaster', "
-    "'king'], {})"
 )
 
 

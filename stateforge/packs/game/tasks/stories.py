@@ -29,20 +29,10 @@ from typing import Any
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
-from .common import RELATION_WORDS, in_list, introduce, not_banned
+from ..tools.common import TIERS
+from .common import RELATION_WORDS, day_of, in_list, introduce, not_banned
 
 SPECIAL = ("close_friend", "bestie", "mentor")
-TIERS_ORDER = (
-    "bronze",
-    "silver",
-    "gold",
-    "platinum",
-    "diamond",
-    "starshine",
-    "master",
-    "grandmaster",
-    "king",
-)
 PRICE_POINTS = (5888, 8888, 13888, 18888)
 GG_SUBJECTS = ("GG, thanks for the games", "Thanks for teaming up!", "GG WP, let's queue again")
 ELDER_SUBJECTS = ("Welcome to the elders", "You're an elder now", "Congrats on elder!")
@@ -52,17 +42,6 @@ UNCLAIMED_MAIL = (
 )
 """A player's mail still in the mailbox with rewards to claim (bind the player id and 'now')."""
 REQUEST_NOTES = ("GG, let's team up again!", "Add me for duo queue", "Nice games together")
-
-
-def day_of(value: Any) -> dt.date | None:
-    """The calendar day of a value a tool returned (an ISO text, a date or a timestamp)."""
-    if value is None:
-        return None
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if isinstance(value, dt.date):
-        return value
-    return dt.date.fromisoformat(str(value)[:10])
 
 
 def _friend_ids(story: Story, player_id: int, nicknames: list[str]) -> list[int]:
@@ -826,7 +805,7 @@ def _seasons_played(story: Story) -> list[dict[str, Any]]:
         start, end = (dt.date.fromisoformat(str(season[k])[:10]) for k in ("starts_on", "ends_on"))
         inside = [h for h in history if start <= day_of(h["recorded_at"]) <= end]
         if inside:
-            best = max(inside, key=lambda h: TIERS_ORDER.index(h["tier"]))["tier"]
+            best = max(inside, key=lambda h: TIERS.index(h["tier"]))["tier"]
             played.append({**season, "ends": end, "best": best})
     return played
 

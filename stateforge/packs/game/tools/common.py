@@ -19,13 +19,8 @@ from stateforge.tools.policies import refuse
 from stateforge.tools.wording import names, order_by, require_one_of
 
 TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
-Tier = Literal[
-    "bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king"
-]
-TIER_RANK = (
-    "list_position(['bronze', 'silver', 'gold', 'platinum', 'diamond', 'starshine', 'master', "
-    "'grandmaster', 'king'], {})"
-)
+Tier = Literal[TIERS]
+TIER_RANK = "list_position([" + ", ".join(f"'{t}'" for t in TIERS) + "], {})"
 """SQL ranking a tier column 1 (bronze) .. 9 (king); format with the column."""
 
 Region = Literal["na", "eu", "sea", "latam", "mena", "cn_east", "cn_south"]

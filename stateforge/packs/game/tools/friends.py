@@ -187,6 +187,16 @@ def send_friend_requests(
     return {"sent_to": [t["nickname"] for t in targets]}
 
 
+def _answer(env: Env, rows: list[dict[str, Any]], status: str) -> None:
+    """Close the requests `rows` with `status` (accepted, declined, cancelled), answered now."""
+    env.update_where(
+        "friend_requests",
+        "list_contains(?, request_id)",
+        [[r["request_id"] for r in rows]],
+        {"status": status, "responded_at": env.now},
+    )
+
+
 def _incoming(
     env: Env, me: dict[str, Any], senders: list[str] | None, sent_before: dt.date | None
 ) -> list[dict[str, Any]]:
@@ -232,12 +242,7 @@ def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None =
     """
     me = find_player(env, player)
     rows = _incoming(env, me, senders, None)
-    env.update_where(
-        "friend_requests",
-        "list_contains(?, request_id)",
-        [[r["request_id"] for r in rows]],
-        {"status": "accepted", "responded_at": env.now},
-    )
+    _answer(env, rows, "accepted")
     env.insert_many(
         "friendships",
         [
@@ -261,12 +266,7 @@ def decline_friend_requests(
     """
     me = find_player(env, player)
     rows = _incoming(env, me, senders, sent_before)
-    env.update_where(
-        "friend_requests",
-        "list_contains(?, request_id)",
-        [[r["request_id"] for r in rows]],
-        {"status": "declined", "responded_at": env.now},
-    )
+    _answer(env, rows, "declined")
     return {"declined": [r["nickname"] for r in rows]}
 
 
@@ -292,12 +292,7 @@ def cancel_friend_requests(env: Env, player: Player, recipients: Nicknames | Non
         rows = [r for r in rows if r["recipient_id"] in wanted]
     if not rows:
         raise ToolError(f"{me['nickname']} has no pending friend requests to withdraw.")
-    env.update_where(
-        "friend_requests",
-        "list_contains(?, request_id)",
-        [[r["request_id"] for r in rows]],
-        {"status": "cancelled", "responded_at": env.now},
-    )
+    _answer(env, rows, "cancelled")
     return {"cancelled": [r["nickname"] for r in rows]}
 
 
