@@ -229,6 +229,22 @@ def _copy_name(ctx: RecipeContext, player_id: int, hero_id: int) -> str:
     return ctx.choice([n for n in COPY_NAMES if n.lower() not in taken])
 
 
+def _copy_top(
+    ctx: RecipeContext, player: dict, hero: str, top: dict, name: str, *, public: bool | None = None
+) -> None:
+    """Find the hero's most-liked official build (`top`) as a player would, and copy it as `name` (public or
+    not when `public` is given, else the tool's default)."""
+    ctx.read(
+        "search_builds",
+        {"hero": hero, "official": True, "sort_by": "likes", "descending": True, "limit": 2},
+        step=f"Find the most-liked official build for {hero}",
+    )
+    arguments = {"player": player["nickname"], "build_id": top["build_id"], "name": name}
+    if public is not None:
+        arguments["is_public"] = public
+    ctx.call("copy_build", arguments, step=f"Copy build {top['build_id']} as {name!r}")
+
+
 def _copied_goal(ctx: RecipeContext, player_id: int, hero: str, name: str, source: int) -> None:
     ctx.goal(
         "the copy has the official build's items",
@@ -267,16 +283,7 @@ def copy_top_official_build(ctx: RecipeContext) -> None:
         name=name,
     )
     ctx.say("Make the copy public." if public else "Keep the copy private.")
-    ctx.read(
-        "search_builds",
-        {"hero": hero["name"], "official": True, "sort_by": "likes", "descending": True, "limit": 2},
-        step=f"Find the most-liked official build for {hero['name']}",
-    )
-    ctx.call(
-        "copy_build",
-        {"player": player["nickname"], "build_id": top["build_id"], "name": name, "is_public": public},
-        step=f"Copy build {top['build_id']} as {name!r}",
-    )
+    _copy_top(ctx, player, hero["name"], top, name, public=public)
     ctx.derived(public, "whether the copy is public (as asked)")
     _copied_goal(ctx, player["player_id"], hero["name"], name, top["build_id"])
 
@@ -339,16 +346,7 @@ def build_for_most_played_hero(ctx: RecipeContext) -> None:
             name=name,
         )
         ctx.read("get_player_stats", {"player": row["nickname"]}, step="Find the hero I played most")
-    ctx.read(
-        "search_builds",
-        {"hero": row["hero"], "official": True, "sort_by": "likes", "descending": True, "limit": 2},
-        step=f"Find the most-liked official build for {row['hero']}",
-    )
-    ctx.call(
-        "copy_build",
-        {"player": row["nickname"], "build_id": top["build_id"], "name": name},
-        step=f"Copy build {top['build_id']} as {name!r}",
-    )
+    _copy_top(ctx, row, row["hero"], top, name)
     ctx.derived(False, "whether the copy is public (a copy is private unless asked)")
     _copied_goal(ctx, row["player_id"], row["hero"], name, top["build_id"])
 

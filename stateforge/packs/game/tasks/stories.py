@@ -44,7 +44,7 @@ UNCLAIMED_MAIL = (
 REQUEST_NOTES = ("GG, let's team up again!", "Add me for duo queue", "Nice games together")
 
 
-def _friend_ids(story: Story, player_id: int, nicknames: list[str]) -> list[int]:
+def _player_ids(story: Story, nicknames: list[str]) -> list[int]:
     """The player ids of these nicknames (for goals; the tools show nicknames)."""
     rows = story.sql("SELECT player_id FROM players WHERE list_contains(?, nickname)", [nicknames])
     return sorted(r["player_id"] for r in rows)
@@ -224,7 +224,7 @@ def prune_quiet_friends(story: Story) -> None:
         cutoff=cutoff,
         clan=clan,
     )
-    ids = _friend_ids(story, user["player_id"], names)
+    ids = _player_ids(story, names)
     story.ctx.goal(
         "the quiet friends are gone",
         _friendship_count(user["player_id"], ids),
@@ -266,7 +266,7 @@ def closest_becomes_special(story: Story) -> None:
         ],
         word=RELATION_WORDS[relation],
     )
-    a, b = sorted([user["player_id"], _friend_ids(story, user["player_id"], [plain[0]["nickname"]])[0]])
+    a, b = sorted([user["player_id"], _player_ids(story, [plain[0]["nickname"]])[0]])
     story.ctx.goal(
         "the closest friend's relation",
         f"SELECT relation FROM friendships WHERE player_a_id = {a} AND player_b_id = {b}",
@@ -407,7 +407,7 @@ def befriend_good(story: Story) -> None:
     story.call("send_friend_requests", {"player": nick, "to": ask, "message": note})
     for friend in already:
         story.call("send_mail", {"player": nick, "to": friend, "subject": subject})
-    ids = _friend_ids(story, user["player_id"], ask)
+    ids = _player_ids(story, ask)
     story.ctx.goal(
         "a request is pending to each new teammate",
         "SELECT count(*) AS n FROM friend_requests WHERE sender_id = ? AND status = 'pending' AND "
@@ -663,7 +663,7 @@ def kick_idle(story: Story) -> None:
             "set_clan_role",
             {"player": story["user"]["nickname"], "members": story["idle_elders"], "role": "member"},
         )
-    ids = _friend_ids(story, story["user"]["player_id"], story["idle"])
+    ids = _player_ids(story, story["idle"])
     story.ctx.goal(
         "the idle members are out",
         f"SELECT count(*) AS n FROM clan_members WHERE player_id IN {in_list(ids)}",
@@ -717,7 +717,7 @@ def promote_top(story: Story) -> None:
             k=k,
         )
     story["promoted"] = promoted
-    ids = _friend_ids(story, user["player_id"], promoted)
+    ids = _player_ids(story, promoted)
     story.ctx.goal(
         "the promoted members are elders (or the new leader)",
         "SELECT count(*) AS n FROM clan_members WHERE role IN ('elder', 'leader') AND player_id IN "
@@ -753,7 +753,7 @@ def hand_over(story: Story) -> None:
             "elders) our leader.",
         ]
     )
-    heir_id = _friend_ids(story, user["player_id"], [heir])[0]
+    heir_id = _player_ids(story, [heir])[0]
     story.ctx.goal(
         "the new leader",
         "SELECT player_id FROM clan_members WHERE role = 'leader' AND clan_id = (SELECT clan_id FROM "

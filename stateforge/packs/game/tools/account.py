@@ -20,6 +20,7 @@ from .common import (
     Descending,
     Lane,
     Limit,
+    Nickname,
     Offset,
     Player,
     Rarity,
@@ -159,7 +160,7 @@ def search_players(
 @tool(reads=("players", "player_heroes", "heroes", "hero_roles", "player_skins", "skins"))
 def list_player_heroes(
     env: Env,
-    player: str,
+    player: Nickname,
     role: str | None = None,
     lane: Lane | None = None,
     name_contains: str | None = None,
@@ -175,7 +176,6 @@ def list_player_heroes(
     """The heroes a player owns, with proficiency, matches, wins, win rate and the skin each one wears.
 
     Args:
-        player: The player's nickname.
         role: Only heroes of this role (Tank, Fighter, Assassin, Mage, Marksman, Support).
         lane: Only heroes of this lane.
         name_contains: Part of the hero's name.
@@ -203,7 +203,7 @@ def list_player_heroes(
 @tool(reads=("players", "player_skins", "skins", "heroes", "player_heroes"))
 def list_player_skins(
     env: Env,
-    player: str,
+    player: Nickname,
     hero: str | None = None,
     rarity: Rarity | None = None,
     source: Literal["purchase", "event", "gift", "season_reward", "lottery"] | None = None,
@@ -218,7 +218,6 @@ def list_player_skins(
     """The skins a player owns: hero, rarity, how it was obtained, when, and whether it is equipped.
 
     Args:
-        player: The player's nickname.
         hero: Only skins of this hero.
         rarity: Only skins of this rarity.
         source: Only skins obtained this way.
@@ -463,6 +462,15 @@ def gift_skin(
     }
 
 
+def _worn(env: Env, player_id: int, hero_id: int) -> dict[str, Any] | None:
+    """The skin (skin_id, name) the player's hero wears, or None."""
+    return env.one(
+        "SELECT s.skin_id, s.name FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id "
+        "WHERE ps.player_id = ? AND s.hero_id = ? AND ps.is_equipped",
+        [player_id, hero_id],
+    )
+
+
 @tool(
     kind="write",
     reads=("players", "skins", "heroes", "player_skins", "player_heroes"),
@@ -473,7 +481,6 @@ def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> 
     """Wear a skin you own on its hero (which you must own); the skin the hero wore before comes off.
 
     Args:
-        player: Your nickname.
         skin: The skin's name.
         hero: The skin's hero, when several heroes have a skin of that name.
     """
@@ -500,11 +507,7 @@ def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> 
             f"{owner['nickname']} does not own {chosen['hero']}; a skin is worn only by a hero you "
             "own (buy_heroes).",
         )
-    before = env.one(
-        "SELECT s.skin_id, s.name FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id "
-        "WHERE ps.player_id = ? AND s.hero_id = ? AND ps.is_equipped",
-        [pid, chosen["hero_id"]],
-    )
+    before = _worn(env, pid, chosen["hero_id"])
     if before is not None and before["skin_id"] == chosen["skin_id"]:
         return {"hero": chosen["hero"], "equipped": chosen["name"], "replaced": None}
     if before is not None:
@@ -523,16 +526,11 @@ def unequip_skin(env: Env, player: Player, hero: str) -> dict:
     """Take the skin off a hero, so it plays in its default look.
 
     Args:
-        player: Your nickname.
         hero: The hero whose skin comes off.
     """
     owner = find_player(env, player)
     found = find_hero(env, hero)
-    worn = env.one(
-        "SELECT s.skin_id, s.name FROM player_skins AS ps JOIN skins AS s ON s.skin_id = ps.skin_id "
-        "WHERE ps.player_id = ? AND s.hero_id = ? AND ps.is_equipped",
-        [owner["player_id"], found["hero_id"]],
-    )
+    worn = _worn(env, owner["player_id"], found["hero_id"])
     if worn is None:
         raise ToolError(f"{found['name']} wears no skin for {owner['nickname']}; nothing to take off.")
     env.update(

@@ -290,7 +290,6 @@ def join_clan(env: Env, player: Player, clan: str) -> dict:
     """Join a clan that is recruiting and has a free place (you must not be in another clan).
 
     Args:
-        player: Your nickname.
         clan: The clan's name or tag.
     """
     me = find_player(env, player)
@@ -335,7 +334,6 @@ def leave_clan(env: Env, player: Player) -> dict:
     clan is disbanded.
 
     Args:
-        player: Your nickname.
     """
     me = find_player(env, player)
     member = my_clan(env, me)

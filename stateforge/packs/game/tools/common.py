@@ -36,10 +36,10 @@ MAX_RUNE_PAGES = 50
 MAIL_LIFETIME = dt.timedelta(days=30)
 """How long a mail sent by a player (or a gift notice) stays in the mailbox."""
 
-Player = Annotated[
-    str,
-    Field(min_length=1, max_length=24, description="The acting player's nickname (you, the user)."),
-]
+Player = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname.")]
+"""The acting player (you, the user); a tool's docstring says more where the role matters ("the sender")."""
+Nickname = Annotated[str, Field(description="The player's nickname.")]
+"""Any player, as a read tool is asked about them."""
 Limit = Annotated[int, Field(ge=1, le=50, description="Results per page, 1 to 50.")]
 Offset = Annotated[int, Field(ge=0, description="Results to skip.")]
 Descending = Annotated[bool, Field(description="Sort from the largest / latest value down.")]

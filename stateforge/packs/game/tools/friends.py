@@ -19,6 +19,7 @@ from stateforge.tools.policies import refuse
 from .common import (
     Descending,
     Limit,
+    Nickname,
     Offset,
     Player,
     Relation,
@@ -44,7 +45,7 @@ FRIENDS = (  # binds the player's id twice
 @tool(reads=("players", "friendships", "clan_members", "clans"))
 def list_friends(
     env: Env,
-    player: str,
+    player: Nickname,
     relation: Relation | None = None,
     name_contains: str | None = None,
     min_intimacy: Annotated[int, Field(ge=0)] | None = None,
@@ -60,7 +61,6 @@ def list_friends(
     """A player's friends with relation, intimacy points, friends since, last login and clan tag.
 
     Args:
-        player: The player's nickname.
         relation: Only friends with this relation.
         name_contains: Part of the friend's nickname.
         min_intimacy: Only friends with at least this many intimacy points.
@@ -89,7 +89,7 @@ def list_friends(
 @tool(reads=("players", "friend_requests"))
 def list_friend_requests(
     env: Env,
-    player: str,
+    player: Nickname,
     direction: Literal["incoming", "outgoing"] = "incoming",
     status: Literal["pending", "accepted", "declined", "cancelled", "any"] = "pending",
     sent_after: dt.date | None = None,
@@ -99,7 +99,6 @@ def list_friend_requests(
     """Friend requests a player received (incoming) or sent (outgoing), newest first.
 
     Args:
-        player: The player's nickname.
         direction: incoming: sent to the player; outgoing: sent by the player.
         status: Only requests in this state ("any" for all).
         sent_after: Only requests sent on or after this date.
@@ -309,7 +308,6 @@ def remove_friends(
     """Remove friends: the ones named, or every friend matching the conditions given (all conditions apply).
 
     Args:
-        player: Your nickname.
         friends: The friends to remove, by nickname.
         max_intimacy: Remove friends with at most this many intimacy points.
         inactive_since: Remove friends who have not logged in since this date (or never).
@@ -350,7 +348,6 @@ def set_friend_relation(env: Env, player: Player, friend: str, relation: Relatio
     """Declare a special relation with a friend (close_friend, mentor, bestie, partner) or go back to friend.
 
     Args:
-        player: Your nickname.
         friend: The friend's nickname.
         relation: The relation; each player has at most one partner.
     """

@@ -24,6 +24,7 @@ from .common import (
     Descending,
     Limit,
     MailCategory,
+    Nickname,
     Offset,
     Player,
     Where,
@@ -70,7 +71,7 @@ def _visible(env: Env, me: dict[str, Any], mail_ids: list[int]) -> list[dict[str
 @tool(reads=("players", "mail", "mail_attachments", "rewards"))
 def search_mail(
     env: Env,
-    player: str,
+    player: Nickname,
     category: MailCategory | None = None,
     unread: bool | None = None,
     with_unclaimed_rewards: bool | None = None,
@@ -86,7 +87,6 @@ def search_mail(
     """A player's mailbox (mail neither deleted nor expired): sender, subject, text, read or not, rewards.
 
     Args:
-        player: The player's nickname.
         category: Only mail of this kind.
         unread: true for unread mail only, false for read mail only.
         with_unclaimed_rewards: true for mail with rewards still to claim, false for the others.
@@ -141,7 +141,6 @@ def mark_mail_read(
     """Mark mail as read: the mail listed, or every unread mail matching the filters (none given: all unread).
 
     Args:
-        player: Your nickname.
         mail_ids: The mail to mark, by number.
         category: Only mail of this kind.
         sent_before: Only mail sent before this date.
@@ -171,7 +170,6 @@ def claim_mail_rewards(env: Env, player: Player, mail_ids: MailIds | None = None
     diamonds go to your balance at once; the mail is marked read.
 
     Args:
-        player: Your nickname.
         mail_ids: The mail whose rewards to claim; leave out to claim everything claimable.
     """
     me = find_player(env, player)
@@ -239,7 +237,6 @@ def delete_mail(
     claim is never deleted (listed mail: refused; filtered mail: kept and counted).
 
     Args:
-        player: Your nickname.
         mail_ids: The mail to delete, by number.
         read_only: Only mail already read.
         category: Only mail of this kind.
@@ -337,7 +334,6 @@ def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
     arrive as a season-reward mail, claimed at once (gold and diamonds go to your balance).
 
     Args:
-        player: Your nickname.
         season: The season's name or number, e.g. "S36".
     """
     me = find_player(env, player)

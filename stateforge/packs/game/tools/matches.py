@@ -15,6 +15,7 @@ from .common import (
     Descending,
     Limit,
     Mode,
+    Nickname,
     Offset,
     Where,
     find_hero,
@@ -52,7 +53,7 @@ def _match_filters(
 @tool(reads=("players", "matches", "match_participants", "heroes", "seasons"))
 def search_matches(
     env: Env,
-    player: str,
+    player: Nickname,
     hero: str | None = None,
     mode: Mode | None = None,
     season: str | None = None,
@@ -68,7 +69,6 @@ def search_matches(
     else played is in get_match.
 
     Args:
-        player: The player's nickname.
         hero: Only matches played with this hero.
         mode: Only matches of this mode.
         season: Only matches of this season (name or number, e.g. "S36").
@@ -137,7 +137,7 @@ def get_match(env: Env, match_id: int) -> dict:
 @tool(reads=("players", "matches", "match_participants", "heroes", "seasons"))
 def get_player_stats(
     env: Env,
-    player: str,
+    player: Nickname,
     season: str | None = None,
     mode: Mode | None = None,
     hero: str | None = None,
@@ -148,7 +148,6 @@ def get_player_stats(
     K/D/A, MVPs, average rating, and the heroes they played most.
 
     Args:
-        player: The player's nickname.
         season: Only matches of this season (name or number).
         mode: Only matches of this mode.
         hero: Only matches played with this hero.
@@ -189,7 +188,7 @@ def get_player_stats(
 @tool(reads=("players", "rank_history", "seasons"))
 def get_rank_history(
     env: Env,
-    player: str,
+    player: Nickname,
     season: str | None = None,
     since: dt.date | None = None,
     until: dt.date | None = None,
@@ -201,7 +200,6 @@ def get_rank_history(
     """A player's ranked tier over time (each change with its reason), with their current and highest tier.
 
     Args:
-        player: The player's nickname.
         season: Only records during this season (name or number).
         since: Only records on or after this date.
         until: Only records on or before this date.

@@ -178,7 +178,6 @@ def create_rune_page(
     """Create a rune page, numbered with the lowest free number (1-50), optionally with runes, as the default.
 
     Args:
-        player: Your nickname.
         name: The page's name (distinct among your pages).
         runes: The runes to put on it (at most 10 of each colour).
         make_default: Make it your default page (your first page always is).
@@ -223,7 +222,6 @@ def rename_rune_page(env: Env, player: Player, page: PageRef, new_name: PageName
     """Give one of your rune pages a new name.
 
     Args:
-        player: Your nickname.
         page: The page, by its current name or its number.
         new_name: The new name (distinct among your pages).
     """
@@ -239,7 +237,6 @@ def set_default_rune_page(env: Env, player: Player, page: PageRef) -> dict:
     """Make one of your rune pages the default (used when a match starts); the old default stops being it.
 
     Args:
-        player: Your nickname.
         page: The page, by its name or its number.
     """
     owner = find_player(env, player)
@@ -270,7 +267,6 @@ def add_runes_to_page(
     """Add runes to one of your rune pages; copies add to those already there (at most 10 of each colour).
 
     Args:
-        player: Your nickname.
         page: The page, by its name or its number.
         runes: The runes to add and how many of each.
     """
@@ -324,7 +320,6 @@ def remove_runes_from_page(
     """Take runes off one of your rune pages: the named runes (every copy), or every rune of a colour.
 
     Args:
-        player: Your nickname.
         page: The page, by its name or its number.
         runes: The runes to take off, by name.
         color: Take off every rune of this colour.
@@ -366,7 +361,6 @@ def delete_rune_pages(
     remaining page becomes the default.
 
     Args:
-        player: Your nickname.
         pages: The pages to delete, by name or number.
     """
     owner = find_player(env, player)
