@@ -38,7 +38,10 @@ from stateforge.domain.config import (
 from stateforge.errors import DomainError
 from stateforge.schema.model import Schema, qualified
 
-DATE_TYPES = {exp.DataType.Type.DATE, exp.DataType.Type.TIMESTAMP, exp.DataType.Type.DATETIME}
+
+def _is_time_type(data_type: exp.DataType) -> bool:
+    """DATE, TIMESTAMP (sqlglot reads DuckDB's as TIMESTAMPNTZ), DATETIME: the literals a shift moves."""
+    return str(data_type.this.name).startswith(("DATE", "TIMESTAMP"))
 
 
 @dataclass(frozen=True)
@@ -69,7 +72,7 @@ class Qualifier:
                 table.set("db", exp.to_identifier(self.namespace))
         if self.shift:
             for cast in tree.find_all(exp.Cast):
-                if cast.to.this in DATE_TYPES and isinstance(cast.this, exp.Literal) and cast.this.is_string:
+                if _is_time_type(cast.to) and isinstance(cast.this, exp.Literal) and cast.this.is_string:
                     cast.set("this", exp.Literal.string(self._moved(cast.this.this, where)))
         return tree.sql(dialect="duckdb")
 
@@ -113,7 +116,8 @@ def compose_config(config: DomainConfig, members: dict[str, tuple[DomainConfig, 
             policies.append(p.model_copy(update={"check": check, "repair": repair}))
         created.update({q.table(k): v for k, v in member.time_order.created.items()})
         ignore += [f"{namespace}.{item}" for item in member.time_order.ignore]
-        grading.update({k if k.startswith("*.") else f"{namespace}.{k}": v for k, v in member.grading.items()})
+        grading.update({k if k.startswith("*.") else f"{namespace}.{k}": v
+                        for k, v in member.grading.items()})
         if member.min_scale is not None:
             min_scale = max(min_scale or 0, member.min_scale)
     tables.update(config.tables)
@@ -166,5 +170,6 @@ def composed_ddl(root: Path, members: dict[str, Path]) -> str:
         parts.append(f"CREATE SCHEMA {namespace};\nSET search_path TO {namespace};\n"
                      f"{ddl.read_text(encoding='utf-8-sig')}\n")
     own = root / "schema.sql"
-    parts.append("SET search_path TO main;\n" + (own.read_text(encoding="utf-8-sig") if own.is_file() else ""))
+    tail = own.read_text(encoding="utf-8-sig") if own.is_file() else ""
+    parts.append("SET search_path TO main;\n" + tail)
     return "\n".join(parts)

@@ -102,7 +102,7 @@ def load_domain(
 
 def _composed(root: Path, config: DomainConfig, *, ignore_seed_inserts: bool) -> DomainPack:
     """A pack of packs (`members:`): their DDL under their schemas, their configs qualified (compose.py)."""
-    from stateforge.domain.compose import composed_ddl, compose_config
+    from stateforge.domain.compose import compose_config, composed_ddl
     from stateforge.schema import parse_ddl
 
     members = {}
