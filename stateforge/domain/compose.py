@@ -151,16 +151,21 @@ def member_actors(q: Qualifier, actors: Actors | None, where: str) -> Actors | N
 
 
 def _hint(q: Qualifier, hint: ColumnHint, where: str) -> ColumnHint:
-    moved = {k: q.value(getattr(hint, k)) for k in ("min", "max", "constant")}
-    update: dict[str, Any] = {k: v for k, v in moved.items() if v is not getattr(hint, k)}
-    if hint.expr is not None:
-        update["expr"] = q.sql(hint.expr, where=f"{where}.expr")
-    if hint.values is not None and q.shift and any(isinstance(v, dt.date) for v in hint.values):
-        update["values"] = [q.value(v) for v in hint.values]
-    if hint.values_by is not None and hint.values_by.via is not None:
-        update["values_by"] = hint.values_by.model_copy(
-            update={"via": q.sql(hint.values_by.via, where=f"{where}.values_by.via")})
-    return hint.model_copy(update=update)
+    # rebuilt from what the YAML set (not model_copy): the validators derive fields from values_by, and a
+    # copy would record those as given, which the recorded config then refuses to validate
+    data = hint.model_dump(exclude_unset=True)
+    for key in ("min", "max", "constant"):
+        if key in data:
+            data[key] = q.value(data[key])
+    if data.get("values_by") is not None:
+        data.pop("expr", None)  # values_by's own, made again by the validator
+    elif data.get("expr") is not None:
+        data["expr"] = q.sql(data["expr"], where=f"{where}.expr")
+    if data.get("values") is not None:
+        data["values"] = [q.value(v) for v in data["values"]]
+    if (data.get("values_by") or {}).get("via") is not None:
+        data["values_by"]["via"] = q.sql(data["values_by"]["via"], where=f"{where}.values_by.via")
+    return ColumnHint.model_validate(data)
 
 
 def composed_ddl(root: Path, members: dict[str, Path]) -> str:
