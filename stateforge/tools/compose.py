@@ -13,9 +13,10 @@ Each member's tools are loaded from the member pack and checked against its own 
 - **tables**: the declared reads and writes are qualified into the member's schema (`hr.employees`), so the
   coverage, the declaration check of every call and the diff name the tables by their identities.
 - **SQL**: a member's tools write bare names (`FROM employees`). A call runs with DuckDB's search path set
-  to the member's schema (`SET search_path = 'hr'`: DuckDB then looks a bare name up in temp, hr, main,
-  pg_catalog, in that order) and the model lookups of `env` (`env.insert("employees", ...)`) resolve in it
-  too (`Env.within`); the previous search path is put back after the call, whatever happens.
+  to the member's schema in the episode's catalog (`SET search_path = '"episode"."hr"'`: DuckDB then looks
+  a bare name up in temp, that schema, main and pg_catalog, in that order; the setting is the
+  connection's, not the transaction's) and `env`'s model lookups (`env.insert("employees", ...)`) resolve
+  in it too (`Env.within`); the previous search path is put back after the call, whatever happens.
 - **the actor**: the composed domain's actor (`actors:`) is the member's person through `members.<m>.person`
   (a SELECT of the member's `actors.key` with one `?`), or directly when the member's people table is the
   composed one; their roles are the member's (`actors.roles` of the member, qualified). A member without
@@ -112,13 +113,15 @@ def _member(composed: DomainPack, namespace: str, member: DomainPack) -> MemberT
 def _in_schema(member: MemberTools, item: Tool) -> Any:
     """`item.run` with the member's schema on DuckDB's search path and the member's person as the actor."""
     run = item.run
-    literal = member.namespace.replace("'", "''")
 
     def in_schema(env: Env, arguments: BaseModel) -> Any:
         con = env._ctx.con
-        [(before,)] = con.execute("SELECT current_setting('search_path')").fetchall()
+        # the episode's file is attached under a name of its own: the schema is qualified by that catalog
+        [(before, catalog)] = con.execute(
+            "SELECT current_setting('search_path'), current_database()").fetchall()
         inner = env.within(member.namespace, member.actor(env))
-        con.execute(f"SET search_path = '{literal}'")
+        path = f"{quote_ident(catalog)}.{quote_ident(member.namespace)}".replace("'", "''")
+        con.execute(f"SET search_path = '{path}'")
         try:
             return run(inner, arguments)
         finally:
