@@ -107,9 +107,7 @@ def _composed(root: Path, config: DomainConfig, *, ignore_seed_inserts: bool) ->
 
     members = {}
     for namespace, member in config.members.items():
-        folder = root / member.pack
-        loaded = load_domain(str(folder) if (folder / DDL_FILE).is_file() else member.pack,
-                             ignore_seed_inserts=ignore_seed_inserts)
+        loaded = member_pack(root, member.pack, ignore_seed_inserts=ignore_seed_inserts)
         if loaded.config.members:
             raise DomainError(f"{config.source}: members.{namespace}: {member.pack} is itself composed; "
                               "list its members here instead.")
@@ -120,6 +118,22 @@ def _composed(root: Path, config: DomainConfig, *, ignore_seed_inserts: bool) ->
     schema.pin_clock(composed.time_window.clock)
     composed.validate_against(schema)
     return DomainPack(name=composed.name, root=root, ddl_path=root / DDL_FILE, config=composed, schema=schema)
+
+
+_MEMBERS: dict[tuple[str, bool, tuple[int, ...]], DomainPack] = {}
+
+
+def member_pack(root: Path, pack: str, *, ignore_seed_inserts: bool = False) -> DomainPack:
+    """A member of the composed pack at `root` (a folder beside it, else a shipped pack), loaded once per
+    state of its schema.sql and domain.yaml (a composed pack and its toolkit read every member)."""
+    folder = root / pack
+    ref = str(folder) if (folder / DDL_FILE).is_file() else pack
+    where = folder if (folder / DDL_FILE).is_file() else _pack_dir(pack)
+    stamp = tuple(f.stat().st_mtime_ns for f in (where / DDL_FILE, where / CONFIG_FILE) if f.is_file())
+    key = (str(where.resolve()), ignore_seed_inserts, stamp)
+    if key not in _MEMBERS:
+        _MEMBERS[key] = load_domain(ref, ignore_seed_inserts=ignore_seed_inserts)
+    return _MEMBERS[key]
 
 
 def _looks_like_path(name: str) -> bool:

@@ -32,8 +32,9 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from stateforge.domain import DomainConfig, DomainPack, load_domain
+from stateforge.domain import DomainConfig, DomainPack, load_config
 from stateforge.domain.compose import member_actors, qualifier
+from stateforge.domain.loader import member_pack
 from stateforge.schema.model import Schema
 from stateforge.store.sql import quote_ident, table_ref
 from stateforge.tools.actor import Actor, person_roles
@@ -70,17 +71,17 @@ def union_toolkit(root: Path, schema: Schema, *, name: str | None = None) -> Too
     """The union of the member packs' toolkits of the composed pack at `root` (see the module docstring)."""
     from stateforge.tools.loader import toolkit_for
 
-    composed = load_domain(str(root))
+    composed = load_config(root / "domain.yaml")
     members: list[tuple[MemberTools, Toolkit, Schema]] = []
-    for namespace, spec in composed.config.members.items():
-        folder = root / spec.pack
-        member = load_domain(str(folder) if (folder / "schema.sql").is_file() else spec.pack)
+    for namespace, spec in composed.members.items():
+        member = member_pack(root, spec.pack)
         kit = toolkit_for(member.schema, member.name, pack_dir=member.root)
         members.append((_member(composed, namespace, member), kit, member.schema))
     counts = Counter(t.name for _, kit, _ in members for t in kit if t.name != CANNOT_COMPLETE)
     union = Toolkit(name=name or composed.name)
+    composed_members = composed.members
     for member, kit, own in members:
-        q = qualifier(member.namespace, own, composed.config.members[member.namespace])
+        q = qualifier(member.namespace, own, composed_members[member.namespace])
         for item in kit:
             if item.name == CANNOT_COMPLETE:
                 continue
@@ -92,17 +93,17 @@ def union_toolkit(root: Path, schema: Schema, *, name: str | None = None) -> Too
     return union
 
 
-def _member(composed: DomainPack, namespace: str, member: DomainPack) -> MemberTools:
-    spec = composed.config.members[namespace]
+def _member(composed: DomainConfig, namespace: str, member: DomainPack) -> MemberTools:
+    spec = composed.members[namespace]
     q = qualifier(namespace, member.schema, spec)
     where = str(member.config.source or member.name)
     actors = member_actors(q, member.config.actors, where)
     person_sql = spec.person
-    own = composed.config.actors
+    own = composed.actors
     if actors is not None and person_sql is None:
         if own is None or own.table.lower() != actors.table.lower():
             raise ToolDefinitionError(
-                f"{composed.config.source}: members.{namespace}: the {member.name} pack's tools act for a "
+                f"{composed.source}: members.{namespace}: the {member.name} pack's tools act for a "
                 f"person of {actors.table}; say who that is for the workplace's actor with `person: SELECT "
                 f"<{actors.key}> FROM ... WHERE <{own.key if own else 'key'}> = ?`.")
         person_sql = (f"SELECT {quote_ident(actors.key)} FROM {table_ref(actors.table)} "
