@@ -8,6 +8,7 @@ its schema as the signed-in worker, and the diff of what they change names table
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
 from pathlib import Path
 
@@ -20,6 +21,9 @@ from stateforge.domain import load_domain
 from stateforge.domain.compose import Qualifier
 from stateforge.episode import Episode
 from stateforge.errors import DomainError
+from stateforge.evaluate import evaluate
+from stateforge.evaluate.rundir import EPISODES_FILE
+from stateforge.tasks.runner import generate_tasks
 from stateforge.tools.actor import NoActor
 from stateforge.tools.loader import load_toolkit
 
@@ -118,3 +122,30 @@ def test_the_diff_of_member_writes_names_tables_by_their_schema(built: Path, wor
     assert set(diff.tables) == {"hr.emergency_contacts"}
     [row] = diff.tables["hr.emergency_contacts"].inserted
     assert row["name"] == "Sam Rivera"
+
+
+@pytest.fixture(scope="module")
+def tasks(built: Path) -> list[dict]:
+    generate_tasks(built, n=5, seed=5, out=built.parent)
+    return [json.loads(line) for line in (built.parent / "tasks.jsonl").read_text().splitlines()]
+
+
+def test_storylines_cross_systems_and_grade_by_the_procedure(built: Path, tasks: list[dict], tmp_path: Path):
+    assert {t["provenance"]["recipe"] for t in tasks} == {"offboard_everywhere", "offboard_lead_blocked"}
+    feasible = [t for t in tasks if t["feasible"]]
+    assert feasible and len(feasible) < len(tasks)
+    for task in feasible:  # HR, then the calendar, as the HR partner who speaks
+        tools = [c["tool"] for c in task["reference_calls"]]
+        assert "terminate_worker" in tools and tools[-1] == "offboard_employee"
+        assert {t.split(".")[0] for t in task["expected_diff"]["tables"]} == {"hr", "meeting"}
+        assert "policy leavers_offboarded_everywhere" in {v["name"] for v in task["verifiers"]}
+    oracle = evaluate(built, solver="oracle", out=tmp_path / "oracle", report=False)
+    assert oracle["passed"] == oracle["episodes"] == len(tasks)
+    noop = evaluate(built, solver="noop", out=tmp_path / "noop", report=False)
+    assert noop["passed"] == len(tasks) - len(feasible)
+    # stopping after HR (the calendar left open) fails by the workplace's procedure, by name
+    early = evaluate(built, solver="mutant:stop-early", out=tmp_path / "early", report=False,
+                     task_filter=",".join(f"id:{t['id']}" for t in feasible))
+    assert early["failed"] == len(feasible)
+    records = [json.loads(line) for line in (Path(early["folder"]) / EPISODES_FILE).read_text().splitlines()]
+    assert all("policy check leavers_offboarded_everywhere" in r["failures"] for r in records)
