@@ -108,6 +108,11 @@ def _composed(root: Path, config: DomainConfig, *, ignore_seed_inserts: bool) ->
     members = {}
     for namespace, member in config.members.items():
         loaded = member_pack(root, member.pack, ignore_seed_inserts=ignore_seed_inserts)
+        dialect = loaded.config.dialect or loaded.schema.dialect
+        if dialect != "duckdb":
+            raise DomainError(f"{config.source}: members.{namespace}: {member.pack} is {dialect} DDL; the "
+                              "members of a composed pack are read as one DuckDB text: give it a "
+                              "duckdb-dialect schema.sql.")
         if loaded.config.members:
             raise DomainError(f"{config.source}: members.{namespace}: {member.pack} is itself composed; "
                               "list its members here instead.")
