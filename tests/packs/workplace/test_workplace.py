@@ -12,8 +12,10 @@ import json
 import shutil
 from pathlib import Path
 
+import anyio
 import duckdb
 import pytest
+from mcp import Client
 
 from stateforge.build import build_domain
 from stateforge.diff import diff_files
@@ -23,6 +25,7 @@ from stateforge.episode import Episode
 from stateforge.errors import DomainError
 from stateforge.evaluate import evaluate
 from stateforge.evaluate.rundir import EPISODES_FILE
+from stateforge.mcp import serve_mcp
 from stateforge.tasks.runner import generate_tasks
 from stateforge.tools.actor import NoActor
 from stateforge.tools.loader import load_toolkit
@@ -108,6 +111,22 @@ def test_member_tools_act_for_the_signed_in_worker_in_their_schema(built: Path, 
     assert path == before  # the member's search path is put back after each call
     with pytest.raises(NoActor, match="work_email"):
         Episode.open(built, actor="nobody@people.example.com")
+
+
+def test_mcp_serves_the_union_as_the_signed_in_worker(built: Path, worker: str):
+    async def session(url: str) -> tuple[set[str], dict, dict, str]:
+        async with Client(url) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            profile = await client.call_tool("get_my_profile", {})
+            account = await client.call_tool("get_user", {"user": worker.split("@")[0]})
+            return names, profile.structured_content, account.structured_content, client.instructions or ""
+
+    with serve_mcp(built, port=0, actor=worker) as handle:
+        names, profile, account, instructions = anyio.run(session, handle.url)
+    assert {"get_my_profile", "create_incident", "schedule_meeting", "hr_list_direct_reports"} <= names
+    assert profile["work_email"] == account["email"] == worker
+    assert "Procedures you must follow" in instructions
+    assert "taken off every ITSM assignment group" in instructions
 
 
 def test_the_diff_of_member_writes_names_tables_by_their_schema(built: Path, worker: str, tmp_path: Path):
