@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import sqlglot
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from stateforge.errors import DomainError
 from stateforge.schema.model import Schema, Table, suggest
@@ -511,6 +520,14 @@ class DomainConfig(_Model):
     members: dict[str, Member] = Field(default_factory=dict)
     """A composed domain: DuckDB schema -> the pack whose tables it holds (`stateforge.domain.compose`);
     empty for a pack of its own."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_members(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a pack of its own records the config it always did (build fingerprints and release hashes)
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("members"):
+            data.pop("members", None)
+        return data
 
     _source: Path | None = PrivateAttr(default=None)
     _hint_index: tuple[tuple[str, ...], dict[str, str]] | None = PrivateAttr(default=None)
