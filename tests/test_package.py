@@ -81,7 +81,7 @@ def test_the_wheel_installs_outside_the_checkout_and_builds_a_pack(tmp_path: Pat
     # The checkout is not importable: nothing of it on the path but the third-party packages of its venv.
     reachable = [p for p in found["path"] if p and p != deps and Path(p).resolve().is_relative_to(CHECKOUT)]
     assert not reachable and not found["tests"], found["path"]
-    assert found["packs"] == ["game", "hr", "itsm", "library", "meeting", "music"]
+    assert found["packs"] == ["game", "hr", "itsm", "library", "meeting", "music", "workplace"]
     assert found["others"] == [], "the wheel installs a top-level package besides stateforge"
     done = subprocess.run([python, "-c", "import schemas"], cwd=work, env=env, capture_output=True, text=True)
     assert done.returncode != 0 and "ModuleNotFoundError" in done.stderr

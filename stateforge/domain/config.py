@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 import sqlglot
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, PrivateAttr, model_validator
+from pydantic import (
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    model_serializer,
+    model_validator,
+)
 
 from stateforge.errors import DomainError
 from stateforge.schema.model import Schema, Table, suggest
@@ -462,6 +471,20 @@ class TimeWindow(_Model):
         return self.now if self.now is not None else datetime.combine(self.end, time(23, 59, 59))
 
 
+class Member(_Model):
+    """One pack of a composed domain (`members:`), in the DuckDB schema its key names (docs/domain-packs.md,
+    "Composing packs")."""
+
+    pack: str
+    """The member pack: a shipped pack's name, or a folder relative to the composed pack's."""
+    shift_days: int = 0
+    """Days added to every date and time the member's config states (hint bounds, SQL literals), so that
+    its "now" meets the composed domain's one clock; a multiple of 7 keeps weekdays."""
+    person: str | None = None
+    """For a member whose tools act for `env.actor`: a SELECT of the member's `actors.key` for the composed
+    domain's actor, with one `?` (the composed `actors.key` value)."""
+
+
 class DomainConfig(_Model):
     """A whole `domain.yaml`."""
 
@@ -494,6 +517,17 @@ class DomainConfig(_Model):
     `normalized`, `ignore`, `any_non_null`, `{rule: numeric, abs: 0.01}`, `{rule: time, seconds: 120}`),
     the default policy of every task of the domain. Kept as plain data here: it is validated against
     `stateforge.diff.ColumnRule` by `stateforge.tasks.grading` (the diff sits above the domain layer)."""
+    members: dict[str, Member] = Field(default_factory=dict)
+    """A composed domain: DuckDB schema -> the pack whose tables it holds (`stateforge.domain.compose`);
+    empty for a pack of its own."""
+
+    @model_serializer(mode="wrap")
+    def _without_empty_members(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        # a pack of its own records the config it always did (build fingerprints and release hashes)
+        data = handler(self)
+        if isinstance(data, dict) and not data.get("members"):
+            data.pop("members", None)
+        return data
 
     _source: Path | None = PrivateAttr(default=None)
     _hint_index: tuple[tuple[str, ...], dict[str, str]] | None = PrivateAttr(default=None)

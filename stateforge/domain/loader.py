@@ -91,11 +91,54 @@ def load_domain(
             raise DomainError(f"{root}: a domain pack needs {DDL_FILE}; none found.")
         yaml_path = root / CONFIG_FILE
         config = load_config(yaml_path) if yaml_path.is_file() else DomainConfig.default(root.name)
+        if config.members:
+            return _composed(root, config, ignore_seed_inserts=ignore_seed_inserts)
     schema = load_ddl(ddl, dialect or config.dialect, drop_missing_references=drop_missing_references,
                       skip_missing_includes=skip_missing_includes, ignore_seed_inserts=ignore_seed_inserts)
     schema.pin_clock(config.time_window.clock)
     config.validate_against(schema)
     return DomainPack(name=config.name, root=root, ddl_path=ddl, config=config, schema=schema)
+
+
+def _composed(root: Path, config: DomainConfig, *, ignore_seed_inserts: bool) -> DomainPack:
+    """A pack of packs (`members:`): their DDL under their schemas, their configs qualified (compose.py)."""
+    from stateforge.domain.compose import compose_config, composed_ddl
+    from stateforge.schema import parse_ddl
+
+    members = {}
+    for namespace, member in config.members.items():
+        loaded = member_pack(root, member.pack, ignore_seed_inserts=ignore_seed_inserts)
+        dialect = loaded.config.dialect or loaded.schema.dialect
+        if dialect != "duckdb":
+            raise DomainError(f"{config.source}: members.{namespace}: {member.pack} is {dialect} DDL; the "
+                              "members of a composed pack are read as one DuckDB text: give it a "
+                              "duckdb-dialect schema.sql.")
+        if loaded.config.members:
+            raise DomainError(f"{config.source}: members.{namespace}: {member.pack} is itself composed; "
+                              "list its members here instead.")
+        members[namespace] = loaded
+    ddl = composed_ddl(root, {ns: m.ddl_path for ns, m in members.items() if m.ddl_path is not None})
+    schema = parse_ddl(ddl, "duckdb", source=str(root / DDL_FILE), ignore_seed_inserts=ignore_seed_inserts)
+    composed = compose_config(config, {ns: (m.config, m.schema) for ns, m in members.items()})
+    schema.pin_clock(composed.time_window.clock)
+    composed.validate_against(schema)
+    return DomainPack(name=composed.name, root=root, ddl_path=root / DDL_FILE, config=composed, schema=schema)
+
+
+_MEMBERS: dict[tuple[str, bool, tuple[int, ...]], DomainPack] = {}
+
+
+def member_pack(root: Path, pack: str, *, ignore_seed_inserts: bool = False) -> DomainPack:
+    """A member of the composed pack at `root` (a folder beside it, else a shipped pack), loaded once per
+    state of its schema.sql and domain.yaml (a composed pack and its toolkit read every member)."""
+    folder = root / pack
+    ref = str(folder) if (folder / DDL_FILE).is_file() else pack
+    where = folder if (folder / DDL_FILE).is_file() else _pack_dir(pack)
+    stamp = tuple(f.stat().st_mtime_ns for f in (where / DDL_FILE, where / CONFIG_FILE) if f.is_file())
+    key = (str(where.resolve()), ignore_seed_inserts, stamp)
+    if key not in _MEMBERS:
+        _MEMBERS[key] = load_domain(ref, ignore_seed_inserts=ignore_seed_inserts)
+    return _MEMBERS[key]
 
 
 def _looks_like_path(name: str) -> bool:

@@ -14,7 +14,7 @@ from typing import Any
 
 import duckdb
 
-from stateforge.schema.model import ForeignKey, Schema, Table, suggest
+from stateforge.schema.model import ForeignKey, Schema, Table, qualified, suggest
 from stateforge.schema.types import INTEGER_TYPES
 from stateforge.store.sql import quote_ident, table_ref
 from stateforge.tools.errors import ToolDefinitionError
@@ -63,6 +63,12 @@ class SchemaIndex:
         """Whether the model has a table called `name` (case-insensitive)."""
         return name.lower() in self._tables
 
+    def within(self, namespace: str) -> SchemaIndex:
+        """This index as code written for one DuckDB schema sees it: a bare name is first looked up in
+        `namespace` (`employees` -> `hr.employees`), as DuckDB's search path does (a composed pack's member
+        tools; `stateforge.tools.compose`)."""
+        return _Within(self, namespace)
+
     def children(self, table: Table) -> list[tuple[Table, ForeignKey]]:
         """Every (child table, foreign key) whose key references `table`."""
         return self._children.get(table.name.lower(), [])
@@ -76,6 +82,26 @@ class SchemaIndex:
         if column.identity or column.base_type not in INTEGER_TYPES:
             return None
         return column.name
+
+
+class _Within(SchemaIndex):
+    """A `SchemaIndex` whose bare names resolve in one namespace first (`SchemaIndex.within`)."""
+
+    def __init__(self, base: SchemaIndex, namespace: str) -> None:
+        self.schema = base.schema
+        self._tables = base._tables
+        self._children = base._children
+        self._namespace = namespace
+
+    def _local(self, name: str) -> str:
+        inner = qualified(self._namespace, name).lower()
+        return inner if "." not in name and inner in self._tables else name
+
+    def table(self, name: str, *, where: str = "") -> Table:
+        return super().table(self._local(name), where=where)
+
+    def has_table(self, name: str) -> bool:
+        return super().has_table(self._local(name))
 
 
 @dataclass

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import dataclasses
 import datetime as dt
 import threading
 from collections.abc import Iterator, Mapping, Sequence
@@ -127,6 +128,17 @@ class Env:
         if self._cancel is not None and self._cancel.is_set():
             raise CallCancelled(CANCELLED)
 
+    def within(self, namespace: str, actor: Actor | None) -> Env:
+        """This call's environment as a tool written for one DuckDB schema of a composed pack sees it: bare
+        table names resolve in `namespace` (the caller sets DuckDB's search path for the SQL), acting for
+        `actor` (the member's person). It shares the transaction, the key allocator, the changes and the
+        reads of this one (`stateforge.tools.compose`)."""
+        inner = Env.__new__(Env)
+        inner._ctx = dataclasses.replace(self._ctx, index=self._ctx.index.within(namespace))
+        inner._now, inner._actor, inner._cancel = self._now, actor, self._cancel
+        inner.reads, inner.reads_unknown = self.reads, False
+        return inner
+
     # --- reads ------------------------------------------------------------------------------------
 
     def query(self, sql: str, params: Params = None) -> list[dict[str, Any]]:
@@ -136,7 +148,8 @@ class Env:
         if info.tables is None:
             self.reads_unknown = True
         else:
-            self.reads |= {t for t in info.tables if self._ctx.index.has_table(t)}
+            self.reads |= {self._ctx.index.table(t).name.lower() for t in info.tables
+                           if self._ctx.index.has_table(t)}
         cursor = self._ctx.con.execute(sql, params if params is not None else [])
         names = [d[0] for d in cursor.description or []]
         return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
@@ -262,6 +275,7 @@ class Env:
         if info.tables is None:
             self.reads_unknown = True
         else:  # a subquery of the condition reads other tables
-            others = info.tables - {table.name.lower()}
-            self.reads |= {t for t in others if self._ctx.index.has_table(t)}
+            index = self._ctx.index
+            found = {index.table(t).name.lower() for t in info.tables if index.has_table(t)}
+            self.reads |= found - {table.name.lower()}
         return f"({where})", list(params)

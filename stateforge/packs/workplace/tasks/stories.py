@@ -1,0 +1,158 @@
+"""Storylines that cross the workplace's systems: one request whose steps run in HR, ITSM and the calendar.
+
+- `offboard_everywhere` (HR partner): a worker of a unit they partner leaves today. In HR, every system
+  access they hold is revoked (HR's procedure offboarding_access_revoked) and the termination is recorded
+  with today as the last day; then their calendar account is closed in the meeting app (the workplace's
+  procedure leavers_offboarded_everywhere), which cancels the meetings they organise and takes them off
+  invitations. A solver that stops after HR breaks the procedure and fails its verifier by name.
+
+The SQL here names tables with their schema (`hr.employees`): a recipe's queries run on the whole
+database, while the tools it calls run in their member's schema (stateforge.tools.compose).
+"""
+
+from __future__ import annotations
+
+from stateforge.tasks import Skip
+from stateforge.tasks.compose import Story, Storyline, step
+
+PHRASES = (
+    "I'm {name} from HR ({email}).",
+    "This is {name}, HR partner ({email}).",
+    "Hi, {name} here ({email}), HR.",
+)
+PERSON = (
+    "SELECT e.employee_id, e.employee_number, e.work_email, e.first_name || ' ' || e.last_name AS full_name, "
+    "e.org_unit_id FROM hr.employees AS e"
+)
+NOW = "TIMESTAMP '2026-06-30 12:00:00'"
+
+
+def cast_leaver(story: Story, *, with_reports: bool = False) -> None:
+    """A current worker with no reports in HR, system access and upcoming meetings they organise (heading
+    no unit of the meeting app, on no ITSM team), and the HR partner of their unit, who speaks."""
+    ctx = story.ctx
+    leaver = ctx.pick(
+        f"{PERSON} WHERE e.status = 'active' AND e.termination_date IS NULL "
+        "AND e.security_role IN ('employee', 'manager') "
+        + ("AND EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = e.employee_id "
+           "AND r.status <> 'terminated') " if with_reports else
+           "AND NOT EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = e.employee_id) ") +
+        "AND NOT EXISTS (SELECT 1 FROM hr.org_units AS o WHERE o.head_id = e.employee_id "
+        "OR o.hr_partner_id = e.employee_id) "
+        "AND EXISTS (SELECT 1 FROM hr.system_access AS a WHERE a.employee_id = e.employee_id "
+        "AND a.revoked_at IS NULL) "
+        "AND NOT EXISTS (SELECT 1 FROM hr.compensation_changes AS x WHERE x.employee_id = e.employee_id "
+        "AND x.status = 'proposed') "
+        "AND NOT EXISTS (SELECT 1 FROM hr.leave_requests AS l WHERE l.employee_id = e.employee_id "
+        "AND l.status IN ('pending', 'approved') AND l.end_date >= DATE '2026-06-30') "
+        "AND NOT EXISTS (SELECT 1 FROM itsm.group_members AS gm WHERE gm.user_id = e.employee_id) "
+        "AND NOT EXISTS (SELECT 1 FROM meeting.org_units AS u WHERE u.head_employee_id = e.employee_id) "
+        f"AND EXISTS (SELECT 1 FROM meeting.meetings AS m WHERE m.organizer_id = e.employee_id "
+        f"AND m.status = 'scheduled' AND m.start_at > {NOW})",
+        what="worker who organises upcoming meetings",
+    )
+    partner = ctx.one(
+        f"{PERSON} JOIN hr.org_units AS o ON o.hr_partner_id = e.employee_id WHERE o.org_unit_id = ? "
+        "AND e.status = 'active' AND e.employee_id <> ?",
+        [leaver["org_unit_id"], leaver["employee_id"]],
+    )
+    if partner is None:
+        raise Skip("no partner")
+    story["leaver"], story["partner"] = leaver, partner
+    ctx.act_as("hr.employees", {"work_email": partner["work_email"]})
+    ctx.say(list(PHRASES), name=partner["full_name"], email=partner["work_email"])
+
+
+@step(inputs=("leaver",), goal="every access of the leaver revoked (HR's procedure)",
+      capabilities=("cross_step_dependency",))
+def revoke_everything(story: Story) -> None:
+    leaver = story["leaver"]
+    story.say(
+        ["{name} ({number}) is leaving us today. Revoke every system access they still have,",
+         "{name}, employee {number}, leaves today: first take away all their system access,"],
+        name=leaver["full_name"], number=leaver["employee_number"],
+    )
+    access = story.read("list_system_access", {"employee": leaver["employee_number"]})["access"]
+    for a in access:
+        story.call("revoke_access", {"employee": leaver["employee_number"], "system": a["system"]})
+
+
+@step(inputs=("leaver",), goal="terminated today in HR")
+def terminate_today(story: Story) -> None:
+    leaver = story["leaver"]
+    story.say(["then record the termination with today as their last day (a resignation),",
+               "then process their resignation effective today,"])
+    story.ctx.derived(story.ctx.today, "today is the last day")
+    story.call("terminate_worker", {"employee": leaver["employee_number"], "last_day": story.ctx.today,
+                                    "involuntary": False})
+
+
+@step(inputs=("leaver",), goal="their calendar closed: upcoming meetings cancelled, invitations dropped",
+      capabilities=("cross_step_dependency",))
+def close_calendar(story: Story) -> None:
+    leaver = story["leaver"]
+    story.say(["and close them out everywhere else the company expects when someone leaves.",
+               "and finish their offboarding in the other systems as our procedures require."])
+    story.call("offboard_employee", {"person": leaver["employee_number"],
+                                            "last_day": story.ctx.today})
+    story.knob("policy_detour", "the calendar closes only after HR has terminated the worker")
+    story.ctx.goal(
+        "no upcoming meeting of theirs is left scheduled",
+        f"SELECT count(*) AS scheduled FROM meeting.meetings WHERE organizer_id = ? AND status = 'scheduled' "
+        f"AND start_at > {NOW}",
+        [leaver["employee_id"]],
+    )
+
+
+
+OFFBOARD_EVERYWHERE = Storyline(
+    "offboard_everywhere",
+    cast_leaver,
+    (revoke_everything, terminate_today, close_calendar),
+    provides=("leaver", "partner"),
+)
+
+
+
+def cast_lead_leaver(story: Story) -> None:
+    """As `cast_leaver`, a worker who still has direct reports in HR."""
+    cast_leaver(story, with_reports=True)
+
+
+@step(inputs=("leaver",), goal="the termination refused: the leaver still has reports (nothing changed)",
+      capabilities=("cross_step_dependency",))
+def terminate_lead_first(story: Story) -> None:
+    leaver = story["leaver"]
+    story.say(
+        ["{name} ({number}) is leaving us today. Record their resignation with today as the last day first; "
+         "then revoke their system access and close them out in the other systems as our procedures "
+         "require. If HR will not take the termination today, leave everything as it is.",
+         "{name}, employee {number}, resigns effective today: process the termination before anything else, "
+         "then take away their access and finish their offboarding everywhere; if the termination cannot go "
+         "through, change nothing."],
+        name=leaver["full_name"], number=leaver["employee_number"],
+    )
+    story.read("get_worker", {"employee": leaver["employee_number"]})
+    story.read_all("search_workers", {"manager": leaver["employee_number"]})
+    story.ctx.derived(story.ctx.today, "today is the last day")
+    story.blocked(
+        "terminate_worker",
+        {"employee": leaver["employee_number"], "last_day": story.ctx.today, "involuntary": False},
+        kind="forbidden",
+        because=f"{leaver['full_name']} still has direct reports: those need a new manager first",
+        policy="reports_reassigned_first",
+    )
+
+
+OFFBOARD_LEAD_BLOCKED = Storyline(
+    "offboard_lead_blocked",
+    cast_lead_leaver,
+    (terminate_lead_first,),
+    provides=("leaver", "partner"),
+    feasible=False,
+    capabilities=("cross_step_dependency",),
+    weight=0.4,
+)
+
+STORYLINES: list[Storyline] = [OFFBOARD_EVERYWHERE, OFFBOARD_LEAD_BLOCKED]
+

@@ -1,0 +1,170 @@
+"""The workplace pack: HR, ITSM and the meeting pack composed in one DuckDB file, each in its own schema.
+
+Built once (scale 0.5) for the module: every member's rules and the links between them hold (audit 0
+violations), a person is one worker in the three schemas, the union toolkit runs each member's tools in
+its schema as the signed-in worker, and the diff of what they change names tables by their identities.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import shutil
+from pathlib import Path
+
+import anyio
+import duckdb
+import pytest
+from mcp import Client
+
+from stateforge.build import build_domain
+from stateforge.diff import diff_files
+from stateforge.domain import load_domain
+from stateforge.domain.compose import Qualifier
+from stateforge.episode import Episode
+from stateforge.errors import DomainError
+from stateforge.evaluate import evaluate
+from stateforge.evaluate.rundir import EPISODES_FILE
+from stateforge.mcp import serve_mcp
+from stateforge.tasks.runner import generate_tasks
+from stateforge.tools.actor import NoActor
+from stateforge.tools.loader import load_toolkit
+
+pytestmark = pytest.mark.xdist_group("workplace_pack")
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("workplace")
+    report = build_domain("workplace", scale=0.5, out=out)
+    assert report["totals"]["violations"] == 0
+    return out / "workplace.duckdb"
+
+
+@pytest.fixture(scope="module")
+def worker(built: Path) -> str:
+    """An active worker who holds ITSM roles beyond employee (their work e-mail: the workplace's actor)."""
+    with duckdb.connect(str(built), read_only=True) as con:
+        return con.execute(
+            "SELECT e.work_email FROM hr.employees AS e WHERE e.status = 'active' "
+            "AND e.security_role = 'employee' AND EXISTS (SELECT 1 FROM itsm.user_roles AS ur "
+            "WHERE ur.user_id = e.employee_id) ORDER BY e.employee_id LIMIT 1").fetchone()[0]
+
+
+def test_each_member_is_a_schema_and_people_are_hr_workers(built: Path):
+    pack = load_domain("workplace")
+    assert pack.schema.namespaces == ["hr", "itsm", "meeting"]
+    links = {(t.name, fk.ref_table) for t in pack.schema.tables for fk in t.foreign_keys
+             if fk.ref_table.split(".")[0] != t.namespace}
+    assert links == {("itsm.users", "hr.employees"), ("meeting.employees", "hr.employees")}
+    with duckdb.connect(str(built), read_only=True) as con:
+        per_schema = dict(con.execute(
+            "SELECT schema_name, count(*) FROM duckdb_tables() WHERE schema_name <> 'stateforge' "
+            "GROUP BY ALL").fetchall())
+        unlike = con.execute(
+            "SELECT count(*) FROM hr.employees AS e JOIN itsm.users AS u ON u.user_id = e.employee_id "
+            "JOIN meeting.employees AS m ON m.employee_id = e.employee_id "
+            "WHERE u.email <> e.work_email OR m.email <> e.work_email OR m.employee_no <> e.employee_number "
+            "OR m.is_active <> (e.status <> 'terminated')"
+        ).fetchone()[0]
+        counts = con.execute("SELECT (SELECT count(*) FROM hr.employees), (SELECT count(*) FROM itsm.users), "
+                             "(SELECT count(*) FROM meeting.employees)").fetchone()
+        future = con.execute("SELECT count(*) FROM meeting.meetings WHERE start_at > "
+                             "TIMESTAMP '2026-06-30 12:00:00'").fetchone()[0]
+    assert per_schema == {"hr": 28, "itsm": 34, "meeting": 18}
+    assert unlike == 0
+    assert counts[0] == counts[1] == counts[2]
+    assert future > 100  # the meeting pack's future, shifted onto the workplace's one clock
+
+
+def test_member_sql_is_qualified_and_shifted():
+    q = Qualifier("meeting", frozenset({"meetings", "employees"}), dt.timedelta(days=91))
+    sql = q.sql("WITH employees AS (SELECT 1 AS id) SELECT m.meeting_id FROM meetings AS m, employees, "
+                "hr.employees AS h WHERE m.start_at > TIMESTAMP '2026-03-31 12:00:00' "
+                "AND m.day < DATE '2026-01-01'", where="test")
+    assert "FROM meeting.meetings AS m, employees, hr.employees AS h" in sql
+    assert "'2026-06-30 12:00:00'" in sql and "'2026-04-02'" in sql
+    with pytest.raises(DomainError, match="schema meeting"):
+        q.sql("SELECT FROM WHERE (", where="rules x.check")
+
+
+def test_union_toolkit_prefixes_shared_names_and_declares_qualified_tables():
+    kit = load_toolkit("workplace")
+    names = kit.names
+    assert len(names) == len(set(names)) > 190
+    assert {"hr_list_direct_reports", "meeting_list_direct_reports"} <= set(names)
+    assert "list_direct_reports" not in names
+    assert kit["get_my_profile"].reads and all(t.startswith("hr.") for t in kit["get_my_profile"].reads)
+    assert all(t.startswith("itsm.") for t in (*kit["create_incident"].reads, *kit["create_incident"].writes))
+
+
+def test_member_tools_act_for_the_signed_in_worker_in_their_schema(built: Path, worker: str):
+    with Episode.open(built, actor=worker) as ep:
+        [(before,)] = ep.connection.execute("SELECT current_setting('search_path')").fetchall()
+        profile = ep.call("get_my_profile", {})
+        account = ep.call("get_user", {"user": worker.split("@")[0]})
+        people = ep.call("search_people", {"query": worker.split(".")[0]})
+        [(path,)] = ep.connection.execute("SELECT current_setting('search_path')").fetchall()
+    assert profile.ok and profile.value["work_email"] == worker
+    assert account.ok and account.value["email"] == worker
+    assert people.ok and worker in {row["email"] for row in people.value["rows"]}
+    assert path == before  # the member's search path is put back after each call
+    with pytest.raises(NoActor, match="work_email"):
+        Episode.open(built, actor="nobody@people.example.com")
+
+
+def test_mcp_serves_the_union_as_the_signed_in_worker(built: Path, worker: str):
+    async def session(url: str) -> tuple[set[str], dict, dict, str]:
+        async with Client(url) as client:
+            names = {t.name for t in (await client.list_tools()).tools}
+            profile = await client.call_tool("get_my_profile", {})
+            account = await client.call_tool("get_user", {"user": worker.split("@")[0]})
+            return names, profile.structured_content, account.structured_content, client.instructions or ""
+
+    with serve_mcp(built, port=0, actor=worker) as handle:
+        names, profile, account, instructions = anyio.run(session, handle.url)
+    assert {"get_my_profile", "create_incident", "schedule_meeting", "hr_list_direct_reports"} <= names
+    assert profile["work_email"] == account["email"] == worker
+    assert "Procedures you must follow" in instructions
+    assert "taken off every ITSM assignment group" in instructions
+
+
+def test_the_diff_of_member_writes_names_tables_by_their_schema(built: Path, worker: str, tmp_path: Path):
+    base, after = tmp_path / "base.duckdb", tmp_path / "after.duckdb"
+    shutil.copy(built, base)
+    shutil.copy(built, after)
+    with Episode.open(after, actor=worker, persist=True) as ep:
+        added = ep.call("add_emergency_contact", {"name": "Sam Rivera", "relationship": "friend",
+                                                  "phone": "+1 512 555 0100"})
+        assert added.ok, added.error
+    diff = diff_files(base, after)
+    assert set(diff.tables) == {"hr.emergency_contacts"}
+    [row] = diff.tables["hr.emergency_contacts"].inserted
+    assert row["name"] == "Sam Rivera"
+
+
+@pytest.fixture(scope="module")
+def tasks(built: Path) -> list[dict]:
+    generate_tasks(built, n=5, seed=5, out=built.parent)
+    return [json.loads(line) for line in (built.parent / "tasks.jsonl").read_text().splitlines()]
+
+
+def test_storylines_cross_systems_and_grade_by_the_procedure(built: Path, tasks: list[dict], tmp_path: Path):
+    assert {t["provenance"]["recipe"] for t in tasks} == {"offboard_everywhere", "offboard_lead_blocked"}
+    feasible = [t for t in tasks if t["feasible"]]
+    assert feasible and len(feasible) < len(tasks)
+    for task in feasible:  # HR, then the calendar, as the HR partner who speaks
+        tools = [c["tool"] for c in task["reference_calls"]]
+        assert "terminate_worker" in tools and tools[-1] == "offboard_employee"
+        assert {t.split(".")[0] for t in task["expected_diff"]["tables"]} == {"hr", "meeting"}
+        assert "policy leavers_offboarded_everywhere" in {v["name"] for v in task["verifiers"]}
+    oracle = evaluate(built, solver="oracle", out=tmp_path / "oracle", report=False)
+    assert oracle["passed"] == oracle["episodes"] == len(tasks)
+    noop = evaluate(built, solver="noop", out=tmp_path / "noop", report=False)
+    assert noop["passed"] == len(tasks) - len(feasible)
+    # stopping after HR (the calendar left open) fails by the workplace's procedure, by name
+    early = evaluate(built, solver="mutant:stop-early", out=tmp_path / "early", report=False,
+                     task_filter=",".join(f"id:{t['id']}" for t in feasible))
+    assert early["failed"] == len(feasible)
+    records = [json.loads(line) for line in (Path(early["folder"]) / EPISODES_FILE).read_text().splitlines()]
+    assert all("policy check leavers_offboarded_everywhere" in r["failures"] for r in records)
