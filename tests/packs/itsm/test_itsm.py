@@ -218,7 +218,8 @@ def test_the_cmdb_relates_items_only_as_their_classes_suggest(itsm_db: Path, tmp
         suggested = con.execute("SELECT count(*) FROM ci_relation_suggestions").fetchone()[0]
         kinds = con.execute(
             "SELECT pk.name, t.parent_descriptor, ck.name, count(*) FROM ci_relationships AS r "
-            "JOIN configuration_items AS p ON p.ci_id = r.parent_ci_id JOIN ci_classes AS pk USING (class_id) "
+            "JOIN configuration_items AS p ON p.ci_id = r.parent_ci_id "
+            "JOIN ci_classes AS pk USING (class_id) "
             "JOIN ci_relation_types AS t ON t.type_id = r.type_id "
             "JOIN configuration_items AS c ON c.ci_id = r.child_ci_id JOIN ci_classes AS ck "
             "ON ck.class_id = c.class_id GROUP BY ALL"
