@@ -275,7 +275,8 @@ def cast_change(story: Story) -> None:
     item = ctx.pick(
         f"SELECT * FROM ({reach_sql(3)}) AS r WHERE services <= 60 AND apps BETWEEN 4 AND 45 AND EXISTS "
         "(SELECT 1 FROM ci_relationships AS rel JOIN configuration_items AS p ON p.ci_id = rel.parent_ci_id "
-        "JOIN ci_classes AS k ON k.class_id = p.class_id WHERE rel.child_ci_id = r.ci_id AND k.name = 'Application')",
+        "JOIN ci_classes AS k ON k.class_id = p.class_id WHERE rel.child_ci_id = r.ci_id "
+        "AND k.name = 'Application')",
         what="item under applications",
     )
     cm = someone(ctx, f"{has_role('change_manager')} AND {has_role('itil')}", what="change manager")
