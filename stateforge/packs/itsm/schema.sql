@@ -131,6 +131,33 @@ CREATE TABLE ci_relation_types (
 );
 COMMENT ON TABLE ci_relation_types IS 'Kinds of CMDB relation, read from the parent (Depends on) and from the child (Used by).';
 
+CREATE TABLE ci_relation_suggestions (
+    parent_class_id  SMALLINT  NOT NULL REFERENCES ci_classes (class_id) ON DELETE CASCADE,
+    type_id          SMALLINT  NOT NULL REFERENCES ci_relation_types (type_id) ON DELETE CASCADE,
+    child_class_id   SMALLINT  NOT NULL REFERENCES ci_classes (class_id) ON DELETE CASCADE,
+    PRIMARY KEY (parent_class_id, type_id, child_class_id)
+);
+COMMENT ON TABLE ci_relation_suggestions IS 'The relations the CMDB allows between classes (an application Runs on a virtual machine, a business service Depends on an application); every relation follows one.';
+
+-- the CMDB's catalogue: classes, relation types and the relations suggested between classes
+INSERT INTO ci_classes (class_id, name, prefix) VALUES
+    (1, 'Server', 'srv'), (2, 'Virtual Machine', 'vm'), (3, 'Database', 'db'), (4, 'Application', 'app'),
+    (5, 'Network Device', 'net'), (6, 'Storage Array', 'sto'), (7, 'Business Service', 'svc'),
+    (8, 'Load Balancer', 'lb');
+INSERT INTO ci_relation_types (type_id, name, parent_descriptor, child_descriptor) VALUES
+    (1, 'Depends on::Used by', 'Depends on', 'Used by'), (2, 'Runs on::Runs', 'Runs on', 'Runs'),
+    (3, 'Hosted on::Hosts', 'Hosted on', 'Hosts'), (4, 'Connected by::Connects', 'Connected by', 'Connects'),
+    (5, 'Contains::Contained by', 'Contains', 'Contained by');
+INSERT INTO ci_relation_suggestions (parent_class_id, type_id, child_class_id) VALUES
+    (7, 1, 4), (7, 5, 7),                           -- a business service depends on applications, contains services
+    (4, 1, 3), (4, 2, 2), (4, 2, 1), (4, 1, 4), (4, 1, 8),  -- an application: databases, where it runs, other apps, load balancers
+    (3, 2, 2), (3, 2, 1), (3, 1, 6),                -- a database runs on a VM or a server, keeps its data on storage
+    (2, 3, 1),                                      -- a virtual machine is hosted on a server
+    (1, 4, 5), (1, 1, 6),                           -- a server is connected by network gear, uses storage
+    (8, 4, 5), (8, 1, 2), (8, 1, 1),                -- a load balancer is connected by the network, fronts VMs and servers
+    (6, 4, 5),                                      -- a storage array is connected by the network
+    (5, 4, 5);                                      -- network gear uplinks to other network gear
+
 CREATE TABLE ci_relationships (
     relationship_id  INTEGER   PRIMARY KEY,
     parent_ci_id     INTEGER   NOT NULL REFERENCES configuration_items (ci_id) ON DELETE CASCADE,

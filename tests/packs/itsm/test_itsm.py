@@ -208,3 +208,44 @@ def test_a_high_risk_change_started_without_the_cab_breaks_the_procedure(
             # started with or without the review: the tools allow both, the procedure's check does not
             assert ep.call("start_change_implementation", {"number": number}).ok
             assert bool(ep.query(check)) is not reviewed
+
+
+def test_the_cmdb_relates_items_only_as_their_classes_suggest(itsm_db: Path, tmp_path: Path):
+    """The seeded suggestions (schema.sql's INSERTs, kept as given) shape the built graph: a business service
+    depends on applications, a virtual machine is hosted on a server, ..., every relation one of them, with a
+    heavy tail of virtual machines per host; the tool refuses a relation no suggestion allows, by name."""
+    with duckdb.connect(str(itsm_db), read_only=True) as con:
+        suggested = con.execute("SELECT count(*) FROM ci_relation_suggestions").fetchone()[0]
+        kinds = con.execute(
+            "SELECT pk.name, t.parent_descriptor, ck.name, count(*) FROM ci_relationships AS r "
+            "JOIN configuration_items AS p ON p.ci_id = r.parent_ci_id "
+            "JOIN ci_classes AS pk USING (class_id) "
+            "JOIN ci_relation_types AS t ON t.type_id = r.type_id "
+            "JOIN configuration_items AS c ON c.ci_id = r.child_ci_id JOIN ci_classes AS ck "
+            "ON ck.class_id = c.class_id GROUP BY ALL"
+        ).fetchall()
+        hosts = [
+            r[0]
+            for r in con.execute(
+                "SELECT count(*) FROM ci_relationships WHERE type_id = 3 GROUP BY child_ci_id ORDER BY 1"
+            ).fetchall()
+        ]
+        vm, service = con.execute(
+            "SELECT (SELECT min(name) FROM configuration_items WHERE class_id = 2 AND operational_status = "
+            "'operational'), (SELECT min(name) FROM configuration_items WHERE class_id = 7 AND "
+            "operational_status = 'operational')"
+        ).fetchone()
+        admin = con.execute(
+            "SELECT min(u.user_name) FROM users AS u JOIN user_roles AS ur USING (user_id) JOIN roles AS r "
+            "USING (role_id) WHERE u.active AND r.name = 'itil_admin'"
+        ).fetchone()[0]
+    assert suggested == 18
+    by_kind = {(p, rel, c): n for p, rel, c, n in kinds}
+    assert len(by_kind) >= 12 and ("Virtual Machine", "Hosted on", "Server") in by_kind
+    assert ("Business Service", "Depends on", "Application") in by_kind
+    assert ("Virtual Machine", "Runs on", "Virtual Machine") not in by_kind
+    assert hosts[-1] >= 5 * hosts[len(hosts) // 2]  # a few big hosts
+    with Episode.open(itsm_db, workdir=tmp_path, actor=admin) as ep:
+        wrong = ep.call("add_ci_relation", {"parent": vm, "child": service, "relation": "Depends on"})
+        assert wrong.policy == "cmdb_relations_by_class" and "Business Service" in wrong.error
+        assert ep.call("add_ci_relation", {"parent": service, "child": service, "relation": "Contains"}).error

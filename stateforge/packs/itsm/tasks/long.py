@@ -38,7 +38,8 @@ CONFIRM = "Confirm with the business owner before the window"
 
 
 def reach_sql(depth: int) -> str:
-    """SQL: infrastructure items (`ci`) and how many business services an outage reaches within `depth`."""
+    """SQL: infrastructure items (`ci`) and how many business services and applications an outage reaches
+    within `depth`."""
     return (
         "WITH RECURSIVE up(start, ci_id, hops) AS (SELECT ci.ci_id, ci.ci_id, 0 FROM configuration_items AS "
         "ci "
@@ -49,7 +50,8 @@ def reach_sql(depth: int) -> str:
         f"JOIN ci_relationships AS r ON r.child_ci_id = up.ci_id WHERE up.hops < {depth}) "
         "SELECT ci.ci_id, ci.name, ci.support_group_id, k.name AS class, count(DISTINCT up.ci_id) FILTER "
         "(WHERE s.name = 'Business Service' AND o.operational_status <> 'retired' AND up.hops > 0) "
-        "AS services "
+        "AS services, count(DISTINCT up.ci_id) FILTER (WHERE s.name = 'Application' AND o.operational_status "
+        "<> 'retired' AND up.hops > 0) AS apps "
         "FROM up "
         "JOIN configuration_items AS ci ON ci.ci_id = up.start JOIN ci_classes AS k ON k.class_id = "
         "ci.class_id "
@@ -60,12 +62,12 @@ def reach_sql(depth: int) -> str:
 
 def risk_of(services: int) -> str:
     """The change-risk rule the instruction states: by the business services an outage would reach."""
-    return "very_high" if services >= 8 else "high" if services >= 4 else "moderate" if services else "low"
+    return "very_high" if services >= 25 else "high" if services >= 10 else "moderate" if services else "low"
 
 
 RISK_RULE = (
-    "very high if an outage of it would reach 8 or more live business services within 3 hops, high for 4 "
-    "to 7, moderate for 1 to 3 and low for none"
+    "very high if an outage of it would reach 25 or more live business services within 3 hops, high for 10 "
+    "to 24, moderate for 1 to 9 and low for none"
 )
 
 
@@ -73,7 +75,7 @@ RISK_RULE = (
 
 
 def cast_outage(story: Story) -> None:
-    """A failed infrastructure item whose outage reaches 4 to 70 business services, and a major-incident
+    """A failed infrastructure item whose outage reaches 6 to 80 business services, and a major-incident
     manager (itil, on the Major Incident Management rota) to run it."""
     ctx = story.ctx
     depth = ctx.choice((2, 3, 3))
@@ -156,7 +158,7 @@ def services_hit(story: Story) -> None:
     walk = story.read("impacted_services", {"name": item["name"], "depth": depth})
     live = live_services(walk)
     hit = sorted((s for s in live if int(s["criticality"]) <= critical), key=lambda s: s["name"])
-    if not 3 <= len(hit) <= 70:
+    if not 3 <= len(hit) <= 60:  # up to about 240 changed rows in about 190 calls
         raise Skip("too few or too many services")
     cat, sub = story["category"]
     story.say(
@@ -260,7 +262,7 @@ MAJOR_OUTAGE = Storyline(
     cast_outage,
     (log_and_declare, inform_rota, services_hit, count_note),
     provides=("me", "item", "depth"),
-    weight=10.0,
+    weight=13.0,
 )
 
 
@@ -271,9 +273,10 @@ def cast_change(story: Story) -> None:
     """An infrastructure item some applications depend on, and a change manager (itil) to plan its change."""
     ctx = story.ctx
     item = ctx.pick(
-        f"SELECT * FROM ({reach_sql(3)}) AS r WHERE services <= 40 AND EXISTS (SELECT 1 FROM "
-        "ci_relationships AS rel JOIN configuration_items AS p ON p.ci_id = rel.parent_ci_id JOIN ci_classes "
-        "AS k ON k.class_id = p.class_id WHERE rel.child_ci_id = r.ci_id AND k.name = 'Application')",
+        f"SELECT * FROM ({reach_sql(3)}) AS r WHERE services <= 60 AND apps BETWEEN 4 AND 45 AND EXISTS "
+        "(SELECT 1 FROM ci_relationships AS rel JOIN configuration_items AS p ON p.ci_id = rel.parent_ci_id "
+        "JOIN ci_classes AS k ON k.class_id = p.class_id WHERE rel.child_ci_id = r.ci_id "
+        "AND k.name = 'Application')",
         what="item under applications",
     )
     cm = someone(ctx, f"{has_role('change_manager')} AND {has_role('itil')}", what="change manager")
@@ -538,7 +541,7 @@ STANDARD_TOO_RISKY = Storyline(
     capabilities=("aggregation_computation",),
     difficulty="medium",
     feasible=False,
-    weight=5.0,
+    weight=6.0,
 )
 
 LONG_STORYLINES = (MAJOR_OUTAGE, CHANGE_PLAN)

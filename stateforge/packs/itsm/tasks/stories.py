@@ -304,10 +304,10 @@ MAJOR_INCIDENT_BRIDGE = Storyline(
     cast_desk_agent,
     (open_p1, take_it, inform_mim, bridge_note),
     provides=("agent", "category"),
-    weight=1.5,
+    weight=1.0,
 )
-QUEUE_SWEEP = Storyline(
-    "queue_sweep", cast_group_member, (sweep_queue, note_each), provides=("agent", "group"), weight=1.5
+QUEUE_SWEEP = Storyline(  # the queue holds a few new incidents at a time: short, few distinct plans
+    "queue_sweep", cast_group_member, (sweep_queue, note_each), provides=("agent", "group"), weight=0.75
 )
 BREACHED_FOLLOWUP = Storyline(
     "breached_response_followup",

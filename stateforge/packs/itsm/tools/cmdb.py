@@ -16,6 +16,7 @@ READS = (
     "ci_classes",
     "ci_relationships",
     "ci_relation_types",
+    "ci_relation_suggestions",
     "vendors",
     "locations",
     "incidents",
@@ -208,6 +209,22 @@ def add_ci_relation(env: Env, parent: str, child: str, relation: str) -> dict:
         raise ToolError(
             f"no relation type reads {relation!r} from the parent; use Depends on, Runs on, Hosted on, "
             "Connected by or Contains.",
+            argument="relation",
+        )
+    if not env.scalar(
+        "SELECT count(*) FROM ci_relation_suggestions WHERE parent_class_id = ? AND type_id = ? AND "
+        "child_class_id = ?",
+        [up["class_id"], kind["type_id"], down["class_id"]],
+    ):
+        classes = env.one(
+            "SELECT (SELECT name FROM ci_classes WHERE class_id = ?) AS up, "
+            "(SELECT name FROM ci_classes WHERE class_id = ?) AS down",
+            [up["class_id"], down["class_id"]],
+        )
+        raise refuse(
+            "cmdb_relations_by_class",
+            f"a {classes['up']} is not related to a {classes['down']} by {kind['name'].split('::')[0]!r} "
+            f"({up['name']} -> {down['name']}): relations follow the classes' suggested relations",
             argument="relation",
         )
     if env.scalar(
