@@ -112,6 +112,18 @@ def colleague(ctx: RecipeContext, employee_id: int, *, record: bool = True) -> d
     }
 
 
+def unit_colleagues(ctx: RecipeContext, person: Mapping[str, Any], k: int) -> list[dict[str, Any]]:
+    """`k` active members of `person`'s org unit other than them, sampled with the seeded rng and named as
+    `colleague` names them."""
+    picked = ctx.sample(
+        f"SELECT e.employee_id FROM employees AS e WHERE {ACTIVE} AND e.employee_id <> ? AND e.org_unit_id "
+        "= ?",
+        [person["employee_id"], person["org_unit_id"]],
+        k=k,
+        what="colleague",
+    )
+    return [colleague(ctx, p["employee_id"]) for p in picked]
+
 def unknown_name(ctx: RecipeContext, like: str) -> str:
     """A plausible full name nobody in the company has: `like`'s first name with another last name (for
     variants that name a colleague who does not exist)."""

@@ -12,12 +12,12 @@ from .common import (
     ACTIVE,
     PERSON,
     at,
-    colleague,
     introduce,
     next_monday,
     room_free,
     scaled_difficulty,
     sized,
+    unit_colleagues,
     unknown_name,
     upcoming,
 )
@@ -119,14 +119,7 @@ def add_to_series(ctx: RecipeContext) -> None:
         ctx, _SERIES, [ctx.now], what="series with upcoming occurrences", bands=((2, 12), (13, 60), (61, 300))
     )
     k = ctx.choice([1, 2, 2])
-    picked = ctx.sample(
-        f"SELECT e.employee_id FROM employees AS e WHERE {ACTIVE} AND e.employee_id <> ? AND e.org_unit_id "
-        "= ?",
-        [row["employee_id"], row["org_unit_id"]],
-        k=k,
-        what="colleague",
-    )
-    people = [colleague(ctx, p["employee_id"]) for p in picked]
+    people = unit_colleagues(ctx, row, k)
     optional = ctx.rng.random() < 0.3
     _refer_series(ctx, row)
     introduce(ctx, row)
@@ -215,14 +208,7 @@ def create_series(ctx: RecipeContext) -> None:
     start_time = dt.time(ctx.rng.randint(8, 16), ctx.choice([0, 30]))
     minutes = ctx.choice([15, 30, 45, 60])
     k = ctx.choice([1, 2, 3, 4])
-    picked = ctx.sample(
-        f"SELECT e.employee_id FROM employees AS e WHERE {ACTIVE} AND e.employee_id <> ? AND e.org_unit_id "
-        "= ?",
-        [me["employee_id"], me["org_unit_id"]],
-        k=k,
-        what="colleague",
-    )
-    people = [colleague(ctx, p["employee_id"]) for p in picked]
+    people = unit_colleagues(ctx, me, k)
     rooms = ctx.sample(
         "SELECT r.room_id, r.name, b.name AS building, r.capacity FROM rooms AS r JOIN buildings AS b ON "
         "b.building_id = r.building_id WHERE r.building_id = ? AND r.is_bookable AND NOT r.requires_approval "

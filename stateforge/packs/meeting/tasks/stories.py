@@ -39,7 +39,10 @@ from .common import ACTIVE, LAST_DAY, PERSON, WEEKDAY_NAMES, introduce, next_mon
 from .office_move import TEAM_OFFICE_MOVE
 from .storykit import cast_person as _cast_person
 from .storykit import direct_reports as _reports
+from .storykit import id_list as _ids
 from .storykit import overlaps as _overlaps
+from .storykit import room_taken as _room_taken
+from .storykit import span_of as _span
 from .storykit import when as _when
 
 OFFICE_TYPES = ("full_time", "part_time")
@@ -266,10 +269,7 @@ def decline_clashes(story: Story) -> None:
         "get_calendar",
         {"person": user["email"], "from_date": first, "to_date": last, "response": "accepted"},
     )
-    clashes = [
-        r for r in rows
-        if any(_overlaps((_when(r["start_at"]), _when(r["end_at"])), t) for t in times)
-    ]
+    clashes = [r for r in rows if any(_overlaps(_span(r), t) for t in times)]
     story.say(
         [
             "If I've accepted anything else that overlaps one of those slots, decline it for me.",
@@ -295,7 +295,8 @@ _TREE = """
 
 def cast_unit_head(story: Story) -> None:
     """The active head of a unit with 60 to 280 active members (not interns) with the units below it."""
-    row = story.ctx.pick(
+    row = _cast_person(
+        story,
         _TREE
         + ", sizes AS (SELECT t.root_id, count(*) AS n FROM tree AS t JOIN employees AS e ON e.org_unit_id = "
         "t.org_unit_id WHERE e.is_active AND e.employment_type <> 'intern' GROUP BY ALL) "
@@ -305,8 +306,7 @@ def cast_unit_head(story: Story) -> None:
         "lower(u.name)) = 1",
         what="unit head",
     )
-    story["user"], story["unit"] = row, {"name": row["unit"], "code": row["code"]}
-    introduce(story.ctx, row)
+    story["unit"] = {"name": row["unit"], "code": row["code"]}
 
 
 @step(
@@ -497,7 +497,7 @@ def cancel_my_clashes(story: Story) -> None:
     for row in rows:
         if row["meeting_id"] in (story["all_hands"], *story["parties"]) or row["status"] != "scheduled":
             continue
-        if _overlaps((_when(row["start_at"]), _when(row["end_at"])), slot):
+        if _overlaps(_span(row), slot):
             story.call("cancel_meeting", {"meeting": row["meeting_id"], "organizer": user["email"]})
 
 
@@ -514,7 +514,7 @@ def cast_away(story: Story) -> None:
         raise Skip("too close to the calendar's end")
     start = dt.datetime.combine(first, dt.time())
     end = dt.datetime.combine(last + dt.timedelta(days=1), dt.time())
-    person = _cast_person(
+    _cast_person(
         story,
         f"SELECT {PERSON} FROM employees AS e JOIN employees AS boss ON boss.employee_id = e.manager_id "
         f"WHERE {ACTIVE} AND boss.is_active AND (SELECT count(*) FROM meetings AS m WHERE m.organizer_id = "
@@ -526,7 +526,6 @@ def cast_away(story: Story) -> None:
         what="organizer with meetings in the stretch",
     )
     story["span"] = (first, last)
-    del person
 
 
 @step(inputs=("user",), outputs=("manager",), goal="who covers")
@@ -598,7 +597,7 @@ def cancel_small(story: Story) -> None:
     small = [r for r in mine if r["invitees"] <= limit]
     story["kept"] = [r for r in mine if r["invitees"] > limit]
     if any(r["invitees"] == limit + 1 for r in mine):
-        ids = ", ".join(str(r["meeting_id"]) for r in mine)
+        ids = _ids(mine)
         story.distractor(
             f"a meeting of {user['email']} in the stretch with {limit + 1} invitees",
             f"SELECT count(*) FROM meetings AS m WHERE m.meeting_id IN ({ids}) AND (SELECT count(*) FROM "
@@ -615,7 +614,7 @@ def cancel_small(story: Story) -> None:
     )
     for row in small:
         story.call("cancel_meeting", {"meeting": row["meeting_id"], "organizer": user["email"]})
-    ids = ", ".join(str(r["meeting_id"]) for r in small)
+    ids = _ids(small)
     story.ctx.goal(
         "the small meetings are cancelled",
         "SELECT count(*) FILTER (WHERE status = 'cancelled') AS cancelled FROM meetings WHERE meeting_id "
@@ -648,13 +647,11 @@ def move_a_week(story: Story) -> None:
         note=note,
     )
     for row in story["kept"]:
-        start = _when(row["start_at"]) + dt.timedelta(weeks=1)
-        end = _when(row["end_at"]) + dt.timedelta(weeks=1)
+        start, end = (t + dt.timedelta(weeks=1) for t in _span(row))
         taken = False
         for room in row["rooms"]:
             info = story.read("get_room", {"room": room, "date": start.date()})
-            if any(_overlaps((_when(b["start_at"]), _when(b["end_at"])), (start, end))
-                   for b in info["bookings"] if b["meeting_id"] != row["meeting_id"]):
+            if _room_taken(info, (start, end), row["meeting_id"]):
                 taken = True
             hours = info["building_hours"]
             if "-" in hours and not (hours[:5] <= f"{start:%H:%M}" and f"{end:%H:%M}" <= hours[-5:]):
@@ -666,7 +663,7 @@ def move_a_week(story: Story) -> None:
                                           "start_at": start})
         story.ctx.derived(start.isoformat(), "the same time a week later")
         story.call("add_meeting_note", {"meeting": row["meeting_id"], "author": user["email"], "body": note})
-    ids = ", ".join(str(r["meeting_id"]) for r in story["kept"])
+    ids = _ids(story["kept"])
     story.ctx.goal(
         "the bigger meetings moved a week on",
         "SELECT list((meeting_id, start_at, status) ORDER BY meeting_id) AS moved FROM meetings WHERE "
@@ -729,8 +726,8 @@ def _inside_hours(profile: dict, start: dt.datetime, end: dt.datetime) -> bool:
 def answer_by_rules(story: Story) -> None:
     user, profile = story["user"], story["profile"]
     boss = profile["reports_to"][0]["email"] if profile["reports_to"] else None
-    away = [(_when(o["starts_at"]), _when(o["ends_at"])) for o in profile["out_of_office"]]
-    held = [(r["meeting_id"], _when(r["start_at"]), _when(r["end_at"])) for r in story["accepted"]]
+    away = [_span(o, "starts_at", "ends_at") for o in profile["out_of_office"]]
+    held = [(r["meeting_id"], *_span(r)) for r in story["accepted"]]
     held = [h for h in held if h[2] > story.ctx.now]
     story.say(
         [
@@ -748,7 +745,7 @@ def answer_by_rules(story: Story) -> None:
     answers: dict[str, int] = {}
     near = 0
     for row in sorted(story["pending"], key=lambda r: (_when(r["start_at"]), r["meeting_id"])):
-        start, end = _when(row["start_at"]), _when(row["end_at"])
+        start, end = _span(row)
         inside = _inside_hours(profile, start, end)
         if inside and not _inside_hours(profile, start - dt.timedelta(minutes=30), end) or inside and not \
                 _inside_hours(profile, start, end + dt.timedelta(minutes=30)):
@@ -830,7 +827,7 @@ def office_days(story: Story) -> None:
             if hours is None or hours["remote"] or day.isoformat() in taken:
                 continue
             core = (dt.datetime.combine(day, dt.time(9)), dt.datetime.combine(day, dt.time(17)))
-            away = [(_when(o["starts_at"]), _when(o["ends_at"])) for o in profile["out_of_office"]]
+            away = [_span(o, "starts_at", "ends_at") for o in profile["out_of_office"]]
             if any(_overlaps(core, period) for period in away):
                 continue
             office[day].append(person["email"])
@@ -1002,7 +999,8 @@ def cast_short_room(story: Story) -> None:
     manager's own manager comes too, and the room seats one more."""
     ctx = story.ctx
     boss = ctx.rng.random() < 0.5  # my manager joins us: the room seats the reports and one more
-    row = ctx.pick(
+    row = _cast_person(
+        story,
         f"SELECT {PERSON}, r.name AS room, b.name AS building FROM employees AS e JOIN rooms AS r ON "
         "r.building_id = e.home_building_id JOIN buildings AS b ON b.building_id = r.building_id WHERE "
         f"{ACTIVE} AND r.is_bookable AND NOT r.requires_approval AND r.capacity = (SELECT count(*) FROM "
@@ -1012,9 +1010,7 @@ def cast_short_room(story: Story) -> None:
         [int(boss), boss],
         what="manager with a room one seat short",
     )
-    story["user"], story["room"] = row, {"name": row["room"], "building": row["building"]}
-    story["boss"] = boss
-    introduce(ctx, row)
+    story["room"], story["boss"] = {"name": row["room"], "building": row["building"]}, boss
 
 
 @step(
@@ -1043,8 +1039,7 @@ def team_in_room(story: Story) -> None:
         start = _when(found["slots"][0]["start_at"])
         when = "at the first time on {day} when all of us are free"
     info = story.read("get_room", {"room": room["name"], "date": day})
-    if any(_overlaps((_when(b["start_at"]), _when(b["end_at"])), (start, start + dt.timedelta(hours=1)))
-           for b in info["bookings"]):
+    if _room_taken(info, (start, start + dt.timedelta(hours=1))):
         raise Skip("room taken then")
     title = story.rng.choice(("Team Offsite Prep", "Team Retro", "Quarter Planning"))
     story.say(
@@ -1077,7 +1072,8 @@ def cast_room_regular(story: Story) -> None:
     all, with a confirmed booking at least three weeks ahead starting on the hour (the week the series
     meets it)."""
     ctx = story.ctx
-    row = ctx.pick(
+    row = _cast_person(
+        story,
         f"SELECT {PERSON}, b.name AS building, r.name AS room, k.start_at AS taken_at FROM employees AS e "
         "JOIN buildings AS b ON b.building_id = e.home_building_id JOIN rooms AS r ON r.building_id = "
         "b.building_id JOIN room_bookings AS k ON k.room_id = r.room_id AND k.status = 'confirmed' "
@@ -1088,8 +1084,7 @@ def cast_room_regular(story: Story) -> None:
         [ctx.now + dt.timedelta(weeks=3)],
         what="manager and a room booked weeks ahead",
     )
-    story["user"], story["room"] = row, {"name": row["room"], "taken_at": _when(row["taken_at"])}
-    introduce(ctx, row)
+    story["room"] = {"name": row["room"], "taken_at": _when(row["taken_at"])}
 
 
 @step(

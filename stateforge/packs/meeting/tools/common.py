@@ -45,6 +45,30 @@ _PERSON_SQL = """
 """
 
 
+# --- invitations ----------------------------------------------------------------------------------------
+
+
+def invitations(meeting_ids: Sequence[int], groups: Sequence[tuple[Sequence[dict], bool]]) -> list[dict]:
+    """New `meeting_attendees` rows, answer pending: each person of each `(people, optional)` group invited
+    to each meeting, meeting by meeting in order."""
+    return [
+        {"meeting_id": m, "employee_id": p["employee_id"], "response": "pending", "is_optional": optional,
+         "responded_at": None}
+        for m in meeting_ids
+        for people, optional in groups
+        for p in people
+    ]
+
+
+def check_invitee_limit(must: Sequence[dict], may: Sequence[dict]) -> None:
+    """Refuse (policy invitee_limit) a new meeting with more than `MAX_INVITEES` invitees."""
+    if len(must) + len(may) > MAX_INVITEES:
+        raise refuse(
+            "invitee_limit",
+            f"a meeting has at most {MAX_INVITEES} invitees; {len(must) + len(may)} were given.",
+        )
+
+
 # --- people ---------------------------------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from .common import (
     find_people,
     find_person,
     find_unit,
+    invitations,
     own_meeting,
     require_upcoming,
     span,
@@ -100,19 +101,7 @@ def invite_attendees(
             f"a meeting has at most {MAX_INVITEES} invitees; {title_of(m)} has {len(invited)} and this adds "
             f"{len(new)}.",
         )
-    env.insert_many(
-        "meeting_attendees",
-        [
-            {
-                "meeting_id": m["meeting_id"],
-                "employee_id": p["employee_id"],
-                "response": "pending",
-                "is_optional": optional,
-                "responded_at": None,
-            }
-            for p in new
-        ],
-    )
+    env.insert_many("meeting_attendees", invitations([m["meeting_id"]], ((new, optional),)))
     warnings = availability_warnings(
         env, [p["employee_id"] for p in new], m["start_at"], m["end_at"], m["meeting_id"]
     )

@@ -21,12 +21,13 @@ from .checks import (
     meeting_end,
 )
 from .common import (
-    MAX_INVITEES,
     MeetingRef,
     People,
+    check_invitee_limit,
     find_people,
     find_person,
     find_room,
+    invitations,
     own_meeting,
     span,
     title_of,
@@ -130,11 +131,7 @@ def schedule_meeting(
     end = meeting_end(start_at, end_at, duration_minutes)
     check_meeting_time(env, start_at, end)
     must, may, skipped = invitee_lists(env, org, invitees, optional_invitees)
-    if len(must) + len(may) > MAX_INVITEES:
-        raise refuse(
-            "invitee_limit",
-            f"a meeting has at most {MAX_INVITEES} invitees; {len(must) + len(may)} were given.",
-        )
+    check_invitee_limit(must, may)
     booked = find_room(env, room, building) if room else None
     if booked:
         check_room(env, booked, start_at, end, 1 + len(must) + len(may))
@@ -155,20 +152,7 @@ def schedule_meeting(
             "status": "scheduled",
         },
     )
-    env.insert_many(
-        "meeting_attendees",
-        [
-            {
-                "meeting_id": meeting["meeting_id"],
-                "employee_id": p["employee_id"],
-                "response": "pending",
-                "is_optional": optional,
-                "responded_at": None,
-            }
-            for group, optional in ((must, False), (may, True))
-            for p in group
-        ],
-    )
+    env.insert_many("meeting_attendees", invitations([meeting["meeting_id"]], ((must, False), (may, True))))
     if booked:
         confirm_booking(env, meeting, booked, org["employee_id"])
     ids = [p["employee_id"] for p in must + may]

@@ -17,9 +17,11 @@ from .common import (
     Limit,
     Offset,
     People,
+    check_invitee_limit,
     find_people,
     find_person,
     find_room,
+    invitations,
     span,
     who,
 )
@@ -157,11 +159,7 @@ def create_meeting_series(
     times = [(dt.datetime.combine(d, start_time), dt.datetime.combine(d, start_time) + length) for d in days]
     check_meeting_time(env, *times[0])
     must, may, skipped = invitee_lists(env, org, invitees, optional_invitees)
-    if len(must) + len(may) > MAX_INVITEES:
-        raise refuse(
-            "invitee_limit",
-            f"a meeting has at most {MAX_INVITEES} invitees; {len(must) + len(may)} were given.",
-        )
+    check_invitee_limit(must, may)
     booked = find_room(env, room, building) if room else None
     if booked:
         problems = []
@@ -209,19 +207,7 @@ def create_meeting_series(
         ],
     )
     env.insert_many(
-        "meeting_attendees",
-        [
-            {
-                "meeting_id": m["meeting_id"],
-                "employee_id": p["employee_id"],
-                "response": "pending",
-                "is_optional": optional,
-                "responded_at": None,
-            }
-            for m in meetings
-            for group, optional in ((must, False), (may, True))
-            for p in group
-        ],
+        "meeting_attendees", invitations([m["meeting_id"] for m in meetings], ((must, False), (may, True)))
     )
     if booked:
         env.insert_many(
@@ -385,18 +371,8 @@ def update_series_attendees(
         )
     }
     counts = {i: sum(1 for (m, _) in have if m == i) for i in ids}
-    rows = [
-        {
-            "meeting_id": i,
-            "employee_id": p["employee_id"],
-            "response": "pending",
-            "is_optional": optional,
-            "responded_at": None,
-        }
-        for i in ids
-        for p in adding
-        if (i, p["employee_id"]) not in have
-    ]
+    new = invitations(ids, ((adding, optional),))
+    rows = [r for r in new if (r["meeting_id"], r["employee_id"]) not in have]
     for i in ids:
         if counts[i] + sum(1 for r in rows if r["meeting_id"] == i) > MAX_INVITEES:
             raise ToolError(f"occurrence {i} would have more than {MAX_INVITEES} invitees.")
