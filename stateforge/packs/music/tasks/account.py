@@ -7,7 +7,7 @@ import datetime as dt
 
 from stateforge.tasks import RecipeContext, Skip, recipe
 
-from .common import ACTIVE, introduce, listener_swap, next_day, sized
+from .common import ACTIVE, days_with, introduce, listener_swap, next_day, sized
 
 REFUND_DAYS = 14
 ADULT = 18
@@ -278,14 +278,13 @@ def sign_out_unused_devices(ctx: RecipeContext) -> None:
         what="listener with signed-in devices",
         bands=((3, 12), (12, 60), (60, 400)),
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(last_seen_at AS DATE) AS day FROM devices WHERE user_id = ? AND is_active "
-            "AND last_seen_at IS NOT NULL ORDER BY 1",
-            [user["user_id"]],
-        )
-    ]
+    days = days_with(
+        ctx,
+        "devices",
+        "last_seen_at",
+        "user_id = ? AND is_active AND last_seen_at IS NOT NULL",
+        [user["user_id"]],
+    )
     if len(days) < 3:
         ctx.skip("devices seen on too few days")
     day = ctx.choice(days[1:])

@@ -9,6 +9,7 @@ from .common import (
     ACTIVE,
     SAFE_ARTISTS,
     artist_name,
+    days_with,
     introduce,
     next_day,
     refer_song,
@@ -42,13 +43,7 @@ def delete_old_comments(ctx: RecipeContext) -> None:
         what="listener with comments",
         bands=((3, 12), (12, 60), (60, 250)),
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(created_at AS DATE) AS day FROM comments WHERE user_id = ? ORDER BY 1",
-            [user["user_id"]],
-        )
-    ]
+    days = days_with(ctx, "comments", "created_at", "user_id = ?", [user["user_id"]])
     if len(days) < 3:
         ctx.skip("comments on too few days")
     day = ctx.choice(days[1:-1])

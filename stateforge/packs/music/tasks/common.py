@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stateforge.tasks import RecipeContext, Skip, picks
+from stateforge.tasks.compose import Story
 from stateforge.tasks.wording import value_text
 
 ACTIVE = "u.status = 'active'"
@@ -49,6 +50,28 @@ def listener_swap(user: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str
         f"@{user['username']}": f"@{other['username']}",
         user["display_name"]: other["display_name"],
     }
+
+
+def cast_listener(
+    story: Story, sql: str, params: Sequence[Any] | None = None, *, what: str
+) -> dict[str, Any]:
+    """A storyline's cast: the listener a row of `sql` names (user_id, username, display_name), picked,
+    set as `story["user"]` and introduced as the one speaking."""
+    user = story.ctx.pick(sql, params, what=what)
+    story["user"] = user
+    introduce(story.ctx, user)
+    return user
+
+
+def liked_goal(ctx: RecipeContext, what: str, user_id: int, songs: Sequence[int], liked: int) -> None:
+    """Goal: `liked` of `songs` are among the user's liked songs."""
+    ids = ", ".join(str(s) for s in songs)
+    ctx.goal(
+        what,
+        f"SELECT count(*) AS liked FROM favourite_songs WHERE user_id = ? AND song_id IN ({ids})",
+        [user_id],
+        expected=[{"liked": liked}],
+    )
 
 
 sized = functools.partial(picks.sized, bands=BANDS, weights=BAND_WEIGHTS)
@@ -122,6 +145,13 @@ def missing_title(ctx: RecipeContext, user_id: int, title: str, extras: Sequence
 
 
 # --- time ---------------------------------------------------------------------------------------------
+
+
+def days_with(ctx: RecipeContext, rows: str, column: str, where: str, params: Sequence[Any]) -> list[dt.date]:
+    """The distinct days, oldest first, on which `column` falls among the rows of `rows` (a table, or
+    joined tables) that match `where`: the days a boundary can be drawn on."""
+    sql = f"SELECT DISTINCT CAST({column} AS DATE) AS day FROM {rows} WHERE {where} ORDER BY 1"
+    return [r["day"] for r in ctx.sql(sql, params)]
 
 
 def year_start(ctx: RecipeContext) -> dt.date:

@@ -9,6 +9,7 @@ from stateforge.tasks.picks import read_pages, spread_pick
 from .common import (
     SAFE_ARTISTS,
     artist_name,
+    days_with,
     introduce,
     missing_title,
     months_back,
@@ -89,14 +90,7 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
         "AS DATE)) FROM playlist_songs AS c WHERE c.playlist_id = p.playlist_id) >= 3",
         what="playlist with songs added on 3+ days",
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(added_at AS DATE) AS day FROM playlist_songs WHERE playlist_id = ? ORDER "
-            "BY 1",
-            [row["playlist_id"]],
-        )
-    ]
+    days = days_with(ctx, "playlist_songs", "added_at", "playlist_id = ?", [row["playlist_id"]])
     day = ctx.choice(days[1:])
     inclusive = ctx.rng.random() < 0.5 and day != days[-1]  # some songs stay
     cutoff = next_day(day) if inclusive else day
@@ -154,13 +148,10 @@ def remove_explicit_from_playlist(ctx: RecipeContext) -> None:
     args = {"username": row["username"], "playlist": row["title"], "explicit": True}
     refer_playlist(ctx, row["username"], row["title"])
     introduce(ctx, row)
-    since_rows = ctx.sql(
-        "SELECT DISTINCT CAST(c.added_at AS DATE) AS day FROM playlist_songs AS c JOIN songs AS s ON "
-        "s.song_id = c.song_id WHERE c.playlist_id = ? AND s.explicit ORDER BY 1",
-        [row["playlist_id"]],
-    )
-    if len(since_rows) >= 2 and ctx.rng.random() < 0.5:
-        since = since_rows[-1]["day"]
+    songs = "playlist_songs AS c JOIN songs AS s ON s.song_id = c.song_id"
+    days = days_with(ctx, songs, "c.added_at", "c.playlist_id = ? AND s.explicit", [row["playlist_id"]])
+    if len(days) >= 2 and ctx.rng.random() < 0.5:
+        since = days[-1]
         args["added_since"] = since
         ctx.also("precise_boundary_judgment")
         ctx.say(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -184,6 +185,10 @@ def unlike_songs(
 
 # --- followed artists ---------------------------------------------------------------------------------
 
+FOLLOWS = ("users", "artists", "artist_follows")
+writes_follows = functools.partial(tool, kind="write", reads=FOLLOWS, writes=("artist_follows",))
+"""`@tool` for a write tool over followed artists (give idempotent, destructive)."""
+
 
 @tool(reads=("users", "artist_follows", "artists"))
 def list_followed_artists(
@@ -236,13 +241,7 @@ def _artists(env: Env, refs: list[int | str]) -> list[dict]:
     return list(rows.values())
 
 
-@tool(
-    kind="write",
-    reads=("users", "artists", "artist_follows"),
-    writes=("artist_follows",),
-    idempotent=True,
-    destructive=False,
-)
+@writes_follows(idempotent=True, destructive=False)
 def follow_artists(
     env: Env,
     username: str,
@@ -282,13 +281,7 @@ def follow_artists(
     }
 
 
-@tool(
-    kind="write",
-    reads=("users", "artists", "artist_follows"),
-    writes=("artist_follows",),
-    idempotent=True,
-    destructive=True,
-)
+@writes_follows(idempotent=True, destructive=True)
 def unfollow_artists(
     env: Env,
     username: str,
@@ -332,13 +325,7 @@ def unfollow_artists(
     return {"unfollowed": [r["name"] for r in rows], "count": len(rows)}
 
 
-@tool(
-    kind="write",
-    reads=("users", "artists", "artist_follows"),
-    writes=("artist_follows",),
-    idempotent=True,
-    destructive=False,
-)
+@writes_follows(idempotent=True, destructive=False)
 def set_artist_notifications(
     env: Env,
     username: str,

@@ -3,6 +3,7 @@ sort, and copy a whole playlist."""
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
 from pydantic import Field
@@ -30,17 +31,15 @@ from .playlists import (
 )
 
 Position = Annotated[int, Field(ge=1, le=MAX_SONGS)]
+writes_songs = functools.partial(
+    tool, kind="write", reads=PLAYLIST_TABLES, writes=("playlists", "playlist_songs")
+)
+"""`@tool` for a write tool over playlists and their songs (give idempotent, destructive)."""
 
 
 # destructive=False: it only adds songs; the positions it rewrites are those of the rows it inserts or
 # of songs pushed down to make room, all kept
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=False,
-    destructive=False,
-)
+@writes_songs(idempotent=False, destructive=False)
 def add_songs_to_playlist(
     env: Env,
     username: str,
@@ -93,13 +92,7 @@ def add_songs_to_playlist(
     }
 
 
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=True,
-    destructive=True,
-)
+@writes_songs(idempotent=True, destructive=True)
 def remove_songs_from_playlist(
     env: Env,
     username: str,
@@ -195,13 +188,7 @@ def remove_songs_from_playlist(
     }
 
 
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=True,
-    destructive=False,
-)
+@writes_songs(idempotent=True, destructive=False)
 def move_playlist_song(
     env: Env,
     username: str,
@@ -247,12 +234,7 @@ def move_playlist_song(
     }
 
 
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=True,
-)
+@writes_songs(idempotent=True)
 def sort_playlist(
     env: Env,
     username: str,
@@ -284,13 +266,7 @@ def sort_playlist(
 
 
 # destructive=False: the positions it sets are the new copy's own
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=False,
-    destructive=False,
-)
+@writes_songs(idempotent=False, destructive=False)
 def duplicate_playlist(
     env: Env,
     username: str,
