@@ -7,7 +7,7 @@ import datetime as dt
 
 from stateforge.tasks import RecipeContext, Skip, recipe
 
-from .common import ACTIVE, days_with, introduce, listener_swap, next_day, sized
+from .common import ACTIVE, days_with, introduce, listener_swap, next_day, sized, taken
 
 REFUND_DAYS = 14
 ADULT = 18
@@ -229,9 +229,7 @@ def register_new_device(ctx: RecipeContext) -> None:
     user = ctx.pick(room, [1], what="listener with one device place left")
     kind = ctx.choice(sorted(DEVICE_NAMES))
     name = ctx.choice(DEVICE_NAMES[kind])
-    if ctx.scalar(
-        "SELECT count(*) FROM devices WHERE user_id = ? AND lower(name) = lower(?)", [user["user_id"], name]
-    ):
+    if taken(ctx, "devices", "name", name, user_id=user["user_id"]):
         ctx.skip("device name taken")
     introduce(ctx, user)
     ctx.say(
@@ -257,9 +255,7 @@ def register_new_device(ctx: RecipeContext) -> None:
         full = ctx.pick(room, [0], what="listener at the device limit")
     except Skip:
         return
-    if not ctx.scalar(
-        "SELECT count(*) FROM devices WHERE user_id = ? AND lower(name) = lower(?)", [full["user_id"], name]
-    ):
+    if not taken(ctx, "devices", "name", name, user_id=full["user_id"]):
         ctx.infeasible(
             "capacity",
             swap=listener_swap(user, full),

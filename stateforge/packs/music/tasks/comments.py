@@ -50,22 +50,18 @@ def delete_old_comments(ctx: RecipeContext) -> None:
     inclusive = ctx.rng.random() < 0.5
     cutoff = next_day(day) if inclusive else day
     introduce(ctx, user)
-    if inclusive:
-        ctx.say(
-            [
-                "Delete all the comments I wrote on or before {day}.",
-                "Please remove every comment of mine from {day} or earlier; newer ones stay.",
-            ],
-            day=day,
-        )
-    else:
-        ctx.say(
-            [
-                "Delete all the comments I wrote before {day}; the ones from {day} on stay.",
-                "Please remove every comment of mine older than {day} (not the ones written that day).",
-            ],
-            day=day,
-        )
+    ctx.say(
+        [
+            "Delete all the comments I wrote on or before {day}.",
+            "Please remove every comment of mine from {day} or earlier; newer ones stay.",
+        ]
+        if inclusive
+        else [
+            "Delete all the comments I wrote before {day}; the ones from {day} on stay.",
+            "Please remove every comment of mine older than {day} (not the ones written that day).",
+        ],
+        day=day,
+    )
     ctx.call(
         "delete_comments",
         {"username": user["username"], "before": cutoff},

@@ -138,10 +138,38 @@ def unique_playlist_sql(where: str = "TRUE") -> str:
     )
 
 
-def missing_title(ctx: RecipeContext, user_id: int, title: str, extras: Sequence[str]) -> str | None:
-    """A title like `title` that none of the user's playlists has (for a "missing" variant), or None."""
-    titles = [f"{title} {extra}" for extra in extras]
-    return picks.unused_value(ctx, "playlists", "title", titles, where={"owner_id": user_id})
+def taken(ctx: RecipeContext, table: str, column: str, value: str, **scope: Any) -> bool:
+    """Whether a row of `table` whose columns equal `scope` has `value` in `column` (any letter case)."""
+    return picks.unused_value(ctx, table, column, [value], where=scope) is None
+
+
+PLAYLIST_EXTRAS = ("Mix", "2", "Vol. 2", "Redux", "Remix")
+"""Words added to a playlist title to name one the listener does not have (missing variants)."""
+
+
+def offer_missing_playlist(ctx: RecipeContext, row: Mapping[str, Any]) -> None:
+    """Offer the variant that names a playlist the listener (`row`: user_id, username, title) does not have:
+    the title with one of `PLAYLIST_EXTRAS` added."""
+    titles = [f"{row['title']} {extra}" for extra in PLAYLIST_EXTRAS]
+    other = picks.unused_value(ctx, "playlists", "title", titles, where={"owner_id": row["user_id"]})
+    if other is not None:
+        ctx.infeasible(
+            "missing",
+            swap={row["title"]: other},
+            because=f"@{row['username']} has no playlist called {other!r}",
+        )
+
+
+def offer_missing_release(
+    ctx: RecipeContext, album: Mapping[str, Any], artist: str, titles: Sequence[str]
+) -> None:
+    """Offer the variant that names a release of `artist` (`album`: title, artist_id) that does not exist:
+    the first of `titles` that none of theirs has."""
+    other = picks.unused_value(ctx, "albums", "title", titles, where={"artist_id": album["artist_id"]})
+    if other is not None:
+        ctx.infeasible(
+            "missing", swap={album["title"]: other}, because=f"{artist} has no release called {other!r}"
+        )
 
 
 # --- time ---------------------------------------------------------------------------------------------

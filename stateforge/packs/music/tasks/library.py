@@ -18,6 +18,7 @@ from .common import (
     month_span,
     months_back,
     next_day,
+    offer_missing_release,
     refer_album,
     sized,
     year_start,
@@ -192,14 +193,7 @@ def like_whole_album(ctx: RecipeContext) -> None:
         "f.user_id = ? AND s.album_id = ?",
         [user["user_id"], album["album_id"]],
     )
-    other = f"{album['title']} (Live)"
-    if not ctx.scalar(
-        "SELECT count(*) FROM albums WHERE artist_id = ? AND lower(title) = lower(?)",
-        [album["artist_id"], other],
-    ):
-        ctx.infeasible(
-            "missing", swap={album["title"]: other}, because=f"{artist} has no release called {other!r}"
-        )
+    offer_missing_release(ctx, album, artist, [f"{album['title']} (Live)"])
 
 
 @recipe(capabilities=("full_data_acquisition",), difficulty="easy")
@@ -278,24 +272,18 @@ def unfollow_muted_before(ctx: RecipeContext) -> None:
     inclusive = ctx.rng.random() < 0.5
     day, cutoff = _cutoff(ctx, days[1:-1] if inclusive else days[1:], inclusive)
     introduce(ctx, user)
-    if inclusive:
-        ctx.say(
-            [
-                "Unfollow every artist I followed on or before {day} whose release notifications I turned "
-                "off.",
-                "Among the artists I've muted, drop the ones I started following up to and including {day}.",
-            ],
-            day=day,
-        )
-    else:
-        ctx.say(
-            [
-                "Unfollow every artist I followed before {day} whose release notifications I turned off.",
-                "Among the artists I've muted, drop the ones I started following before {day} (not on that "
-                "day).",
-            ],
-            day=day,
-        )
+    ctx.say(
+        [
+            "Unfollow every artist I followed on or before {day} whose release notifications I turned off.",
+            "Among the artists I've muted, drop the ones I started following up to and including {day}.",
+        ]
+        if inclusive
+        else [
+            "Unfollow every artist I followed before {day} whose release notifications I turned off.",
+            "Among the artists I've muted, drop the ones I started following before {day} (not on that day).",
+        ],
+        day=day,
+    )
     ctx.call(
         "unfollow_artists",
         {"username": user["username"], "followed_before": cutoff, "notifications_off_only": True},

@@ -11,28 +11,15 @@ from .common import (
     artist_name,
     days_with,
     introduce,
-    missing_title,
     months_back,
     next_day,
+    offer_missing_playlist,
+    offer_missing_release,
     refer_album,
     refer_playlist,
     unique_playlist_sql,
     year_start,
 )
-
-EXTRAS = ("Mix", "2", "Vol. 2", "Redux", "Remix")
-"""Words added to a playlist title to name one the listener does not have (missing variants)."""
-
-
-def _missing_playlist(ctx: RecipeContext, row: dict) -> None:
-    """Offer the variant that names a playlist of the listener's that does not exist."""
-    other = missing_title(ctx, row["user_id"], row["title"], EXTRAS)
-    if other is not None:
-        ctx.infeasible(
-            "missing",
-            swap={row["title"]: other},
-            because=f"@{row['username']} has no playlist called {other!r}",
-        )
 
 
 def _songs_goal(ctx: RecipeContext, playlist_id: int) -> None:
@@ -78,7 +65,7 @@ def remove_artist_from_playlist(ctx: RecipeContext) -> None:
         "AS ps JOIN songs AS s ON s.song_id = ps.song_id WHERE ps.playlist_id = ?",
         [row["artist_id"], row["playlist_id"]],
     )
-    _missing_playlist(ctx, row)
+    offer_missing_playlist(ctx, row)
 
 
 @recipe(capabilities=("precise_boundary_judgment",), difficulty="medium")
@@ -100,27 +87,22 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
     )
     refer_playlist(ctx, row["username"], row["title"])
     introduce(ctx, row)
-    if inclusive:
-        ctx.say(
-            [
-                "Remove the songs that were added to my playlist {title:q} on or before {day}.",
-                "In {title:q}, take out everything added up to and including {day}.",
-                "Please clean up {title:q}: any song added on {day} or earlier should go.",
-            ],
-            title=row["title"],
-            day=day,
-        )
-    else:
-        ctx.say(
-            [
-                "Remove the songs that were added to my playlist {title:q} before {day}.",
-                "In {title:q}, take out everything added before {day}; songs added on {day} itself stay.",
-                "Please clean up {title:q}: any song added earlier than {day} should go (not the ones from "
-                "that day).",
-            ],
-            title=row["title"],
-            day=day,
-        )
+    ctx.say(
+        [
+            "Remove the songs that were added to my playlist {title:q} on or before {day}.",
+            "In {title:q}, take out everything added up to and including {day}.",
+            "Please clean up {title:q}: any song added on {day} or earlier should go.",
+        ]
+        if inclusive
+        else [
+            "Remove the songs that were added to my playlist {title:q} before {day}.",
+            "In {title:q}, take out everything added before {day}; songs added on {day} itself stay.",
+            "Please clean up {title:q}: any song added earlier than {day} should go (not the ones from "
+            "that day).",
+        ],
+        title=row["title"],
+        day=day,
+    )
     ctx.call(
         "remove_songs_from_playlist",
         {"username": row["username"], "playlist": row["title"], "added_before": cutoff},
@@ -132,7 +114,7 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
         "playlist_id = ?",
         [cutoff, row["playlist_id"]],
     )
-    _missing_playlist(ctx, row)
+    offer_missing_playlist(ctx, row)
 
 
 @recipe(capabilities=("multi_condition_filtering",), difficulty="easy")
@@ -174,7 +156,7 @@ def remove_explicit_from_playlist(ctx: RecipeContext) -> None:
         )
     ctx.call("remove_songs_from_playlist", args, step=f"Remove the explicit songs from {row['title']!r}")
     _songs_goal(ctx, row["playlist_id"])
-    _missing_playlist(ctx, row)
+    offer_missing_playlist(ctx, row)
 
 
 @recipe(capabilities=("full_data_acquisition", "cross_step_dependency"), difficulty="medium")
@@ -218,22 +200,8 @@ def add_album_to_playlist(ctx: RecipeContext) -> None:
         step=f"Add the {len(ids)} tracks to the end of {playlist['title']!r}",
     )
     _songs_goal(ctx, playlist["playlist_id"])
-    extras = ("Deluxe Edition", "Live", "Remastered")
-    other = next(
-        (
-            f"{album['title']} ({e})"
-            for e in extras
-            if not ctx.scalar(
-                "SELECT count(*) FROM albums WHERE artist_id = ? AND lower(title) = lower(?)",
-                [album["artist_id"], f"{album['title']} ({e})"],
-            )
-        ),
-        None,
-    )
-    if other is not None:
-        ctx.infeasible(
-            "missing", swap={album["title"]: other}, because=f"{artist} has no release called {other!r}"
-        )
+    editions = [f"{album['title']} ({e})" for e in ("Deluxe Edition", "Live", "Remastered")]
+    offer_missing_release(ctx, album, artist, editions)
 
 
 @recipe(
@@ -304,4 +272,4 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
         step=f"Remove the {len(gone)} songs not played since {since}",
     )
     _songs_goal(ctx, row["playlist_id"])
-    _missing_playlist(ctx, row)
+    offer_missing_playlist(ctx, row)
