@@ -556,7 +556,7 @@ ACCOUNT_TIDY = Storyline(
 REFUND_LAST_WEEKS = Storyline(
     "refund_last_weeks",
     cast_refund_window,
-    (refund_three_weeks),
+    (refund_three_weeks,),
     provides=("user",),
     capabilities=("precise_boundary_judgment",),
     feasible=False,
@@ -573,7 +573,7 @@ MIXTAPE_FOR_MINOR = Storyline(
 DEVICE_WITHOUT_ROOM = Storyline(
     "device_without_room",
     cast_full_devices,
-    (register_without_room),
+    (register_without_room,),
     provides=("user",),
     capabilities=("aggregation_computation",),
     feasible=False,
