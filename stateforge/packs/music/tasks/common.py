@@ -35,8 +35,13 @@ SAFE_ARTISTS = (
 # --- listeners ----------------------------------------------------------------------------------------
 
 
-def introduce(ctx: RecipeContext, user: Mapping[str, Any]) -> None:
-    """Open the instruction as `user` speaking ("I'm Maria Lopez (@mlopez).") and record the reference."""
+def introduce(
+    ctx: RecipeContext, user: Mapping[str, Any], *, playlist: Mapping[str, Any] | None = None
+) -> None:
+    """Open the instruction as `user` speaking ("I'm Maria Lopez (@mlopez).") and record the reference;
+    `playlist` (username, title): first record that the request's playlist is one (`refer_playlist`)."""
+    if playlist is not None:
+        refer_playlist(ctx, playlist["username"], playlist["title"])
     picks.introduce(
         ctx, "listener", "users", {"username": user["username"]}, user["display_name"], user["username"]
     )

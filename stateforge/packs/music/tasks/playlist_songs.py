@@ -16,7 +16,6 @@ from .common import (
     offer_missing_playlist,
     offer_missing_release,
     refer_album,
-    refer_playlist,
     unique_playlist_sql,
     year_start,
 )
@@ -43,8 +42,7 @@ def remove_artist_from_playlist(ctx: RecipeContext) -> None:
         what="playlist with 2+ songs by one artist",
     )
     artist = artist_name(ctx, row["artist_id"])
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     ctx.say(
         [
             "Please remove every song by {artist} from my playlist {title:q}.",
@@ -85,8 +83,7 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
         "SELECT count(*) FROM playlist_songs WHERE playlist_id = ? AND added_at < ?",
         [row["playlist_id"], cutoff],
     )
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     ctx.say(
         [
             "Remove the songs that were added to my playlist {title:q} on or before {day}.",
@@ -128,8 +125,7 @@ def remove_explicit_from_playlist(ctx: RecipeContext) -> None:
         what="playlist with explicit songs",
     )
     args = {"username": row["username"], "playlist": row["title"], "explicit": True}
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     songs = "playlist_songs AS c JOIN songs AS s ON s.song_id = c.song_id"
     days = days_with(ctx, songs, "c.added_at", "c.playlist_id = ? AND s.explicit", [row["playlist_id"]])
     if len(days) >= 2 and ctx.rng.random() < 0.5:
@@ -174,8 +170,7 @@ def add_album_to_playlist(ctx: RecipeContext) -> None:
     )
     artist = artist_name(ctx, album["artist_id"])
     refer_album(ctx, album["title"], artist)
-    refer_playlist(ctx, playlist["username"], playlist["title"])
-    introduce(ctx, playlist)
+    introduce(ctx, playlist, playlist=playlist)
     ctx.say(
         [
             "Add all the tracks of {album:q} by {artist} to the end of my playlist {title:q}, in album "
@@ -232,8 +227,7 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
             [row["playlist_id"], row["user_id"], since],
         )
     ]
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     if since == first:
         ctx.say(
             [

@@ -12,7 +12,6 @@ from .common import (
     month_span,
     months_back,
     offer_missing_playlist,
-    refer_playlist,
     taken,
     unique_playlist_sql,
     year_start,
@@ -118,8 +117,7 @@ def copy_public_playlist(ctx: RecipeContext) -> None:
         "SELECT count(*) FROM users WHERE lower(display_name) = lower(?)",
         [source["display_name"]],
     )
-    refer_playlist(ctx, source["username"], source["title"])
-    introduce(ctx, me)
+    introduce(ctx, me, playlist=source)
     ctx.say(
         [
             "I love {owner}'s playlist {title:q}. Please save a copy of it to my account as {new:q}.",
@@ -195,8 +193,7 @@ def move_most_played_to_top(ctx: RecipeContext) -> None:
     target = 1 if not fewest else len(songs)
     if songs[0]["position"] == target:
         ctx.skip("already in place")
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     if fewest:
         ctx.say(
             [
@@ -260,8 +257,7 @@ def trim_playlist_to_length(ctx: RecipeContext) -> None:
     kept = _prefix(songs, minutes * 60, lambda s: s["duration_ms"] // 1000)
     if kept != _prefix(songs, minutes * 60_000, lambda s: s["duration_ms"]) or kept >= len(songs) or kept < 1:
         ctx.skip("cut unclear at the boundary")
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     ctx.say(
         [
             "My playlist {title:q} is too long. Drop songs from the end until it lasts {minutes} minutes or "
