@@ -259,7 +259,14 @@ def get_playlist(
     return {**summary(env, found["playlist_id"]), **page}
 
 
-@tool(kind="write", reads=(*PLAYLIST_TABLES,), writes=("playlists", "playlist_songs"), idempotent=False)
+# destructive=False: it only adds a playlist and its songs (insert_songs numbers the new rows, nothing else)
+@tool(
+    kind="write",
+    reads=(*PLAYLIST_TABLES,),
+    writes=("playlists", "playlist_songs"),
+    idempotent=False,
+    destructive=False,
+)
 def create_playlist(
     env: Env,
     username: str,
