@@ -7,7 +7,7 @@ import datetime as dt
 
 from stateforge.tasks import RecipeContext, Skip, recipe
 
-from .common import ACTIVE, introduce, listener_swap, next_day, sized
+from .common import ACTIVE, days_with, introduce, listener_swap, next_day, sized, taken
 
 REFUND_DAYS = 14
 ADULT = 18
@@ -229,9 +229,7 @@ def register_new_device(ctx: RecipeContext) -> None:
     user = ctx.pick(room, [1], what="listener with one device place left")
     kind = ctx.choice(sorted(DEVICE_NAMES))
     name = ctx.choice(DEVICE_NAMES[kind])
-    if ctx.scalar(
-        "SELECT count(*) FROM devices WHERE user_id = ? AND lower(name) = lower(?)", [user["user_id"], name]
-    ):
+    if taken(ctx, "devices", "name", name, user_id=user["user_id"]):
         ctx.skip("device name taken")
     introduce(ctx, user)
     ctx.say(
@@ -257,9 +255,7 @@ def register_new_device(ctx: RecipeContext) -> None:
         full = ctx.pick(room, [0], what="listener at the device limit")
     except Skip:
         return
-    if not ctx.scalar(
-        "SELECT count(*) FROM devices WHERE user_id = ? AND lower(name) = lower(?)", [full["user_id"], name]
-    ):
+    if not taken(ctx, "devices", "name", name, user_id=full["user_id"]):
         ctx.infeasible(
             "capacity",
             swap=listener_swap(user, full),
@@ -278,14 +274,13 @@ def sign_out_unused_devices(ctx: RecipeContext) -> None:
         what="listener with signed-in devices",
         bands=((3, 12), (12, 60), (60, 400)),
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(last_seen_at AS DATE) AS day FROM devices WHERE user_id = ? AND is_active "
-            "AND last_seen_at IS NOT NULL ORDER BY 1",
-            [user["user_id"]],
-        )
-    ]
+    days = days_with(
+        ctx,
+        "devices",
+        "last_seen_at",
+        "user_id = ? AND is_active AND last_seen_at IS NOT NULL",
+        [user["user_id"]],
+    )
     if len(days) < 3:
         ctx.skip("devices seen on too few days")
     day = ctx.choice(days[1:])

@@ -9,6 +9,7 @@ from .common import (
     ACTIVE,
     SAFE_ARTISTS,
     artist_name,
+    days_with,
     introduce,
     next_day,
     refer_song,
@@ -42,35 +43,25 @@ def delete_old_comments(ctx: RecipeContext) -> None:
         what="listener with comments",
         bands=((3, 12), (12, 60), (60, 250)),
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(created_at AS DATE) AS day FROM comments WHERE user_id = ? ORDER BY 1",
-            [user["user_id"]],
-        )
-    ]
+    days = days_with(ctx, "comments", "created_at", "user_id = ?", [user["user_id"]])
     if len(days) < 3:
         ctx.skip("comments on too few days")
     day = ctx.choice(days[1:-1])
     inclusive = ctx.rng.random() < 0.5
     cutoff = next_day(day) if inclusive else day
     introduce(ctx, user)
-    if inclusive:
-        ctx.say(
-            [
-                "Delete all the comments I wrote on or before {day}.",
-                "Please remove every comment of mine from {day} or earlier; newer ones stay.",
-            ],
-            day=day,
-        )
-    else:
-        ctx.say(
-            [
-                "Delete all the comments I wrote before {day}; the ones from {day} on stay.",
-                "Please remove every comment of mine older than {day} (not the ones written that day).",
-            ],
-            day=day,
-        )
+    ctx.say(
+        [
+            "Delete all the comments I wrote on or before {day}.",
+            "Please remove every comment of mine from {day} or earlier; newer ones stay.",
+        ]
+        if inclusive
+        else [
+            "Delete all the comments I wrote before {day}; the ones from {day} on stay.",
+            "Please remove every comment of mine older than {day} (not the ones written that day).",
+        ],
+        day=day,
+    )
     ctx.call(
         "delete_comments",
         {"username": user["username"], "before": cutoff},

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stateforge.tasks import RecipeContext, Skip, picks
+from stateforge.tasks.compose import Story
 from stateforge.tasks.wording import value_text
 
 ACTIVE = "u.status = 'active'"
@@ -34,8 +35,13 @@ SAFE_ARTISTS = (
 # --- listeners ----------------------------------------------------------------------------------------
 
 
-def introduce(ctx: RecipeContext, user: Mapping[str, Any]) -> None:
-    """Open the instruction as `user` speaking ("I'm Maria Lopez (@mlopez).") and record the reference."""
+def introduce(
+    ctx: RecipeContext, user: Mapping[str, Any], *, playlist: Mapping[str, Any] | None = None
+) -> None:
+    """Open the instruction as `user` speaking ("I'm Maria Lopez (@mlopez).") and record the reference;
+    `playlist` (username, title): first record that the request's playlist is one (`refer_playlist`)."""
+    if playlist is not None:
+        refer_playlist(ctx, playlist["username"], playlist["title"])
     picks.introduce(
         ctx, "listener", "users", {"username": user["username"]}, user["display_name"], user["username"]
     )
@@ -49,6 +55,28 @@ def listener_swap(user: Mapping[str, Any], other: Mapping[str, Any]) -> dict[str
         f"@{user['username']}": f"@{other['username']}",
         user["display_name"]: other["display_name"],
     }
+
+
+def cast_listener(
+    story: Story, sql: str, params: Sequence[Any] | None = None, *, what: str
+) -> dict[str, Any]:
+    """A storyline's cast: the listener a row of `sql` names (user_id, username, display_name), picked,
+    set as `story["user"]` and introduced as the one speaking."""
+    user = story.ctx.pick(sql, params, what=what)
+    story["user"] = user
+    introduce(story.ctx, user)
+    return user
+
+
+def liked_goal(ctx: RecipeContext, what: str, user_id: int, songs: Sequence[int], liked: int) -> None:
+    """Goal: `liked` of `songs` are among the user's liked songs."""
+    ids = ", ".join(str(s) for s in songs)
+    ctx.goal(
+        what,
+        f"SELECT count(*) AS liked FROM favourite_songs WHERE user_id = ? AND song_id IN ({ids})",
+        [user_id],
+        expected=[{"liked": liked}],
+    )
 
 
 sized = functools.partial(picks.sized, bands=BANDS, weights=BAND_WEIGHTS)
@@ -115,13 +143,48 @@ def unique_playlist_sql(where: str = "TRUE") -> str:
     )
 
 
-def missing_title(ctx: RecipeContext, user_id: int, title: str, extras: Sequence[str]) -> str | None:
-    """A title like `title` that none of the user's playlists has (for a "missing" variant), or None."""
-    titles = [f"{title} {extra}" for extra in extras]
-    return picks.unused_value(ctx, "playlists", "title", titles, where={"owner_id": user_id})
+def taken(ctx: RecipeContext, table: str, column: str, value: str, **scope: Any) -> bool:
+    """Whether a row of `table` whose columns equal `scope` has `value` in `column` (any letter case)."""
+    return picks.unused_value(ctx, table, column, [value], where=scope) is None
+
+
+PLAYLIST_EXTRAS = ("Mix", "2", "Vol. 2", "Redux", "Remix")
+"""Words added to a playlist title to name one the listener does not have (missing variants)."""
+
+
+def offer_missing_playlist(ctx: RecipeContext, row: Mapping[str, Any]) -> None:
+    """Offer the variant that names a playlist the listener (`row`: user_id, username, title) does not have:
+    the title with one of `PLAYLIST_EXTRAS` added."""
+    titles = [f"{row['title']} {extra}" for extra in PLAYLIST_EXTRAS]
+    other = picks.unused_value(ctx, "playlists", "title", titles, where={"owner_id": row["user_id"]})
+    if other is not None:
+        ctx.infeasible(
+            "missing",
+            swap={row["title"]: other},
+            because=f"@{row['username']} has no playlist called {other!r}",
+        )
+
+
+def offer_missing_release(
+    ctx: RecipeContext, album: Mapping[str, Any], artist: str, titles: Sequence[str]
+) -> None:
+    """Offer the variant that names a release of `artist` (`album`: title, artist_id) that does not exist:
+    the first of `titles` that none of theirs has."""
+    other = picks.unused_value(ctx, "albums", "title", titles, where={"artist_id": album["artist_id"]})
+    if other is not None:
+        ctx.infeasible(
+            "missing", swap={album["title"]: other}, because=f"{artist} has no release called {other!r}"
+        )
 
 
 # --- time ---------------------------------------------------------------------------------------------
+
+
+def days_with(ctx: RecipeContext, rows: str, column: str, where: str, params: Sequence[Any]) -> list[dt.date]:
+    """The distinct days, oldest first, on which `column` falls among the rows of `rows` (a table, or
+    joined tables) that match `where`: the days a boundary can be drawn on."""
+    sql = f"SELECT DISTINCT CAST({column} AS DATE) AS day FROM {rows} WHERE {where} ORDER BY 1"
+    return [r["day"] for r in ctx.sql(sql, params)]
 
 
 def year_start(ctx: RecipeContext) -> dt.date:

@@ -15,7 +15,7 @@ from typing import Any
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
-from .common import ACTIVE, introduce, refer_playlist
+from .common import ACTIVE, introduce, liked_goal, refer_playlist
 from .stories import fill_playlist, new_playlist
 
 CRATE_TITLES = (
@@ -166,13 +166,7 @@ def like_all(story: Story) -> None:
     user, songs = story["user"], story["songs"]
     story.call("like_songs", {"username": user["username"], "songs": songs})
     story.say(["And like all of them, too.", "Then like every one of them."])
-    ids = ", ".join(str(s) for s in songs)
-    story.ctx.goal(
-        "every crate track is liked",
-        f"SELECT count(*) AS liked FROM favourite_songs WHERE user_id = ? AND song_id IN ({ids})",
-        [user["user_id"]],
-        expected=[{"liked": len(songs)}],
-    )
+    liked_goal(story.ctx, "every crate track is liked", user["user_id"], songs, len(songs))
 
 
 @step(

@@ -15,7 +15,7 @@ import datetime as dt
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
-from .common import ACTIVE, SAFE_ARTISTS, artist_name, introduce, render_day
+from .common import ACTIVE, SAFE_ARTISTS, artist_name, cast_listener, introduce, render_day
 from .stories import fill_playlist, my_playlists, new_playlist
 
 FRESH_TITLES = (
@@ -37,7 +37,8 @@ def cast_follower(story: Story) -> None:
     followed artists with nothing since and two with a release since, one of them on a playable album."""
     ctx = story.ctx
     cutoff = dt.date(ctx.rng.choice((2021, 2022, 2023, 2024, 2025)), ctx.rng.choice((1, 4, 7, 10)), 1)
-    user = ctx.pick(
+    cast_listener(
+        story,
         "SELECT u.user_id, u.username, u.display_name FROM users AS u JOIN artist_follows AS f "
         f"ON f.user_id = u.user_id WHERE {ACTIVE} GROUP BY ALL HAVING count(*) BETWEEN 6 AND 45 AND "
         f"count(*) FILTER (WHERE coalesce({LATEST}, DATE '1900-01-01') < ?) >= 2 AND "
@@ -45,8 +46,7 @@ def cast_follower(story: Story) -> None:
         [cutoff, cutoff],
         what="listener whose followed artists a day splits",
     )
-    story["user"], story["cutoff"], story["titles"] = user, cutoff, FRESH_TITLES
-    introduce(ctx, user)
+    story["cutoff"], story["titles"] = cutoff, FRESH_TITLES
 
 
 @step(inputs=("user",), outputs=("followed",), goal="every artist the listener follows")

@@ -11,6 +11,7 @@ from .common import (
     ACTIVE,
     SAFE_ARTISTS,
     artist_name,
+    days_with,
     introduce,
     listener_swap,
     month_span,
@@ -47,14 +48,7 @@ def delete_history_span(ctx: RecipeContext) -> None:
         what="listener who played on 4+ days",
         bands=((4, 40), (40, 200), (200, 900)),
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(played_at AS DATE) AS day FROM listening_history WHERE user_id = ? ORDER "
-            "BY 1",
-            [user["user_id"]],
-        )
-    ]
+    days = days_with(ctx, "listening_history", "played_at", "user_id = ?", [user["user_id"]])
     introduce(ctx, user)
     if ctx.rng.random() < 0.6:
         i = ctx.rng.randrange(0, len(days) - 1)

@@ -13,10 +13,12 @@ from .common import (
     SAFE_ARTISTS,
     artist_name,
     clear_top_listener,
+    days_with,
     introduce,
     month_span,
     months_back,
     next_day,
+    offer_missing_release,
     refer_album,
     sized,
     year_start,
@@ -47,14 +49,9 @@ def unlike_artist(ctx: RecipeContext) -> None:
     artist = artist_name(ctx, row["artist_id"])
     introduce(ctx, row)
     args = {"username": row["username"], "artist": artist}
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(f.favourited_at AS DATE) AS day FROM favourite_songs AS f JOIN songs AS s "
-            "ON s.song_id = f.song_id WHERE f.user_id = ? AND s.artist_id = ? ORDER BY 1",
-            [row["user_id"], row["artist_id"]],
-        )
-    ]
+    liked = "favourite_songs AS f JOIN songs AS s ON s.song_id = f.song_id"
+    where = "f.user_id = ? AND s.artist_id = ?"
+    days = days_with(ctx, liked, "f.favourited_at", where, [row["user_id"], row["artist_id"]])
     if len(days) >= 3 and ctx.rng.random() < 0.4:
         day, cutoff = _cutoff(ctx, days[1:], inclusive=False)
         args["liked_before"] = cutoff
@@ -98,14 +95,7 @@ def unlike_liked_before(ctx: RecipeContext) -> None:
         what="listener with liked songs",
         bands=((4, 15), (15, 60), (60, 300)),
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(favourited_at AS DATE) AS day FROM favourite_songs WHERE user_id = ? "
-            "ORDER BY 1",
-            [user["user_id"]],
-        )
-    ]
+    days = days_with(ctx, "favourite_songs", "favourited_at", "user_id = ?", [user["user_id"]])
     if len(days) < 3:
         ctx.skip("likes on too few days")
     introduce(ctx, user)
@@ -203,14 +193,7 @@ def like_whole_album(ctx: RecipeContext) -> None:
         "f.user_id = ? AND s.album_id = ?",
         [user["user_id"], album["album_id"]],
     )
-    other = f"{album['title']} (Live)"
-    if not ctx.scalar(
-        "SELECT count(*) FROM albums WHERE artist_id = ? AND lower(title) = lower(?)",
-        [album["artist_id"], other],
-    ):
-        ctx.infeasible(
-            "missing", swap={album["title"]: other}, because=f"{artist} has no release called {other!r}"
-        )
+    offer_missing_release(ctx, album, artist, [f"{album['title']} (Live)"])
 
 
 @recipe(capabilities=("full_data_acquisition",), difficulty="easy")
@@ -282,37 +265,25 @@ def unfollow_muted_before(ctx: RecipeContext) -> None:
         what="listener with muted follows",
         bands=((3, 12), (12, 60), (60, 300)),
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(followed_at AS DATE) AS day FROM artist_follows WHERE user_id = ? AND NOT "
-            "notifications_on ORDER BY 1",
-            [user["user_id"]],
-        )
-    ]
+    muted = "user_id = ? AND NOT notifications_on"
+    days = days_with(ctx, "artist_follows", "followed_at", muted, [user["user_id"]])
     if len(days) < 3:
         ctx.skip("muted follows on too few days")
     inclusive = ctx.rng.random() < 0.5
     day, cutoff = _cutoff(ctx, days[1:-1] if inclusive else days[1:], inclusive)
     introduce(ctx, user)
-    if inclusive:
-        ctx.say(
-            [
-                "Unfollow every artist I followed on or before {day} whose release notifications I turned "
-                "off.",
-                "Among the artists I've muted, drop the ones I started following up to and including {day}.",
-            ],
-            day=day,
-        )
-    else:
-        ctx.say(
-            [
-                "Unfollow every artist I followed before {day} whose release notifications I turned off.",
-                "Among the artists I've muted, drop the ones I started following before {day} (not on that "
-                "day).",
-            ],
-            day=day,
-        )
+    ctx.say(
+        [
+            "Unfollow every artist I followed on or before {day} whose release notifications I turned off.",
+            "Among the artists I've muted, drop the ones I started following up to and including {day}.",
+        ]
+        if inclusive
+        else [
+            "Unfollow every artist I followed before {day} whose release notifications I turned off.",
+            "Among the artists I've muted, drop the ones I started following before {day} (not on that day).",
+        ],
+        day=day,
+    )
     ctx.call(
         "unfollow_artists",
         {"username": user["username"], "followed_before": cutoff, "notifications_off_only": True},

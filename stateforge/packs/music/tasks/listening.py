@@ -11,7 +11,7 @@ from __future__ import annotations
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
-from .common import ACTIVE, introduce, months_back, render_day
+from .common import ACTIVE, introduce, liked_goal, months_back, render_day
 
 PLAYS_PER_CALL = 500
 """`delete_listening_history` takes at most 500 play ids a call."""
@@ -95,13 +95,7 @@ def unlike_borrowed(story: Story) -> None:
             "other ones, should be unliked.",
         ]
     )
-    ids = ", ".join(str(s) for s in theirs)
-    story.ctx.goal(
-        "their likes are gone",
-        f"SELECT count(*) AS liked FROM favourite_songs WHERE user_id = ? AND song_id IN ({ids})",
-        [user["user_id"]],
-        expected=[{"liked": 0}],
-    )
+    liked_goal(story.ctx, "their likes are gone", user["user_id"], theirs, 0)
 
 
 @step(inputs=("user", "device", "device_plays"), goal="delete the device's plays and sign it out")

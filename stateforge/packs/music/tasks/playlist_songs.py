@@ -9,29 +9,16 @@ from stateforge.tasks.picks import read_pages, spread_pick
 from .common import (
     SAFE_ARTISTS,
     artist_name,
+    days_with,
     introduce,
-    missing_title,
     months_back,
     next_day,
+    offer_missing_playlist,
+    offer_missing_release,
     refer_album,
-    refer_playlist,
     unique_playlist_sql,
     year_start,
 )
-
-EXTRAS = ("Mix", "2", "Vol. 2", "Redux", "Remix")
-"""Words added to a playlist title to name one the listener does not have (missing variants)."""
-
-
-def _missing_playlist(ctx: RecipeContext, row: dict) -> None:
-    """Offer the variant that names a playlist of the listener's that does not exist."""
-    other = missing_title(ctx, row["user_id"], row["title"], EXTRAS)
-    if other is not None:
-        ctx.infeasible(
-            "missing",
-            swap={row["title"]: other},
-            because=f"@{row['username']} has no playlist called {other!r}",
-        )
 
 
 def _songs_goal(ctx: RecipeContext, playlist_id: int) -> None:
@@ -55,8 +42,7 @@ def remove_artist_from_playlist(ctx: RecipeContext) -> None:
         what="playlist with 2+ songs by one artist",
     )
     artist = artist_name(ctx, row["artist_id"])
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     ctx.say(
         [
             "Please remove every song by {artist} from my playlist {title:q}.",
@@ -77,7 +63,7 @@ def remove_artist_from_playlist(ctx: RecipeContext) -> None:
         "AS ps JOIN songs AS s ON s.song_id = ps.song_id WHERE ps.playlist_id = ?",
         [row["artist_id"], row["playlist_id"]],
     )
-    _missing_playlist(ctx, row)
+    offer_missing_playlist(ctx, row)
 
 
 @recipe(capabilities=("precise_boundary_judgment",), difficulty="medium")
@@ -89,14 +75,7 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
         "AS DATE)) FROM playlist_songs AS c WHERE c.playlist_id = p.playlist_id) >= 3",
         what="playlist with songs added on 3+ days",
     )
-    days = [
-        r["day"]
-        for r in ctx.sql(
-            "SELECT DISTINCT CAST(added_at AS DATE) AS day FROM playlist_songs WHERE playlist_id = ? ORDER "
-            "BY 1",
-            [row["playlist_id"]],
-        )
-    ]
+    days = days_with(ctx, "playlist_songs", "added_at", "playlist_id = ?", [row["playlist_id"]])
     day = ctx.choice(days[1:])
     inclusive = ctx.rng.random() < 0.5 and day != days[-1]  # some songs stay
     cutoff = next_day(day) if inclusive else day
@@ -104,29 +83,23 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
         "SELECT count(*) FROM playlist_songs WHERE playlist_id = ? AND added_at < ?",
         [row["playlist_id"], cutoff],
     )
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
-    if inclusive:
-        ctx.say(
-            [
-                "Remove the songs that were added to my playlist {title:q} on or before {day}.",
-                "In {title:q}, take out everything added up to and including {day}.",
-                "Please clean up {title:q}: any song added on {day} or earlier should go.",
-            ],
-            title=row["title"],
-            day=day,
-        )
-    else:
-        ctx.say(
-            [
-                "Remove the songs that were added to my playlist {title:q} before {day}.",
-                "In {title:q}, take out everything added before {day}; songs added on {day} itself stay.",
-                "Please clean up {title:q}: any song added earlier than {day} should go (not the ones from "
-                "that day).",
-            ],
-            title=row["title"],
-            day=day,
-        )
+    introduce(ctx, row, playlist=row)
+    ctx.say(
+        [
+            "Remove the songs that were added to my playlist {title:q} on or before {day}.",
+            "In {title:q}, take out everything added up to and including {day}.",
+            "Please clean up {title:q}: any song added on {day} or earlier should go.",
+        ]
+        if inclusive
+        else [
+            "Remove the songs that were added to my playlist {title:q} before {day}.",
+            "In {title:q}, take out everything added before {day}; songs added on {day} itself stay.",
+            "Please clean up {title:q}: any song added earlier than {day} should go (not the ones from "
+            "that day).",
+        ],
+        title=row["title"],
+        day=day,
+    )
     ctx.call(
         "remove_songs_from_playlist",
         {"username": row["username"], "playlist": row["title"], "added_before": cutoff},
@@ -138,7 +111,7 @@ def remove_songs_added_before(ctx: RecipeContext) -> None:
         "playlist_id = ?",
         [cutoff, row["playlist_id"]],
     )
-    _missing_playlist(ctx, row)
+    offer_missing_playlist(ctx, row)
 
 
 @recipe(capabilities=("multi_condition_filtering",), difficulty="easy")
@@ -152,15 +125,11 @@ def remove_explicit_from_playlist(ctx: RecipeContext) -> None:
         what="playlist with explicit songs",
     )
     args = {"username": row["username"], "playlist": row["title"], "explicit": True}
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
-    since_rows = ctx.sql(
-        "SELECT DISTINCT CAST(c.added_at AS DATE) AS day FROM playlist_songs AS c JOIN songs AS s ON "
-        "s.song_id = c.song_id WHERE c.playlist_id = ? AND s.explicit ORDER BY 1",
-        [row["playlist_id"]],
-    )
-    if len(since_rows) >= 2 and ctx.rng.random() < 0.5:
-        since = since_rows[-1]["day"]
+    introduce(ctx, row, playlist=row)
+    songs = "playlist_songs AS c JOIN songs AS s ON s.song_id = c.song_id"
+    days = days_with(ctx, songs, "c.added_at", "c.playlist_id = ? AND s.explicit", [row["playlist_id"]])
+    if len(days) >= 2 and ctx.rng.random() < 0.5:
+        since = days[-1]
         args["added_since"] = since
         ctx.also("precise_boundary_judgment")
         ctx.say(
@@ -183,7 +152,7 @@ def remove_explicit_from_playlist(ctx: RecipeContext) -> None:
         )
     ctx.call("remove_songs_from_playlist", args, step=f"Remove the explicit songs from {row['title']!r}")
     _songs_goal(ctx, row["playlist_id"])
-    _missing_playlist(ctx, row)
+    offer_missing_playlist(ctx, row)
 
 
 @recipe(capabilities=("full_data_acquisition", "cross_step_dependency"), difficulty="medium")
@@ -201,8 +170,7 @@ def add_album_to_playlist(ctx: RecipeContext) -> None:
     )
     artist = artist_name(ctx, album["artist_id"])
     refer_album(ctx, album["title"], artist)
-    refer_playlist(ctx, playlist["username"], playlist["title"])
-    introduce(ctx, playlist)
+    introduce(ctx, playlist, playlist=playlist)
     ctx.say(
         [
             "Add all the tracks of {album:q} by {artist} to the end of my playlist {title:q}, in album "
@@ -227,22 +195,8 @@ def add_album_to_playlist(ctx: RecipeContext) -> None:
         step=f"Add the {len(ids)} tracks to the end of {playlist['title']!r}",
     )
     _songs_goal(ctx, playlist["playlist_id"])
-    extras = ("Deluxe Edition", "Live", "Remastered")
-    other = next(
-        (
-            f"{album['title']} ({e})"
-            for e in extras
-            if not ctx.scalar(
-                "SELECT count(*) FROM albums WHERE artist_id = ? AND lower(title) = lower(?)",
-                [album["artist_id"], f"{album['title']} ({e})"],
-            )
-        ),
-        None,
-    )
-    if other is not None:
-        ctx.infeasible(
-            "missing", swap={album["title"]: other}, because=f"{artist} has no release called {other!r}"
-        )
+    editions = [f"{album['title']} ({e})" for e in ("Deluxe Edition", "Live", "Remastered")]
+    offer_missing_release(ctx, album, artist, editions)
 
 
 @recipe(
@@ -273,8 +227,7 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
             [row["playlist_id"], row["user_id"], since],
         )
     ]
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     if since == first:
         ctx.say(
             [
@@ -313,4 +266,4 @@ def remove_unplayed_from_playlist(ctx: RecipeContext) -> None:
         step=f"Remove the {len(gone)} songs not played since {since}",
     )
     _songs_goal(ctx, row["playlist_id"])
-    _missing_playlist(ctx, row)
+    offer_missing_playlist(ctx, row)

@@ -9,14 +9,13 @@ from .common import (
     ACTIVE,
     clear_top_listener,
     introduce,
-    missing_title,
     month_span,
     months_back,
-    refer_playlist,
+    offer_missing_playlist,
+    taken,
     unique_playlist_sql,
     year_start,
 )
-from .playlist_songs import EXTRAS
 
 TOP_TITLES = ("On Repeat", "My Top {k}", "Heavy Rotation", "Most Played", "Best of {period}")
 
@@ -41,10 +40,7 @@ def playlist_of_most_played(ctx: RecipeContext) -> None:
         ctx.skip("an unavailable song at the top")
     ordered = len({r["plays"] for r in top}) == k
     title = ctx.choice(TOP_TITLES).format(k=k, period=name)
-    if ctx.scalar(
-        "SELECT count(*) FROM playlists WHERE owner_id = ? AND lower(title) = lower(?)",
-        [user["user_id"], title],
-    ):
+    if taken(ctx, "playlists", "title", title, owner_id=user["user_id"]):
         ctx.skip("title taken")
     introduce(ctx, user)
     ctx.say(
@@ -113,10 +109,7 @@ def copy_public_playlist(ctx: RecipeContext) -> None:
             f"{first}'s {source['title']}",
         ]
     )
-    if ctx.scalar(
-        "SELECT count(*) FROM playlists WHERE owner_id = ? AND lower(title) = lower(?)",
-        [me["user_id"], title],
-    ):
+    if taken(ctx, "playlists", "title", title, owner_id=me["user_id"]):
         ctx.skip("title taken")
     public = ctx.rng.random() < 0.5
     ctx.refer(
@@ -124,8 +117,7 @@ def copy_public_playlist(ctx: RecipeContext) -> None:
         "SELECT count(*) FROM users WHERE lower(display_name) = lower(?)",
         [source["display_name"]],
     )
-    refer_playlist(ctx, source["username"], source["title"])
-    introduce(ctx, me)
+    introduce(ctx, me, playlist=source)
     ctx.say(
         [
             "I love {owner}'s playlist {title:q}. Please save a copy of it to my account as {new:q}.",
@@ -201,8 +193,7 @@ def move_most_played_to_top(ctx: RecipeContext) -> None:
     target = 1 if not fewest else len(songs)
     if songs[0]["position"] == target:
         ctx.skip("already in place")
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     if fewest:
         ctx.say(
             [
@@ -242,13 +233,7 @@ def move_most_played_to_top(ctx: RecipeContext) -> None:
         "SELECT position FROM playlist_songs WHERE playlist_id = ? AND song_id = ?",
         [row["playlist_id"], songs[0]["song_id"]],
     )
-    other = missing_title(ctx, row["user_id"], row["title"], EXTRAS)
-    if other is not None:
-        ctx.infeasible(
-            "missing",
-            swap={row["title"]: other},
-            because=f"@{row['username']} has no playlist called {other!r}",
-        )
+    offer_missing_playlist(ctx, row)
 
 
 @recipe(capabilities=("aggregation_computation", "precise_boundary_judgment"), difficulty="hard")
@@ -272,8 +257,7 @@ def trim_playlist_to_length(ctx: RecipeContext) -> None:
     kept = _prefix(songs, minutes * 60, lambda s: s["duration_ms"] // 1000)
     if kept != _prefix(songs, minutes * 60_000, lambda s: s["duration_ms"]) or kept >= len(songs) or kept < 1:
         ctx.skip("cut unclear at the boundary")
-    refer_playlist(ctx, row["username"], row["title"])
-    introduce(ctx, row)
+    introduce(ctx, row, playlist=row)
     ctx.say(
         [
             "My playlist {title:q} is too long. Drop songs from the end until it lasts {minutes} minutes or "
@@ -333,22 +317,18 @@ def delete_small_private_playlists(ctx: RecipeContext) -> None:
         what="listener with 2+ small private playlists",
     )
     introduce(ctx, owner)
-    if inclusive:
-        ctx.say(
-            [
-                "Delete all my private playlists that have {limit} songs or fewer.",
-                "Please get rid of every private playlist of mine with at most {limit} songs in it.",
-            ],
-            limit=limit,
-        )
-    else:
-        ctx.say(
-            [
-                "Delete all my private playlists that have fewer than {limit} songs.",
-                "Please get rid of every private playlist of mine with less than {limit} songs in it.",
-            ],
-            limit=limit,
-        )
+    ctx.say(
+        [
+            "Delete all my private playlists that have {limit} songs or fewer.",
+            "Please get rid of every private playlist of mine with at most {limit} songs in it.",
+        ]
+        if inclusive
+        else [
+            "Delete all my private playlists that have fewer than {limit} songs.",
+            "Please get rid of every private playlist of mine with less than {limit} songs in it.",
+        ],
+        limit=limit,
+    )
     page = ctx.read(
         "search_playlists",
         {"owner": owner["username"], "is_public": False, "max_songs": most, "limit": 50},

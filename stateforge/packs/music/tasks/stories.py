@@ -17,9 +17,9 @@ from __future__ import annotations
 import datetime as dt
 
 from stateforge.tasks import Skip
-from stateforge.tasks.compose import Step, Story, Storyline, step
+from stateforge.tasks.compose import Story, Storyline, step
 
-from .common import ACTIVE, introduce, months_back, render_day
+from .common import ACTIVE, cast_listener, introduce, liked_goal, months_back, render_day
 
 TITLES = (
     "Heavy Rotation",
@@ -72,14 +72,13 @@ def cast_listener_with_top_artists(story: Story, where: str = "TRUE") -> None:
 
 def cast_playlist_owner(story: Story) -> None:
     """An active listener owning 3 or more playlists, titles unique among them."""
-    user = story.ctx.pick(
+    cast_listener(
+        story,
         "SELECT u.user_id, u.username, u.display_name FROM users AS u JOIN playlists AS p ON p.owner_id = "
         f"u.user_id WHERE {ACTIVE} GROUP BY ALL HAVING count(*) >= 3 AND count(DISTINCT lower(p.title)) = "
         "count(*)",
         what="listener with 3+ playlists",
     )
-    story["user"] = user
-    introduce(story.ctx, user)
 
 
 # --- steps: the mixtape -------------------------------------------------------------------------------
@@ -216,13 +215,7 @@ def like_missing(story: Story) -> None:
     for start in range(0, len(todo), LIKES_PER_CALL):  # the tool likes at most 300 songs a call
         chunk = todo[start : start + LIKES_PER_CALL]
         story.call("like_songs", {"username": user["username"], "songs": chunk})
-    ids = ", ".join(str(s) for s in story["songs"])
-    story.ctx.goal(
-        "every track is liked",
-        f"SELECT count(*) AS liked FROM favourite_songs WHERE user_id = ? AND song_id IN ({ids})",
-        [user["user_id"]],
-        expected=[{"liked": len(story["songs"])}],
-    )
+    liked_goal(story.ctx, "every track is liked", user["user_id"], story["songs"], len(story["songs"]))
 
 
 @step(inputs=("user", "artists"), goal="follow the artists not followed yet")
@@ -322,15 +315,14 @@ def drop_small(story: Story) -> None:
 
 def cast_past_due(story: Story) -> None:
     """An active listener with one past-due subscription and 2+ active devices."""
-    user = story.ctx.pick(
+    cast_listener(
+        story,
         "SELECT u.user_id, u.username, u.display_name FROM users AS u JOIN subscriptions AS s ON s.user_id = "
         f"u.user_id WHERE {ACTIVE} AND s.status = 'past_due' AND (SELECT count(*) FROM subscriptions AS o "
         "WHERE o.user_id = u.user_id AND o.status IN ('active', 'past_due')) = 1 AND (SELECT count(*) FROM "
         "devices AS d WHERE d.user_id = u.user_id AND d.is_active) >= 2",
         what="listener with a past-due plan",
     )
-    story["user"] = user
-    introduce(story.ctx, user)
 
 
 @step(inputs=("user",), outputs=("method",), goal="pay what is overdue first (policy one_open_subscription)")
@@ -424,7 +416,8 @@ def refresh_devices(story: Story) -> None:
 def cast_refund_window(story: Story) -> None:
     """An active listener with a paid charge exactly 15 days old and another paid one inside 14 days."""
     now = story.ctx.now
-    user = story.ctx.pick(
+    cast_listener(
+        story,
         "SELECT u.user_id, u.username, u.display_name FROM users AS u JOIN subscriptions AS s ON s.user_id = "
         f"u.user_id JOIN payments AS p ON p.subscription_id = s.subscription_id "
         f"WHERE {ACTIVE} AND p.status = "
@@ -432,8 +425,6 @@ def cast_refund_window(story: Story) -> None:
         [now - dt.timedelta(days=21), now - dt.timedelta(days=14)],
         what="listener with a charge just outside the refund window",
     )
-    story["user"] = user
-    introduce(story.ctx, user)
 
 
 @step(
@@ -503,7 +494,8 @@ def cast_minor_with_top_artists(story: Story) -> None:
 
 def cast_full_devices(story: Story) -> None:
     """An active listener whose active devices fill what the plan allows."""
-    user = story.ctx.pick(
+    cast_listener(
+        story,
         "SELECT u.user_id, u.username, u.display_name FROM users AS u JOIN subscriptions AS s ON s.user_id = "
         "u.user_id JOIN subscription_plans AS sp ON sp.plan_id = s.plan_id WHERE "
         f"{ACTIVE} AND s.status IN ('active', 'past_due') AND (SELECT count(*) FROM subscriptions AS o WHERE "
@@ -512,8 +504,6 @@ def cast_full_devices(story: Story) -> None:
         "d WHERE d.user_id = u.user_id AND d.is_active) >= sp.max_devices",
         what="listener with every device place taken",
     )
-    story["user"] = user
-    introduce(story.ctx, user)
 
 
 @step(
@@ -542,35 +532,31 @@ def register_without_room(story: Story) -> None:
     )
 
 
-def _steps(*items: Step) -> tuple[Step, ...]:
-    return tuple(items)
-
-
 ARTIST_MIXTAPE = Storyline(
     "artist_mixtape",
     cast_listener_with_top_artists,
-    _steps(top_artists, collect_catalogue, new_playlist, fill_playlist, like_missing, follow_missing),
+    (top_artists, collect_catalogue, new_playlist, fill_playlist, like_missing, follow_missing),
     provides=("user", "k", "start"),
     weight=2.0,
 )
 PLAYLIST_SPRING_CLEAN = Storyline(
     "playlist_spring_clean",
     cast_playlist_owner,
-    _steps(my_playlists, trim_long_songs, drop_small),
+    (my_playlists, trim_long_songs, drop_small),
     provides=("user",),
     weight=1.8,
 )
 ACCOUNT_TIDY = Storyline(
     "account_tidy",
     cast_past_due,
-    _steps(settle_overdue, cheapest_plan, refresh_devices),
+    (settle_overdue, cheapest_plan, refresh_devices),
     provides=("user",),
     weight=0.6,
 )
 REFUND_LAST_WEEKS = Storyline(
     "refund_last_weeks",
     cast_refund_window,
-    _steps(refund_three_weeks),
+    (refund_three_weeks,),
     provides=("user",),
     capabilities=("precise_boundary_judgment",),
     feasible=False,
@@ -579,7 +565,7 @@ REFUND_LAST_WEEKS = Storyline(
 MIXTAPE_FOR_MINOR = Storyline(
     "mixtape_for_minor",
     cast_minor_with_top_artists,
-    _steps(top_artists, collect_catalogue, explicit_on),
+    (top_artists, collect_catalogue, explicit_on),
     provides=("user", "k", "start"),
     feasible=False,
     weight=0.5,
@@ -587,7 +573,7 @@ MIXTAPE_FOR_MINOR = Storyline(
 DEVICE_WITHOUT_ROOM = Storyline(
     "device_without_room",
     cast_full_devices,
-    _steps(register_without_room),
+    (register_without_room,),
     provides=("user",),
     capabilities=("aggregation_computation",),
     feasible=False,

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.where import Where
 
 from . import lookup as find
 from .lookup import Limit, Offset, When, moment, order_by, plural, refuse
@@ -56,26 +57,18 @@ def find_users(
         limit: People per page, 1 to 50.
         offset: People to skip.
     """
-    where, params = ["TRUE"], []
-    if query:
-        where.append(
-            "(contains(lower(username), lower(?)) OR contains(lower(display_name), lower(?)) "
-            "OR lower(email) = lower(?))"
-        )
-        params += [query, query, query]
-    if country:
-        where.append("country_code = upper(?)")
-        params.append(country)
-    if status:
-        where.append("status = ?")
-        params.append(status)
+    named = (
+        "contains(lower(username), lower(?)) OR contains(lower(display_name), lower(?)) "
+        "OR lower(email) = lower(?)"
+    )
+    where = Where().when(query or None, named, query, query, query)
+    where.when(country or None, "country_code = upper(?)").when(status or None, "status = ?")
     sql = (
         "SELECT username, display_name, country_code AS country, status, created_at AS joined_at FROM users "
-        f"WHERE {' AND '.join(where)}"
+        f"WHERE {where.sql}"
     )
-    return env.page(
-        sql, params, order_by=order_by("username", False, "joined_at"), limit=limit, offset=offset
-    )
+    order = order_by("username", False, "joined_at")
+    return env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
 
 
 @tool(

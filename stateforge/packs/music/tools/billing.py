@@ -17,6 +17,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.where import Where
 
 from . import lookup as find
 from .account import cancel_open, open_plans
@@ -342,26 +343,19 @@ def list_payments(
         offset: Payments to skip.
     """
     me = find.user(env, username)
-    where, params = ["s.user_id = ?"], [me["user_id"]]
-    for value, cond in (
-        (status, "p.status = ?"),
-        (method, "p.method = ?"),
-        (plan_row(env, plan, offered=False)["plan_id"] if plan else None, "p.plan_id = ?"),
-        (moment(since) if since else None, "p.paid_at >= ?"),
-        (moment(before) if before else None, "p.paid_at < ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+    where = Where().add("s.user_id = ?", me["user_id"])
+    where.when(status, "p.status = ?").when(method, "p.method = ?")
+    where.when(plan_row(env, plan, offered=False)["plan_id"] if plan else None, "p.plan_id = ?")
+    where.when(moment(since) if since else None, "p.paid_at >= ?")
+    where.when(moment(before) if before else None, "p.paid_at < ?")
     sql = (
         "SELECT p.payment_id, p.external_ref, pl.name AS plan, p.amount, p.currency, p.method, p.status, "
         "p.paid_at, p.refunded_at, p.subscription_id FROM payments AS p "
         "JOIN subscriptions AS s ON s.subscription_id = p.subscription_id "
-        f"JOIN subscription_plans AS pl ON pl.plan_id = p.plan_id WHERE {' AND '.join(where)}"
+        f"JOIN subscription_plans AS pl ON pl.plan_id = p.plan_id WHERE {where.sql}"
     )
-    return env.page(
-        sql, params, order_by=order_by(sort_by, descending, "payment_id"), limit=limit, offset=offset
-    )
+    order = order_by(sort_by, descending, "payment_id")
+    return env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
 
 
 @tool(kind="write", reads=BILLING, writes=("payments",), idempotent=False, destructive=True)

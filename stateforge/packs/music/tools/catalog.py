@@ -10,6 +10,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.where import Where
 
 from . import lookup as find
 from .lookup import (
@@ -45,27 +46,11 @@ def genre_name(env: Env, name: str) -> str:
 
 
 def song_filters(
-    env: Env, artist: int | str | None, album: int | str | None, genre: str | None
-) -> tuple[list[str], list[Any]]:
-    """Conditions over `s` (songs), `ar` (artists), `al` (albums) for the common song filters."""
-    where: list[str] = []
-    params: list[Any] = []
-    if isinstance(artist, int):
-        where.append("s.artist_id = ?")
-        params.append(artist)
-    elif artist:
-        where.append("contains(lower(ar.name), lower(?))")
-        params.append(artist)
-    if isinstance(album, int):
-        where.append("s.album_id = ?")
-        params.append(album)
-    elif album:
-        where.append("contains(lower(al.title), lower(?))")
-        params.append(album)
-    if genre:
-        where.append(IN_GENRE)
-        params.append(genre_name(env, genre))
-    return where, params
+    env: Env, where: Where, artist: int | str | None, album: int | str | None, genre: str | None
+) -> Where:
+    """`where` with the common song filters over `s` (songs), `ar` (artists), `al` (albums) added."""
+    where.ref(artist, "s.artist_id", "ar.name").ref(album, "s.album_id", "al.title")
+    return where.when(genre_name(env, genre) if genre else None, IN_GENRE)
 
 
 @tool(reads=(*SONG_TABLES, "song_genres", "genres"))
@@ -114,35 +99,19 @@ def search_songs(
         limit: Songs per page, 1 to 50.
         offset: Songs to skip.
     """
-    where, params = ["TRUE"], []
-    if query:
-        where.append("contains(lower(s.title), lower(?))")
-        params.append(query)
-    more, values = song_filters(env, artist, album, genre)
-    where += more
-    params += values
-    for value, cond in (
-        (year_from, "year(al.release_date) >= ?"),
-        (year_to, "year(al.release_date) <= ?"),
-        (min_duration_s, "s.duration_ms // 1000 >= ?"),
-        (max_duration_s, "s.duration_ms // 1000 <= ?"),
-        (min_bpm, "s.bpm >= ?"),
-        (max_bpm, "s.bpm <= ?"),
-        (explicit, "s.explicit = ?"),
-        (language, "lower(s.language_code) = lower(?)"),
-        (available, "s.is_available = ?"),
-        (min_plays, "s.play_count >= ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
-    sql = (
-        f"SELECT {SONG_SELECT}, s.bpm, s.language_code AS language "
-        f"FROM {SONG_FROM} WHERE {' AND '.join(where)}"
+    where = song_filters(env, Where().text(query, "s.title"), artist, album, genre)
+    where.when(year_from, "year(al.release_date) >= ?").when(year_to, "year(al.release_date) <= ?")
+    where.when(min_duration_s, "s.duration_ms // 1000 >= ?").when(
+        max_duration_s, "s.duration_ms // 1000 <= ?"
     )
+    where.when(min_bpm, "s.bpm >= ?").when(max_bpm, "s.bpm <= ?").when(explicit, "s.explicit = ?")
+    where.when(language, "lower(s.language_code) = lower(?)").when(available, "s.is_available = ?")
+    where.when(min_plays, "s.play_count >= ?")
+    sql = f"SELECT {SONG_SELECT}, s.bpm, s.language_code AS language FROM {SONG_FROM} WHERE {where.sql}"
     column = {"duration": "duration_s", "release_date": "release_date"}.get(sort_by, sort_by)
     down = descending if descending is not None else sort_by not in ("title", "artist")
-    page = env.page(sql, params, order_by=order_by(column, down, "song_id"), limit=limit, offset=offset)
+    order = order_by(column, down, "song_id")
+    page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     with_genres(env, page["rows"])
     return page
 
@@ -242,37 +211,20 @@ def search_albums(
         limit: Releases per page, 1 to 50.
         offset: Releases to skip.
     """
-    where, params = ["TRUE"], []
-    if query:
-        where.append("contains(lower(al.title), lower(?))")
-        params.append(query)
-    if isinstance(artist, int):
-        where.append("al.artist_id = ?")
-        params.append(artist)
-    elif artist:
-        where.append("contains(lower(ar.name), lower(?))")
-        params.append(artist)
-    if genre:
-        where.append(f"EXISTS (SELECT 1 FROM songs AS s WHERE s.album_id = al.album_id AND {IN_GENRE})")
-        params.append(genre_name(env, genre))
-    for value, cond in (
-        (album_type, "al.album_type = ?"),
-        (released_since, "al.release_date >= ?"),
-        (released_before, "al.release_date < ?"),
-        (label, "contains(lower(al.label), lower(?))"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+    where = Where().text(query, "al.title").ref(artist, "al.artist_id", "ar.name")
+    in_genre = f"EXISTS (SELECT 1 FROM songs AS s WHERE s.album_id = al.album_id AND {IN_GENRE})"
+    where.when(genre_name(env, genre) if genre else None, in_genre).when(album_type, "al.album_type = ?")
+    where.when(released_since, "al.release_date >= ?").when(released_before, "al.release_date < ?")
+    where.when(label, "contains(lower(al.label), lower(?))")
     sql = (
         "SELECT al.album_id, al.title, ar.name AS artist, al.album_type, al.release_date, al.label, "
         "(SELECT count(*) FROM songs AS t WHERE t.album_id = al.album_id) AS tracks, "
         "(SELECT coalesce(sum(t.duration_ms), 0) // 1000 FROM songs AS t WHERE t.album_id = al.album_id) "
-        "AS duration_s FROM albums AS al JOIN artists AS ar ON ar.artist_id = al.artist_id "
-        f"WHERE {' AND '.join(where)}"
+        f"AS duration_s FROM albums AS al JOIN artists AS ar ON ar.artist_id = al.artist_id WHERE {where.sql}"
     )
     down = descending if descending is not None else sort_by in ("release_date", "tracks")
-    return env.page(sql, params, order_by=order_by(sort_by, down, "album_id"), limit=limit, offset=offset)
+    order = order_by(sort_by, down, "album_id")
+    return env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
 
 
 @tool(reads=("albums", "artists", "songs", "album_credits"))
@@ -349,33 +301,21 @@ def search_artists(
         limit: Artists per page, 1 to 50.
         offset: Artists to skip.
     """
-    where, params = ["TRUE"], []
-    if query:
-        where.append("contains(lower(a.name), lower(?))")
-        params.append(query)
-    if genre:
-        where.append(f"EXISTS (SELECT 1 FROM songs AS s WHERE s.artist_id = a.artist_id AND {IN_GENRE})")
-        params.append(genre_name(env, genre))
-    for value, cond in (
-        (artist_type, "a.artist_type = ?"),
-        (country, "a.country_code = upper(?)"),
-        (verified, "a.is_verified = ?"),
-        (min_listeners, "a.monthly_listeners >= ?"),
-        (max_listeners, "a.monthly_listeners <= ?"),
-        (formed_from, "a.formed_year >= ?"),
-        (formed_to, "a.formed_year <= ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+    in_genre = f"EXISTS (SELECT 1 FROM songs AS s WHERE s.artist_id = a.artist_id AND {IN_GENRE})"
+    where = Where().text(query, "a.name").when(genre_name(env, genre) if genre else None, in_genre)
+    where.when(artist_type, "a.artist_type = ?").when(country, "a.country_code = upper(?)")
+    where.when(verified, "a.is_verified = ?")
+    where.when(min_listeners, "a.monthly_listeners >= ?").when(max_listeners, "a.monthly_listeners <= ?")
+    where.when(formed_from, "a.formed_year >= ?").when(formed_to, "a.formed_year <= ?")
     sql = (
         "SELECT a.artist_id, a.name, a.artist_type, a.country_code AS country, a.is_verified AS verified, "
         "a.monthly_listeners AS listeners, "
         "(SELECT count(*) FROM artist_follows AS f WHERE f.artist_id = a.artist_id) AS followers, "
-        f"a.formed_year FROM artists AS a WHERE {' AND '.join(where)}"
+        f"a.formed_year FROM artists AS a WHERE {where.sql}"
     )
     down = descending if descending is not None else sort_by != "name"
-    return env.page(sql, params, order_by=order_by(sort_by, down, "artist_id"), limit=limit, offset=offset)
+    order = order_by(sort_by, down, "artist_id")
+    return env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
 
 
 @tool(reads=(*SONG_TABLES, "artist_follows", "song_genres", "genres"))

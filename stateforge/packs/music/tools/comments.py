@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.where import Where
 
 from . import lookup as find
 from .lookup import SONG_TABLES, Limit, Offset, SongSpec, When, moment, plural, refuse
@@ -60,25 +61,14 @@ def list_comments(
     """
     if song is None and username is None and replies_to is None:
         raise ToolError("give a song, a username or replies_to (a comment_id) to read comments of.")
-    where, params = ["TRUE"], []
-    if song is not None:
-        where.append("c.song_id = ?")
-        params.append(find.song(env, song)["song_id"])
-    if username is not None:
-        where.append("c.user_id = ?")
-        params.append(find.user(env, username)["user_id"])
-    if replies_to is not None:
-        where.append("c.parent_comment_id = ?")
-        params.append(comment(env, replies_to)["comment_id"])
+    where = Where().when(find.song(env, song)["song_id"] if song is not None else None, "c.song_id = ?")
+    where.when(find.user(env, username)["user_id"] if username is not None else None, "c.user_id = ?")
+    parent = comment(env, replies_to)["comment_id"] if replies_to is not None else None
+    where.when(parent, "c.parent_comment_id = ?")
     if top_level_only:
-        where.append("c.parent_comment_id IS NULL")
-    for value, cond in (
-        (moment(since) if since else None, "c.created_at >= ?"),
-        (moment(before) if before else None, "c.created_at < ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+        where.add("c.parent_comment_id IS NULL")
+    where.when(moment(since) if since else None, "c.created_at >= ?")
+    where.when(moment(before) if before else None, "c.created_at < ?")
     sql = (
         "SELECT c.comment_id, c.song_id, s.title AS song, ar.name AS artist, u.username AS author, c.body, "
         "c.like_count AS likes, c.is_pinned AS pinned, c.created_at, c.edited_at, "
@@ -88,9 +78,9 @@ def list_comments(
         "JOIN songs AS s ON s.song_id = c.song_id JOIN artists AS ar ON ar.artist_id = s.artist_id "
         "LEFT JOIN comments AS p ON p.comment_id = c.parent_comment_id "
         "LEFT JOIN users AS pu ON pu.user_id = p.user_id "
-        f"WHERE {' AND '.join(where)}"
+        f"WHERE {where.sql}"
     )
-    return env.page(sql, params, order_by=f"{ORDERS[sort_by]}, comment_id", limit=limit, offset=offset)
+    return env.page(sql, where.params, order_by=f"{ORDERS[sort_by]}, comment_id", limit=limit, offset=offset)
 
 
 @tool(kind="write", reads=COMMENT_TABLES, writes=("comments",), idempotent=False)
@@ -184,7 +174,7 @@ def delete_comments(
         before: Every comment of theirs written before this moment (a date means its midnight).
     """
     me = find.acting_user(env, username)
-    where, params = ["user_id = ?"], [me["user_id"]]
+    where = Where().add("user_id = ?", me["user_id"])
     if comment_ids is not None:
         if not comment_ids:
             raise ToolError("comment_ids is empty; name at least one comment, or use the filters.")
@@ -196,17 +186,12 @@ def delete_comments(
                 f"comment {others[0]['comment_id']} was written by {others[0]['author']}; "
                 "only its author can delete it",
             )
-        where.append("comment_id IN (SELECT unnest(?::BIGINT[]))")
-        params.append([r["comment_id"] for r in rows])
-    if song is not None:
-        where.append("song_id = ?")
-        params.append(find.song(env, song)["song_id"])
-    if before is not None:
-        where.append("created_at < ?")
-        params.append(moment(before))
+        where.add("comment_id IN (SELECT unnest(?::BIGINT[]))", [r["comment_id"] for r in rows])
+    where.when(find.song(env, song)["song_id"] if song is not None else None, "song_id = ?")
+    where.when(moment(before) if before is not None else None, "created_at < ?")
     if len(where) == 1:
         raise ToolError("name comments or give a filter (song, before); nothing was deleted.")
-    deleted = env.delete_where("comments", " AND ".join(where), params)
+    deleted = env.delete_where("comments", where.sql, where.params)
     total = env.changes.counts.get("comments", {}).get("deleted", 0)
     return {
         "deleted": deleted,

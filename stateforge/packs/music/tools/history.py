@@ -8,6 +8,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.where import Where
 
 from . import lookup as find
 from .library import playable
@@ -59,25 +60,13 @@ def history_filters(
     artist: int | str | None,
     device: int | str | None,
     source: str | None,
-) -> tuple[list[str], list]:
+) -> Where:
     """Conditions over `h` (listening_history), `s`, `ar`, `al` for the common history filters."""
-    where, params = ["h.user_id = ?"], [me["user_id"]]
-    if isinstance(artist, int):
-        where.append("s.artist_id = ?")
-        params.append(artist)
-    elif artist:
-        where.append("contains(lower(ar.name), lower(?))")
-        params.append(artist)
-    for value, cond in (
-        (moment(since) if since else None, "h.played_at >= ?"),
-        (moment(before) if before else None, "h.played_at < ?"),
-        (find.device(env, me, device)["device_id"] if device is not None else None, "h.device_id = ?"),
-        (source, "h.source = ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
-    return where, params
+    where = Where().add("h.user_id = ?", me["user_id"]).ref(artist, "s.artist_id", "ar.name")
+    where.when(moment(since) if since else None, "h.played_at >= ?")
+    where.when(moment(before) if before else None, "h.played_at < ?")
+    where.when(find.device(env, me, device)["device_id"] if device is not None else None, "h.device_id = ?")
+    return where.when(source, "h.source = ?")
 
 
 @tool(
@@ -187,23 +176,17 @@ def get_listening_history(
         offset: Plays to skip.
     """
     me = find.user(env, username)
-    where, params = history_filters(env, me, since, before, artist, device, source)
-    if song:
-        where.append("contains(lower(s.title), lower(?))")
-        params.append(song)
-    if skipped is not None:
-        where.append("h.skipped = ?")
-        params.append(skipped)
+    where = history_filters(env, me, since, before, artist, device, source)
+    where.text(song, "s.title").when(skipped, "h.skipped = ?")
     sql = (
         "SELECT h.play_id, h.played_at, s.song_id, s.title, ar.name AS artist, al.title AS album, "
         "d.name AS device, h.device_id, h.source, h.ms_played, "
         "printf('%d:%02d', h.ms_played // 60000, (h.ms_played // 1000) % 60) AS played, h.skipped, h.shuffle "
         f"FROM listening_history AS h JOIN {SONG_FROM} ON s.song_id = h.song_id "
-        "JOIN devices AS d ON d.device_id = h.device_id "
-        f"WHERE {' AND '.join(where)}"
+        f"JOIN devices AS d ON d.device_id = h.device_id WHERE {where.sql}"
     )
     order = order_by("played_at", not oldest_first, "play_id")
-    page = env.page(sql, params, order_by=order, limit=limit, offset=offset)
+    page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     return {"username": me["username"], **page}
 
 
@@ -236,25 +219,25 @@ def listening_stats(
         offset: Groups to skip.
     """
     me = find.user(env, username)
-    where, params = history_filters(env, me, since, before, artist, None, None)
+    where = history_filters(env, me, since, before, artist, None, None)
     if not include_skipped:
-        where.append("NOT h.skipped")
+        where.add("NOT h.skipped")
     select, group, joins, by_name = GROUPS[group_by]
     source = (
         f"FROM listening_history AS h JOIN {SONG_FROM} ON s.song_id = h.song_id "
         "JOIN devices AS d ON d.device_id = h.device_id"
     )
-    condition = " WHERE " + " AND ".join(where)
+    condition = f" WHERE {where.sql}"
     sql = (
         f"SELECT {select}, count(*) AS plays, round(sum(h.ms_played) / 60000, 1) AS minutes, "
         f"count(*) FILTER (WHERE h.skipped) AS skips {source}{joins}{condition} GROUP BY {group}"
     )
     order = by_name if sort_by == "name" else f"{sort_by} DESC, {by_name}"
-    page = env.page(sql, params, order_by=order, limit=limit, offset=offset)
+    page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     totals = env.one(
         "SELECT count(*) AS plays, coalesce(round(sum(h.ms_played) / 60000, 1), 0) AS minutes, "
         f"count(*) FILTER (WHERE h.skipped) AS skips, count(DISTINCT h.song_id) AS songs {source}{condition}",
-        params,
+        where.params,
     )
     return {"username": me["username"], "group_by": group_by, "totals": totals, **page}
 
@@ -285,7 +268,7 @@ def delete_listening_history(
         everything: Clear the whole history (no other argument allowed).
     """
     me = find.acting_user(env, username)
-    where, params = history_filters(env, me, since, before, artist, device, None)
+    where = history_filters(env, me, since, before, artist, device, None)
     if play_ids is not None:
         if not play_ids:
             raise ToolError("play_ids is empty; name at least one play, or use the filters.")
@@ -300,11 +283,8 @@ def delete_listening_history(
         stray = sorted(set(play_ids) - mine)
         if stray:
             raise ToolError(f"{me['username']}'s history has no play {', '.join(map(str, stray[:10]))}.")
-        where.append("h.play_id IN (SELECT unnest(?::BIGINT[]))")
-        params.append(sorted(mine))
-    if song is not None:
-        where.append("h.song_id = ?")
-        params.append(find.song(env, song)["song_id"])
+        where.add("h.play_id IN (SELECT unnest(?::BIGINT[]))", sorted(mine))
+    where.when(find.song(env, song)["song_id"] if song is not None else None, "h.song_id = ?")
     if everything != (len(where) == 1):
         raise ToolError(
             "give play_ids or at least one filter, or everything=true alone; nothing was deleted."
@@ -313,8 +293,8 @@ def delete_listening_history(
         r["play_id"]
         for r in env.query(
             f"SELECT h.play_id FROM listening_history AS h JOIN {SONG_FROM} ON s.song_id = h.song_id "
-            f"WHERE {' AND '.join(where)} ORDER BY h.play_id",
-            params,
+            f"WHERE {where.sql} ORDER BY h.play_id",
+            where.params,
         )
     ]
     if ids:

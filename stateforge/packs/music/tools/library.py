@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.where import Where
 
 from . import lookup as find
 from .catalog import song_filters
@@ -18,6 +20,7 @@ from .lookup import (
     Offset,
     SongSpec,
     When,
+    choices,
     moment,
     order_by,
     plural,
@@ -30,9 +33,7 @@ def playable(env: Env, user: dict, rows: list[dict], verb: str) -> None:
     """Refuse songs that cannot be `verb`ed: unavailable ones (policy playable_songs)."""
     gone = [r for r in rows if not r["is_available"]]
     if gone:
-        listing = "; ".join(song_text(r) for r in gone[:5]) + (
-            f"; and {len(gone) - 5} more" if len(gone) > 5 else ""
-        )
+        listing = choices(gone, song_text)
         raise refuse(
             "playable_songs", f"{plural(len(gone), 'song')} cannot be {verb}, being unavailable: {listing}"
         )
@@ -73,23 +74,18 @@ def list_liked_songs(
         offset: Songs to skip.
     """
     me = find.user(env, username)
-    where, params = song_filters(env, artist, album, genre)
-    where, params = ["f.user_id = ?", *where], [me["user_id"], *params]
-    for value, cond in (
-        (query, "contains(lower(s.title), lower(?))"),
-        (moment(liked_since) if liked_since else None, "f.favourited_at >= ?"),
-        (moment(liked_before) if liked_before else None, "f.favourited_at < ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+    where = song_filters(env, Where().add("f.user_id = ?", me["user_id"]), artist, album, genre)
+    where.when(query, "contains(lower(s.title), lower(?))")
+    where.when(moment(liked_since) if liked_since else None, "f.favourited_at >= ?")
+    where.when(moment(liked_before) if liked_before else None, "f.favourited_at < ?")
     sql = (
         f"SELECT {SONG_SELECT}, f.favourited_at AS liked_at FROM favourite_songs AS f "
-        f"JOIN {SONG_FROM} ON s.song_id = f.song_id WHERE {' AND '.join(where)}"
+        f"JOIN {SONG_FROM} ON s.song_id = f.song_id WHERE {where.sql}"
     )
     column = {"duration": "duration_s"}.get(sort_by, sort_by)
     down = descending if descending is not None else sort_by == "liked_at"
-    page = env.page(sql, params, order_by=order_by(column, down, "song_id"), limit=limit, offset=offset)
+    order = order_by(column, down, "song_id")
+    page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     return {"username": me["username"], **page}
 
 
@@ -162,27 +158,21 @@ def unlike_songs(
         unavailable_only: Only songs that are no longer available.
     """
     me = find.acting_user(env, username)
-    where, params = song_filters(env, artist, album, genre)
-    where, params = ["f.user_id = ?", *where], [me["user_id"], *params]
+    where = song_filters(env, Where().add("f.user_id = ?", me["user_id"]), artist, album, genre)
     if songs is not None:
         if not songs:
             raise ToolError("songs is empty; name at least one song, or leave it out and use filters.")
-        where.append("s.song_id IN (SELECT unnest(?::BIGINT[]))")
-        params.append(sorted({r["song_id"] for r in find.songs(env, songs)}))
-    for value, cond in (
-        (moment(liked_since) if liked_since else None, "f.favourited_at >= ?"),
-        (moment(liked_before) if liked_before else None, "f.favourited_at < ?"),
-        (False if unavailable_only else None, "s.is_available = ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+        named = sorted({r["song_id"] for r in find.songs(env, songs)})
+        where.add("s.song_id IN (SELECT unnest(?::BIGINT[]))", named)
+    where.when(moment(liked_since) if liked_since else None, "f.favourited_at >= ?")
+    where.when(moment(liked_before) if liked_before else None, "f.favourited_at < ?")
+    where.when(False if unavailable_only else None, "s.is_available = ?")
     if len(where) == 1:
         raise ToolError("name songs or give at least one filter; nothing was removed.")
     rows = env.query(
         f"SELECT s.song_id, s.title, ar.name AS artist FROM favourite_songs AS f JOIN {SONG_FROM} "
-        f"ON s.song_id = f.song_id WHERE {' AND '.join(where)} ORDER BY s.song_id",
-        params,
+        f"ON s.song_id = f.song_id WHERE {where.sql} ORDER BY s.song_id",
+        where.params,
     )
     if rows:
         env.delete_where(
@@ -194,6 +184,10 @@ def unlike_songs(
 
 
 # --- followed artists ---------------------------------------------------------------------------------
+
+FOLLOWS = ("users", "artists", "artist_follows")
+writes_follows = functools.partial(tool, kind="write", reads=FOLLOWS, writes=("artist_follows",))
+"""`@tool` for a write tool over followed artists (give idempotent, destructive)."""
 
 
 @tool(reads=("users", "artist_follows", "artists"))
@@ -224,23 +218,18 @@ def list_followed_artists(
         offset: Artists to skip.
     """
     me = find.user(env, username)
-    where, params = ["f.user_id = ?"], [me["user_id"]]
-    for value, cond in (
-        (query, "contains(lower(a.name), lower(?))"),
-        (notifications, "f.notifications_on = ?"),
-        (moment(followed_since) if followed_since else None, "f.followed_at >= ?"),
-        (moment(followed_before) if followed_before else None, "f.followed_at < ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+    where = Where().add("f.user_id = ?", me["user_id"]).when(query, "contains(lower(a.name), lower(?))")
+    where.when(notifications, "f.notifications_on = ?")
+    where.when(moment(followed_since) if followed_since else None, "f.followed_at >= ?")
+    where.when(moment(followed_before) if followed_before else None, "f.followed_at < ?")
     sql = (
         "SELECT a.artist_id, a.name, a.artist_type, a.monthly_listeners AS listeners, f.followed_at, "
         "f.notifications_on FROM artist_follows AS f JOIN artists AS a ON a.artist_id = f.artist_id "
-        f"WHERE {' AND '.join(where)}"
+        f"WHERE {where.sql}"
     )
     down = descending if descending is not None else sort_by != "name"
-    page = env.page(sql, params, order_by=order_by(sort_by, down, "artist_id"), limit=limit, offset=offset)
+    order = order_by(sort_by, down, "artist_id")
+    page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     return {"username": me["username"], **page}
 
 
@@ -252,13 +241,7 @@ def _artists(env: Env, refs: list[int | str]) -> list[dict]:
     return list(rows.values())
 
 
-@tool(
-    kind="write",
-    reads=("users", "artists", "artist_follows"),
-    writes=("artist_follows",),
-    idempotent=True,
-    destructive=False,
-)
+@writes_follows(idempotent=True, destructive=False)
 def follow_artists(
     env: Env,
     username: str,
@@ -298,13 +281,7 @@ def follow_artists(
     }
 
 
-@tool(
-    kind="write",
-    reads=("users", "artists", "artist_follows"),
-    writes=("artist_follows",),
-    idempotent=True,
-    destructive=True,
-)
+@writes_follows(idempotent=True, destructive=True)
 def unfollow_artists(
     env: Env,
     username: str,
@@ -322,23 +299,22 @@ def unfollow_artists(
         notifications_off_only: Only artists whose notifications are off.
     """
     me = find.acting_user(env, username)
-    where, params = ["f.user_id = ?"], [me["user_id"]]
+    where = Where().add("f.user_id = ?", me["user_id"])
     if artists is not None:
         if not artists:
             raise ToolError("artists is empty; name at least one artist, or use the filters.")
-        where.append("f.artist_id IN (SELECT unnest(?::BIGINT[]))")
-        params.append([r["artist_id"] for r in _artists(env, artists)])
-    if followed_before is not None:
-        where.append("f.followed_at < ?")
-        params.append(moment(followed_before))
+        where.add(
+            "f.artist_id IN (SELECT unnest(?::BIGINT[]))", [r["artist_id"] for r in _artists(env, artists)]
+        )
+    where.when(moment(followed_before) if followed_before is not None else None, "f.followed_at < ?")
     if notifications_off_only:
-        where.append("NOT f.notifications_on")
+        where.add("NOT f.notifications_on")
     if len(where) == 1:
         raise ToolError("name artists or give a filter; nothing was changed.")
     rows = env.query(
         "SELECT a.artist_id, a.name FROM artist_follows AS f JOIN artists AS a ON a.artist_id = f.artist_id "
-        f"WHERE {' AND '.join(where)} ORDER BY a.name, a.artist_id",
-        params,
+        f"WHERE {where.sql} ORDER BY a.name, a.artist_id",
+        where.params,
     )
     if rows:
         env.delete_where(
@@ -349,13 +325,7 @@ def unfollow_artists(
     return {"unfollowed": [r["name"] for r in rows], "count": len(rows)}
 
 
-@tool(
-    kind="write",
-    reads=("users", "artists", "artist_follows"),
-    writes=("artist_follows",),
-    idempotent=True,
-    destructive=False,
-)
+@writes_follows(idempotent=True, destructive=False)
 def set_artist_notifications(
     env: Env,
     username: str,

@@ -210,11 +210,9 @@ def songs(env: Env, specs: Sequence[SongSpec]) -> list[dict[str, Any]]:
                 f"{_ref_text(spec)} matches {plural(len(matches), 'song')}: {choices(matches, song_text)}"
             )
     if problems:
-        shown = "; ".join(problems[:SHOWN]) + (
-            f"; and {len(problems) - SHOWN} more" if len(problems) > SHOWN else ""
-        )
         raise ToolError(
-            f"{shown}. Name songs by song_id (search_songs shows them), or add the artist and album."
+            f"{choices(problems, str)}. Name songs by song_id (search_songs shows them), or add the artist "
+            "and album."
         )
     return out
 

@@ -3,15 +3,18 @@ sort, and copy a whole playlist."""
 
 from __future__ import annotations
 
+import functools
 from typing import Annotated, Literal
 
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.where import Where
 
 from . import lookup as find
+from .catalog import song_filters
 from .library import playable
-from .lookup import SONG_FROM, SongSpec, When, moment, plural, refuse, song_text
+from .lookup import SONG_FROM, SongSpec, When, choices, moment, plural, refuse, song_text
 from .playlists import (
     MAX_SONGS,
     PLAYLIST_TABLES,
@@ -19,6 +22,7 @@ from .playlists import (
     SongList,
     Title,
     insert_songs,
+    new_playlist,
     order_of,
     owned,
     set_order,
@@ -27,17 +31,15 @@ from .playlists import (
 )
 
 Position = Annotated[int, Field(ge=1, le=MAX_SONGS)]
+writes_songs = functools.partial(
+    tool, kind="write", reads=PLAYLIST_TABLES, writes=("playlists", "playlist_songs")
+)
+"""`@tool` for a write tool over playlists and their songs (give idempotent, destructive)."""
 
 
 # destructive=False: it only adds songs; the positions it rewrites are those of the rows it inserts or
 # of songs pushed down to make room, all kept
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=False,
-    destructive=False,
-)
+@writes_songs(idempotent=False, destructive=False)
 def add_songs_to_playlist(
     env: Env,
     username: str,
@@ -75,9 +77,7 @@ def add_songs_to_playlist(
     if doubles and not skip_duplicates:
         raise ToolError(
             f"a playlist holds a song once; already in {found['title']!r} or named twice: "
-            f"{'; '.join(song_text(r) for r in doubles[:5])}"
-            + (f"; and {len(doubles) - 5} more" if len(doubles) > 5 else "")
-            + ". Pass skip_duplicates=true to add the others."
+            f"{choices(doubles, song_text)}. Pass skip_duplicates=true to add the others."
         )
     playable(env, me, fresh, "added")
     if fresh:
@@ -92,13 +92,7 @@ def add_songs_to_playlist(
     }
 
 
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=True,
-    destructive=True,
-)
+@writes_songs(idempotent=True, destructive=True)
 def remove_songs_from_playlist(
     env: Env,
     username: str,
@@ -141,50 +135,32 @@ def remove_songs_from_playlist(
             "only its owner can remove songs",
         )
     current = order_of(env, pid)
-    where, params = ["ps.playlist_id = ?"], [pid]
+    where = Where().add("ps.playlist_id = ?", pid)
     if songs is not None:
         named = find.songs(env, songs)
         absent = [song_text(r) for r in named if r["song_id"] not in set(current)]
         if absent:
             raise ToolError(f"not in {found['title']!r}: {'; '.join(absent[:5])}.")
-        where.append("ps.song_id IN (SELECT unnest(?::BIGINT[]))")
-        params.append(sorted({r["song_id"] for r in named}))
+        where.add("ps.song_id IN (SELECT unnest(?::BIGINT[]))", sorted({r["song_id"] for r in named}))
     if positions is not None:
         beyond = sorted(p for p in set(positions) if p > len(current))
         if beyond:
             raise ToolError(
                 f"{found['title']!r} has {plural(len(current), 'song')}; no position {beyond[0]}."
             )
-        where.append("ps.song_id IN (SELECT unnest(?::BIGINT[]))")
-        params.append(sorted({current[p - 1] for p in positions}))
-    if isinstance(artist, int):
-        where.append("s.artist_id = ?")
-        params.append(artist)
-    elif artist:
-        where.append("contains(lower(ar.name), lower(?))")
-        params.append(artist)
-    if isinstance(album, int):
-        where.append("s.album_id = ?")
-        params.append(album)
-    elif album:
-        where.append("contains(lower(al.title), lower(?))")
-        params.append(album)
-    for value, cond in (
-        (moment(added_since) if added_since else None, "ps.added_at >= ?"),
-        (moment(added_before) if added_before else None, "ps.added_at < ?"),
-        (find.user(env, added_by)["user_id"] if added_by else None, "ps.added_by_user_id = ?"),
-        (explicit, "s.explicit = ?"),
-        (False if unavailable_only else None, "s.is_available = ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+        at = sorted({current[p - 1] for p in positions})
+        where.add("ps.song_id IN (SELECT unnest(?::BIGINT[]))", at)
+    song_filters(env, where, artist, album, None)
+    where.when(moment(added_since) if added_since else None, "ps.added_at >= ?")
+    where.when(moment(added_before) if added_before else None, "ps.added_at < ?")
+    where.when(find.user(env, added_by)["user_id"] if added_by else None, "ps.added_by_user_id = ?")
+    where.when(explicit, "s.explicit = ?").when(False if unavailable_only else None, "s.is_available = ?")
     if len(where) == 1:
         raise ToolError("name songs or positions, or give at least one filter; nothing was removed.")
     rows = env.query(
         f"SELECT s.song_id, s.title, ar.name AS artist, ps.added_by_user_id FROM playlist_songs AS ps "
-        f"JOIN {SONG_FROM} ON s.song_id = ps.song_id WHERE {' AND '.join(where)} ORDER BY ps.position",
-        params,
+        f"JOIN {SONG_FROM} ON s.song_id = ps.song_id WHERE {where.sql} ORDER BY ps.position",
+        where.params,
     )
     if not mine:
         theirs = [r for r in rows if r["added_by_user_id"] != me["user_id"]]
@@ -212,13 +188,7 @@ def remove_songs_from_playlist(
     }
 
 
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=True,
-    destructive=False,
-)
+@writes_songs(idempotent=True, destructive=False)
 def move_playlist_song(
     env: Env,
     username: str,
@@ -264,12 +234,7 @@ def move_playlist_song(
     }
 
 
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=True,
-)
+@writes_songs(idempotent=True)
 def sort_playlist(
     env: Env,
     username: str,
@@ -301,13 +266,7 @@ def sort_playlist(
 
 
 # destructive=False: the positions it sets are the new copy's own
-@tool(
-    kind="write",
-    reads=PLAYLIST_TABLES,
-    writes=("playlists", "playlist_songs"),
-    idempotent=False,
-    destructive=False,
-)
+@writes_songs(idempotent=False, destructive=False)
 def duplicate_playlist(
     env: Env,
     username: str,
@@ -342,19 +301,8 @@ def duplicate_playlist(
         [source["playlist_id"]],
     )
     kept = [r for r in rows if r["is_available"]]
-    copy = env.insert(
-        "playlists",
-        {
-            "owner_id": me["user_id"],
-            "title": find.text(title, "title") if title is not None else source["title"],
-            "description": source["description"],
-            "is_public": is_public,
-            "is_collaborative": False,
-            "follower_count": 0,
-            "created_at": env.now,
-            "updated_at": env.now,
-        },
-    )
+    named = find.text(title, "title") if title is not None else source["title"]
+    copy = new_playlist(env, me, named, source["description"], is_public, False)
     insert_songs(env, me, copy["playlist_id"], kept, None)
     return {
         **summary(env, copy["playlist_id"]),

@@ -14,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.where import Where
 
 from . import lookup as find
 from .library import playable
@@ -121,6 +122,23 @@ def summary(env: Env, playlist_id: int) -> dict:
     return row
 
 
+def new_playlist(env: Env, me: dict, title: str, description: str | None, public: bool, collab: bool) -> dict:
+    """Insert a playlist of `me`'s, created now with no followers; the new row."""
+    return env.insert(
+        "playlists",
+        {
+            "owner_id": me["user_id"],
+            "title": title,
+            "description": description,
+            "is_public": public,
+            "is_collaborative": collab,
+            "follower_count": 0,
+            "created_at": env.now,
+            "updated_at": env.now,
+        },
+    )
+
+
 def insert_songs(env: Env, me: dict, playlist_id: int, rows: list[dict], position: int | None) -> None:
     """Put the songs `rows` into the playlist at `position` (1-based; default: the end), in their order,
     added now by `me`; the songs after them move down."""
@@ -184,29 +202,14 @@ def search_playlists(
         limit: Playlists per page, 1 to 50.
         offset: Playlists to skip.
     """
-    where, params = ["TRUE"], []
-    if query:
-        where.append(
-            "(contains(lower(p.title), lower(?)) OR contains(lower(coalesce(p.description, '')), lower(?)))"
-        )
-        params += [query, query]
-    if owner:
-        where.append("p.owner_id = ?")
-        params.append(find.user(env, owner)["user_id"])
-    if contains_song is not None:
-        where.append(
-            "EXISTS (SELECT 1 FROM playlist_songs AS c WHERE c.playlist_id = p.playlist_id AND c.song_id = ?)"
-        )
-        params.append(find.song(env, contains_song)["song_id"])
-    for value, cond in (
-        (is_public, "p.is_public = ?"),
-        (collaborative, "p.is_collaborative = ?"),
-        (min_followers, "p.follower_count >= ?"),
-        (moment(updated_since) if updated_since else None, "p.updated_at >= ?"),
-    ):
-        if value is not None:
-            where.append(cond)
-            params.append(value)
+    in_text = "contains(lower(p.title), lower(?)) OR contains(lower(coalesce(p.description, '')), lower(?))"
+    where = Where().when(query or None, in_text, query, query)
+    where.when(find.user(env, owner)["user_id"] if owner else None, "p.owner_id = ?")
+    holds = "EXISTS (SELECT 1 FROM playlist_songs AS c WHERE c.playlist_id = p.playlist_id AND c.song_id = ?)"
+    where.when(find.song(env, contains_song)["song_id"] if contains_song is not None else None, holds)
+    where.when(is_public, "p.is_public = ?").when(collaborative, "p.is_collaborative = ?")
+    where.when(min_followers, "p.follower_count >= ?")
+    where.when(moment(updated_since) if updated_since else None, "p.updated_at >= ?")
     sql = (
         "SELECT p.playlist_id, p.title, u.username AS owner, p.description, p.is_public, p.is_collaborative, "
         "p.follower_count AS followers, "
@@ -214,19 +217,14 @@ def search_playlists(
         "(SELECT coalesce(sum(t.duration_ms), 0) // 1000 FROM playlist_songs AS x JOIN songs AS t "
         "ON t.song_id = x.song_id WHERE x.playlist_id = p.playlist_id) AS duration_s, "
         "p.created_at, p.updated_at "
-        f"FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id WHERE {' AND '.join(where)}"
+        f"FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id WHERE {where.sql}"
     )
-    outer = []
-    if min_songs is not None:
-        outer.append(min_songs)
-    if max_songs is not None:
-        outer.append(max_songs)
-    if outer:
-        conds = [c for c, v in (("songs >= ?", min_songs), ("songs <= ?", max_songs)) if v is not None]
-        sql = f"SELECT * FROM ({sql}) AS found WHERE {' AND '.join(conds)}"
-        params += outer
+    sizes = Where().when(min_songs, "songs >= ?").when(max_songs, "songs <= ?")
+    if sizes:
+        sql = f"SELECT * FROM ({sql}) AS found WHERE {sizes.sql}"
     down = descending if descending is not None else sort_by != "title"
-    return env.page(sql, params, order_by=order_by(sort_by, down, "playlist_id"), limit=limit, offset=offset)
+    order = order_by(sort_by, down, "playlist_id")
+    return env.page(sql, where.params + sizes.params, order_by=order, limit=limit, offset=offset)
 
 
 @tool(reads=(*PLAYLIST_TABLES,))
@@ -261,7 +259,14 @@ def get_playlist(
     return {**summary(env, found["playlist_id"]), **page}
 
 
-@tool(kind="write", reads=(*PLAYLIST_TABLES,), writes=("playlists", "playlist_songs"), idempotent=False)
+# destructive=False: it only adds a playlist and its songs (insert_songs numbers the new rows, nothing else)
+@tool(
+    kind="write",
+    reads=(*PLAYLIST_TABLES,),
+    writes=("playlists", "playlist_songs"),
+    idempotent=False,
+    destructive=False,
+)
 def create_playlist(
     env: Env,
     username: str,
@@ -294,34 +299,9 @@ def create_playlist(
     if doubles:
         raise ToolError(f"a playlist holds a song once; named twice: {'; '.join(doubles[:5])}.")
     playable(env, me, rows, "added")
-    created = env.insert(
-        "playlists",
-        {
-            "owner_id": me["user_id"],
-            "title": find.text(title, "title"),
-            "description": description or None,
-            "is_public": public,
-            "is_collaborative": is_collaborative,
-            "follower_count": 0,
-            "created_at": env.now,
-            "updated_at": env.now,
-        },
-    )
-    pid = created["playlist_id"]
-    env.insert_many(
-        "playlist_songs",
-        [
-            {
-                "playlist_id": pid,
-                "song_id": r["song_id"],
-                "position": i,
-                "added_at": env.now,
-                "added_by_user_id": me["user_id"],
-            }
-            for i, r in enumerate(rows, start=1)
-        ],
-    )
-    return summary(env, pid)
+    created = new_playlist(env, me, find.text(title, "title"), description or None, public, is_collaborative)
+    insert_songs(env, me, created["playlist_id"], rows, None)
+    return summary(env, created["playlist_id"])
 
 
 @tool(kind="write", reads=(*PLAYLIST_TABLES,), writes=("playlists",), idempotent=True, destructive=True)
