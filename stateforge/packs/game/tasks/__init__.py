@@ -16,12 +16,13 @@ docs/tasks.md ("The game pack's recipes") lists them with their capabilities and
 
 from __future__ import annotations
 
-from stateforge.tasks.gather import recipes_in
+from stateforge.tasks import Recipe
+from stateforge.tools.collect import defined_in
 
 from . import builds, clans, collection, friends, mail
 from .stories import STORYLINES
 
-WARMUP = recipes_in(friends, mail, clans, builds, collection)
+WARMUP = defined_in(friends, mail, clans, builds, collection, kind=Recipe)
 """The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`), each module's in the order it
 defines them."""
 

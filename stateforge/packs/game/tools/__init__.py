@@ -21,8 +21,11 @@ docs/packs/game.md lists every tool, the policies they enforce and the tables th
 from __future__ import annotations
 
 from stateforge.tools import Toolkit
-from stateforge.tools.gather import tools_in
+from stateforge.tools.base import Tool
+from stateforge.tools.collect import defined_in
 
 from . import account, builds, catalog, clans, friends, mail, matches, runes
 
-TOOLS = Toolkit(tools_in(catalog, account, runes, builds, friends, clans, mail, matches), name="game")
+TOOLS = Toolkit(
+    defined_in(catalog, account, runes, builds, friends, clans, mail, matches, kind=Tool), name="game"
+)

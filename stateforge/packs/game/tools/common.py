@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError
 from stateforge.tools.policies import refuse
+from stateforge.tools.where import Where as Where  # the filters every list tool builds
 from stateforge.tools.wording import names, order_by, require_one_of
 
 TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
@@ -50,37 +50,6 @@ SHOWN = 5
 
 
 # --- building queries -----------------------------------------------------------------------------
-
-
-@dataclass
-class Where:
-    """An AND of SQL conditions with their `?` parameters, in order (values never enter the SQL text)."""
-
-    parts: list[str] = field(default_factory=list)
-    params: list[Any] = field(default_factory=list)
-
-    def add(self, sql: str, *params: Any) -> Where:
-        """Add a condition with its parameters."""
-        self.parts.append(sql)
-        self.params.extend(params)
-        return self
-
-    def when(self, value: Any, sql: str, *params: Any) -> Where:
-        """Add the condition only when `value` is not None (`params` default to `value`)."""
-        if value is not None:
-            self.add(sql, *(params or (value,)))
-        return self
-
-    def text(self, value: str | None, column: str) -> Where:
-        """Case-insensitive "contains" on a text column (no wildcards: % and _ are plain characters)."""
-        if value:
-            self.add(f"contains(lower({column}), lower(?))", value)
-        return self
-
-    @property
-    def sql(self) -> str:
-        """The conditions joined with AND (TRUE when there are none)."""
-        return " AND ".join(f"({p})" for p in self.parts) or "TRUE"
 
 
 def order(sort_by: str, descending: bool, key: str, columns: dict[str, str] | None = None) -> str:
