@@ -78,7 +78,7 @@ def cast_outage(story: Story) -> None:
     """A failed infrastructure item whose outage reaches 6 to 80 business services, and a major-incident
     manager (itil, on the Major Incident Management rota) to run it."""
     ctx = story.ctx
-    depth = ctx.choice((2, 3, 3))
+    depth = ctx.choice((2, 3, 3, 4))
     item = ctx.pick(
         f"SELECT * FROM ({reach_sql(depth)}) AS r WHERE services BETWEEN 6 AND 80", what="failed item"
     )
