@@ -159,6 +159,17 @@ class Follows(_Model):
     """SQL over the parent's row: its children keep their own draw (`album_type = 'compilation'`)."""
 
 
+class AtMost(_Model):
+    """A number not above its parent's along a foreign key (a play lasts at most its song):
+    `columns.listening_history.ms_played: {at_most: {via: song_id, column: duration_ms}}`. The fill cuts
+    each generated value to its parent's, before the row's expressions are computed."""
+
+    via: str
+    """The row's single-column foreign key to the parent, drawn in the first pass."""
+    column: str
+    """The parent's number the value may not exceed."""
+
+
 class ColumnHint(_Model):
     """How to generate one column; every key is optional (see docs/domain-packs.md, "Column hints")."""
 
@@ -194,6 +205,9 @@ class ColumnHint(_Model):
     shares: list[str] | None = None
     """On a self-referencing foreign key filled in the second pass: the row points only at rows with the
     same values of these columns (a reply answers a comment under the same song: `shares: [song_id]`)."""
+    at_most: AtMost | None = None
+    """On a generated number: not above the parent's value along a key (`AtMost`), so that a limit rule
+    (a play no longer than its song) holds by construction."""
     follows: Follows | None = None
     """On a foreign key: take the value of the row's parent along another key (`Follows`), so that a family
     rule (most of an album's tracks by its artist) holds by construction."""
