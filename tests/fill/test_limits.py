@@ -45,7 +45,8 @@ def _fill(config: DomainConfig) -> duckdb.DuckDBPyConnection:
 
 def test_a_number_is_cut_to_its_parents_and_expressions_read_the_cut_value():
     over = ("SELECT count(*) FILTER (WHERE p.ms > s.length), count(*) FILTER (WHERE p.ms = s.length), "
-            "count(*) FILTER (WHERE p.short <> (p.ms < 200)) FROM plays AS p JOIN songs AS s ON s.id = p.song_id")
+            "count(*) FILTER (WHERE p.short <> (p.ms < 200)) "
+            "FROM plays AS p JOIN songs AS s ON s.id = p.song_id")
     assert _fill(_config(None)).execute(over).fetchone()[0] > 0  # without the hint, plays run past their song
     longer, cut, stale = _fill(_config({"via": "song_id", "column": "length"})).execute(over).fetchone()
     assert longer == 0 and cut > 0 and stale == 0
