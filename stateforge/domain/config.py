@@ -151,6 +151,34 @@ def _lit(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
+class Follows(_Model):
+    """A foreign key that takes its value from the row's parent along another key (a track's artist is its
+    album's): `columns.songs.artist_id: {follows: {via: album_id, at_least: 0.9}}`. The fill draws the key
+    as usual, then sets it to the parent's value on every row but, per parent, the last
+    `floor((1 - at_least) * children)` rows (guests: they keep their own draw), and on every row of a
+    parent that `unless` holds for."""
+
+    via: str
+    """The row's foreign-key column to the parent (a single-column foreign key drawn in the same pass)."""
+    column: str | None = None
+    """The parent's column holding the value; default: the hinted column's own name."""
+    at_least: float = Field(default=1.0, ge=0, le=1)
+    """The least share of each parent's children that take its value."""
+    unless: str | None = None
+    """SQL over the parent's row: its children keep their own draw (`album_type = 'compilation'`)."""
+
+
+class AtMost(_Model):
+    """A number not above its parent's along a foreign key (a play lasts at most its song):
+    `columns.listening_history.ms_played: {at_most: {via: song_id, column: duration_ms}}`. The fill cuts
+    each generated value to its parent's, before the row's expressions are computed."""
+
+    via: str
+    """The row's single-column foreign key to the parent, drawn in the first pass."""
+    column: str
+    """The parent's number the value may not exceed."""
+
+
 class ColumnHint(_Model):
     """How to generate one column; every key is optional (see docs/domain-packs.md, "Column hints")."""
 
@@ -186,6 +214,12 @@ class ColumnHint(_Model):
     shares: list[str] | None = None
     """On a self-referencing foreign key filled in the second pass: the row points only at rows with the
     same values of these columns (a reply answers a comment under the same song: `shares: [song_id]`)."""
+    at_most: AtMost | None = None
+    """On a generated number: not above the parent's value along a key (`AtMost`), so that a limit rule
+    (a play no longer than its song) holds by construction."""
+    follows: Follows | None = None
+    """On a foreign key: take the value of the row's parent along another key (`Follows`), so that a family
+    rule (most of an album's tracks by its artist) holds by construction."""
     expr: str | None = None
     """A DuckDB SQL expression over the row's other columns, computed after keys."""
     faker: str | None = None

@@ -33,6 +33,7 @@ from stateforge.errors import BuildError
 from stateforge.fill.generator import apply_expressions, apply_sequences, expression_columns, sequence_columns
 from stateforge.fill.key_kinds import per_parent_fk, unbroken_fks
 from stateforge.fill.keys import TableKeys, table_generator
+from stateforge.fill.limits import Limit, cap, parent_limits
 from stateforge.fill.report import TableReport
 from stateforge.fill.sampling import rng_for
 from stateforge.fill.seeds import insert_seeds
@@ -182,6 +183,8 @@ class _BatchWriter:
         """The time order each batch is fitted to before it is checked (`stateforge.fill.time_fit`)."""
         self.batch_size = config.batch_size
         self.fast_fit: IndexedFit | None = None
+        self.limits: list[Limit] | None = None
+        """The `at_most` hints' parent values (`stateforge.fill.limits`), read before the first batch."""
 
     def finish(self, batch: pa.Table) -> pa.Table:
         """Sequences and expressions, then the DDL's column order."""
@@ -202,7 +205,9 @@ class _BatchWriter:
     def write(self, b: int, raw: pa.Table, rounds: int) -> tuple[int, Counter[str]]:
         """Finish, check, repair and insert batch `b` (its `raw` rows); rows written and repairs."""
         rng = rng_for(self.seed, self.table.name, "repair", b)
-        batch = self.finish(raw)
+        if self.limits is None:
+            self.limits = parent_limits(self.con, self.config, self.table, self.keys)
+        batch = self.finish(cap(raw, self.limits, self.keys, b * self.batch_size))
         if self.enrich is not None:
             batch = self.enrich(self.con, self.table, batch, b)
         if self.fast_fit is not None:

@@ -23,7 +23,7 @@ from stateforge.fill.sampling import DEFAULT_SKEW, popularity_cdf, rng_for
 from stateforge.graph.plan import FillPlan, plan_fill
 from stateforge.schema.model import ForeignKey, Schema, Table
 
-KEY_HINTS = frozenset({"distribution", "skew", "null_rate", "expr", "llm"})
+KEY_HINTS = frozenset({"distribution", "skew", "null_rate", "expr", "llm", "follows"})
 """Hint keys any foreign-key column may use."""
 
 SECOND_PASS_HINTS = frozenset({"values", "weights", "constant", "shares"})
@@ -134,7 +134,15 @@ def check_key_hints(config: DomainConfig, schema: Schema, plan: FillPlan | None 
             if hint.skew is not None:
                 config.fail(f"{where}.skew", f'"{column}" is not a foreign-key column; skew shapes how '
                       "often each parent is drawn. Use distribution (normal, lognormal, zipf) for values.")
+            if hint.follows is not None:
+                config.fail(f"{where}.follows", f'"{column}" is not a foreign-key column; follows sets a '
+                      "foreign key to its parent's value along another key.")
             continue
+        via = [hint.follows.via.lower()] if hint.follows is not None else None
+        if via and not any(_lower(fk.columns) == via and all(fk is not f for f in fks)
+                           for fk in table.foreign_keys):
+            config.fail(f"{where}.follows.via", f'"{hint.follows.via}" is not a single-column foreign key of '
+                  f"{table.name} other than {column}'s: name the key to the parent whose value it takes.")
         second = [fk for fk in fks if any(fk is d for d in deferred_fks(table, plan))]
         allowed = KEY_HINTS | (SECOND_PASS_HINTS if len(second) == len(fks) else frozenset())
         extra = sorted(set(hint.model_fields_set) - allowed)

@@ -30,7 +30,7 @@ import pyarrow as pa
 
 from stateforge.constraints.checks import derive_checks
 from stateforge.domain.config import DomainConfig
-from stateforge.errors import BuildError, guard
+from stateforge.errors import BuildError, DomainError, guard
 from stateforge.fill.generator import TableGenerator
 from stateforge.fill.key_kinds import (
     deferred_fks,
@@ -54,6 +54,7 @@ from stateforge.fill.sampling import (
     group_codes,
     in_order,
     link_draw,
+    lookup,
     match_draw,
     per_parent_counts,
     quantile_counts,
@@ -273,7 +274,52 @@ class TableKeys:
                 keys._add(con, schema, config, fk, later, pp_fk, in_link, planned, seed, bs, skew)
         with guard("drawing the foreign keys", table=t.name):
             keys._draw(rng, pp, pp_fk, in_link, config, seed, bs)
+        with guard("following the parents' keys (follows)", table=t.name, passthrough=(duckdb.Error,)):
+            keys._follow(con, schema, config)
         return keys
+
+    def _follow(self, con: duckdb.DuckDBPyConnection, schema: Schema, config: DomainConfig) -> None:
+        """Set the keys hinted `follows` to their parent's value along the `via` key (`Follows`): on every
+        row but each parent's last `floor((1 - at_least) * children)` rows, and none of a parent `unless`
+        holds for."""
+        for i, fk in enumerate(self.fks):
+            hint = config.hint(self.table.name, fk.columns[0]) if len(fk.columns) == 1 else None
+            follows = hint.follows if hint is not None else None
+            if follows is None or not len(self.index[i]):
+                continue
+            where = f"columns.{self.table.name}.{fk.columns[0]}.follows"
+            a = self.position([follows.via])
+            if a is None or a == i or len(self.fks[a].columns) != 1:
+                raise DomainError(f"{where}: via {follows.via} is not a single-column foreign key of "
+                                  f"{self.table.name} drawn in the first pass; name one of its foreign keys.")
+            via, parent = self.fks[a], schema.table(self.fks[a].ref_table)
+            column = follows.column or fk.columns[0]
+            unless = f"coalesce(({follows.unless}), false)" if follows.unless else "false"
+            try:
+                stored = con.sql(f"SELECT {_q(via.ref_columns[0])}, {_q(column)}, {unless} "
+                                 f"FROM {table_ref(parent.name)}").to_arrow_table()
+            except duckdb.Error as exc:
+                raise DomainError(f"{where}: DuckDB could not read {parent.name}.{column} or `unless` "
+                                  f"({exc}); name a column of {parent.name} and SQL over its row.") from None
+            # the parent row of each planned row, its value, and that value's place among this key's parents
+            at = lookup(*group_codes([self.parents[a].column(0).combine_chunks()],
+                                     [stored.column(0).combine_chunks()]))
+            mine = self.index[a]
+            row = np.where(mine >= 0, at[np.maximum(mine, 0)], -1)
+            value = lookup(*group_codes([stored.column(1).combine_chunks()],
+                                        [self.parents[i].column(0).combine_chunks()]))
+            free = stored.column(2).combine_chunks().to_numpy(zero_copy_only=False).astype(bool)
+            target = np.where(row >= 0, value[np.maximum(row, 0)], -1)
+            target = np.where((row >= 0) & ~free[np.maximum(row, 0)], target, -1)
+            # each parent's last rows (in drawing order, which numbers sequences within it) are its guests
+            order = np.argsort(mine, kind="stable")
+            counts = np.bincount(np.maximum(mine, 0), minlength=len(self.parents[a]))
+            starts = np.cumsum(counts) - counts
+            rank = np.empty(len(mine), dtype=np.int64)
+            rank[order] = np.arange(len(mine)) - starts[np.maximum(mine[order], 0)]
+            guests = np.floor((1.0 - follows.at_least) * counts[np.maximum(mine, 0)] + 1e-9)
+            follow = (target >= 0) & (counts[np.maximum(mine, 0)] - 1 - rank >= guests)
+            self.index[i] = np.where(follow, target, self.index[i])
 
     def _add(self, con, schema, config, fk, later, pp_fk, in_link, planned, seed, bs, skew) -> None:
         """Load (or plan) the parents of one foreign key and set its draw probabilities and NULL rate."""

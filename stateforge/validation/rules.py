@@ -12,6 +12,7 @@ build, naming the rule, the count and a sample row; a rule whose SQL DuckDB reje
 
 from __future__ import annotations
 
+import functools
 import time
 from collections import Counter
 from collections.abc import Collection
@@ -130,13 +131,22 @@ def _actions(schema: Schema) -> list[tuple[str, str, str, str, str]]:
     return out
 
 
+@functools.lru_cache(maxsize=512)
+def _parsed(statement: str) -> exp.Expression | None:
+    """`statement` parsed once (a repair's statements are read three ways; a time-order rule's SQL takes
+    sqlglot tens of milliseconds); None when it does not parse. The tree is only read."""
+    try:
+        return sqlglot.parse_one(statement, read="duckdb")
+    except sqlglot.errors.SqlglotError:
+        return None
+
+
 def changed_tables(statements: list[str]) -> set[str] | None:
     """The tables that DELETE, UPDATE or INSERT statements write to; None when one cannot be parsed."""
     out: set[str] = set()
     for statement in statements:
-        try:
-            tree = sqlglot.parse_one(statement, read="duckdb")
-        except sqlglot.errors.SqlglotError:
+        tree = _parsed(statement)
+        if tree is None:
             return None
         if isinstance(tree, exp.Delete | exp.Update | exp.Insert):
             target = tree.this.find(exp.Table) if not isinstance(tree.this, exp.Table) else tree.this
@@ -150,10 +160,7 @@ def changed_tables(statements: list[str]) -> set[str] | None:
 
 def _writes(statement: str) -> bool:
     """Whether `statement` is a DELETE, UPDATE or INSERT (whose result is the count of rows changed)."""
-    try:
-        return isinstance(sqlglot.parse_one(statement, read="duckdb"), exp.Delete | exp.Update | exp.Insert)
-    except sqlglot.errors.SqlglotError:
-        return False
+    return isinstance(_parsed(statement), exp.Delete | exp.Update | exp.Insert)
 
 
 def _count(con: duckdb.DuckDBPyConnection, rule: Rule) -> int:
@@ -177,9 +184,8 @@ def read_tables(schema: Schema, sql: str) -> set[str] | None:
     """The tables of `schema` a rule's check reads (bare lower-case names); None when that cannot be
     told: the SQL does not parse, or it reads something that is neither a table of the schema nor one of
     its own CTEs (a view, a table function)."""
-    try:
-        tree = sqlglot.parse_one(sql, read="duckdb")
-    except sqlglot.errors.SqlglotError:
+    tree = _parsed(sql)
+    if tree is None:
         return None
     tables = {t.name.split(".")[-1].lower() for t in schema.tables}
     ctes = {c.alias_or_name.lower() for c in tree.find_all(exp.CTE)}
@@ -214,9 +220,8 @@ def may_dangle(schema: Schema, statement: str, changed: int) -> set[str] | None:
     """The tables whose foreign keys `statement` (having changed `changed` rows) may have left dangling:
     none for a SELECT, a statement that changed nothing, or an UPDATE of columns no foreign key reads;
     the target otherwise; None when that cannot be told."""
-    try:
-        tree = sqlglot.parse_one(statement, read="duckdb")
-    except sqlglot.errors.SqlglotError:
+    tree = _parsed(statement)
+    if tree is None:
         return None
     if isinstance(tree, exp.Select) or (changed == 0 and isinstance(tree, exp.Delete | exp.Update)):
         return set()

@@ -8,6 +8,9 @@ is not among those listed for their group (an LLM's text, a row whose category a
 repair picks again from the right list, in one UPDATE. The checks run with the build's other domain checks
 and are shown by kind in the report; they are not rules the tools enforce (a player may still write a
 mail with a subject of their own).
+
+A value read `via` parents is computed once per row, in a subquery (`_keyed`), and the texts are chosen
+over that column: DuckDB evaluates the subquery again for every branch of the texts' CASE otherwise.
 """
 
 from __future__ import annotations
@@ -33,6 +36,22 @@ def allowed_sql(by: ValuesBy) -> str:
     return f"CASE CAST({by.key_sql()} AS VARCHAR) {cases} ELSE {default} END"
 
 
+_KEY = "__sf_key"
+_RID = "__sf_rid"
+
+
+def _keyed(by: ValuesBy, t: str) -> tuple[ValuesBy, str]:
+    """`by` reading its value from a column of the row, and the rows of table `t` with that column: for a
+    `via` hint, the hint reading `__sf_key` and a subquery that computes it once per row (with the row's
+    `rowid` as `__sf_rid`); else `by` and `t` itself. The texts, their hashes and NULL shares are the
+    same."""
+    if by.via is None:
+        return by, t
+    pick_by = [_RID if c == "rowid" else c for c in by.pick_by]  # the same values, so the same hashes
+    keyed = by.model_copy(update={"via": _q(_KEY), "pick_by": pick_by})
+    return keyed, f"(SELECT rowid AS {_RID}, *, {by.key_sql()} AS {_KEY} FROM {t})"
+
+
 def _hinted(schema: Schema, config: DomainConfig):
     """(table, column, values_by, the column as the hint names it) of every `values_by` hint on a table of
     `schema`."""
@@ -56,17 +75,20 @@ def fill_parent_texts(con: duckdb.DuckDBPyConnection, schema: Schema, config: Do
         if by.via is None:
             continue
         t, col = table_ref(table.name), _q(column.name)
+        keyed, rows = _keyed(by, t)
         referenced = any(fk.ref_table.lower() == table.name.lower()
                          for other in schema.tables if other.name.lower() != table.name.lower()
                          for fk in other.foreign_keys)
         try:
             if referenced:  # no other table may point at a table that is built anew: UPDATE it in place
-                con.execute(f"UPDATE {t} SET {col} = {by.expr()} WHERE {col} IS NOT NULL").fetchall()
+                key = f"(SELECT {_RID}, {_KEY} FROM {rows})"
+                con.execute(f"UPDATE {t} SET {col} = {keyed.expr()} FROM {key} AS k "
+                            f"WHERE {t}.rowid = k.{_RID} AND {t}.{col} IS NOT NULL").fetchall()
             else:
                 # built anew, the texts lined up with the stored rows by position: DuckDB runs the UPDATE's
                 # correlated subquery row by row (5.2 s CPU for music's 101,600 comments at scale 12.7,
                 # 0.8 s this way)
-                lined = f"SELECT {by.expr()} AS __sf_text FROM {t} ORDER BY rowid"
+                lined = f"SELECT {keyed.expr()} AS __sf_text FROM {rows} AS k ORDER BY {_RID}"
                 columns = ", ".join(
                     f"CASE WHEN s.{col} IS NULL THEN NULL ELSE u.__sf_text END" if c.name == column.name
                     else f"s.{_q(c.name)}"
@@ -95,9 +117,16 @@ def text_rules(schema: Schema, config: DomainConfig) -> list[Rule]:
     out: list[Rule] = []
     for table, column, by, named in _hinted(schema, config):
         t, col = table_ref(table.name), _q(column.name)
-        bad = f"{col} IS NOT NULL AND NOT list_contains({allowed_sql(by)}, {col})"
-        check = f"SELECT rowid AS row_id, {by.key_sql()} AS {_q(by.column)}, {col} FROM {t} WHERE {bad}"
-        repair = f"UPDATE {t} SET {col} = {by.expr()} WHERE {bad}"
+        keyed, rows = _keyed(by, t)
+        bad = f"{col} IS NOT NULL AND NOT list_contains({allowed_sql(keyed)}, {col})"
+        if by.via is None:
+            check = f"SELECT rowid AS row_id, {by.key_sql()} AS {_q(by.column)}, {col} FROM {t} WHERE {bad}"
+            repair = f"UPDATE {t} SET {col} = {by.expr()} WHERE {bad}"
+        else:
+            check = (f"SELECT {_RID} AS row_id, {_KEY} AS {_q(by.column)}, {col} FROM {rows} AS k "
+                     f"WHERE {bad}")
+            repair = (f"UPDATE {t} SET {col} = {keyed.expr()} FROM (SELECT {_RID}, {_KEY} FROM {rows}) AS k "
+                      f"WHERE {t}.rowid = k.{_RID} AND {bad}")
         whose = f"row's {by.column}" if by.via is None else f"{by.column} (read through its parents)"
         out.append(Rule(name=f"text_fits_{table.name}_{named}", kind="text",
                         description=f"{table.name}.{column.name} is one of the texts listed for its "

@@ -43,7 +43,8 @@ def check(columns: dict[str, dict], **tables: dict) -> None:
     [
         ({"users.age": {"skew": 0.5}}, {}, '"age" is not a foreign-key column; skew shapes'),
         ({"devices.user_id": {"strategy": "int"}}, {},
-         "foreign-key column: its hint may use distribution, expr, llm, null_rate, skew, not strategy"),
+         "foreign-key column: its hint may use distribution, expr, follows, llm, null_rate, skew, "
+         "not strategy"),
         ({"devices.user_id": {"values": [1, 2]}}, {}, "values, weights and constant only for keys filled in"),
         ({"devices.user_id": {"distribution": "normal"}}, {}, "uniform or zipf"),
         ({"devices.user_id": {"llm": True}}, {}, "never written by the LLM"),

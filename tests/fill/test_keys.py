@@ -234,3 +234,38 @@ def test_load_keys_reads_a_not_null_key_plainly_and_anything_else_distinct() -> 
         both = load_keys(con, table, ("tag", "slot"))
         assert both.to_pylist() == [{"tag": "a", "slot": 1}, {"tag": "a", "slot": 2}, {"tag": "b", "slot": 1}]
         assert load_keys(con, "codes", ("id",)).equals(load_keys(con, table, ("id",)))
+
+
+def _follows(**follows: object) -> DomainConfig:
+    return DomainConfig.model_validate({
+        "name": "blog", "tables": {"comments": {"per_parent": {"fk": "post_id", "min": 1, "max": 12}}},
+        "columns": {"comments.editor_id": {"null_rate": 0, "follows": follows}},
+    })
+
+
+def test_a_key_follows_its_parents_but_for_the_last_guests_and_the_exempt(blog):
+    con, schema = blog
+    cfg = _follows(via="post_id", column="author_id", at_least=0.75, unless="id % 5 = 0")
+    drawn = keys_of(con, schema, "comments", 3000, cfg)
+    con.register("drawn", drawn.append_column("k", pa.array(np.arange(drawn.num_rows))))
+    per_post = con.sql(
+        "SELECT d.post_id, p.id % 5 = 0 AS exempt, count(*) AS n, "
+        "count(*) FILTER (WHERE d.editor_id = p.author_id) AS same, "
+        "bool_and(d.editor_id = p.author_id OR rn > n - floor(0.25 * n)) AS guests_last "
+        "FROM (SELECT *, row_number() OVER (PARTITION BY post_id ORDER BY k) AS rn, "
+        "count(*) OVER (PARTITION BY post_id) AS n FROM drawn) AS d JOIN posts AS p ON p.id = d.post_id "
+        "GROUP BY d.post_id, exempt").fetchall()
+    kept = [(n, same, last) for _, exempt, n, same, last in per_post if not exempt]
+    assert kept and all(same >= 0.75 * n and last for n, same, last in kept)
+    assert sum(n - same for n, same, _ in kept) > 0  # guests remain, as the share allows
+    exempt = [(n, same) for _, ex, n, same, _ in per_post if ex]
+    assert sum(same for _, same in exempt) < 0.1 * sum(n for n, _ in exempt)  # drawn freely
+
+
+def test_follows_names_a_key_of_the_table(blog):
+    con, schema = blog
+    from stateforge.errors import DomainError
+    from stateforge.fill.key_kinds import check_key_hints
+
+    with pytest.raises(DomainError, match=r"comments.editor_id.follows.via.*not a single-column foreign key"):
+        check_key_hints(_follows(via="id"), schema)
