@@ -65,9 +65,12 @@ HINT_KEYS = {
     "p",
     "unit",
     "skew",
+    "follows",
+    "at_most",
 }
-FK_HINT_KEYS = {"distribution", "skew", "null_rate", "expr", "shares"}
-"""What the packs say about foreign-key columns: how the key is drawn, or an expr that computes it."""
+FK_HINT_KEYS = {"distribution", "skew", "null_rate", "expr", "shares", "follows"}
+"""What the packs say about foreign-key columns: how the key is drawn (or follows the parent's), or an expr
+that computes it."""
 STRATEGIES = {
     "first_name",
     "last_name",

@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from stateforge.build import build_domain
 from stateforge.evaluate import evaluate
@@ -25,8 +26,12 @@ pytestmark = [pytest.mark.slow]  # no xdist group: the 14 builds spread over the
 
 PACKS = Path(__file__).resolve().parents[2] / "stateforge" / "packs"
 DDLS = {p.stem: p for p in sorted((FIXTURES / "ddl").glob("*.sql"))} | {
-    f"{p.parent.name}_bare": p for p in sorted(PACKS.glob("*/schema.sql"))
+    f"{p.parent.name}_bare": p
+    for p in sorted(PACKS.glob("*/schema.sql"))
+    if "members" not in (yaml.safe_load((p.parent / "domain.yaml").read_text()) or {})
 }
+"""Every DDL fixture, and every pack's schema.sql read as bare DDL (a composed pack's schema.sql only ties its
+members' schemas together: it is not a DDL on its own)."""
 N = 20
 """Generic tasks per DDL fixture."""
 N_PACK = 12
