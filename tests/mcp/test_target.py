@@ -59,7 +59,10 @@ def test_instructions_give_the_description_policies_and_date_never_the_schema():
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["mcp", "musik"], 'Did you mean "music"? Available: game, hr, itsm, library, meeting, music, workplace.'),
+        (
+            ["mcp", "musik"],
+            'Did you mean "music"? Available: game, hr, itsm, library, meeting, music, workplace.',
+        ),
         (["mcp", "{db}", "--transport", "sse"], "--transport is 'sse'; use stdio or http"),
         (["mcp", "{db}", "--transport", "http", "--port", "{port}"], "is already in use"),
     ],
