@@ -207,8 +207,8 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
 
         # the impatient one registered its deployments too (a loaded machine may start it slowly)
         waited = time.monotonic() + 120
-        while "serving " not in (logs / "impatient.log").read_text():
-            assert impatient.poll() is None and time.monotonic() < waited, (logs / "impatient.log").read_text()
+        while "serving " not in (said := (logs / "impatient.log").read_text()):
+            assert impatient.poll() is None and time.monotonic() < waited, said
             time.sleep(0.5)
 
         # The server goes first (as a careless `serve-stop` would): SIGTERM still stops serving, exit 0.
