@@ -187,6 +187,15 @@ class TableKeys:
                 return p
         return None
 
+    def via(self, column: str, where: str, *, not_at: int | None = None) -> int:
+        """The drawing position of the single-column foreign key `column` that a hint reads its parent
+        through (`follows.via`, `at_most.via`); a DomainError naming the hint `where` otherwise."""
+        p = self.position([column])
+        if p is None or p == not_at or len(self.fks[p].columns) != 1:
+            raise DomainError(f"{where}: via {column} is not a single-column foreign key of "
+                              f"{self.table.name} drawn in the first pass; name one of its foreign keys.")
+        return p
+
     def redraw(self, position: int, n: int, rng: np.random.Generator, *, uniform: bool = False
                ) -> dict[str, pa.Array]:
         """Fresh values of one foreign key's columns for `n` rows (NULL at its null rate).
@@ -288,10 +297,7 @@ class TableKeys:
             if follows is None or not len(self.index[i]):
                 continue
             where = f"columns.{self.table.name}.{fk.columns[0]}.follows"
-            a = self.position([follows.via])
-            if a is None or a == i or len(self.fks[a].columns) != 1:
-                raise DomainError(f"{where}: via {follows.via} is not a single-column foreign key of "
-                                  f"{self.table.name} drawn in the first pass; name one of its foreign keys.")
+            a = self.via(follows.via, where, not_at=i)
             via, parent = self.fks[a], schema.table(self.fks[a].ref_table)
             column = follows.column or fk.columns[0]
             unless = f"coalesce(({follows.unless}), false)" if follows.unless else "false"

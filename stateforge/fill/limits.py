@@ -45,10 +45,7 @@ def parent_limits(con: duckdb.DuckDBPyConnection, config: DomainConfig, table: T
         if hint is None or hint.at_most is None:
             continue
         where = f"columns.{table.name}.{c.name}.at_most"
-        p = keys.position([hint.at_most.via])
-        if p is None or len(keys.fks[p].columns) != 1:
-            raise DomainError(f"{where}: via {hint.at_most.via} is not a single-column foreign key of "
-                              f"{table.name} drawn in the first pass; name one of its foreign keys.")
+        p = keys.via(hint.at_most.via, where)
         fk = keys.fks[p]
         try:
             stored = con.sql(f"SELECT {_q(fk.ref_columns[0])}, CAST({_q(hint.at_most.column)} AS DOUBLE) "
