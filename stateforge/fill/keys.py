@@ -196,6 +196,21 @@ class TableKeys:
                               f"{self.table.name} drawn in the first pass; name one of its foreign keys.")
         return p
 
+    def parent_rows(self, con: duckdb.DuckDBPyConnection, p: int, select: str, where: str, fix: str
+                    ) -> tuple[pa.Table, np.ndarray]:
+        """`select` (SQL over a row of key `p`'s parent table) for every parent row, after the parent's key,
+        and each drawn parent's row among them (-1: none); a DomainError naming the hint `where` and `fix`
+        when DuckDB cannot compute it."""
+        fk = self.fks[p]
+        try:
+            stored = con.sql(f"SELECT {_q(fk.ref_columns[0])}, {select} "
+                             f"FROM {table_ref(fk.ref_table)}").to_arrow_table()
+        except duckdb.Error as exc:
+            raise DomainError(f"{where}: DuckDB could not read {fk.ref_table} ({exc}); {fix}") from None
+        at = lookup(*group_codes([self.parents[p].column(0).combine_chunks()],
+                                 [stored.column(0).combine_chunks()]))
+        return stored, at
+
     def redraw(self, position: int, n: int, rng: np.random.Generator, *, uniform: bool = False
                ) -> dict[str, pa.Array]:
         """Fresh values of one foreign key's columns for `n` rows (NULL at its null rate).
@@ -298,18 +313,13 @@ class TableKeys:
                 continue
             where = f"columns.{self.table.name}.{fk.columns[0]}.follows"
             a = self.via(follows.via, where, not_at=i)
-            via, parent = self.fks[a], schema.table(self.fks[a].ref_table)
+            parent = schema.table(self.fks[a].ref_table)
             column = follows.column or fk.columns[0]
             unless = f"coalesce(({follows.unless}), false)" if follows.unless else "false"
-            try:
-                stored = con.sql(f"SELECT {_q(via.ref_columns[0])}, {_q(column)}, {unless} "
-                                 f"FROM {table_ref(parent.name)}").to_arrow_table()
-            except duckdb.Error as exc:
-                raise DomainError(f"{where}: DuckDB could not read {parent.name}.{column} or `unless` "
-                                  f"({exc}); name a column of {parent.name} and SQL over its row.") from None
             # the parent row of each planned row, its value, and that value's place among this key's parents
-            at = lookup(*group_codes([self.parents[a].column(0).combine_chunks()],
-                                     [stored.column(0).combine_chunks()]))
+            stored, at = self.parent_rows(
+                con, a, f"{_q(column)}, {unless}", where,
+                f"name a column of {parent.name} ({column}) and SQL over its row (`unless`).")
             mine = self.index[a]
             row = np.where(mine >= 0, at[np.maximum(mine, 0)], -1)
             value = lookup(*group_codes([stored.column(1).combine_chunks()],

@@ -19,12 +19,9 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from stateforge.domain.config import DomainConfig
-from stateforge.errors import DomainError
 from stateforge.fill.keys import TableKeys
-from stateforge.fill.sampling import group_codes, lookup
 from stateforge.schema.model import Table
 from stateforge.store.sql import quote_ident as _q
-from stateforge.store.sql import table_ref
 
 
 @dataclass(frozen=True)
@@ -46,17 +43,11 @@ def parent_limits(con: duckdb.DuckDBPyConnection, config: DomainConfig, table: T
             continue
         where = f"columns.{table.name}.{c.name}.at_most"
         p = keys.via(hint.at_most.via, where)
-        fk = keys.fks[p]
-        try:
-            stored = con.sql(f"SELECT {_q(fk.ref_columns[0])}, CAST({_q(hint.at_most.column)} AS DOUBLE) "
-                             f"FROM {table_ref(fk.ref_table)}").to_arrow_table()
-        except duckdb.Error as exc:
-            raise DomainError(f"{where}: DuckDB could not read {fk.ref_table}.{hint.at_most.column} ({exc}); "
-                              f"name a number column of {fk.ref_table}.") from None
+        parent = keys.fks[p].ref_table
+        stored, at = keys.parent_rows(con, p, f"CAST({_q(hint.at_most.column)} AS DOUBLE)", where,
+                                      f"name a number column of {parent} ({hint.at_most.column}).")
         if keys.parents[p].num_rows == 0:
             continue
-        at = lookup(*group_codes([keys.parents[p].column(0).combine_chunks()],
-                                 [stored.column(0).combine_chunks()]))
         values = stored.column(1).combine_chunks().to_numpy(zero_copy_only=False).astype(float)
         out.append(Limit(c.name, p, np.where(at >= 0, values[np.maximum(at, 0)], np.nan)))
     return out
