@@ -27,7 +27,7 @@ for _names, _type in (
     (("UINTEGER",), pa.uint32()),
     (("UBIGINT",), pa.uint64()),
 ):
-    _info = np.iinfo(_type.to_pandas_dtype())
+    _info = np.iinfo(f"{'int' if pa.types.is_signed_integer(_type) else 'uint'}{_type.bit_width}")
     for _name in _names:
         _INTS[_name] = (_type, int(_info.min), int(min(_info.max, np.iinfo(np.int64).max)))
 _HUGE = ("HUGEINT", "INT128", "UHUGEINT")  # DuckDB hands these to Arrow as decimal128(38, 0)

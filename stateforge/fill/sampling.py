@@ -23,7 +23,6 @@ import zlib
 from collections.abc import Sequence
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 
 DEFAULT_SKEW = 1.1
@@ -94,7 +93,10 @@ def cdf_index(cdf: np.ndarray, u: np.ndarray) -> np.ndarray:
 
 
 def duplicated(codes: np.ndarray) -> np.ndarray:
-    """True for every occurrence of a value after its first (a hash pass, not a sort)."""
+    """True for every occurrence of a value after its first (a hash pass, not a sort). pandas is imported
+    here, by the fill, not by every command that reads a schema (half a second at start-up)."""
+    import pandas as pd
+
     return pd.Series(codes, copy=False).duplicated(keep="first").to_numpy()
 
 

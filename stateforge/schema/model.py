@@ -295,16 +295,34 @@ class Schema:
     clock: datetime = DEFAULT_CLOCK
     """The instant now() stands for in time-relative CHECKs (`Check.relative`): see `pin_clock`."""
 
+    _index: dict[str, Table] = field(default_factory=dict, init=False, repr=False, compare=False)
+    _indexed: tuple[int, ...] = field(default=(), init=False, repr=False, compare=False)
+
     def table(self, name: str) -> Table:
         """The table called `name` (case-insensitive); KeyError with a suggestion otherwise."""
-        key = _norm(name)
-        for t in self.tables:
-            if _norm(t.name) == key:
-                return t
-        raise KeyError(f'no table "{name}".{suggest(name, self.table_names)}')
+        found = self._find(name)
+        if found is None:
+            raise KeyError(f'no table "{name}".{suggest(name, self.table_names)}')
+        return found
 
     def has_table(self, name: str) -> bool:
-        return any(_norm(t.name) == _norm(name) for t in self.tables)
+        return self._find(name) is not None
+
+    def _find(self, name: str) -> Table | None:
+        """The first table called `name`, from an index of the names rebuilt whenever the list of tables
+        changed (a build looks tables up tens of thousands of times); a table renamed since is found by
+        reading the list again."""
+        key = _norm(name)
+        indexed = tuple(map(id, self.tables))
+        if indexed != self._indexed:
+            self._index = {}
+            for t in self.tables:
+                self._index.setdefault(_norm(t.name), t)
+            self._indexed = indexed
+        found = self._index.get(key)
+        if found is not None and _norm(found.name) == key:
+            return found
+        return next((t for t in self.tables if _norm(t.name) == key), None)
 
     @property
     def table_names(self) -> list[str]:

@@ -51,9 +51,14 @@ class TableFacts:
     few: list[str] | None = None
     """Columns with 2 to 12 distinct values (filled by `generic.filters.few_valued`)."""
 
+    _words: dict[str, str] = field(default_factory=dict, repr=False, compare=False)
+
     def words(self, column: str) -> str:
-        """A column of this table as words (`names.field_words`): `s_order_cnt` -> `order count`."""
-        return field_words(self.table, column)
+        """A column of this table as words (`names.field_words`): `s_order_cnt` -> `order count`; each
+        column's worked out once (the name lookups ask for every text column of every table, many times)."""
+        if column not in self._words:
+            self._words[column] = field_words(self.table, column)
+        return self._words[column]
 
     @property
     def ref(self) -> str:

@@ -22,10 +22,9 @@ from __future__ import annotations
 import time
 import weakref
 from collections import Counter
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stateforge.errors import TerminalError
-from stateforge.llm.client import LLMClient
 from stateforge.llm.settings import LLMSettings
 from stateforge.tasks.gate import REASONS, Gate
 from stateforge.tasks.generators import Proposal, Want
@@ -33,6 +32,9 @@ from stateforge.tasks.grading import domain_policy
 from stateforge.tasks.llm.prompt import PROMPT, opening
 from stateforge.tasks.llm.session import GeneratorLimits, Session
 from stateforge.tasks.llm.sql import RUN_SQL_TOOL
+
+if TYPE_CHECKING:
+    from stateforge.llm.client import LLMClient
 from stateforge.tasks.llm.submit import submit_tool
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import CANNOT_COMPLETE, Toolkit
@@ -77,7 +79,11 @@ class LLMGenerator:
         self.workspace, self.toolkit, self.seed = workspace, toolkit, seed
         self.settings = settings
         self.limits = limits or GeneratorLimits()
-        self.client = client or LLMClient(settings)
+        if client is None:  # openai is imported when a generator is made, not by every command
+            from stateforge.llm.client import LLMClient
+
+            client = LLMClient(settings)
+        self.client = client
         if client is None:
             weakref.finalize(self, self.client.close)
         self.shared_gate = gate is not None

@@ -19,13 +19,12 @@ from __future__ import annotations
 import json
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.episode import Episode
 from stateforge.errors import TransientError
-from stateforge.llm.client import LLMClient
 from stateforge.llm.tooluse import ToolCall, tool_message
 from stateforge.schema.model import suggest
 from stateforge.tasks.draft import Call, Draft
@@ -35,6 +34,9 @@ from stateforge.tasks.llm.sql import RUN_SQL, run_sql
 from stateforge.tasks.llm.submit import SUBMIT_TASK, parse_submission, to_draft
 from stateforge.tasks.workspace import Workspace
 from stateforge.tools import CANNOT_COMPLETE, Toolkit
+
+if TYPE_CHECKING:  # the client (and openai) is imported by whoever makes one, not by every command
+    from stateforge.llm.client import LLMClient
 
 CONVERSATION = "task-generator"
 """The conversation's name in the cache key."""
