@@ -18,6 +18,7 @@ from .common import (
     colleague,
     find_meeting_read,
     introduce,
+    meeting_ref,
     next_monday,
     refer_meeting,
     room_free,
@@ -424,13 +425,7 @@ def change_meeting_settings(ctx: RecipeContext) -> None:
             Call("update_meeting", {"meeting": other["meeting_id"], "organizer": row["email"], **changes}),
         ],
         because=f"only the organizer, {boss['name']}, can change that meeting",
-        proof=(
-            f"meeting {other['title']!r} of {boss['email']} at {other['start_at']}",
-            "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
-            "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
-            [boss["email"], other["title"], other["start_at"]],
-            1,
-        ),
+        proof=meeting_ref(other, boss["email"]),
     )
 
 

@@ -13,28 +13,25 @@ from .common import (
     ACTIVE,
     LAST_DAY,
     PERSON,
+    UNIT_TREE,
     colleague,
     find_meeting_read,
     introduce,
+    meeting_ref,
+    named_ref,
+    refer,
     refer_meeting,
     scaled_difficulty,
     unique_meeting_sql,
     upcoming,
 )
 
-_TREE = """
-    WITH RECURSIVE tree (root_id, org_unit_id) AS (
-        SELECT org_unit_id, org_unit_id FROM org_units
-        UNION ALL
-        SELECT t.root_id, u.org_unit_id FROM org_units AS u JOIN tree AS t ON u.parent_id = t.org_unit_id)
-"""
-
 
 def _unit_sizes(ctx: RecipeContext, meeting_id: int, organizer_id: int) -> list[dict]:
     """Per org unit: how many active people not yet invited to the meeting (the organizer aside) are
     members of it (`direct`), and of it or a unit below it (`below`)."""
     return ctx.sql(
-        _TREE
+        UNIT_TREE
         + """
         , fresh AS (
             SELECT t.root_id, e.org_unit_id = t.root_id AS direct FROM tree AS t
@@ -66,11 +63,7 @@ def invite_org_unit(ctx: RecipeContext) -> None:
         ctx.skip("no unit to invite")
     unit, subunits, new = ctx.choice(options)
     optional = ctx.rng.random() < 0.25
-    ctx.refer(
-        f"org unit {unit['name']}",
-        "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
-        [unit["name"]],
-    )
+    refer(ctx, named_ref("org unit", "org_units", unit["name"]))
     refer_meeting(ctx, row, row)
     introduce(ctx, row)
     opening = ctx.instruction
@@ -131,12 +124,7 @@ def invite_org_unit(ctx: RecipeContext) -> None:
                 f"{big['name']} has {big['below']} people to add; "
                 f"a meeting has at most {MAX_INVITEES} invitees"
             ),
-            proof=(
-                f"org unit {big['name']}",
-                "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
-                [big["name"]],
-                1,
-            ),
+            proof=named_ref("org unit", "org_units", big["name"]),
         )
 
 
@@ -259,13 +247,7 @@ def remove_declined(ctx: RecipeContext) -> None:
         instruction=f"{opening} {text}",
         calls=[Call("remove_attendees", {**arguments, "meeting": old["meeting_id"]})],
         because="that meeting has already taken place; only upcoming meetings can change",
-        proof=(
-            f"meeting {old['title']!r} of {row['email']} at {old['start_at']}",
-            "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
-            "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
-            [row["email"], old["title"], old["start_at"]],
-            1,
-        ),
+        proof=meeting_ref(old, row["email"]),
     )
 
 
@@ -450,11 +432,5 @@ def accept_invitation(ctx: RecipeContext) -> None:
         ],
         because="they have already accepted another meeting at that time",
         policy="one_meeting_at_a_time",
-        proof=(
-            f"meeting {other['title']!r} of {other['email']} at {other['start_at']}",
-            "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
-            "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
-            [other["email"], other["title"], other["start_at"]],
-            1,
-        ),
+        proof=meeting_ref(other, other["email"]),
     )

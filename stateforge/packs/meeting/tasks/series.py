@@ -14,7 +14,9 @@ from .common import (
     at,
     introduce,
     next_monday,
+    refer,
     room_free,
+    room_ref,
     scaled_difficulty,
     sized,
     unit_colleagues,
@@ -222,12 +224,7 @@ def create_series(ctx: RecipeContext) -> None:
     if room is None:
         ctx.skip("no room free for every occurrence")
     title = ctx.choice(SERIES_TITLES)
-    ctx.refer(
-        f"room {room['name']} in {room['building']}",
-        "SELECT count(*) FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id "
-        "WHERE lower(r.name) = lower(?) AND lower(b.name) = lower(?)",
-        [room["name"], room["building"]],
-    )
+    refer(ctx, room_ref(room["name"], room["building"]))
     introduce(ctx, me)
     ctx.say(
         [

@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .checks import check_meeting_time, check_room, join_url
@@ -17,6 +18,8 @@ from .common import (
     Limit,
     Offset,
     People,
+    RoomBuilding,
+    cancel_all,
     check_invitee_limit,
     find_people,
     find_person,
@@ -90,21 +93,10 @@ def _own_series(env: Env, series_id: int, organizer: str) -> tuple[dict, dict]:
     return s, p
 
 
-@tool(
-    kind="write",
-    reads=(
-        "employees",
-        "meetings",
-        "meeting_attendees",
-        "rooms",
-        "buildings",
-        "building_hours",
-        "room_bookings",
-        "meeting_series",
-    ),
+@create(
+    reads=("employees", "meetings", "meeting_attendees", "rooms", "buildings", "building_hours",
+           "room_bookings", "meeting_series"),
     writes=("meeting_series", "meetings", "meeting_attendees", "room_bookings"),
-    idempotent=False,
-    destructive=False,
 )
 def create_meeting_series(
     env: Env,
@@ -121,7 +113,7 @@ def create_meeting_series(
     agenda: Agenda | None = None,
     is_online: bool = True,
     room: str | None = None,
-    building: str | None = None,
+    building: RoomBuilding = None,
 ) -> dict:
     """Create a recurring meeting and all its occurrences (2 to 120): daily on weekdays, weekly, every two
     weeks, or monthly on the same day of the month, until an end date or for a number of occurrences.
@@ -142,7 +134,6 @@ def create_meeting_series(
         agenda: What the meetings are about.
         is_online: Whether the occurrences have a video link.
         room: A room to book for every occurrence (its name).
-        building: The room's building (name or code), when two buildings have a room of that name.
     """
     org = find_person(env, organizer, role="organizer")
     if (ends_on is None) == (occurrences is None):
@@ -272,12 +263,9 @@ def get_series(
     return page
 
 
-@tool(
-    kind="write",
+@change(
     reads=("meeting_series", "employees", "meetings", "room_bookings"),
     writes=("meeting_series", "meetings", "room_bookings"),
-    idempotent=True,
-    destructive=True,
 )
 def cancel_series(env: Env, series_id: int, organizer: str, from_date: dt.date | None = None) -> dict:
     """Cancel every upcoming occurrence of a recurring series from a day on (default: today), releasing
@@ -298,13 +286,7 @@ def cancel_series(env: Env, series_id: int, organizer: str, from_date: dt.date |
     if not found:
         raise ToolError(f"series {series_id} ({s['title']!r}) has no upcoming occurrence from {start} on.")
     ids = [f["meeting_id"] for f in found]
-    env.update_where("meetings", "meeting_id IN (SELECT unnest(?))", [ids], {"status": "cancelled"})
-    released = env.update_where(
-        "room_bookings",
-        "meeting_id IN (SELECT unnest(?)) AND status = 'confirmed'",
-        [ids],
-        {"status": "cancelled"},
-    )
+    released = cancel_all(env, ids)
     last = start - dt.timedelta(days=1)
     ends = s["ends_on"]
     if last > s["starts_on"] and (ends is None or ends > last):
@@ -320,13 +302,7 @@ def cancel_series(env: Env, series_id: int, organizer: str, from_date: dt.date |
     }
 
 
-@tool(
-    kind="write",
-    reads=("meeting_series", "employees", "meetings", "meeting_attendees"),
-    writes=("meeting_attendees",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("meeting_series", "employees", "meetings", "meeting_attendees"), writes=("meeting_attendees",))
 def update_series_attendees(
     env: Env,
     series_id: int,
@@ -389,5 +365,3 @@ def update_series_attendees(
         "invitations_removed": removed,
     }
 
-
-TOOLS = [create_meeting_series, get_series, cancel_series, update_series_attendees]
