@@ -45,6 +45,19 @@ def _unit_sizes(ctx: RecipeContext, meeting_id: int, organizer_id: int) -> list[
     )
 
 
+UNIT_WORDS = {
+    True: (
+        "Please invite everyone in {unit}, including all the teams under it, to my {title:q} on {when}",
+        "Invite the whole {unit} organisation (every sub-team too) to my {title:q} on {when}",
+    ),
+    False: (
+        "Please invite the whole {unit} {kind} to my {title:q} on {when}",
+        "Invite every member of {unit} to my {title:q} on {when}",
+    ),
+}
+"""How an organizer asks to invite a unit with the units below it (True) or the unit alone (False)."""
+
+
 @recipe(capabilities=("full_data_acquisition",), difficulty="medium")
 def invite_org_unit(ctx: RecipeContext) -> None:
     """An organizer invites every active member of an org unit (with the units below it, for a department
@@ -67,21 +80,7 @@ def invite_org_unit(ctx: RecipeContext) -> None:
     refer_meeting(ctx, row, row)
     introduce(ctx, row)
     opening = ctx.instruction
-    if subunits:
-        template = ctx.choice(
-            [
-                "Please invite everyone in {unit}, including all the teams under it, to my {title:q} on "
-                "{when}",
-                "Invite the whole {unit} organisation (every sub-team too) to my {title:q} on {when}",
-            ]
-        )
-    else:
-        template = ctx.choice(
-            [
-                "Please invite the whole {unit} {kind} to my {title:q} on {when}",
-                "Invite every member of {unit} to my {title:q} on {when}",
-            ]
-        )
+    template = ctx.choice(UNIT_WORDS[subunits])
     template += ctx.choice([" as optional attendees.", ", optional for them."]) if optional else "."
     values = {"unit": unit["name"], "title": row["title"], "when": row["start_at"], "kind": unit["kind"]}
     ctx.say(template, **values)
@@ -174,6 +173,21 @@ def invite_direct_reports(ctx: RecipeContext) -> None:
     )
 
 
+DECLINED_WORDS = {
+    True: (
+        "Remove the optional invitees who declined from my {title:q} on {when}; keep the required ones.",
+        "On my {title:q} ({when}), drop the optional attendees who said no. Required people stay, even if "
+        "they declined.",
+    ),
+    False: (
+        "Please take everyone who declined off the invite list of my {title:q} on {when}.",
+        "Remove all the people who declined my {title:q} ({when}) from it.",
+        "Clean up my {title:q} on {when}: anyone who declined should no longer be invited.",
+    ),
+}
+"""How an organizer asks to remove the optional invitees who declined (True) or everyone who did (False)."""
+
+
 @recipe(capabilities=("multi_condition_filtering",), difficulty="easy")
 def remove_declined(ctx: RecipeContext) -> None:
     """An organizer takes the invitees who declined (optionally only the optional ones who declined) off an
@@ -195,23 +209,7 @@ def remove_declined(ctx: RecipeContext) -> None:
     refer_meeting(ctx, row, row)
     introduce(ctx, row)
     opening = ctx.instruction
-    if only_optional:
-        template = ctx.choice(
-            [
-                "Remove the optional invitees who declined from my {title:q} on {when}; keep the required "
-                "ones.",
-                "On my {title:q} ({when}), drop the optional attendees who said no. Required people stay, "
-                "even if they declined.",
-            ]
-        )
-    else:
-        template = ctx.choice(
-            [
-                "Please take everyone who declined off the invite list of my {title:q} on {when}.",
-                "Remove all the people who declined my {title:q} ({when}) from it.",
-                "Clean up my {title:q} on {when}: anyone who declined should no longer be invited.",
-            ]
-        )
+    template = ctx.choice(DECLINED_WORDS[only_optional])
     ctx.say(template, title=row["title"], when=row["start_at"])
     find_meeting_read(ctx, row, row)
     arguments = {"meeting": row["meeting_id"], "organizer": row["email"], "response": "declined"}

@@ -167,6 +167,21 @@ def book_smallest_room(ctx: RecipeContext) -> None:
         )
 
 
+CLOSING_WORDS = {
+    True: (
+        "Please take every {kind} in {building} out of service; cancel whatever is booked in them.",
+        "All the {kind}s in {building} are closing for renovation: mark each one as not bookable.",
+    ),
+    False: (
+        "Please take every {kind} on floor {floor} of {building} out of service; cancel whatever is booked "
+        "in them.",
+        "The {kind}s on level {floor} of {building} are closing for renovation: mark each one as not "
+        "bookable.",
+    ),
+}
+"""How facilities ask to close the rooms of a kind in a whole building (True) or on one floor (False)."""
+
+
 @recipe(capabilities=("multi_condition_filtering", "full_data_acquisition"), difficulty="medium")
 def rooms_out_of_service(ctx: RecipeContext) -> None:
     """Facilities take every bookable room of a kind on a floor (or in a whole building) out of service:
@@ -197,24 +212,7 @@ def rooms_out_of_service(ctx: RecipeContext) -> None:
     kind = ROOM_TYPES[row["room_type"]]
     speak_for(ctx, FACILITIES)
     values = {"kind": kind, "building": row["building"], "floor": row["floor_number"]}
-    if whole:
-        ctx.say(
-            [
-                "Please take every {kind} in {building} out of service; cancel whatever is booked in them.",
-                "All the {kind}s in {building} are closing for renovation: mark each one as not bookable.",
-            ],
-            **values,
-        )
-    else:
-        ctx.say(
-            [
-                "Please take every {kind} on floor {floor} of {building} out of service; cancel whatever is "
-                "booked in them.",
-                "The {kind}s on level {floor} of {building} are closing for renovation: mark each one as not "
-                "bookable.",
-            ],
-            **values,
-        )
+    ctx.say(CLOSING_WORDS[whole], **values)
     search = {
         "building": row["building"],
         "room_type": row["room_type"],

@@ -124,6 +124,13 @@ def search_meetings(
     return env.page(sql, where.params, order_by=f"{order[sort_by]}, meeting_id", limit=limit, offset=offset)
 
 
+_DETAILS = (
+    "meeting_id", "meeting_code", "title", "agenda", "start_at", "end_at", "status", "is_online", "join_url",
+    "passcode", "waiting_room_enabled",
+)
+"""The columns of a meeting `get_meeting` shows as they are."""
+
+
 @tool(reads=(*_READS, "buildings", "meeting_series", "recordings", "meeting_notes"))
 def get_meeting(env: Env, meeting: Meeting) -> dict:
     """One meeting in full: title, agenda, time, status, code, join link, organizer, every invitee with their
@@ -165,17 +172,7 @@ def get_meeting(env: Env, meeting: Meeting) -> dict:
         or {}
     )
     return {
-        "meeting_id": m["meeting_id"],
-        "meeting_code": m["meeting_code"],
-        "title": m["title"],
-        "agenda": m["agenda"],
-        "start_at": m["start_at"],
-        "end_at": m["end_at"],
-        "status": m["status"],
-        "is_online": m["is_online"],
-        "join_url": m["join_url"],
-        "passcode": m["passcode"],
-        "waiting_room_enabled": m["waiting_room_enabled"],
+        **{k: m[k] for k in _DETAILS},
         "organizer": m["organizer_name"],
         "organizer_email": m["organizer_email"],
         "attendees": attendees,

@@ -250,16 +250,8 @@ def get_series(
     page = env.page(
         sql, [series_id, include_past, env.now], order_by="start_at, meeting_id", limit=limit, offset=offset
     )
-    page["series"] = {
-        "series_id": series_id,
-        "title": s["title"],
-        "organizer": s["organizer_name"],
-        "organizer_email": s["organizer_email"],
-        "frequency": s["frequency"],
-        "rrule": s["rrule"],
-        "starts_on": s["starts_on"],
-        "ends_on": s["ends_on"],
-    }
+    page["series"] = {"series_id": series_id, "title": s["title"], "organizer": s["organizer_name"],
+                      **{k: s[k] for k in ("organizer_email", "frequency", "rrule", "starts_on", "ends_on")}}
     return page
 
 
