@@ -13,7 +13,7 @@ from stateforge.tools.kinds import change
 from stateforge.tools.policies import refuse
 from stateforge.tools.where import Where
 
-from .common import Limit, Offset, cancel_all, find_person, find_unit, listed, person_id, span, who
+from .common import UNIT_TREE, Limit, Offset, cancel_all, find_person, find_unit, listed, person_id, span, who
 from .zones import PersonTime, at_person
 
 Reason = Literal["vacation", "sick", "travel", "training", "parental", "other"]
@@ -297,11 +297,7 @@ def list_out_of_office(
         WHERE {where.sql}
     """
     if tree:
-        sql = (
-            "WITH RECURSIVE tree (org_unit_id, depth) AS (SELECT ?, 0 UNION ALL SELECT u.org_unit_id, "
-            "t.depth + 1 FROM org_units AS u JOIN tree AS t ON u.parent_id = t.org_unit_id WHERE ? AND "
-            f"t.depth < 50) {sql}"
-        )
+        sql = UNIT_TREE + sql
     sql = f"SELECT * EXCLUDE (org_unit_id) FROM ({sql})"
     return env.page(sql, [*tree, *where.params], order_by="starts_at, period_id", limit=limit, offset=offset)
 

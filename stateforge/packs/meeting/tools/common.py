@@ -45,6 +45,11 @@ RoomBuilding = Annotated[
     Field(description="The room's building (name or code), when two buildings have a room of that name."),
 ]
 
+UNIT_TREE = (
+    "WITH RECURSIVE tree (org_unit_id, depth) AS (SELECT ?, 0 UNION ALL SELECT u.org_unit_id, t.depth + 1 "
+    "FROM org_units AS u JOIN tree AS t ON u.parent_id = t.org_unit_id WHERE ? AND t.depth < 50) "
+)
+"""SQL naming `tree` the org unit given (first parameter) and, when the second is true, the units below."""
 _CODE = re.compile(r"^\d{3}-?\d{3}-?\d{3}$")
 _PERSON_SQL = """
     SELECT e.employee_id, e.first_name || ' ' || e.last_name AS name, e.first_name, e.last_name, e.email,

@@ -13,6 +13,7 @@ from stateforge.tools.policies import refuse
 from .checks import accepted_conflicts, availability_warnings, away_conflicts, headcount
 from .common import (
     MAX_INVITEES,
+    UNIT_TREE,
     Meeting,
     People,
     find_meeting,
@@ -68,15 +69,8 @@ def invite_attendees(
     if org_unit:
         unit = find_unit(env, org_unit)
         members = env.query(
-            """
-            WITH RECURSIVE tree (org_unit_id, depth) AS (
-                SELECT ?, 0 UNION ALL
-                SELECT u.org_unit_id, t.depth + 1 FROM org_units AS u JOIN tree AS t ON u.parent_id =
-                    t.org_unit_id
-                WHERE ? AND t.depth < 50)
-            SELECT employee_id, first_name || ' ' || last_name AS name, email FROM employees
-            WHERE is_active AND org_unit_id IN (SELECT org_unit_id FROM tree) ORDER BY employee_id
-            """,
+            UNIT_TREE + "SELECT employee_id, first_name || ' ' || last_name AS name, email FROM employees "
+            "WHERE is_active AND org_unit_id IN (SELECT org_unit_id FROM tree) ORDER BY employee_id",
             [unit["org_unit_id"], include_subunits],
         )
         chosen += members

@@ -20,6 +20,7 @@ from .checks import (
     confirm_booking,
     join_url,
     meeting_end,
+    new_meeting,
 )
 from .common import (
     Meeting,
@@ -133,19 +134,10 @@ def schedule_meeting(
     code = meeting_code(env, org["employee_id"], start_at, title)
     meeting = env.insert(
         "meetings",
-        {
-            "organizer_id": org["employee_id"],
-            "title": title.strip(),
-            "agenda": agenda or None,
-            "meeting_code": code,
-            "start_at": start_at,
-            "end_at": end,
-            "is_online": is_online,
-            "join_url": join_url(code) if is_online else None,
-            "passcode": passcode or None,
-            "waiting_room_enabled": waiting_room_enabled,
-            "status": "scheduled",
-        },
+        new_meeting(
+            org["employee_id"], title, agenda, code, start_at, end, is_online,
+            passcode=passcode or None, waiting_room_enabled=waiting_room_enabled,
+        ),
     )
     env.insert_many("meeting_attendees", invitations([meeting["meeting_id"]], ((must, False), (may, True))))
     if booked:

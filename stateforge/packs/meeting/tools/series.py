@@ -12,7 +12,7 @@ from stateforge.tools import Env, ToolError, tool
 from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
-from .checks import check_meeting_time, check_room, join_url
+from .checks import booking_row, check_meeting_time, check_room, new_meeting
 from .common import (
     MAX_INVITEES,
     Limit,
@@ -182,18 +182,9 @@ def create_meeting_series(
     meetings = env.insert_many(
         "meetings",
         [
-            {
-                "series_id": series["series_id"],
-                "organizer_id": org["employee_id"],
-                "title": title.strip(),
-                "agenda": agenda or None,
-                "meeting_code": code,
-                "start_at": start,
-                "end_at": end,
-                "is_online": is_online,
-                "join_url": join_url(code) if is_online else None,
-                "status": "scheduled",
-            }
+            new_meeting(
+                org["employee_id"], title, agenda, code, start, end, is_online, series_id=series["series_id"]
+            )
             for code, (start, end) in zip(codes, times, strict=True)
         ],
     )
@@ -201,21 +192,8 @@ def create_meeting_series(
         "meeting_attendees", invitations([m["meeting_id"] for m in meetings], ((must, False), (may, True)))
     )
     if booked:
-        env.insert_many(
-            "room_bookings",
-            [
-                {
-                    "room_id": booked["room_id"],
-                    "meeting_id": m["meeting_id"],
-                    "booked_by": org["employee_id"],
-                    "start_at": m["start_at"],
-                    "end_at": m["end_at"],
-                    "status": "confirmed",
-                    "checked_in": False,
-                }
-                for m in meetings
-            ],
-        )
+        rows = [booking_row(m, booked["room_id"], org["employee_id"]) for m in meetings]
+        env.insert_many("room_bookings", rows)
     return {
         "series_id": series["series_id"],
         "title": series["title"],
