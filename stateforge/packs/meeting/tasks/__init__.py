@@ -12,77 +12,16 @@ stay as the warm-up tier (`generate-tasks --tier warmup`).
 
 from __future__ import annotations
 
-from .calendar import (
-    cancel_meetings_in_range,
-    change_meeting_settings,
-    delete_cancelled_before,
-    follow_up_with_accepted,
-    schedule_at_first_free_time,
-    shift_meeting,
-)
-from .content import (
-    delete_largest_recordings,
-    delete_recordings_before,
-    keep_transcribed_recordings,
-    note_on_meeting,
-)
-from .invites import (
-    accept_invitation,
-    answer_invitations,
-    invite_direct_reports,
-    invite_org_unit,
-    remove_declined,
-)
-from .people import (
-    move_team_building,
-    offboard_unit_head,
-    out_of_office_with_manager,
-    shorten_working_days,
-)
-from .places import (
-    book_desk_for_days,
-    book_smallest_room,
-    install_missing_equipment,
-    rooms_out_of_service,
-)
-from .series import add_to_series, create_series, end_series
+from stateforge.tasks import Recipe
+from stateforge.tools.collect import defined_in
+
+from . import calendar, content, invites, people, places, series
 from .stories import STORYLINES
 
-WARMUP = [
-    # an organizer's calendar
-    cancel_meetings_in_range,
-    shift_meeting,
-    schedule_at_first_free_time,
-    change_meeting_settings,
-    follow_up_with_accepted,
-    delete_cancelled_before,
-    # invitations
-    invite_org_unit,
-    invite_direct_reports,
-    remove_declined,
-    answer_invitations,
-    accept_invitation,
-    # recurring series
-    end_series,
-    add_to_series,
-    create_series,
-    # rooms and desks
-    book_smallest_room,
-    rooms_out_of_service,
-    install_missing_equipment,
-    book_desk_for_days,
-    # people
-    out_of_office_with_manager,
-    offboard_unit_head,
-    shorten_working_days,
-    move_team_building,
-    # recordings and notes
-    delete_recordings_before,
-    keep_transcribed_recordings,
-    delete_largest_recordings,
-    note_on_meeting,
-]
-"""The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`)."""
+WARMUP = defined_in(calendar, invites, series, places, people, content, kind=Recipe)
+"""The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`): an organizer's calendar,
+invitations, recurring series, rooms and desks, people, recordings and notes, each module's recipes as
+written there."""
 
 RECIPES = [story.recipe() for story in STORYLINES]
 """The default tier: composed, long-horizon storylines (stories.py)."""

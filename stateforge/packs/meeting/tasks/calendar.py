@@ -18,6 +18,7 @@ from .common import (
     colleague,
     find_meeting_read,
     introduce,
+    meeting_ref,
     next_monday,
     refer_meeting,
     room_free,
@@ -166,6 +167,22 @@ SHIFTS = (
     (-60, "one hour", "earlier"),
     (7 * 24 * 60, "one week", "later"),
 )
+SHIFT_WORDS = {
+    "a week": (
+        "Please move my {title:q} on {when} to the same time {shift} later.",
+        "Push my {title:q} ({when}) back by {shift}, same time of day.",
+    ),
+    "later": (
+        "Please push my {title:q} on {when} back by {shift}.",
+        "Can you move my {title:q} ({when}) {shift} later? Keep its length.",
+        "My {title:q} on {when} needs to start {shift} later.",
+    ),
+    "earlier": (
+        "Please move my {title:q} on {when} {shift} earlier.",
+        "Can you bring my {title:q} ({when}) forward by {shift}? Keep its length.",
+    ),
+}
+"""How an organizer asks to move a meeting a week on, later or earlier."""
 LATE = ((5, "five hours"), (6, "six hours"), (7, "seven hours"), (8, "eight hours"), (9, "nine hours"))
 
 
@@ -198,31 +215,7 @@ def shift_meeting(ctx: RecipeContext) -> None:
     refer_meeting(ctx, row, row)
     introduce(ctx, row)
     values = {"title": row["title"], "when": row["start_at"], "shift": words}
-    if minutes == 7 * 24 * 60:
-        ctx.say(
-            [
-                "Please move my {title:q} on {when} to the same time {shift} later.",
-                "Push my {title:q} ({when}) back by {shift}, same time of day.",
-            ],
-            **values,
-        )
-    elif way == "later":
-        ctx.say(
-            [
-                "Please push my {title:q} on {when} back by {shift}.",
-                "Can you move my {title:q} ({when}) {shift} later? Keep its length.",
-                "My {title:q} on {when} needs to start {shift} later.",
-            ],
-            **values,
-        )
-    else:
-        ctx.say(
-            [
-                "Please move my {title:q} on {when} {shift} earlier.",
-                "Can you bring my {title:q} ({when}) forward by {shift}? Keep its length.",
-            ],
-            **values,
-        )
+    ctx.say(SHIFT_WORDS["a week" if minutes == 7 * 24 * 60 else way], **values)
     find_meeting_read(ctx, row, row)
     ctx.derived(start, f"the meeting's start, {row['start_at']:%Y-%m-%d %H:%M}, moved {words} {way}")
     ctx.call(
@@ -424,13 +417,7 @@ def change_meeting_settings(ctx: RecipeContext) -> None:
             Call("update_meeting", {"meeting": other["meeting_id"], "organizer": row["email"], **changes}),
         ],
         because=f"only the organizer, {boss['name']}, can change that meeting",
-        proof=(
-            f"meeting {other['title']!r} of {boss['email']} at {other['start_at']}",
-            "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
-            "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
-            [boss["email"], other["title"], other["start_at"]],
-            1,
-        ),
+        proof=meeting_ref(other, boss["email"]),
     )
 
 
@@ -508,6 +495,22 @@ def follow_up_with_accepted(ctx: RecipeContext) -> None:
     scaled_difficulty(ctx, len(accepted), medium=3, hard=6)
 
 
+DELETE_WORDS = {
+    True: (
+        "Please delete for good all my cancelled meetings that were scheduled on or before {day}.",
+        "Clean up my calendar: remove every cancelled meeting of mine up to and including {day}.",
+        "Permanently delete my cancelled meetings dated {day} or earlier.",
+    ),
+    False: (
+        "Please delete for good all my cancelled meetings that were scheduled before {day}.",
+        "Clean up my calendar: remove every cancelled meeting of mine from before {day} (keep the ones on "
+        "{day} itself).",
+        "Permanently delete my cancelled meetings dated earlier than {day}.",
+    ),
+}
+"""How an organizer asks to delete cancelled meetings up to a day, with it (True) or before it (False)."""
+
+
 @recipe(capabilities=("precise_boundary_judgment",), difficulty="medium")
 def delete_cancelled_before(ctx: RecipeContext) -> None:
     """An organizer deletes for good every cancelled meeting of theirs scheduled before a day, or up to and
@@ -535,25 +538,7 @@ def delete_cancelled_before(ctx: RecipeContext) -> None:
     day = row["day"]
     cutoff = day + dt.timedelta(days=1) if inclusive else day
     introduce(ctx, row)
-    if inclusive:
-        ctx.say(
-            [
-                "Please delete for good all my cancelled meetings that were scheduled on or before {day}.",
-                "Clean up my calendar: remove every cancelled meeting of mine up to and including {day}.",
-                "Permanently delete my cancelled meetings dated {day} or earlier.",
-            ],
-            day=day,
-        )
-    else:
-        ctx.say(
-            [
-                "Please delete for good all my cancelled meetings that were scheduled before {day}.",
-                "Clean up my calendar: remove every cancelled meeting of mine from before {day} (keep the "
-                "ones on {day} itself).",
-                "Permanently delete my cancelled meetings dated earlier than {day}.",
-            ],
-            day=day,
-        )
+    ctx.say(DELETE_WORDS[inclusive], day=day)
     ctx.call(
         "delete_cancelled_meetings",
         {"organizer": row["email"], "cancelled_before": cutoff.isoformat()},

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stateforge.tasks import RecipeContext, Skip, picks
@@ -32,6 +32,17 @@ BAND_WEIGHTS: tuple[float, ...] = (0.3, 0.35, 0.35)
 
 LAST_DAY = dt.date(2026, 6, 26)
 """The last day with built meetings (a Friday): requests about upcoming days stay up to it."""
+
+FACILITIES = ("Facilities", "Workplace", "Maintenance", "Real Estate")
+"""Org units whose members speak for facilities (room and equipment changes)."""
+
+UNIT_TREE = """
+    WITH RECURSIVE tree (root_id, org_unit_id) AS (
+        SELECT org_unit_id, org_unit_id FROM org_units
+        UNION ALL
+        SELECT t.root_id, u.org_unit_id FROM org_units AS u JOIN tree AS t ON u.parent_id = t.org_unit_id)
+"""
+"""Every org unit (`root_id`) with each unit at or below it (`org_unit_id`)."""
 
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -146,14 +157,58 @@ def upcoming(alias: str = "m") -> str:
     return f"{alias}.status = 'scheduled' AND {alias}.start_at > ?"
 
 
-def refer_meeting(ctx: RecipeContext, meeting: Mapping[str, Any], organizer: Mapping[str, Any]) -> None:
-    """Record that the meeting is the only one of its organizer with that title and start."""
-    ctx.refer(
-        f"meeting {meeting['title']!r} of {organizer['email']} at {meeting['start_at']}",
+Ref = tuple[str, str, list[Any], int]
+"""A reference as `ctx.infeasible(proof=...)` takes it: entity, count SQL, parameters, expected count."""
+
+
+def meeting_ref(meeting: Mapping[str, Any], email: str) -> Ref:
+    """The meeting of the organizer `email` with its title and start: one row."""
+    return (
+        f"meeting {meeting['title']!r} of {email} at {meeting['start_at']}",
         "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
         "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
-        [organizer["email"], meeting["title"], meeting["start_at"]],
+        [email, meeting["title"], meeting["start_at"]],
+        1,
     )
+
+
+def named_ref(entity: str, table: str, name: str) -> Ref:
+    """The one row of `table` called `name` (any letter case): an org unit, a building, equipment."""
+    return f"{entity} {name}", f"SELECT count(*) FROM {table} WHERE lower(name) = lower(?)", [name], 1
+
+
+def room_ref(name: str, building: str) -> Ref:
+    """The room called `name` in the building called `building` (any letter case)."""
+    return (
+        f"room {name} in {building}",
+        "SELECT count(*) FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id "
+        "WHERE lower(r.name) = lower(?) AND lower(b.name) = lower(?)",
+        [name, building],
+        1,
+    )
+
+
+def refer(ctx: RecipeContext, ref: Ref) -> None:
+    """Record the reference `ref` (see `meeting_ref`, `named_ref`, `room_ref`)."""
+    entity, sql, params, expected = ref
+    ctx.refer(entity, sql, params, expected=expected)
+
+
+def refer_meeting(ctx: RecipeContext, meeting: Mapping[str, Any], organizer: Mapping[str, Any]) -> None:
+    """Record that the meeting is the only one of its organizer with that title and start."""
+    refer(ctx, meeting_ref(meeting, organizer["email"]))
+
+
+def speak_for(ctx: RecipeContext, units: Sequence[str]) -> None:
+    """Open as an active member of one of the org units `units` (facilities, HR) when the company has one
+    (the tools do not ask who acts)."""
+    rows = ctx.sql(
+        f"SELECT {PERSON} FROM employees AS e JOIN org_units AS u ON u.org_unit_id = e.org_unit_id "
+        f"WHERE {ACTIVE} AND u.name IN (SELECT unnest(?)) ORDER BY e.employee_id",
+        [list(units)],
+    )
+    if rows:
+        introduce(ctx, ctx.choice(rows))
 
 
 _UNIQUE_MEETING = picks.unique_within("m", "meetings", ["organizer_id"], ["title", "start_at"], case=True)

@@ -14,6 +14,7 @@ from .common import (
     PERSON,
     colleague,
     introduce,
+    meeting_ref,
     refer_meeting,
     scaled_difficulty,
     sized,
@@ -360,11 +361,5 @@ def note_on_meeting(ctx: RecipeContext) -> None:
             )
         ],
         because="only the meeting's organizer and invitees write notes on it",
-        proof=(
-            f"meeting {pick['title']!r} of {pick['email']} at {pick['start_at']}",
-            "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
-            "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
-            [pick["email"], pick["title"], pick["start_at"]],
-            1,
-        ),
+        proof=meeting_ref(pick, pick["email"]),
     )

@@ -13,28 +13,25 @@ from .common import (
     ACTIVE,
     LAST_DAY,
     PERSON,
+    UNIT_TREE,
     colleague,
     find_meeting_read,
     introduce,
+    meeting_ref,
+    named_ref,
+    refer,
     refer_meeting,
     scaled_difficulty,
     unique_meeting_sql,
     upcoming,
 )
 
-_TREE = """
-    WITH RECURSIVE tree (root_id, org_unit_id) AS (
-        SELECT org_unit_id, org_unit_id FROM org_units
-        UNION ALL
-        SELECT t.root_id, u.org_unit_id FROM org_units AS u JOIN tree AS t ON u.parent_id = t.org_unit_id)
-"""
-
 
 def _unit_sizes(ctx: RecipeContext, meeting_id: int, organizer_id: int) -> list[dict]:
     """Per org unit: how many active people not yet invited to the meeting (the organizer aside) are
     members of it (`direct`), and of it or a unit below it (`below`)."""
     return ctx.sql(
-        _TREE
+        UNIT_TREE
         + """
         , fresh AS (
             SELECT t.root_id, e.org_unit_id = t.root_id AS direct FROM tree AS t
@@ -46,6 +43,19 @@ def _unit_sizes(ctx: RecipeContext, meeting_id: int, organizer_id: int) -> list[
         """,
         [organizer_id, meeting_id],
     )
+
+
+UNIT_WORDS = {
+    True: (
+        "Please invite everyone in {unit}, including all the teams under it, to my {title:q} on {when}",
+        "Invite the whole {unit} organisation (every sub-team too) to my {title:q} on {when}",
+    ),
+    False: (
+        "Please invite the whole {unit} {kind} to my {title:q} on {when}",
+        "Invite every member of {unit} to my {title:q} on {when}",
+    ),
+}
+"""How an organizer asks to invite a unit with the units below it (True) or the unit alone (False)."""
 
 
 @recipe(capabilities=("full_data_acquisition",), difficulty="medium")
@@ -66,29 +76,11 @@ def invite_org_unit(ctx: RecipeContext) -> None:
         ctx.skip("no unit to invite")
     unit, subunits, new = ctx.choice(options)
     optional = ctx.rng.random() < 0.25
-    ctx.refer(
-        f"org unit {unit['name']}",
-        "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
-        [unit["name"]],
-    )
+    refer(ctx, named_ref("org unit", "org_units", unit["name"]))
     refer_meeting(ctx, row, row)
     introduce(ctx, row)
     opening = ctx.instruction
-    if subunits:
-        template = ctx.choice(
-            [
-                "Please invite everyone in {unit}, including all the teams under it, to my {title:q} on "
-                "{when}",
-                "Invite the whole {unit} organisation (every sub-team too) to my {title:q} on {when}",
-            ]
-        )
-    else:
-        template = ctx.choice(
-            [
-                "Please invite the whole {unit} {kind} to my {title:q} on {when}",
-                "Invite every member of {unit} to my {title:q} on {when}",
-            ]
-        )
+    template = ctx.choice(UNIT_WORDS[subunits])
     template += ctx.choice([" as optional attendees.", ", optional for them."]) if optional else "."
     values = {"unit": unit["name"], "title": row["title"], "when": row["start_at"], "kind": unit["kind"]}
     ctx.say(template, **values)
@@ -131,12 +123,7 @@ def invite_org_unit(ctx: RecipeContext) -> None:
                 f"{big['name']} has {big['below']} people to add; "
                 f"a meeting has at most {MAX_INVITEES} invitees"
             ),
-            proof=(
-                f"org unit {big['name']}",
-                "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
-                [big["name"]],
-                1,
-            ),
+            proof=named_ref("org unit", "org_units", big["name"]),
         )
 
 
@@ -186,6 +173,21 @@ def invite_direct_reports(ctx: RecipeContext) -> None:
     )
 
 
+DECLINED_WORDS = {
+    True: (
+        "Remove the optional invitees who declined from my {title:q} on {when}; keep the required ones.",
+        "On my {title:q} ({when}), drop the optional attendees who said no. Required people stay, even if "
+        "they declined.",
+    ),
+    False: (
+        "Please take everyone who declined off the invite list of my {title:q} on {when}.",
+        "Remove all the people who declined my {title:q} ({when}) from it.",
+        "Clean up my {title:q} on {when}: anyone who declined should no longer be invited.",
+    ),
+}
+"""How an organizer asks to remove the optional invitees who declined (True) or everyone who did (False)."""
+
+
 @recipe(capabilities=("multi_condition_filtering",), difficulty="easy")
 def remove_declined(ctx: RecipeContext) -> None:
     """An organizer takes the invitees who declined (optionally only the optional ones who declined) off an
@@ -207,23 +209,7 @@ def remove_declined(ctx: RecipeContext) -> None:
     refer_meeting(ctx, row, row)
     introduce(ctx, row)
     opening = ctx.instruction
-    if only_optional:
-        template = ctx.choice(
-            [
-                "Remove the optional invitees who declined from my {title:q} on {when}; keep the required "
-                "ones.",
-                "On my {title:q} ({when}), drop the optional attendees who said no. Required people stay, "
-                "even if they declined.",
-            ]
-        )
-    else:
-        template = ctx.choice(
-            [
-                "Please take everyone who declined off the invite list of my {title:q} on {when}.",
-                "Remove all the people who declined my {title:q} ({when}) from it.",
-                "Clean up my {title:q} on {when}: anyone who declined should no longer be invited.",
-            ]
-        )
+    template = ctx.choice(DECLINED_WORDS[only_optional])
     ctx.say(template, title=row["title"], when=row["start_at"])
     find_meeting_read(ctx, row, row)
     arguments = {"meeting": row["meeting_id"], "organizer": row["email"], "response": "declined"}
@@ -259,13 +245,7 @@ def remove_declined(ctx: RecipeContext) -> None:
         instruction=f"{opening} {text}",
         calls=[Call("remove_attendees", {**arguments, "meeting": old["meeting_id"]})],
         because="that meeting has already taken place; only upcoming meetings can change",
-        proof=(
-            f"meeting {old['title']!r} of {row['email']} at {old['start_at']}",
-            "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
-            "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
-            [row["email"], old["title"], old["start_at"]],
-            1,
-        ),
+        proof=meeting_ref(old, row["email"]),
     )
 
 
@@ -450,11 +430,5 @@ def accept_invitation(ctx: RecipeContext) -> None:
         ],
         because="they have already accepted another meeting at that time",
         policy="one_meeting_at_a_time",
-        proof=(
-            f"meeting {other['title']!r} of {other['email']} at {other['start_at']}",
-            "SELECT count(*) FROM meetings AS m JOIN employees AS e ON e.employee_id = m.organizer_id "
-            "WHERE e.email = ? AND m.title = ? AND m.start_at = ?",
-            [other["email"], other["title"], other["start_at"]],
-            1,
-        ),
+        proof=meeting_ref(other, other["email"]),
     )

@@ -17,7 +17,10 @@ from .common import (
     at,
     colleague,
     introduce,
+    named_ref,
+    refer,
     scaled_difficulty,
+    speak_for,
     workdays,
 )
 
@@ -28,16 +31,6 @@ AWAY = {
     "training": ("I'm at a training course", "I'll be away for training"),
     "travel": ("I'm travelling for work", "I'll be on a business trip"),
 }
-
-
-def _hr_speaker(ctx: RecipeContext) -> None:
-    rows = ctx.sql(
-        f"SELECT {PERSON} FROM employees AS e JOIN org_units AS u ON u.org_unit_id = e.org_unit_id "
-        f"WHERE {ACTIVE} AND u.name IN (SELECT unnest(?)) ORDER BY e.employee_id",
-        [list(HR_UNITS)],
-    )
-    if rows:
-        introduce(ctx, ctx.choice(rows))
 
 
 @recipe(capabilities=("cross_step_dependency",), difficulty="medium")
@@ -162,12 +155,8 @@ def offboard_unit_head(ctx: RecipeContext) -> None:
     if day <= head["hired_on"]:
         ctx.skip("hired too recently")
     person = colleague(ctx, head["employee_id"])
-    ctx.refer(
-        f"org unit {head['unit']}",
-        "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
-        [head["unit"]],
-    )
-    _hr_speaker(ctx)
+    refer(ctx, named_ref("org unit", "org_units", head["unit"]))
+    speak_for(ctx, HR_UNITS)
     ctx.say(
         [
             "{who} has left the company; their last day was {day}. They headed {unit}: please record that "
@@ -290,16 +279,8 @@ def move_team_building(ctx: RecipeContext) -> None:
         f"WHERE u.org_unit_id = ? AND {ACTIVE}",
         [row["org_unit_id"]],
     )
-    ctx.refer(
-        f"org unit {row['unit']}",
-        "SELECT count(*) FROM org_units WHERE lower(name) = lower(?)",
-        [row["unit"]],
-    )
-    ctx.refer(
-        f"building {row['building']}",
-        "SELECT count(*) FROM buildings WHERE lower(name) = lower(?)",
-        [row["building"]],
-    )
+    refer(ctx, named_ref("org unit", "org_units", row["unit"]))
+    refer(ctx, named_ref("building", "buildings", row["building"]))
     if speaker:
         introduce(ctx, speaker[0])
     ctx.say(

@@ -11,20 +11,23 @@ from stateforge.tasks.wording import render
 from ..tools.common import DESK_DAYS_AHEAD
 from .common import (
     ACTIVE,
+    FACILITIES,
     PERSON,
     article,
     find_meeting_read,
     headcount,
     introduce,
+    named_ref,
+    refer,
     refer_meeting,
+    room_ref,
     scaled_difficulty,
+    speak_for,
     unique_meeting_sql,
     upcoming,
     workdays,
 )
 
-FACILITIES = ("Facilities", "Workplace", "Maintenance", "Real Estate")
-"""Org units whose members speak for facilities (room and equipment changes)."""
 ROOM_TYPES = {
     "meeting_room": "meeting room",
     "phone_booth": "phone booth",
@@ -32,26 +35,6 @@ ROOM_TYPES = {
     "training_room": "training room",
     "auditorium": "auditorium",
 }
-
-
-def _facilities_speaker(ctx: RecipeContext) -> None:
-    """Open as someone from facilities when the company has such a unit (the tools do not ask who acts)."""
-    rows = ctx.sql(
-        f"SELECT {PERSON} FROM employees AS e JOIN org_units AS u ON u.org_unit_id = e.org_unit_id "
-        f"WHERE {ACTIVE} AND u.name IN (SELECT unnest(?)) ORDER BY e.employee_id",
-        [list(FACILITIES)],
-    )
-    if rows:
-        introduce(ctx, ctx.choice(rows))
-
-
-def _refer_room(ctx: RecipeContext, name: str, building: str) -> None:
-    ctx.refer(
-        f"room {name} in {building}",
-        "SELECT count(*) FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id "
-        "WHERE lower(r.name) = lower(?) AND lower(b.name) = lower(?)",
-        [name, building],
-    )
 
 
 @recipe(capabilities=("cross_step_dependency", "multi_condition_filtering"), difficulty="hard")
@@ -180,14 +163,23 @@ def book_smallest_room(ctx: RecipeContext) -> None:
                 )
             ],
             because=because,
-            proof=(
-                f"room {pick['name']} in {pick['building']}",
-                "SELECT count(*) FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id "
-                "WHERE lower(r.name) = lower(?) AND lower(b.name) = lower(?)",
-                [pick["name"], pick["building"]],
-                1,
-            ),
+            proof=room_ref(pick["name"], pick["building"]),
         )
+
+
+CLOSING_WORDS = {
+    True: (
+        "Please take every {kind} in {building} out of service; cancel whatever is booked in them.",
+        "All the {kind}s in {building} are closing for renovation: mark each one as not bookable.",
+    ),
+    False: (
+        "Please take every {kind} on floor {floor} of {building} out of service; cancel whatever is booked "
+        "in them.",
+        "The {kind}s on level {floor} of {building} are closing for renovation: mark each one as not "
+        "bookable.",
+    ),
+}
+"""How facilities ask to close the rooms of a kind in a whole building (True) or on one floor (False)."""
 
 
 @recipe(capabilities=("multi_condition_filtering", "full_data_acquisition"), difficulty="medium")
@@ -218,26 +210,9 @@ def rooms_out_of_service(ctx: RecipeContext) -> None:
     if not rooms or len(rooms) > 15:
         ctx.skip("too many rooms")
     kind = ROOM_TYPES[row["room_type"]]
-    _facilities_speaker(ctx)
+    speak_for(ctx, FACILITIES)
     values = {"kind": kind, "building": row["building"], "floor": row["floor_number"]}
-    if whole:
-        ctx.say(
-            [
-                "Please take every {kind} in {building} out of service; cancel whatever is booked in them.",
-                "All the {kind}s in {building} are closing for renovation: mark each one as not bookable.",
-            ],
-            **values,
-        )
-    else:
-        ctx.say(
-            [
-                "Please take every {kind} on floor {floor} of {building} out of service; cancel whatever is "
-                "booked in them.",
-                "The {kind}s on level {floor} of {building} are closing for renovation: mark each one as not "
-                "bookable.",
-            ],
-            **values,
-        )
+    ctx.say(CLOSING_WORDS[whole], **values)
     search = {
         "building": row["building"],
         "room_type": row["room_type"],
@@ -288,12 +263,8 @@ def install_missing_equipment(ctx: RecipeContext) -> None:
         "?) ORDER BY r.name, r.room_id",
         [row["building_id"], row["room_type"], row["floor_number"], row["equipment_id"]],
     )
-    ctx.refer(
-        f"equipment {row['equipment']}",
-        "SELECT count(*) FROM equipment WHERE lower(name) = lower(?)",
-        [row["equipment"]],
-    )
-    _facilities_speaker(ctx)
+    refer(ctx, named_ref("equipment", "equipment", row["equipment"]))
+    speak_for(ctx, FACILITIES)
     ctx.say(
         [
             "Every {kind} on floor {floor} of {building} should have "

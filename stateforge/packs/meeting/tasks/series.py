@@ -14,7 +14,9 @@ from .common import (
     at,
     introduce,
     next_monday,
+    refer,
     room_free,
+    room_ref,
     scaled_difficulty,
     sized,
     unit_colleagues,
@@ -42,6 +44,23 @@ def _refer_series(ctx: RecipeContext, row: dict) -> None:
     )
 
 
+ENDING_WORDS = {
+    True: (
+        "My recurring {title:q} (series {id}) is ending: please cancel every occurrence from {day} on, that "
+        "day included.",
+        "Please end my series {title:q} (series {id}) starting {day}: the occurrence on {day} and all later "
+        "ones should be cancelled.",
+    ),
+    False: (
+        "My recurring {title:q} (series {id}) is ending: please cancel every occurrence after {day}; the one "
+        "on {day} still happens.",
+        "Please end my series {title:q} (series {id}) after {day}: keep the occurrence on {day}, cancel all "
+        "later ones.",
+    ),
+}
+"""How an organizer asks to end a series from a day on (True) or after it (False)."""
+
+
 @recipe(capabilities=("precise_boundary_judgment",), difficulty="medium")
 def end_series(ctx: RecipeContext) -> None:
     """A series' organizer ends it: every upcoming occurrence from a day on (the day's occurrence too), or
@@ -64,26 +83,7 @@ def end_series(ctx: RecipeContext) -> None:
     _refer_series(ctx, row)
     introduce(ctx, row)
     values = {"title": row["title"], "id": row["series_id"], "day": day}
-    if inclusive:
-        ctx.say(
-            [
-                "My recurring {title:q} (series {id}) is ending: please cancel every occurrence from {day} "
-                "on, that day included.",
-                "Please end my series {title:q} (series {id}) starting {day}: the occurrence on {day} and "
-                "all later ones should be cancelled.",
-            ],
-            **values,
-        )
-    else:
-        ctx.say(
-            [
-                "My recurring {title:q} (series {id}) is ending: please cancel every occurrence after "
-                "{day}; the one on {day} still happens.",
-                "Please end my series {title:q} (series {id}) after {day}: keep the occurrence on {day}, "
-                "cancel all later ones.",
-            ],
-            **values,
-        )
+    ctx.say(ENDING_WORDS[inclusive], **values)
     result = ctx.call(
         "cancel_series",
         {"series_id": row["series_id"], "organizer": row["email"], "from_date": start.isoformat()},
@@ -222,12 +222,7 @@ def create_series(ctx: RecipeContext) -> None:
     if room is None:
         ctx.skip("no room free for every occurrence")
     title = ctx.choice(SERIES_TITLES)
-    ctx.refer(
-        f"room {room['name']} in {room['building']}",
-        "SELECT count(*) FROM rooms AS r JOIN buildings AS b ON b.building_id = r.building_id "
-        "WHERE lower(r.name) = lower(?) AND lower(b.name) = lower(?)",
-        [room["name"], room["building"]],
-    )
+    refer(ctx, room_ref(room["name"], room["building"]))
     introduce(ctx, me)
     ctx.say(
         [

@@ -35,21 +35,16 @@ from typing import Any
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
-from .common import ACTIVE, LAST_DAY, PERSON, WEEKDAY_NAMES, introduce, next_monday
+from ..tools.common import DESK_DAYS_AHEAD
+from .common import ACTIVE, FACILITIES, LAST_DAY, PERSON, UNIT_TREE, WEEKDAY_NAMES, introduce, next_monday
 from .office_move import TEAM_OFFICE_MOVE
-from .storykit import cast_person as _cast_person
-from .storykit import direct_reports as _reports
-from .storykit import id_list as _ids
-from .storykit import overlaps as _overlaps
-from .storykit import room_taken as _room_taken
-from .storykit import span_of as _span
+from .storykit import cast_person, direct_reports, id_list, overlaps, room_taken, span_of
 from .storykit import when as _when
 
 OFFICE_TYPES = ("full_time", "part_time")
 """Employment types that count as "the team" (contractors and interns left out)."""
 SERIES_TITLES = ("Team Sync", "Weekly Team Catch-up", "Team Standup", "Team Planning", "Weekly Huddle")
 ALL_HANDS_TITLES = ("All-Hands", "Quarterly All-Hands", "Town Hall", "Unit All-Hands", "Spring Town Hall")
-DESK_DAYS_AHEAD = 30
 
 
 # --- the team's weekly series ------------------------------------------------------------------------
@@ -58,7 +53,7 @@ DESK_DAYS_AHEAD = 30
 def cast_manager(story: Story) -> None:
     """An active manager with a home building and 4 to 8 active direct reports, at least one a contractor
     or intern and at least three on staff."""
-    _cast_person(
+    cast_person(
         story,
         f"SELECT {PERSON}, e.home_building_id, b.name AS building FROM employees AS e JOIN buildings AS b ON "
         f"b.building_id = e.home_building_id WHERE {ACTIVE} AND (SELECT count(*) FILTER (WHERE "
@@ -76,7 +71,7 @@ def cast_manager(story: Story) -> None:
     capabilities=("multi_condition_filtering",),
 )
 def staff_team(story: Story) -> None:
-    rows = _reports(story, story["user"]["email"])
+    rows = direct_reports(story, story["user"]["email"])
     team = [r for r in rows if r["employment_type"] in OFFICE_TYPES]
     if len(team) < 3 or len(team) == len(rows):
         raise Skip("no mixed team")
@@ -269,7 +264,7 @@ def decline_clashes(story: Story) -> None:
         "get_calendar",
         {"person": user["email"], "from_date": first, "to_date": last, "response": "accepted"},
     )
-    clashes = [r for r in rows if any(_overlaps(_span(r), t) for t in times)]
+    clashes = [r for r in rows if any(overlaps(span_of(r), t) for t in times)]
     story.say(
         [
             "If I've accepted anything else that overlaps one of those slots, decline it for me.",
@@ -285,19 +280,11 @@ def decline_clashes(story: Story) -> None:
 
 # --- the unit's all-hands ----------------------------------------------------------------------------
 
-_TREE = """
-    WITH RECURSIVE tree (root_id, org_unit_id) AS (
-        SELECT org_unit_id, org_unit_id FROM org_units
-        UNION ALL
-        SELECT t.root_id, u.org_unit_id FROM org_units AS u JOIN tree AS t ON u.parent_id = t.org_unit_id)
-"""
-
-
 def cast_unit_head(story: Story) -> None:
     """The active head of a unit with 60 to 280 active members (not interns) with the units below it."""
-    row = _cast_person(
+    row = cast_person(
         story,
-        _TREE
+        UNIT_TREE
         + ", sizes AS (SELECT t.root_id, count(*) AS n FROM tree AS t JOIN employees AS e ON e.org_unit_id = "
         "t.org_unit_id WHERE e.is_active AND e.employment_type <> 'intern' GROUP BY ALL) "
         f"SELECT {PERSON}, u.name AS unit, u.code, s.n FROM org_units AS u JOIN sizes AS s ON s.root_id = "
@@ -337,7 +324,7 @@ def unit_roster(story: Story) -> None:
     story.knob("solver_filtering", "no interns, hired on or before a day")
     story.distractor(
         f"a member of {unit['name']} or below hired in the week after {cutoff}",
-        _TREE
+        UNIT_TREE
         + " SELECT count(*) FROM employees AS e WHERE e.is_active AND e.employment_type <> 'intern' AND "
         "e.org_unit_id IN (SELECT t.org_unit_id FROM tree AS t JOIN org_units AS u ON u.org_unit_id = "
         "t.root_id WHERE u.code = ?) AND e.hired_on > ? AND e.hired_on <= ?",
@@ -497,7 +484,7 @@ def cancel_my_clashes(story: Story) -> None:
     for row in rows:
         if row["meeting_id"] in (story["all_hands"], *story["parties"]) or row["status"] != "scheduled":
             continue
-        if _overlaps(_span(row), slot):
+        if overlaps(span_of(row), slot):
             story.call("cancel_meeting", {"meeting": row["meeting_id"], "organizer": user["email"]})
 
 
@@ -514,7 +501,7 @@ def cast_away(story: Story) -> None:
         raise Skip("too close to the calendar's end")
     start = dt.datetime.combine(first, dt.time())
     end = dt.datetime.combine(last + dt.timedelta(days=1), dt.time())
-    _cast_person(
+    cast_person(
         story,
         f"SELECT {PERSON} FROM employees AS e JOIN employees AS boss ON boss.employee_id = e.manager_id "
         f"WHERE {ACTIVE} AND boss.is_active AND (SELECT count(*) FROM meetings AS m WHERE m.organizer_id = "
@@ -597,7 +584,7 @@ def cancel_small(story: Story) -> None:
     small = [r for r in mine if r["invitees"] <= limit]
     story["kept"] = [r for r in mine if r["invitees"] > limit]
     if any(r["invitees"] == limit + 1 for r in mine):
-        ids = _ids(mine)
+        ids = id_list(mine)
         story.distractor(
             f"a meeting of {user['email']} in the stretch with {limit + 1} invitees",
             f"SELECT count(*) FROM meetings AS m WHERE m.meeting_id IN ({ids}) AND (SELECT count(*) FROM "
@@ -614,7 +601,7 @@ def cancel_small(story: Story) -> None:
     )
     for row in small:
         story.call("cancel_meeting", {"meeting": row["meeting_id"], "organizer": user["email"]})
-    ids = _ids(small)
+    ids = id_list(small)
     story.ctx.goal(
         "the small meetings are cancelled",
         "SELECT count(*) FILTER (WHERE status = 'cancelled') AS cancelled FROM meetings WHERE meeting_id "
@@ -647,11 +634,11 @@ def move_a_week(story: Story) -> None:
         note=note,
     )
     for row in story["kept"]:
-        start, end = (t + dt.timedelta(weeks=1) for t in _span(row))
+        start, end = (t + dt.timedelta(weeks=1) for t in span_of(row))
         taken = False
         for room in row["rooms"]:
             info = story.read("get_room", {"room": room, "date": start.date()})
-            if _room_taken(info, (start, end), row["meeting_id"]):
+            if room_taken(info, (start, end), row["meeting_id"]):
                 taken = True
             hours = info["building_hours"]
             if "-" in hours and not (hours[:5] <= f"{start:%H:%M}" and f"{end:%H:%M}" <= hours[-5:]):
@@ -663,7 +650,7 @@ def move_a_week(story: Story) -> None:
                                           "start_at": start})
         story.ctx.derived(start.isoformat(), "the same time a week later")
         story.call("add_meeting_note", {"meeting": row["meeting_id"], "author": user["email"], "body": note})
-    ids = _ids(story["kept"])
+    ids = id_list(story["kept"])
     story.ctx.goal(
         "the bigger meetings moved a week on",
         "SELECT list((meeting_id, start_at, status) ORDER BY meeting_id) AS moved FROM meetings WHERE "
@@ -677,7 +664,7 @@ def move_a_week(story: Story) -> None:
 def cast_invitee(story: Story) -> None:
     """An active employee with a manager and 3+ pending invitations to upcoming meetings."""
     ctx = story.ctx
-    _cast_person(
+    cast_person(
         story,
         f"SELECT {PERSON} FROM employees AS e WHERE {ACTIVE} AND e.manager_id IS NOT NULL AND (SELECT "
         "count(*) FROM meeting_attendees AS a JOIN meetings AS m ON m.meeting_id = a.meeting_id WHERE "
@@ -726,8 +713,8 @@ def _inside_hours(profile: dict, start: dt.datetime, end: dt.datetime) -> bool:
 def answer_by_rules(story: Story) -> None:
     user, profile = story["user"], story["profile"]
     boss = profile["reports_to"][0]["email"] if profile["reports_to"] else None
-    away = [_span(o, "starts_at", "ends_at") for o in profile["out_of_office"]]
-    held = [(r["meeting_id"], *_span(r)) for r in story["accepted"]]
+    away = [span_of(o, "starts_at", "ends_at") for o in profile["out_of_office"]]
+    held = [(r["meeting_id"], *span_of(r)) for r in story["accepted"]]
     held = [h for h in held if h[2] > story.ctx.now]
     story.say(
         [
@@ -745,22 +732,22 @@ def answer_by_rules(story: Story) -> None:
     answers: dict[str, int] = {}
     near = 0
     for row in sorted(story["pending"], key=lambda r: (_when(r["start_at"]), r["meeting_id"])):
-        start, end = _span(row)
+        start, end = span_of(row)
         inside = _inside_hours(profile, start, end)
         if inside and not _inside_hours(profile, start - dt.timedelta(minutes=30), end) or inside and not \
                 _inside_hours(profile, start, end + dt.timedelta(minutes=30)):
             near += 1
-        if not inside or any(_overlaps((start, end), a) for a in away):
+        if not inside or any(overlaps((start, end), a) for a in away):
             response = "declined"
         elif boss is not None and row["organizer_email"] == boss:
-            for other in [h for h in held if _overlaps((start, end), h[1:])]:
+            for other in [h for h in held if overlaps((start, end), h[1:])]:
                 story.call("respond_to_invitation",
                            {"meeting": other[0], "person": user["email"], "response": "declined"})
                 story.ctx.derived("declined", "the clashing acceptance gives way")
                 held.remove(other)
                 story.knob("policy_detour", "a clashing acceptance is declined before the manager's")
             response = "accepted"
-        elif any(_overlaps((start, end), h[1:]) for h in held):
+        elif any(overlaps((start, end), h[1:]) for h in held):
             response = "tentative"
         else:
             response = "accepted"
@@ -790,7 +777,7 @@ def answer_by_rules(story: Story) -> None:
 
 def cast_desk_team(story: Story) -> None:
     """An active manager with a home building and 3 to 8 active direct reports."""
-    _cast_person(
+    cast_person(
         story,
         f"SELECT {PERSON}, e.home_building_id, b.name AS building FROM employees AS e JOIN buildings AS b ON "
         f"b.building_id = e.home_building_id WHERE {ACTIVE} AND (SELECT count(*) FROM employees AS r WHERE "
@@ -813,7 +800,7 @@ def office_days(story: Story) -> None:
     if days[-1] > today + dt.timedelta(days=DESK_DAYS_AHEAD):
         raise Skip("past the desk window")
     people = [{"email": user["email"], "name": user["name"]}] + [
-        {"email": r["email"], "name": r["name"]} for r in _reports(story, user["email"])
+        {"email": r["email"], "name": r["name"]} for r in direct_reports(story, user["email"])
     ]
     office: dict[dt.date, list[str]] = {d: [] for d in days}
     for person in people:
@@ -827,8 +814,8 @@ def office_days(story: Story) -> None:
             if hours is None or hours["remote"] or day.isoformat() in taken:
                 continue
             core = (dt.datetime.combine(day, dt.time(9)), dt.datetime.combine(day, dt.time(17)))
-            away = [_span(o, "starts_at", "ends_at") for o in profile["out_of_office"]]
-            if any(_overlaps(core, period) for period in away):
+            away = [span_of(o, "starts_at", "ends_at") for o in profile["out_of_office"]]
+            if any(overlaps(core, period) for period in away):
                 continue
             office[day].append(person["email"])
     if sum(len(v) for v in office.values()) < 4:
@@ -885,7 +872,6 @@ def book_team_desks(story: Story) -> None:
 
 # --- facilities: replacing old equipment -------------------------------------------------------------
 
-FACILITIES_UNITS = ("Facilities", "Workplace", "Maintenance", "Real Estate")
 REPLACEMENTS = {
     "Projector": "85-inch Display",
     "65-inch Display": "85-inch Display",
@@ -902,7 +888,7 @@ REPLACEMENTS = {
 def cast_facilities(story: Story) -> None:
     """An active member of a facilities unit, and a kind of equipment found in 12 to 40 rooms."""
     ctx = story.ctx
-    units = ", ".join(f"'{u}'" for u in FACILITIES_UNITS)
+    units = ", ".join(f"'{u}'" for u in FACILITIES)
     person = ctx.pick(
         f"SELECT {PERSON} FROM employees AS e JOIN org_units AS u ON u.org_unit_id = e.org_unit_id "
         f"WHERE {ACTIVE} AND u.name IN ({units})",
@@ -999,7 +985,7 @@ def cast_short_room(story: Story) -> None:
     manager's own manager comes too, and the room seats one more."""
     ctx = story.ctx
     boss = ctx.rng.random() < 0.5  # my manager joins us: the room seats the reports and one more
-    row = _cast_person(
+    row = cast_person(
         story,
         f"SELECT {PERSON}, r.name AS room, b.name AS building FROM employees AS e JOIN rooms AS r ON "
         "r.building_id = e.home_building_id JOIN buildings AS b ON b.building_id = r.building_id WHERE "
@@ -1020,7 +1006,7 @@ def cast_short_room(story: Story) -> None:
 )
 def team_in_room(story: Story) -> None:
     user, room = story["user"], story["room"]
-    team = _reports(story, user["email"])
+    team = direct_reports(story, user["email"])
     guests = [story.read("get_person", {"person": user["email"]})["reports_to"][0]] if story["boss"] else []
     who = "everyone who reports to me directly" + (", and my manager" if guests else "")
     whom = "all my direct reports" + (" and my manager" if guests else "")
@@ -1039,7 +1025,7 @@ def team_in_room(story: Story) -> None:
         start = _when(found["slots"][0]["start_at"])
         when = "at the first time on {day} when all of us are free"
     info = story.read("get_room", {"room": room["name"], "date": day})
-    if _room_taken(info, (start, start + dt.timedelta(hours=1))):
+    if room_taken(info, (start, start + dt.timedelta(hours=1))):
         raise Skip("room taken then")
     title = story.rng.choice(("Team Offsite Prep", "Team Retro", "Quarter Planning"))
     story.say(
@@ -1072,7 +1058,7 @@ def cast_room_regular(story: Story) -> None:
     all, with a confirmed booking at least three weeks ahead starting on the hour (the week the series
     meets it)."""
     ctx = story.ctx
-    row = _cast_person(
+    row = cast_person(
         story,
         f"SELECT {PERSON}, b.name AS building, r.name AS room, k.start_at AS taken_at FROM employees AS e "
         "JOIN buildings AS b ON b.building_id = e.home_building_id JOIN rooms AS r ON r.building_id = "
@@ -1095,7 +1081,7 @@ def cast_room_regular(story: Story) -> None:
 def series_in_one_room(story: Story) -> None:
     user, room = story["user"], story["room"]
     taken = room["taken_at"]
-    team = _reports(story, user["email"])
+    team = direct_reports(story, user["email"])
     count = story.rng.randint(5, 10)
     first = taken.date() - dt.timedelta(weeks=story.rng.randint(1, count - 1))
     while first <= story.ctx.today:
@@ -1136,7 +1122,7 @@ def series_in_one_room(story: Story) -> None:
 
 def cast_desk_regular(story: Story) -> None:
     """An active employee with a home building."""
-    _cast_person(
+    cast_person(
         story,
         f"SELECT {PERSON}, b.name AS building FROM employees AS e JOIN buildings AS b ON b.building_id = "
         f"e.home_building_id WHERE {ACTIVE}",

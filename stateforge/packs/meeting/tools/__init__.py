@@ -16,32 +16,12 @@ docs/packs/meeting.md lists the tools, the policies and the tables that stay rea
 
 from __future__ import annotations
 
-from . import (
-    away,
-    booking,
-    calendar,
-    cancel,
-    content,
-    desks,
-    invites,
-    meetings,
-    org,
-    people,
-    places,
-    series,
-)
+from stateforge.tools import Tool
+from stateforge.tools.collect import defined_in
 
-TOOLS = [
-    *calendar.TOOLS,
-    *meetings.TOOLS,
-    *cancel.TOOLS,
-    *invites.TOOLS,
-    *booking.TOOLS,
-    *series.TOOLS,
-    *places.TOOLS,
-    *desks.TOOLS,
-    *away.TOOLS,
-    *org.TOOLS,
-    *people.TOOLS,
-    *content.TOOLS,
-]
+from . import away, booking, calendar, cancel, content, desks, invites, meetings, org, people, places, series
+
+TOOLS = defined_in(
+    calendar, meetings, cancel, invites, booking, series, places, desks, away, org, people, content, kind=Tool
+)
+"""Every tool, module by module in the order clients see them, each module's tools as written there."""

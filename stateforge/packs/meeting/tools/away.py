@@ -9,9 +9,11 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change
 from stateforge.tools.policies import refuse
+from stateforge.tools.where import Where
 
-from .common import Limit, Offset, find_person, find_unit, span, who
+from .common import UNIT_TREE, Limit, Offset, cancel_all, find_person, find_unit, listed, person_id, span, who
 from .zones import PersonTime, at_person
 
 Reason = Literal["vacation", "sick", "travel", "training", "parental", "other"]
@@ -80,15 +82,8 @@ def _clear_calendar(
         "AND start_at > ? AND start_at < ? AND ? < end_at ORDER BY start_at, meeting_id",
         [pid, env.now, end, start],
     )
-    ids = [m["meeting_id"] for m in own]
-    if cancel_own and ids:
-        env.update_where("meetings", "meeting_id IN (SELECT unnest(?))", [ids], {"status": "cancelled"})
-        env.update_where(
-            "room_bookings",
-            "meeting_id IN (SELECT unnest(?)) AND status = 'confirmed'",
-            [ids],
-            {"status": "cancelled"},
-        )
+    if cancel_own and own:
+        cancel_all(env, [m["meeting_id"] for m in own])
     desks = 0
     if cancel_desks:
         # a day counts as away when the period covers its core hours, 09:00 to 17:00
@@ -100,13 +95,9 @@ def _clear_calendar(
             [pid, env.today, start, end],
             {"status": "cancelled"},
         )
-    listed = [
-        {"meeting_id": m["meeting_id"], "title": m["title"], "when": span(m["start_at"], m["end_at"])}
-        for m in own
-    ]
     return {
         "invitations_declined": declined,
-        "own_meetings_cancelled" if cancel_own else "own_meetings_in_period": listed,
+        "own_meetings_cancelled" if cancel_own else "own_meetings_in_period": listed(own),
         "desk_bookings_cancelled": desks,
     }
 
@@ -162,7 +153,7 @@ def set_out_of_office(
     return {"period_id": row["ooo_id"], "person": who(p), "from": starts_at, "until": ends_at, **done}
 
 
-@tool(kind="write", reads=_READS, writes=_WRITES, idempotent=True, destructive=True)
+@change(reads=_READS, writes=_WRITES)
 def change_out_of_office(
     env: Env,
     person: str,
@@ -233,13 +224,7 @@ def change_out_of_office(
     }
 
 
-@tool(
-    kind="write",
-    reads=("employees", "out_of_office"),
-    writes=("out_of_office",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("employees", "out_of_office"), writes=("out_of_office",))
 def cancel_out_of_office(env: Env, person: str, period_id: int) -> dict:
     """Cancel an out-of-office period: one that has not started is deleted, a current one ends now. Declined
     invitations stay declined (answer them again with respond_to_invitation).
@@ -290,50 +275,29 @@ def list_out_of_office(
         reason: Only periods with this reason.
         include_past: Also periods that have ended.
     """
-    sql = """
+    where, tree = Where(), []
+    if person:
+        where.add("o.employee_id = ?", person_id(env, person))
+    first = on_date or from_date
+    last = on_date or to_date
+    where.when(first and dt.datetime.combine(first, dt.time(0)), "o.ends_at > ?")
+    where.when(last and dt.datetime.combine(last, dt.time(0)) + dt.timedelta(days=1), "o.starts_at < ?")
+    if not (first or last or include_past):
+        where.add("o.ends_at > ?", env.now)
+    where.when(reason, "o.reason = ?")
+    if org_unit:
+        where.add("e.org_unit_id IN (SELECT org_unit_id FROM tree)")
+        tree = [find_unit(env, org_unit)["org_unit_id"], include_subunits]
+    sql = f"""
         SELECT o.ooo_id AS period_id, e.first_name || ' ' || e.last_name AS person, e.email, o.starts_at,
                o.ends_at, o.reason, o.auto_reply_message AS auto_reply,
                d.first_name || ' ' || d.last_name AS delegate, d.email AS delegate_email, e.org_unit_id
         FROM out_of_office AS o JOIN employees AS e ON e.employee_id = o.employee_id
         LEFT JOIN employees AS d ON d.employee_id = o.delegate_id
-        WHERE TRUE
+        WHERE {where.sql}
     """
-    params: list = []
-    if person:
-        sql += " AND o.employee_id = ?"
-        params.append(find_person(env, person, active=False)["employee_id"])
-    first = on_date or from_date
-    last = on_date or to_date
-    if first:
-        sql += " AND o.ends_at > ?"
-        params.append(dt.datetime.combine(first, dt.time(0)))
-    if last:
-        sql += " AND o.starts_at < ?"
-        params.append(dt.datetime.combine(last, dt.time(0)) + dt.timedelta(days=1))
-    if not (first or last or include_past):
-        sql += " AND o.ends_at > ?"
-        params.append(env.now)
-    if reason:
-        sql += " AND o.reason = ?"
-        params.append(reason)
-    if org_unit:
-        unit = find_unit(env, org_unit)
-        sql = (
-            "WITH RECURSIVE tree (org_unit_id, depth) AS (SELECT ?, 0 UNION ALL SELECT "
-            "u.org_unit_id, t.depth + 1 "
-            "FROM org_units AS u JOIN tree AS t ON u.parent_id = t.org_unit_id WHERE ? AND t.depth < 50) "
-            + sql
-            + " AND e.org_unit_id IN (SELECT org_unit_id FROM tree)"
-        )
-        params = [unit["org_unit_id"], include_subunits, *params]
-    page = env.page(
-        f"SELECT * EXCLUDE (org_unit_id) FROM ({sql})",
-        params,
-        order_by="starts_at, period_id",
-        limit=limit,
-        offset=offset,
-    )
-    return page
+    if tree:
+        sql = UNIT_TREE + sql
+    sql = f"SELECT * EXCLUDE (org_unit_id) FROM ({sql})"
+    return env.page(sql, [*tree, *where.params], order_by="starts_at, period_id", limit=limit, offset=offset)
 
-
-TOOLS = [set_out_of_office, change_out_of_office, cancel_out_of_office, list_out_of_office]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from stateforge.tools import Env, ToolError, tool
+from stateforge.tools import Env, ToolError
+from stateforge.tools.kinds import change, create
 
 from .checks import check_room, confirm_booking, headcount
-from .common import MeetingRef, find_room, own_meeting, title_of
+from .common import Meeting, RoomBuilding, find_room, own_meeting, title_of
 
 _READS = (
     "meetings",
@@ -27,13 +28,13 @@ def _booked(env: Env, meeting_id: int) -> list[dict]:
     )
 
 
-@tool(kind="write", reads=_READS, writes=("room_bookings",), idempotent=False, destructive=False)
+@create(reads=_READS, writes=("room_bookings",))
 def book_room(
     env: Env,
-    meeting: MeetingRef,
+    meeting: Meeting,
     organizer: str,
     room: str,
-    building: str | None = None,
+    building: RoomBuilding = None,
     additional: bool = False,
 ) -> dict:
     """Book a room for an upcoming meeting, for the meeting's whole time. The room must be bookable in the app
@@ -42,10 +43,8 @@ def book_room(
     for a second one (e.g. another office joining); change_room moves it instead.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer, who books (email, employee number or full name).
         room: The room's name, e.g. "Everest 1.001".
-        building: The room's building (name or code), when two buildings have a room of that name.
         additional: Book this room as well as the one the meeting already has.
     """
     m, org = own_meeting(env, meeting, organizer)
@@ -71,10 +70,10 @@ def book_room(
     }
 
 
-@tool(kind="write", reads=_READS, writes=("room_bookings",), idempotent=True, destructive=True)
+@change(reads=_READS, writes=("room_bookings",))
 def change_room(
     env: Env,
-    meeting: MeetingRef,
+    meeting: Meeting,
     organizer: str,
     new_room: str,
     building: str | None = None,
@@ -84,7 +83,6 @@ def change_room(
     (same checks as book_room).
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer, who makes the change (email, employee number or full name).
         new_room: The room to move to (its name).
         building: The new room's building (name or code), when two buildings have a room of that name.
@@ -117,12 +115,11 @@ def change_room(
     }
 
 
-@tool(kind="write", reads=_READS, writes=("room_bookings",), idempotent=True, destructive=True)
-def release_room(env: Env, meeting: MeetingRef, organizer: str, room: str | None = None) -> dict:
+@change(reads=_READS, writes=("room_bookings",))
+def release_room(env: Env, meeting: Meeting, organizer: str, room: str | None = None) -> dict:
     """Give up the room(s) booked for an upcoming meeting (the meeting itself stays, e.g. online only).
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer (email, employee number or full name).
         room: Only this booked room (its name); default: every room of the meeting.
     """
@@ -140,5 +137,3 @@ def release_room(env: Env, meeting: MeetingRef, organizer: str, room: str | None
     )
     return {"meeting_id": m["meeting_id"], "released": [c["name"] for c in current]}
 
-
-TOOLS = [book_room, change_room, release_room]

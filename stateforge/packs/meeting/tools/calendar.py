@@ -9,10 +9,11 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.where import Where
 
 from .common import (
     Limit,
-    MeetingRef,
+    Meeting,
     Offset,
     People,
     find_building,
@@ -20,6 +21,9 @@ from .common import (
     find_people,
     find_person,
     find_room,
+    last_day,
+    like,
+    person_id,
     who,
 )
 from .zones import PERSON_ZONE, SearchTime, per_zone
@@ -83,60 +87,56 @@ def search_meetings(
         sort_by: Order by start time or title.
         descending: Reverse the order (e.g. latest first).
     """
-    sql, params = f"SELECT * EXCLUDE (organizer_id, agenda) FROM ({_MEETINGS}) AS x WHERE TRUE", []
+    where = Where()
     if text:
-        sql += " AND (lower(title) LIKE ? OR lower(coalesce(agenda, '')) LIKE ?)"
-        params += [f"%{text.strip().lower()}%"] * 2
+        where.add("lower(title) LIKE ? OR lower(coalesce(agenda, '')) LIKE ?", like(text), like(text))
     if organizer:
-        sql += " AND organizer_id = ?"
-        params.append(find_person(env, organizer, role="organizer", active=False)["employee_id"])
+        where.add("organizer_id = ?", person_id(env, organizer, role="organizer"))
     if attendee:
-        sql += " AND meeting_id IN (SELECT meeting_id FROM meeting_attendees WHERE employee_id = ?)"
-        params.append(find_person(env, attendee, role="attendee", active=False)["employee_id"])
-    if on_date:
-        sql += " AND CAST(start_at AS DATE) = ?"
-        params.append(on_date)
+        where.add(
+            "meeting_id IN (SELECT meeting_id FROM meeting_attendees WHERE employee_id = ?)",
+            person_id(env, attendee, role="attendee"),
+        )
+    where.when(on_date, "CAST(start_at AS DATE) = ?")
     for bound, op in ((starts_from, ">="), (starts_before, "<")):
         if bound:
             value, bound_params = per_zone(env, bound, _ORGANIZER_ZONE)
-            sql += f" AND start_at {op} {value}"
-            params += bound_params
-    if status:
-        sql += " AND status = ?"
-        params.append(status)
-    if series_id is not None:
-        sql += " AND series_id = ?"
-        params.append(series_id)
+            where.add(f"start_at {op} {value}", *bound_params)
+    where.when(status, "status = ?").when(series_id, "series_id = ?")
     if room:
-        sql += (
-            " AND meeting_id IN (SELECT meeting_id FROM room_bookings WHERE room_id = ? "
-            "AND status = 'confirmed')"
+        where.add(
+            "meeting_id IN (SELECT meeting_id FROM room_bookings WHERE room_id = ? AND status = 'confirmed')",
+            find_room(env, room, building)["room_id"],
         )
-        params.append(find_room(env, room, building)["room_id"])
     elif building:
-        sql += (
-            " AND meeting_id IN (SELECT b.meeting_id FROM room_bookings AS b JOIN rooms AS r "
-            "ON r.room_id = b.room_id WHERE r.building_id = ? AND b.status = 'confirmed')"
+        where.add(
+            "meeting_id IN (SELECT b.meeting_id FROM room_bookings AS b JOIN rooms AS r "
+            "ON r.room_id = b.room_id WHERE r.building_id = ? AND b.status = 'confirmed')",
+            find_building(env, building)["building_id"],
         )
-        params.append(find_building(env, building)["building_id"])
-    if is_online is not None:
-        sql += " AND is_online = ?"
-        params.append(is_online)
+    where.when(is_online, "is_online = ?")
+    sql = f"SELECT * EXCLUDE (organizer_id, agenda) FROM ({_MEETINGS}) AS x WHERE {where.sql}"
     way = " DESC" if descending else ""
     order = {
         "start_at": f"start_at{way}",
         "title": f"title{way}, start_at",
     }
-    return env.page(sql, params, order_by=f"{order[sort_by]}, meeting_id", limit=limit, offset=offset)
+    return env.page(sql, where.params, order_by=f"{order[sort_by]}, meeting_id", limit=limit, offset=offset)
+
+
+_DETAILS = (
+    "meeting_id", "meeting_code", "title", "agenda", "start_at", "end_at", "status", "is_online", "join_url",
+    "passcode", "waiting_room_enabled",
+)
+"""The columns of a meeting `get_meeting` shows as they are."""
 
 
 @tool(reads=(*_READS, "buildings", "meeting_series", "recordings", "meeting_notes"))
-def get_meeting(env: Env, meeting: MeetingRef) -> dict:
+def get_meeting(env: Env, meeting: Meeting) -> dict:
     """One meeting in full: title, agenda, time, status, code, join link, organizer, every invitee with their
     answer, rooms (with building and booking state), its series, and how many recordings and notes it has.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
     """
     m = find_meeting(env, meeting)
     attendees = env.query(
@@ -172,17 +172,7 @@ def get_meeting(env: Env, meeting: MeetingRef) -> dict:
         or {}
     )
     return {
-        "meeting_id": m["meeting_id"],
-        "meeting_code": m["meeting_code"],
-        "title": m["title"],
-        "agenda": m["agenda"],
-        "start_at": m["start_at"],
-        "end_at": m["end_at"],
-        "status": m["status"],
-        "is_online": m["is_online"],
-        "join_url": m["join_url"],
-        "passcode": m["passcode"],
-        "waiting_room_enabled": m["waiting_room_enabled"],
+        **{k: m[k] for k in _DETAILS},
         "organizer": m["organizer_name"],
         "organizer_email": m["organizer_email"],
         "attendees": attendees,
@@ -219,9 +209,7 @@ def get_calendar(
         include_declined: Also invitations they declined.
     """
     p = find_person(env, person, active=False)
-    last = to_date or from_date
-    if last < from_date:
-        raise ToolError("to_date must not be before from_date.")
+    last = last_day(from_date, to_date)
     sql = f"""
         SELECT x.meeting_id, x.meeting_code, x.title, x.start_at, x.end_at, x.status, x.is_online, x.rooms,
                x.organizer, x.organizer_email, x.invitees,
@@ -346,5 +334,3 @@ def _ceil(moment: dt.datetime, step: int) -> dt.datetime:
         base += dt.timedelta(minutes=step)
     return base
 
-
-TOOLS = [search_meetings, get_meeting, get_calendar, find_meeting_times]

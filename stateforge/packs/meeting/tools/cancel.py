@@ -7,31 +7,22 @@ from typing import Annotated
 
 from pydantic import Field
 
-from stateforge.tools import Env, ToolError, tool
+from stateforge.tools import Env, ToolError
+from stateforge.tools.kinds import change
 from stateforge.tools.policies import refuse
 
-from .common import MeetingRef, find_person, own_meeting, span, who
+from .common import Meeting, cancel_all, find_person, last_day, listed, own_meeting, upcoming_in, who
 
 
-@tool(
-    kind="write",
-    reads=("meetings", "employees", "room_bookings"),
-    writes=("meetings", "room_bookings"),
-    idempotent=True,
-    destructive=True,
-)
-def cancel_meeting(env: Env, meeting: MeetingRef, organizer: str) -> dict:
+@change(reads=("meetings", "employees", "room_bookings"), writes=("meetings", "room_bookings"))
+def cancel_meeting(env: Env, meeting: Meeting, organizer: str) -> dict:
     """Cancel an upcoming meeting: it stays in calendars as cancelled and its rooms are released.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer, who cancels it (email, employee number or full name).
     """
     m, _ = own_meeting(env, meeting, organizer, action="cancel")
-    env.update("meetings", m["meeting_id"], {"status": "cancelled"})
-    rooms = env.update_where(
-        "room_bookings", "meeting_id = ? AND status = 'confirmed'", [m["meeting_id"]], {"status": "cancelled"}
-    )
+    rooms = cancel_all(env, [m["meeting_id"]])
     return {
         "meeting_id": m["meeting_id"],
         "title": m["title"],
@@ -40,13 +31,7 @@ def cancel_meeting(env: Env, meeting: MeetingRef, organizer: str) -> dict:
     }
 
 
-@tool(
-    kind="write",
-    reads=("meetings", "employees", "room_bookings"),
-    writes=("meetings", "room_bookings"),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("meetings", "employees", "room_bookings"), writes=("meetings", "room_bookings"))
 def cancel_meetings(
     env: Env,
     organizer: str,
@@ -71,57 +56,24 @@ def cancel_meetings(
         series_id: Only occurrences of this recurring series.
     """
     org = find_person(env, organizer, role="organizer", active=False)
-    last = to_date or from_date
-    if last < from_date:
-        raise ToolError("to_date must not be before from_date.")
-    where = "organizer_id = ? AND status = 'scheduled' AND start_at > ? AND start_at >= ? AND start_at < ?"
-    params: list = [org["employee_id"], env.now, from_date, last + dt.timedelta(days=1)]
-    if starts_from_time:
-        where += " AND CAST(start_at AS TIME) >= ?"
-        params.append(starts_from_time)
-    if starts_before_time:
-        where += " AND CAST(start_at AS TIME) < ?"
-        params.append(starts_before_time)
-    if title_contains:
-        where += " AND lower(title) LIKE ?"
-        params.append(f"%{title_contains.strip().lower()}%")
-    if series_id is not None:
-        where += " AND series_id = ?"
-        params.append(series_id)
+    last = last_day(from_date, to_date)
+    where = upcoming_in(env, from_date, last, starts_from_time, starts_before_time, title_contains)
+    where.add("organizer_id = ?", org["employee_id"]).when(series_id, "series_id = ?")
     found = env.query(
-        f"SELECT meeting_id, title, start_at, end_at FROM meetings WHERE {where} "
+        f"SELECT meeting_id, title, start_at, end_at FROM meetings WHERE {where.sql} "
         "ORDER BY start_at, meeting_id",
-        params,
+        where.params,
     )
     if not found:
         raise refuse(
             "only_upcoming_meetings_change",
             f"{who(org)} organises no upcoming meeting matching that between {from_date} and {last}.",
         )
-    ids = [f["meeting_id"] for f in found]
-    env.update_where("meetings", "meeting_id IN (SELECT unnest(?))", [ids], {"status": "cancelled"})
-    rooms = env.update_where(
-        "room_bookings",
-        "meeting_id IN (SELECT unnest(?)) AND status = 'confirmed'",
-        [ids],
-        {"status": "cancelled"},
-    )
-    return {
-        "cancelled": [
-            {"meeting_id": f["meeting_id"], "title": f["title"], "when": span(f["start_at"], f["end_at"])}
-            for f in found
-        ],
-        "rooms_released": rooms,
-    }
+    rooms = cancel_all(env, [f["meeting_id"] for f in found])
+    return {"cancelled": listed(found), "rooms_released": rooms}
 
 
-@tool(
-    kind="write",
-    reads=("meetings", "employees"),
-    writes=("meetings",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("meetings", "employees"), writes=("meetings",))
 def delete_cancelled_meetings(
     env: Env,
     organizer: str,
@@ -176,5 +128,3 @@ def delete_cancelled_meetings(
     deleted = env.delete_where("meetings", "meeting_id IN (SELECT unnest(?))", [ids])
     return {"deleted": deleted, "meeting_ids": ids, "also_removed": env.changes.to_dict()}
 
-
-TOOLS = [cancel_meeting, cancel_meetings, delete_cancelled_meetings]

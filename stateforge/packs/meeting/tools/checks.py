@@ -70,6 +70,18 @@ def join_url(code: str) -> str:
     return "https://meeting.example.com/j/" + code.replace("-", "")
 
 
+def new_meeting(
+    organizer_id: int, title: str, agenda: str | None, code: str, start: dt.datetime, end: dt.datetime,
+    is_online: bool, **more: Any,
+) -> dict:
+    """A scheduled `meetings` row to insert, with its join link when online (`more`: other columns)."""
+    return {
+        "organizer_id": organizer_id, "title": title.strip(), "agenda": agenda or None, "meeting_code": code,
+        "start_at": start, "end_at": end, "is_online": is_online,
+        "join_url": join_url(code) if is_online else None, "status": "scheduled", **more,
+    }
+
+
 # --- availability -----------------------------------------------------------------------------------------
 
 
@@ -221,18 +233,19 @@ def confirm_booking(env: Env, meeting: dict, room: dict, booked_by: int) -> dict
         "SELECT booking_id, status FROM room_bookings WHERE meeting_id = ? AND room_id = ?",
         [meeting["meeting_id"], room["room_id"]],
     )
-    values = {
-        "start_at": meeting["start_at"],
-        "end_at": meeting["end_at"],
-        "status": "confirmed",
-        "booked_by": booked_by,
-        "checked_in": False,
-    }
+    row = booking_row(meeting, room["room_id"], booked_by)
     if old is None:
-        return env.insert(
-            "room_bookings", {"room_id": room["room_id"], "meeting_id": meeting["meeting_id"], **values}
-        )
+        return env.insert("room_bookings", row)
     if old["status"] == "confirmed":
         raise ToolError(f"{room['name']} is already booked for {title_of(meeting)}.")
+    values = {k: v for k, v in row.items() if k not in ("room_id", "meeting_id")}
     env.update("room_bookings", old["booking_id"], values)
     return {"booking_id": old["booking_id"], "room_id": room["room_id"], **values}
+
+
+def booking_row(meeting: dict, room_id: int, booked_by: int) -> dict:
+    """A confirmed `room_bookings` row of the room for the meeting's whole time."""
+    return {
+        "room_id": room_id, "meeting_id": meeting["meeting_id"], "start_at": meeting["start_at"],
+        "end_at": meeting["end_at"], "status": "confirmed", "booked_by": booked_by, "checked_in": False,
+    }

@@ -18,6 +18,7 @@ from pydantic import Field
 
 from stateforge.tools import Env, ToolError
 from stateforge.tools.policies import refuse
+from stateforge.tools.where import Where
 
 PERSON = "an email address, an employee number (E and seven digits) or a full name"
 """How a person is named in arguments (a lone first or last name works too when only one person has it)."""
@@ -35,7 +36,20 @@ Limit = Annotated[int, Field(ge=1, le=50, description="Rows per page, 1 to 50.")
 Offset = Annotated[int, Field(ge=0, description="Rows to skip: 0 for the first page, then offset + limit.")]
 People = Annotated[list[str], Field(max_length=MAX_INVITEES, description=f"People, each as {PERSON}.")]
 MeetingRef = int | str
+Meeting = Annotated[
+    MeetingRef, Field(description="The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.")
+]
+"""A meeting named in a tool's arguments."""
+RoomBuilding = Annotated[
+    str | None,
+    Field(description="The room's building (name or code), when two buildings have a room of that name."),
+]
 
+UNIT_TREE = (
+    "WITH RECURSIVE tree (org_unit_id, depth) AS (SELECT ?, 0 UNION ALL SELECT u.org_unit_id, t.depth + 1 "
+    "FROM org_units AS u JOIN tree AS t ON u.parent_id = t.org_unit_id WHERE ? AND t.depth < 50) "
+)
+"""SQL naming `tree` the org unit given (first parameter) and, when the second is true, the units below."""
 _CODE = re.compile(r"^\d{3}-?\d{3}-?\d{3}$")
 _PERSON_SQL = """
     SELECT e.employee_id, e.first_name || ' ' || e.last_name AS name, e.first_name, e.last_name, e.email,
@@ -130,6 +144,24 @@ def find_people(env: Env, refs: Sequence[str], *, role: str = "person", active: 
     if problems:
         raise ToolError(f"{role}: " + "; ".join(problems) + ".", argument=role)
     return list({p["employee_id"]: p for p in people}.values())
+
+
+def person_id(env: Env, ref: str, *, role: str = "person") -> int:
+    """The employee id of the person `ref` names, who may have left (a search filter)."""
+    return find_person(env, ref, role=role, active=False)["employee_id"]
+
+
+def like(text: str) -> str:
+    """A LIKE pattern: `text` anywhere, in any letter case (compare with `lower(column)`)."""
+    return f"%{text.strip().lower()}%"
+
+
+def last_day(from_date: dt.date, to_date: dt.date | None) -> dt.date:
+    """The last day of a range given by its first day and an optional last one (default: the first)."""
+    last = to_date or from_date
+    if last < from_date:
+        raise ToolError("to_date must not be before from_date.")
+    return last
 
 
 def find_person(env: Env, ref: str, *, role: str = "person", active: bool = True) -> dict:
@@ -265,6 +297,39 @@ def find_meeting(env: Env, ref: MeetingRef) -> dict:
             f"no meeting {ref!r}; search_meetings or get_calendar find meetings by title and date."
         )
     return row
+
+
+def upcoming_in(
+    env: Env,
+    first: dt.date,
+    last: dt.date,
+    from_time: dt.time | None,
+    before_time: dt.time | None,
+    title: str | None,
+    alias: str = "",
+) -> Where:
+    """The filters of a bulk change of upcoming meetings (`alias`: the meetings' table alias and a dot):
+    scheduled, not started, starting from `first` through `last`, in a time-of-day window, by title."""
+    at = f"{alias}start_at"
+    where = Where().add(f"{alias}status = 'scheduled' AND {at} > ?", env.now)
+    where.add(f"{at} >= ? AND {at} < ?", first, last + dt.timedelta(days=1))
+    where.when(from_time, f"CAST({at} AS TIME) >= ?").when(before_time, f"CAST({at} AS TIME) < ?")
+    return where.when(like(title) if title else None, f"lower({alias}title) LIKE ?")
+
+
+def cancel_all(env: Env, ids: Sequence[int]) -> int:
+    """Cancel the meetings `ids` and release their rooms; how many room bookings were released."""
+    env.update_where("meetings", "meeting_id IN (SELECT unnest(?))", [list(ids)], {"status": "cancelled"})
+    return env.update_where(
+        "room_bookings", "meeting_id IN (SELECT unnest(?)) AND status = 'confirmed'", [list(ids)],
+        {"status": "cancelled"},
+    )
+
+
+def listed(rows: Sequence[dict]) -> list[dict]:
+    """Meetings as a result lists them: id, title and when."""
+    return [{"meeting_id": r["meeting_id"], "title": r["title"], "when": span(r["start_at"], r["end_at"])}
+            for r in rows]
 
 
 def title_of(meeting: dict) -> str:

@@ -9,15 +9,19 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
+from stateforge.tools.where import Where
 
 from .common import (
     RETENTION_DAYS,
     Limit,
+    Meeting,
     MeetingRef,
     Offset,
     find_meeting,
     find_person,
+    person_id,
     title_of,
     who,
 )
@@ -70,37 +74,20 @@ def list_recordings(
         sort_by: Order by recording time, size or length.
         descending: Reverse the order (e.g. largest first).
     """
-    sql, params = f"SELECT * FROM ({_RECORDINGS}) AS x WHERE TRUE", []
+    where = Where()
     if person:
-        pid = find_person(env, person, active=False)["employee_id"]
-        sql += " AND (organizer_id = ? OR starter_id = ?)"
-        params += [pid, pid]
+        pid = person_id(env, person)
+        where.add("organizer_id = ? OR starter_id = ?", pid, pid)
     if meeting is not None:
-        sql += " AND meeting_id = ?"
-        params.append(find_meeting(env, meeting)["meeting_id"])
-    if from_date:
-        sql += " AND created_at >= ?"
-        params.append(dt.datetime.combine(from_date, dt.time(0)))
-    if to_date:
-        sql += " AND created_at < ?"
-        params.append(dt.datetime.combine(to_date, dt.time(0)) + dt.timedelta(days=1))
-    for column, value in (("transcript_status", transcript_status), ("format", format)):
-        if value is not None:
-            sql += f" AND {column} = ?"
-            params.append(value)
-    if min_size_mb is not None:
-        sql += " AND size_mb >= ?"
-        params.append(min_size_mb)
+        where.add("meeting_id = ?", find_meeting(env, meeting)["meeting_id"])
+    where.when(from_date and dt.datetime.combine(from_date, dt.time(0)), "created_at >= ?")
+    where.when(to_date and dt.datetime.combine(to_date, dt.time(0)) + dt.timedelta(days=1), "created_at < ?")
+    where.when(transcript_status, "transcript_status = ?").when(format, "format = ?")
+    where.when(min_size_mb, "size_mb >= ?")
     way = " DESC" if descending else ""
     order = {"created_at": f"created_at{way}", "size": f"size_mb{way}", "duration": f"minutes{way}"}[sort_by]
-    page = env.page(
-        f"SELECT * EXCLUDE (organizer_id, starter_id) FROM ({sql})",
-        params,
-        order_by=f"{order}, recording_id",
-        limit=limit,
-        offset=offset,
-    )
-    return page
+    sql = f"SELECT * EXCLUDE (organizer_id, starter_id) FROM ({_RECORDINGS}) AS x WHERE {where.sql}"
+    return env.page(sql, where.params, order_by=f"{order}, recording_id", limit=limit, offset=offset)
 
 
 def _managed(env: Env, person: dict, ids: list[int]) -> list[dict]:
@@ -124,7 +111,7 @@ def _managed(env: Env, person: dict, ids: list[int]) -> list[dict]:
     return rows
 
 
-@tool(kind="write", reads=_REC_READS, writes=("recordings",), idempotent=True, destructive=True)
+@change(reads=_REC_READS, writes=("recordings",))
 def delete_recordings(
     env: Env,
     person: str,
@@ -184,7 +171,7 @@ def delete_recordings(
     }
 
 
-@tool(kind="write", reads=_REC_READS, writes=("recordings",), idempotent=True, destructive=True)
+@change(reads=_REC_READS, writes=("recordings",))
 def set_recording_retention(
     env: Env, person: str, recording_ids: RecordingIds, retention_until: dt.date | None = None
 ) -> dict:
@@ -237,12 +224,11 @@ _NOTE_READS = ("meeting_notes", "meetings", "employees", "meeting_attendees")
 
 
 @tool(reads=_NOTE_READS)
-def list_meeting_notes(env: Env, meeting: MeetingRef, viewer: str) -> dict:
+def list_meeting_notes(env: Env, meeting: Meeting, viewer: str) -> dict:
     """The notes of a meeting that a person may read: organization-wide notes, notes for attendees when they
     organise or are invited to it, and their own private notes; oldest first.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         viewer: Who reads: an email address, an employee number (E and seven digits) or a full name.
     """
     m = find_meeting(env, meeting)
@@ -262,14 +248,13 @@ def list_meeting_notes(env: Env, meeting: MeetingRef, viewer: str) -> dict:
     return {"meeting_id": m["meeting_id"], "title": m["title"], "viewer": who(p), "notes": notes}
 
 
-@tool(kind="write", reads=_NOTE_READS, writes=("meeting_notes",), idempotent=False, destructive=False)
+@create(reads=_NOTE_READS, writes=("meeting_notes",))
 def add_meeting_note(
-    env: Env, meeting: MeetingRef, author: str, body: Body, visibility: Visibility = "attendees"
+    env: Env, meeting: Meeting, author: str, body: Body, visibility: Visibility = "attendees"
 ) -> dict:
     """Write a note on a meeting (not a cancelled one); only its organizer and invitees write notes.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         author: Who writes: an email address, an employee number (E and seven digits) or a full name.
         body: The note's text.
         visibility: attendees (organizer and invitees), private (only the author) or organization (everyone).
@@ -311,13 +296,7 @@ def _own_note(env: Env, note_id: int, author: str) -> tuple[dict, dict]:
     return note, p
 
 
-@tool(
-    kind="write",
-    reads=("meeting_notes", "employees"),
-    writes=("meeting_notes",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("meeting_notes", "employees"), writes=("meeting_notes",))
 def edit_meeting_note(
     env: Env, note_id: int, author: str, body: Body | None = None, visibility: Visibility | None = None
 ) -> dict:
@@ -337,13 +316,7 @@ def edit_meeting_note(
     return {"note_id": note_id, "changed": sorted(changes)}
 
 
-@tool(
-    kind="write",
-    reads=("meeting_notes", "employees"),
-    writes=("meeting_notes",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("meeting_notes", "employees"), writes=("meeting_notes",))
 def delete_meeting_note(env: Env, note_id: int, author: str) -> dict:
     """Delete one's own meeting note.
 
@@ -355,13 +328,3 @@ def delete_meeting_note(env: Env, note_id: int, author: str) -> dict:
     env.delete("meeting_notes", note_id)
     return {"note_id": note_id, "deleted": True}
 
-
-TOOLS = [
-    list_recordings,
-    delete_recordings,
-    set_recording_retention,
-    list_meeting_notes,
-    add_meeting_note,
-    edit_meeting_note,
-    delete_meeting_note,
-]

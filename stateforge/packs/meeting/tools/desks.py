@@ -6,7 +6,9 @@ import datetime as dt
 from typing import Literal
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
+from stateforge.tools.where import Where
 
 from .common import (
     DESK_DAYS_AHEAD,
@@ -15,6 +17,8 @@ from .common import (
     Offset,
     find_building,
     find_person,
+    last_day,
+    person_id,
     who,
 )
 
@@ -31,6 +35,15 @@ def _desk(env: Env, code: str) -> dict:
     if row is None:
         raise ToolError(f"no desk {code!r}; desk codes look like D3-2-00017 (find_desks lists free desks).")
     return row
+
+
+def _free_desk(building: dict, day: dt.date) -> Where:
+    """Desks (alias `d`) of the building that nobody has booked that day."""
+    return Where().add("d.building_id = ?", building["building_id"]).add(
+        f"NOT EXISTS (SELECT 1 FROM desk_bookings AS k WHERE k.desk_id = d.desk_id AND k.booking_date = ? "
+        f"AND k.{_TAKEN})",
+        day,
+    )
 
 
 def _open_on(env: Env, building: dict, day: dt.date) -> None:
@@ -68,18 +81,12 @@ def find_desks(
     """
     b = find_building(env, building)
     _open_on(env, b, date)
-    sql = f"""
-        SELECT d.code, d.floor_number AS floor, d.desk_type, d.has_monitor FROM desks AS d
-        WHERE d.building_id = ? AND d.desk_type <> 'assigned'
-          AND NOT EXISTS (SELECT 1 FROM desk_bookings AS k WHERE k.desk_id = d.desk_id AND k.booking_date = ?
-                          AND k.{_TAKEN})
-    """
-    params: list = [b["building_id"], date]
-    for column, value in (("floor_number", floor), ("desk_type", desk_type), ("has_monitor", has_monitor)):
-        if value is not None:
-            sql += f" AND d.{column} = ?"
-            params.append(value)
-    page = env.page(sql, params, order_by="floor, code", limit=limit, offset=offset)
+    where = _free_desk(b, date).add("d.desk_type <> 'assigned'")
+    where.when(floor, "d.floor_number = ?").when(desk_type, "d.desk_type = ?")
+    where.when(has_monitor, "d.has_monitor = ?")
+    sql = "SELECT d.code, d.floor_number AS floor, d.desk_type, d.has_monitor "
+    sql += f"FROM desks AS d WHERE {where.sql}"
+    page = env.page(sql, where.params, order_by="floor, code", limit=limit, offset=offset)
     page["building"], page["date"] = b["name"], date
     return page
 
@@ -107,42 +114,29 @@ def list_desk_bookings(
         to_date: Only bookings on or before this day.
         status: Only bookings in this state.
     """
-    sql = """
+    where = Where()
+    if person:
+        where.add("k.employee_id = ?", person_id(env, person))
+    if desk:
+        where.add("k.desk_id = ?", _desk(env, desk)["desk_id"])
+    if building:
+        where.add("d.building_id = ?", find_building(env, building)["building_id"])
+    where.when(from_date, "k.booking_date >= ?").when(to_date, "k.booking_date <= ?")
+    where.when(status, "k.status = ?")
+    sql = f"""
         SELECT k.booking_date, d.code AS desk, b.name AS building, d.floor_number AS floor, k.status,
                e.first_name || ' ' || e.last_name AS person, e.email
         FROM desk_bookings AS k JOIN desks AS d ON d.desk_id = k.desk_id
         JOIN buildings AS b ON b.building_id = d.building_id JOIN employees AS e ON e.employee_id =
             k.employee_id
-        WHERE TRUE
+        WHERE {where.sql}
     """
-    params: list = []
-    if person:
-        sql += " AND k.employee_id = ?"
-        params.append(find_person(env, person, active=False)["employee_id"])
-    if desk:
-        sql += " AND k.desk_id = ?"
-        params.append(_desk(env, desk)["desk_id"])
-    if building:
-        sql += " AND d.building_id = ?"
-        params.append(find_building(env, building)["building_id"])
-    if from_date:
-        sql += " AND k.booking_date >= ?"
-        params.append(from_date)
-    if to_date:
-        sql += " AND k.booking_date <= ?"
-        params.append(to_date)
-    if status:
-        sql += " AND k.status = ?"
-        params.append(status)
-    return env.page(sql, params, order_by="booking_date, desk", limit=limit, offset=offset)
+    return env.page(sql, where.params, order_by="booking_date, desk", limit=limit, offset=offset)
 
 
-@tool(
-    kind="write",
+@create(
     reads=("employees", "buildings", "building_hours", "desks", "desk_bookings"),
     writes=("desk_bookings",),
-    idempotent=False,
-    destructive=False,
 )
 def book_desk(
     env: Env,
@@ -211,20 +205,14 @@ def book_desk(
         )
         assert b is not None
         _open_on(env, b, date)
-        sql = f"""
-            SELECT d.* FROM desks AS d
-            WHERE d.building_id = ? AND (d.desk_type <> 'assigned' OR d.assigned_employee_id = ?)
-              AND NOT EXISTS (SELECT 1 FROM desk_bookings AS k WHERE k.desk_id = d.desk_id AND
-                  k.booking_date = ?
-                              AND k.{_TAKEN})
-        """
-        params: list = [b["building_id"], p["employee_id"], date]
-        for column, value in (("floor_number", floor), ("desk_type", desk_type)):
-            if value is not None:
-                sql += f" AND d.{column} = ?"
-                params.append(value)
+        where = _free_desk(b, date).add(
+            "d.desk_type <> 'assigned' OR d.assigned_employee_id = ?", p["employee_id"]
+        )
+        where.when(floor, "d.floor_number = ?").when(desk_type, "d.desk_type = ?")
         free = env.query(
-            sql + " ORDER BY d.assigned_employee_id IS NULL, d.floor_number, d.code LIMIT 1", params
+            f"SELECT d.* FROM desks AS d WHERE {where.sql} "
+            "ORDER BY d.assigned_employee_id IS NULL, d.floor_number, d.code LIMIT 1",
+            where.params,
         )
         if not free:
             raise ToolError(f"no free desk in {b['name']} on {date} with those conditions.")
@@ -254,13 +242,7 @@ def book_desk(
     }
 
 
-@tool(
-    kind="write",
-    reads=("employees", "desks", "desk_bookings"),
-    writes=("desk_bookings",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("employees", "desks", "desk_bookings"), writes=("desk_bookings",))
 def cancel_desk_bookings(env: Env, person: str, from_date: dt.date, to_date: dt.date | None = None) -> dict:
     """Cancel someone's desk bookings on a day or every day of a date range (today or later; days already
     checked in stay).
@@ -271,9 +253,7 @@ def cancel_desk_bookings(env: Env, person: str, from_date: dt.date, to_date: dt.
         to_date: The last day of the range, inclusive.
     """
     p = find_person(env, person, active=False)
-    last = to_date or from_date
-    if last < from_date:
-        raise ToolError("to_date must not be before from_date.")
+    last = last_day(from_date, to_date)
     if from_date < env.today:
         raise ToolError(f"past desk bookings cannot be cancelled; start from today ({env.today}) or later.")
     rows = env.query(
@@ -293,13 +273,7 @@ def cancel_desk_bookings(env: Env, person: str, from_date: dt.date, to_date: dt.
     return {"person": who(p), "cancelled": [{"date": r["booking_date"], "desk": r["code"]} for r in rows]}
 
 
-@tool(
-    kind="write",
-    reads=("employees", "desks", "desk_bookings", "buildings"),
-    writes=("desks", "desk_bookings"),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("employees", "desks", "desk_bookings", "buildings"), writes=("desks", "desk_bookings"))
 def assign_desk(
     env: Env, desk: str, person: str | None = None, free_desk_type: DeskType = "hot_desk"
 ) -> dict:
@@ -346,5 +320,3 @@ def assign_desk(
         "other_bookings_cancelled": cancelled,
     }
 
-
-TOOLS = [find_desks, list_desk_bookings, book_desk, cancel_desk_bookings, assign_desk]

@@ -7,22 +7,28 @@ import datetime as dt
 from typing import Literal
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change
 from stateforge.tools.policies import refuse
 
 from .checks import accepted_conflicts, availability_warnings, away_conflicts, headcount
 from .common import (
     MAX_INVITEES,
-    MeetingRef,
+    UNIT_TREE,
+    Meeting,
     People,
     find_meeting,
     find_people,
     find_person,
     find_unit,
     invitations,
+    last_day,
+    listed,
     own_meeting,
+    person_id,
     require_upcoming,
     span,
     title_of,
+    upcoming_in,
     who,
 )
 
@@ -40,7 +46,7 @@ _READS = ("meetings", "employees", "meeting_attendees", "out_of_office", "workin
 )
 def invite_attendees(
     env: Env,
-    meeting: MeetingRef,
+    meeting: Meeting,
     organizer: str,
     people: People = [],  # noqa: B006 - a pydantic default, copied per call
     org_unit: str | None = None,
@@ -52,7 +58,6 @@ def invite_attendees(
     or away, or when the booked room gets too small.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer, who invites (email, employee number or full name).
         people: The people to invite, each an email address, employee number or full name.
         org_unit: Invite every active member of this org unit (name or code).
@@ -64,15 +69,8 @@ def invite_attendees(
     if org_unit:
         unit = find_unit(env, org_unit)
         members = env.query(
-            """
-            WITH RECURSIVE tree (org_unit_id, depth) AS (
-                SELECT ?, 0 UNION ALL
-                SELECT u.org_unit_id, t.depth + 1 FROM org_units AS u JOIN tree AS t ON u.parent_id =
-                    t.org_unit_id
-                WHERE ? AND t.depth < 50)
-            SELECT employee_id, first_name || ' ' || last_name AS name, email FROM employees
-            WHERE is_active AND org_unit_id IN (SELECT org_unit_id FROM tree) ORDER BY employee_id
-            """,
+            UNIT_TREE + "SELECT employee_id, first_name || ' ' || last_name AS name, email FROM employees "
+            "WHERE is_active AND org_unit_id IN (SELECT org_unit_id FROM tree) ORDER BY employee_id",
             [unit["org_unit_id"], include_subunits],
         )
         chosen += members
@@ -121,16 +119,10 @@ def invite_attendees(
     }
 
 
-@tool(
-    kind="write",
-    reads=("meetings", "employees", "meeting_attendees"),
-    writes=("meeting_attendees",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("meetings", "employees", "meeting_attendees"), writes=("meeting_attendees",))
 def remove_attendees(
     env: Env,
-    meeting: MeetingRef,
+    meeting: Meeting,
     organizer: str,
     people: People = [],  # noqa: B006 - a pydantic default, copied per call
     response: Response | None = None,
@@ -140,7 +132,6 @@ def remove_attendees(
     (e.g. everyone who declined), optionally only optional attendees.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer, who removes them (email, employee number or full name).
         people: The people to remove, each an email address, employee number or full name.
         response: Remove everyone whose answer is this.
@@ -221,13 +212,12 @@ def _accept_problems(env: Env, person: dict, meetings: list[dict]) -> dict[int, 
     return problems
 
 
-@tool(kind="write", reads=_READS, writes=("meeting_attendees",), idempotent=True, destructive=True)
-def respond_to_invitation(env: Env, meeting: MeetingRef, person: str, response: Answer) -> dict:
+@change(reads=_READS, writes=("meeting_attendees",))
+def respond_to_invitation(env: Env, meeting: Meeting, person: str, response: Answer) -> dict:
     """Answer an invitation to an upcoming meeting: accept, accept tentatively or decline. Accepting is
     refused while the person has accepted another meeting at an overlapping time or is out of office then.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         person: The invitee who answers: an email address, an employee number (E and seven digits) or a
             full name.
         response: accepted, tentative or declined.
@@ -259,7 +249,7 @@ def respond_to_invitation(env: Env, meeting: MeetingRef, person: str, response: 
     return {"meeting_id": m["meeting_id"], "person": who(p), "response": response, "changed": True}
 
 
-@tool(kind="write", reads=_READS, writes=("meeting_attendees",), idempotent=True, destructive=True)
+@change(reads=_READS, writes=("meeting_attendees",))
 def respond_to_invitations(
     env: Env,
     person: str,
@@ -292,30 +282,17 @@ def respond_to_invitations(
         skip_conflicts: When accepting, skip clashing meetings instead of failing.
     """
     p = find_person(env, person, role="person")
-    last = to_date or from_date
-    if last < from_date:
-        raise ToolError("to_date must not be before from_date.")
-    sql = """
-        SELECT m.meeting_id, m.title, m.start_at, m.end_at, a.response FROM meeting_attendees AS a
-        JOIN meetings AS m ON m.meeting_id = a.meeting_id
-        WHERE a.employee_id = ? AND m.status = 'scheduled' AND m.start_at > ? AND m.start_at >= ? AND
-            m.start_at < ?
-          AND a.response <> ?
-    """
-    params: list = [p["employee_id"], env.now, from_date, last + dt.timedelta(days=1), response]
-    for clause, value in (
-        (" AND CAST(m.start_at AS TIME) >= ?", starts_from_time),
-        (" AND CAST(m.start_at AS TIME) < ?", starts_before_time),
-        (" AND lower(m.title) LIKE ?", f"%{title_contains.strip().lower()}%" if title_contains else None),
-        (" AND a.response = ?", current_response),
-    ):
-        if value is not None:
-            sql += clause
-            params.append(value)
+    last = last_day(from_date, to_date)
+    where = upcoming_in(env, from_date, last, starts_from_time, starts_before_time, title_contains, "m.")
+    where.add("a.employee_id = ? AND a.response <> ?", p["employee_id"], response)
+    where.when(current_response, "a.response = ?")
     if organizer:
-        sql += " AND m.organizer_id = ?"
-        params.append(find_person(env, organizer, role="organizer", active=False)["employee_id"])
-    found = env.query(sql + " ORDER BY m.start_at, m.meeting_id", params)
+        where.add("m.organizer_id = ?", person_id(env, organizer, role="organizer"))
+    found = env.query(
+        "SELECT m.meeting_id, m.title, m.start_at, m.end_at, a.response FROM meeting_attendees AS a JOIN "
+        f"meetings AS m ON m.meeting_id = a.meeting_id WHERE {where.sql} ORDER BY m.start_at, m.meeting_id",
+        where.params,
+    )
     if not found:
         raise refuse(
             "only_upcoming_meetings_change",
@@ -342,12 +319,7 @@ def respond_to_invitations(
     return {
         "person": who(p),
         "response": response,
-        "answered": [
-            {"meeting_id": m["meeting_id"], "title": m["title"], "when": span(m["start_at"], m["end_at"])}
-            for m in done
-        ],
+        "answered": listed(done),
         "skipped": [{"meeting_id": m["meeting_id"], "title": m["title"], "why": m["why"]} for m in skipped],
     }
 
-
-TOOLS = [invite_attendees, remove_attendees, respond_to_invitation, respond_to_invitations]

@@ -8,8 +8,9 @@ from typing import Annotated
 
 from pydantic import Field
 
-from stateforge.tools import Env, ToolError, tool
+from stateforge.tools import Env, ToolError
 from stateforge.tools.errors import PolicyRefusal
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .checks import (
@@ -19,10 +20,12 @@ from .checks import (
     confirm_booking,
     join_url,
     meeting_end,
+    new_meeting,
 )
 from .common import (
-    MeetingRef,
+    Meeting,
     People,
+    RoomBuilding,
     check_invitee_limit,
     find_people,
     find_person,
@@ -83,13 +86,7 @@ def invitee_lists(
     return must, may, skipped
 
 
-@tool(
-    kind="write",
-    reads=_MEETING_READS,
-    writes=("meetings", "meeting_attendees", "room_bookings"),
-    idempotent=False,
-    destructive=False,
-)
+@create(reads=_MEETING_READS, writes=("meetings", "meeting_attendees", "room_bookings"))
 def schedule_meeting(
     env: Env,
     organizer: str,
@@ -102,7 +99,7 @@ def schedule_meeting(
     agenda: Agenda | None = None,
     is_online: bool = True,
     room: str | None = None,
-    building: str | None = None,
+    building: RoomBuilding = None,
     passcode: Passcode | None = None,
     waiting_room_enabled: bool = False,
 ) -> dict:
@@ -122,7 +119,6 @@ def schedule_meeting(
         agenda: What the meeting is about.
         is_online: Whether it has a video link (true) or is in person only.
         room: A room to book for it (its name), e.g. "Everest 1.001".
-        building: The room's building (name or code), when two buildings have a room of that name.
         passcode: A 6-digit passcode to join online.
         waiting_room_enabled: Hold participants in a waiting room until admitted.
     """
@@ -138,19 +134,10 @@ def schedule_meeting(
     code = meeting_code(env, org["employee_id"], start_at, title)
     meeting = env.insert(
         "meetings",
-        {
-            "organizer_id": org["employee_id"],
-            "title": title.strip(),
-            "agenda": agenda or None,
-            "meeting_code": code,
-            "start_at": start_at,
-            "end_at": end,
-            "is_online": is_online,
-            "join_url": join_url(code) if is_online else None,
-            "passcode": passcode or None,
-            "waiting_room_enabled": waiting_room_enabled,
-            "status": "scheduled",
-        },
+        new_meeting(
+            org["employee_id"], title, agenda, code, start_at, end, is_online,
+            passcode=passcode or None, waiting_room_enabled=waiting_room_enabled,
+        ),
     )
     env.insert_many("meeting_attendees", invitations([meeting["meeting_id"]], ((must, False), (may, True))))
     if booked:
@@ -173,10 +160,10 @@ def schedule_meeting(
     }
 
 
-@tool(kind="write", reads=("meetings", "employees"), writes=("meetings",), idempotent=True, destructive=True)
+@change(reads=("meetings", "employees"), writes=("meetings",))
 def update_meeting(
     env: Env,
-    meeting: MeetingRef,
+    meeting: Meeting,
     organizer: str,
     title: Title | None = None,
     agenda: Agenda | None = None,
@@ -188,7 +175,6 @@ def update_meeting(
     given change; only its organizer may change it.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer, who makes the change (email, employee number or full name).
         title: A new title.
         agenda: A new agenda; an empty string removes it.
@@ -218,16 +204,10 @@ def update_meeting(
     return {"meeting_id": m["meeting_id"], "changed": sorted(changes)}
 
 
-@tool(
-    kind="write",
-    reads=_MEETING_READS,
-    writes=("meetings", "meeting_attendees", "room_bookings"),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=_MEETING_READS, writes=("meetings", "meeting_attendees", "room_bookings"))
 def reschedule_meeting(
     env: Env,
-    meeting: MeetingRef,
+    meeting: Meeting,
     organizer: str,
     start_at: MeetingTime,
     end_at: MeetingTime | None = None,
@@ -238,7 +218,6 @@ def reschedule_meeting(
     goes back to pending, as they must confirm the new time.
 
     Args:
-        meeting: The meeting's id (a number) or its 9-digit meeting code, as 123-456-789.
         organizer: The meeting's organizer, who makes the change (email, employee number or full name).
         start_at: The new start, the organizer's local time; a time with a zone (Z, +08:00) is converted
             to it.
@@ -298,5 +277,3 @@ def reschedule_meeting(
         "warnings": availability_warnings(env, [org["employee_id"], *ids], start_at, end, m["meeting_id"]),
     }
 
-
-TOOLS = [schedule_meeting, update_meeting, reschedule_meeting]

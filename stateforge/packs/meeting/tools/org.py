@@ -6,8 +6,9 @@ import datetime as dt
 from typing import Literal
 
 from stateforge.tools import Env, tool
+from stateforge.tools.where import Where
 
-from .common import WEEKDAYS, Limit, Offset, find_building, find_person, find_unit, who
+from .common import WEEKDAYS, Limit, Offset, find_building, find_person, find_unit, like, who
 
 _LIST = """
     SELECT e.employee_id, e.employee_no, e.first_name || ' ' || e.last_name AS name, e.email, e.job_title,
@@ -62,35 +63,25 @@ def search_people(
         sort_by: Order by name, hiring date or org unit name.
         descending: Reverse the order.
     """
-    sql, params = _LIST + " WHERE TRUE", []
+    where, tree = Where(), []
     if query:
-        sql += " AND (lower(e.first_name || ' ' || e.last_name) LIKE ? OR lower(e.email) LIKE ?)"
-        params += [f"%{query.strip().lower()}%"] * 2
+        name = "lower(e.first_name || ' ' || e.last_name)"
+        where.add(f"{name} LIKE ? OR lower(e.email) LIKE ?", like(query), like(query))
     if org_unit:
         unit = find_unit(env, org_unit)
         if include_subunits:
-            sql = _SUBTREE + sql + " AND e.org_unit_id IN (SELECT org_unit_id FROM tree)"
-            params.insert(0, unit["org_unit_id"])
+            where.add("e.org_unit_id IN (SELECT org_unit_id FROM tree)")
+            tree = [unit["org_unit_id"]]
         else:
-            sql += " AND e.org_unit_id = ?"
-            params.append(unit["org_unit_id"])
+            where.add("e.org_unit_id = ?", unit["org_unit_id"])
     if building:
-        sql += " AND e.home_building_id = ?"
-        params.append(find_building(env, building)["building_id"])
-    if job_title:
-        sql += " AND lower(e.job_title) LIKE ?"
-        params.append(f"%{job_title.strip().lower()}%")
-    if employment_type:
-        sql += " AND e.employment_type = ?"
-        params.append(employment_type)
-    if hired_after:
-        sql += " AND e.hired_on >= ?"
-        params.append(hired_after)
-    if hired_before:
-        sql += " AND e.hired_on <= ?"
-        params.append(hired_before)
+        where.add("e.home_building_id = ?", find_building(env, building)["building_id"])
+    where.when(like(job_title) if job_title else None, "lower(e.job_title) LIKE ?")
+    where.when(employment_type, "e.employment_type = ?")
+    where.when(hired_after, "e.hired_on >= ?").when(hired_before, "e.hired_on <= ?")
     if not include_former:
-        sql += " AND e.is_active"
+        where.add("e.is_active")
+    sql, params = (_SUBTREE if tree else "") + _LIST + f" WHERE {where.sql}", [*tree, *where.params]
     way = " DESC" if descending else ""
     order = {"name": f"name{way}", "hired_on": f"hired_on{way}, name", "org_unit": f"org_unit{way}, name"}[
         sort_by
@@ -225,7 +216,13 @@ def search_org_units(
         kind: Only units of this level.
         parent: Only the units directly below this one (name or code).
     """
-    sql = """
+    where = Where()
+    if query:
+        where.add("lower(u.name) LIKE ? OR lower(u.code) LIKE ?", like(query), like(query))
+    where.when(kind, "u.kind = ?")
+    if parent:
+        where.add("u.parent_id = ?", find_unit(env, parent)["org_unit_id"])
+    sql = f"""
         WITH RECURSIVE below (root_id, org_unit_id, depth) AS (
             SELECT org_unit_id, org_unit_id, 0 FROM org_units
             UNION ALL
@@ -242,22 +239,8 @@ def search_org_units(
         LEFT JOIN org_units AS p ON p.org_unit_id = u.parent_id
         LEFT JOIN employees AS h ON h.employee_id = u.head_employee_id
         LEFT JOIN members AS m ON m.org_unit_id = u.org_unit_id
-        WHERE TRUE
+        WHERE {where.sql}
     """
-    params: list = []
-    if query:
-        sql += " AND (lower(u.name) LIKE ? OR lower(u.code) LIKE ?)"
-        params += [f"%{query.strip().lower()}%"] * 2
-    if kind:
-        sql += " AND u.kind = ?"
-        params.append(kind)
-    if parent:
-        sql += " AND u.parent_id = ?"
-        params.append(find_unit(env, parent)["org_unit_id"])
-    page = env.page(
-        f"SELECT * EXCLUDE (parent_id) FROM ({sql})", params, order_by="code", limit=limit, offset=offset
-    )
-    return page
+    sql = f"SELECT * EXCLUDE (parent_id) FROM ({sql})"
+    return env.page(sql, where.params, order_by="code", limit=limit, offset=offset)
 
-
-TOOLS = [search_people, get_person, list_direct_reports, search_org_units]

@@ -8,14 +8,13 @@ from typing import Annotated
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change
 from stateforge.tools.policies import refuse
 
 from .common import WEEKDAYS, find_building, find_person, who
 
 
-@tool(
-    kind="write", reads=("employees", "buildings"), writes=("employees",), idempotent=True, destructive=True
-)
+@change(reads=("employees", "buildings"), writes=("employees",))
 def update_profile(
     env: Env,
     person: str,
@@ -64,13 +63,7 @@ class WorkDay(BaseModel):
     is_remote: bool = Field(default=False, description="Working from home that day.")
 
 
-@tool(
-    kind="write",
-    reads=("employees", "working_hours"),
-    writes=("working_hours",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("employees", "working_hours"), writes=("working_hours",))
 def set_working_hours(
     env: Env,
     person: str,
@@ -205,5 +198,3 @@ def offboard_employee(env: Env, person: str, last_day: dt.date, new_unit_head: s
         "units_with_new_head": [u["name"] for u in headed],
     }
 
-
-TOOLS = [update_profile, set_working_hours, offboard_employee]

@@ -9,9 +9,11 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change
 from stateforge.tools.times import in_zone
+from stateforge.tools.where import Where
 
-from .common import WEEKDAYS, Limit, Offset, find_building, find_room, span
+from .common import WEEKDAYS, Limit, Offset, RoomBuilding, find_building, find_room, like, listed, span
 from .zones import RoomTime, aware
 
 RoomType = Literal["meeting_room", "phone_booth", "boardroom", "training_room", "auditorium"]
@@ -117,31 +119,17 @@ def find_rooms(
         include_unbookable: Also rooms out of service or needing facilities approval.
         sort_by: Smallest rooms first (capacity), by name, or by building then name.
     """
-    sql, params = f"SELECT * FROM ({_ROOMS}) AS x WHERE TRUE", []
+    where = Where()
     if building:
-        sql += " AND building = ?"
-        params.append(find_building(env, building)["name"])
-    if floor is not None:
-        sql += " AND floor = ?"
-        params.append(floor)
-    if min_capacity:
-        sql += " AND capacity >= ?"
-        params.append(min_capacity)
-    if room_type:
-        sql += " AND room_type = ?"
-        params.append(room_type)
+        where.add("building = ?", find_building(env, building)["name"])
+    where.when(floor, "floor = ?").when(min_capacity, "capacity >= ?").when(room_type, "room_type = ?")
     for eid in _equipment_ids(env, equipment):
-        sql += " AND EXISTS (SELECT 1 FROM room_equipment AS q WHERE q.room_id = x.room_id"
-        sql += " AND q.equipment_id = ?)"
-        params.append(eid)
-    if video_conferencing is not None:
-        sql += " AND video_conferencing = ?"
-        params.append(video_conferencing)
-    if name_contains:
-        sql += " AND lower(name) LIKE ?"
-        params.append(f"%{name_contains.strip().lower()}%")
+        has = "EXISTS (SELECT 1 FROM room_equipment AS q WHERE q.room_id = x.room_id AND q.equipment_id = ?)"
+        where.add(has, eid)
+    where.when(video_conferencing, "video_conferencing = ?")
+    where.when(like(name_contains) if name_contains else None, "lower(name) LIKE ?")
     if not include_unbookable:
-        sql += " AND is_bookable AND NOT requires_approval"
+        where.add("is_bookable AND NOT requires_approval")
     if (start_at is None) != (end_at is None):
         raise ToolError("give both start_at and end_at to find rooms free at a time, or neither.")
     if start_at is not None and end_at is not None:
@@ -151,7 +139,7 @@ def find_rooms(
         )
         if not (aware(start_at) or aware(end_at)):
             places = [{"building_id": None, "timezone": None}]
-        clauses = []
+        clauses, free_params = [], []
         for b in places:
             start, end = in_zone(start_at, b["timezone"]), in_zone(end_at, b["timezone"])
             if end <= start:
@@ -160,11 +148,12 @@ def find_rooms(
                 clauses.append(_FREE)
             else:
                 clauses.append(f"x.building_id = ? AND {_FREE}")
-                params.append(b["building_id"])
-            params += _free_params(start, end)
-        sql += f" AND (({') OR ('.join(clauses)}))"
+                free_params.append(b["building_id"])
+            free_params += _free_params(start, end)
+        where.add(f"({') OR ('.join(clauses)})", *free_params)
     order = {"capacity": "capacity, name", "name": "name", "building": "building, name"}[sort_by]
-    page = env.page(sql, params, order_by=f"{order}, room_id", limit=limit, offset=offset)
+    sql = f"SELECT * FROM ({_ROOMS}) AS x WHERE {where.sql}"
+    page = env.page(sql, where.params, order_by=f"{order}, room_id", limit=limit, offset=offset)
     for row in page["rows"]:
         row.pop("room_id")
         row.pop("building_id")
@@ -228,21 +217,14 @@ def get_room(env: Env, room: str, building: str | None = None, date: dt.date | N
     return details
 
 
-@tool(
-    kind="write",
-    reads=("rooms", "buildings", "room_bookings", "meetings"),
-    writes=("rooms", "room_bookings"),
-    idempotent=True,
-    destructive=True,
-)
-def set_room_bookable(env: Env, room: str, bookable: bool, building: str | None = None) -> dict:
+@change(reads=("rooms", "buildings", "room_bookings", "meetings"), writes=("rooms", "room_bookings"))
+def set_room_bookable(env: Env, room: str, bookable: bool, building: RoomBuilding = None) -> dict:
     """Facilities: take a room out of service (its upcoming confirmed bookings are cancelled, so their
     organizers must find another room) or put it back into service.
 
     Args:
         room: The room's name.
         bookable: False takes it out of service, true makes it bookable again.
-        building: The room's building (name or code), when two buildings have a room of that name.
     """
     r = find_room(env, room, building)
     if r["is_bookable"] == bookable:
@@ -269,10 +251,7 @@ def set_room_bookable(env: Env, room: str, bookable: bool, building: str | None 
         "room": r["name"],
         "building": r["building"],
         "bookable": bookable,
-        "bookings_cancelled": [
-            {"meeting_id": a["meeting_id"], "title": a["title"], "when": span(a["start_at"], a["end_at"])}
-            for a in affected
-        ],
+        "bookings_cancelled": listed(affected),
     }
 
 
@@ -285,19 +264,13 @@ class EquipmentChange(BaseModel):
     quantity: Annotated[int, Field(ge=1, le=50)] = Field(default=1, description="How many units, 1 to 50.")
 
 
-@tool(
-    kind="write",
-    reads=("rooms", "buildings", "equipment", "room_equipment"),
-    writes=("room_equipment",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("rooms", "buildings", "equipment", "room_equipment"), writes=("room_equipment",))
 def update_room_equipment(
     env: Env,
     room: str,
     install: Annotated[list[EquipmentChange], Field(max_length=20)] = [],  # noqa: B006 - pydantic copies it
     remove: Annotated[list[str], Field(max_length=20)] = [],  # noqa: B006
-    building: str | None = None,
+    building: RoomBuilding = None,
 ) -> dict:
     """Facilities: install equipment in a room (or change how many units it has) and remove equipment from
     it. Installing records today as the installation date.
@@ -306,7 +279,6 @@ def update_room_equipment(
         room: The room's name.
         install: Equipment to install, each with a quantity (an installed kind gets the new quantity).
         remove: Names of equipment to remove from the room.
-        building: The room's building (name or code), when two buildings have a room of that name.
     """
     if not install and not remove:
         raise ToolError("give equipment to install or to remove.")
@@ -348,5 +320,3 @@ def update_room_equipment(
     )
     return {"room": r["name"], "building": r["building"], "equipment": equipment}
 
-
-TOOLS = [list_buildings, find_rooms, get_room, set_room_bookable, update_room_equipment]

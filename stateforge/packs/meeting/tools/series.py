@@ -9,14 +9,17 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
-from .checks import check_meeting_time, check_room, join_url
+from .checks import booking_row, check_meeting_time, check_room, new_meeting
 from .common import (
     MAX_INVITEES,
     Limit,
     Offset,
     People,
+    RoomBuilding,
+    cancel_all,
     check_invitee_limit,
     find_people,
     find_person,
@@ -90,21 +93,10 @@ def _own_series(env: Env, series_id: int, organizer: str) -> tuple[dict, dict]:
     return s, p
 
 
-@tool(
-    kind="write",
-    reads=(
-        "employees",
-        "meetings",
-        "meeting_attendees",
-        "rooms",
-        "buildings",
-        "building_hours",
-        "room_bookings",
-        "meeting_series",
-    ),
+@create(
+    reads=("employees", "meetings", "meeting_attendees", "rooms", "buildings", "building_hours",
+           "room_bookings", "meeting_series"),
     writes=("meeting_series", "meetings", "meeting_attendees", "room_bookings"),
-    idempotent=False,
-    destructive=False,
 )
 def create_meeting_series(
     env: Env,
@@ -121,7 +113,7 @@ def create_meeting_series(
     agenda: Agenda | None = None,
     is_online: bool = True,
     room: str | None = None,
-    building: str | None = None,
+    building: RoomBuilding = None,
 ) -> dict:
     """Create a recurring meeting and all its occurrences (2 to 120): daily on weekdays, weekly, every two
     weeks, or monthly on the same day of the month, until an end date or for a number of occurrences.
@@ -142,7 +134,6 @@ def create_meeting_series(
         agenda: What the meetings are about.
         is_online: Whether the occurrences have a video link.
         room: A room to book for every occurrence (its name).
-        building: The room's building (name or code), when two buildings have a room of that name.
     """
     org = find_person(env, organizer, role="organizer")
     if (ends_on is None) == (occurrences is None):
@@ -191,18 +182,9 @@ def create_meeting_series(
     meetings = env.insert_many(
         "meetings",
         [
-            {
-                "series_id": series["series_id"],
-                "organizer_id": org["employee_id"],
-                "title": title.strip(),
-                "agenda": agenda or None,
-                "meeting_code": code,
-                "start_at": start,
-                "end_at": end,
-                "is_online": is_online,
-                "join_url": join_url(code) if is_online else None,
-                "status": "scheduled",
-            }
+            new_meeting(
+                org["employee_id"], title, agenda, code, start, end, is_online, series_id=series["series_id"]
+            )
             for code, (start, end) in zip(codes, times, strict=True)
         ],
     )
@@ -210,21 +192,8 @@ def create_meeting_series(
         "meeting_attendees", invitations([m["meeting_id"] for m in meetings], ((must, False), (may, True)))
     )
     if booked:
-        env.insert_many(
-            "room_bookings",
-            [
-                {
-                    "room_id": booked["room_id"],
-                    "meeting_id": m["meeting_id"],
-                    "booked_by": org["employee_id"],
-                    "start_at": m["start_at"],
-                    "end_at": m["end_at"],
-                    "status": "confirmed",
-                    "checked_in": False,
-                }
-                for m in meetings
-            ],
-        )
+        rows = [booking_row(m, booked["room_id"], org["employee_id"]) for m in meetings]
+        env.insert_many("room_bookings", rows)
     return {
         "series_id": series["series_id"],
         "title": series["title"],
@@ -259,25 +228,14 @@ def get_series(
     page = env.page(
         sql, [series_id, include_past, env.now], order_by="start_at, meeting_id", limit=limit, offset=offset
     )
-    page["series"] = {
-        "series_id": series_id,
-        "title": s["title"],
-        "organizer": s["organizer_name"],
-        "organizer_email": s["organizer_email"],
-        "frequency": s["frequency"],
-        "rrule": s["rrule"],
-        "starts_on": s["starts_on"],
-        "ends_on": s["ends_on"],
-    }
+    page["series"] = {"series_id": series_id, "title": s["title"], "organizer": s["organizer_name"],
+                      **{k: s[k] for k in ("organizer_email", "frequency", "rrule", "starts_on", "ends_on")}}
     return page
 
 
-@tool(
-    kind="write",
+@change(
     reads=("meeting_series", "employees", "meetings", "room_bookings"),
     writes=("meeting_series", "meetings", "room_bookings"),
-    idempotent=True,
-    destructive=True,
 )
 def cancel_series(env: Env, series_id: int, organizer: str, from_date: dt.date | None = None) -> dict:
     """Cancel every upcoming occurrence of a recurring series from a day on (default: today), releasing
@@ -298,13 +256,7 @@ def cancel_series(env: Env, series_id: int, organizer: str, from_date: dt.date |
     if not found:
         raise ToolError(f"series {series_id} ({s['title']!r}) has no upcoming occurrence from {start} on.")
     ids = [f["meeting_id"] for f in found]
-    env.update_where("meetings", "meeting_id IN (SELECT unnest(?))", [ids], {"status": "cancelled"})
-    released = env.update_where(
-        "room_bookings",
-        "meeting_id IN (SELECT unnest(?)) AND status = 'confirmed'",
-        [ids],
-        {"status": "cancelled"},
-    )
+    released = cancel_all(env, ids)
     last = start - dt.timedelta(days=1)
     ends = s["ends_on"]
     if last > s["starts_on"] and (ends is None or ends > last):
@@ -320,13 +272,7 @@ def cancel_series(env: Env, series_id: int, organizer: str, from_date: dt.date |
     }
 
 
-@tool(
-    kind="write",
-    reads=("meeting_series", "employees", "meetings", "meeting_attendees"),
-    writes=("meeting_attendees",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("meeting_series", "employees", "meetings", "meeting_attendees"), writes=("meeting_attendees",))
 def update_series_attendees(
     env: Env,
     series_id: int,
@@ -389,5 +335,3 @@ def update_series_attendees(
         "invitations_removed": removed,
     }
 
-
-TOOLS = [create_meeting_series, get_series, cancel_series, update_series_attendees]
