@@ -18,8 +18,10 @@ DDL = str(FIXTURES / "ddl" / "postgres_dump.sql")
 
 @pytest.mark.parametrize("fault", [f for f in FAULTS if f not in TOOL_FAULTS])  # a fill calls no tools
 def test_a_build_with_one_fault_class_on_is_clean_and_counted(fault: str, tmp_path: Path) -> None:
-    # a held reply (the timeout fault) outlasts the client's timeout; a normal one never does, loaded or not
-    with FakeLLMServer(faults={fault: "every:2"}, seed=1, retry_after=0.01, timeout_delay=60) as server:
+    # a held reply (the timeout fault) outlasts the client's timeout; a normal one never does, loaded or not.
+    # Each timeout costs the client's 2 s: every 4th request is enough to reach the build and its retries.
+    every = "every:4" if fault == "timeout" else "every:2"
+    with FakeLLMServer(faults={fault: every}, seed=1, retry_after=0.01, timeout_delay=60) as server:
         settings = LLMSettings(
             backend="openai",
             model="fake-model",
