@@ -62,6 +62,25 @@ def text(value: str, what: str) -> str:
     return kept
 
 
+IN_IDS = "IN (SELECT unnest(?::BIGINT[]))"
+"""SQL after a column: its value is one of a list of ids (the parameter)."""
+
+
+def held(env: Env, table: str, column: str, ids: Sequence[int], **scope: Any) -> set[int]:
+    """Which of `ids` are in `column` of the rows of `table` whose columns equal `scope`."""
+    where, params = _among(column, ids, scope)
+    return {r[column] for r in env.query(f"SELECT {column} FROM {table} WHERE {where}", params)}
+
+
+def delete_ids(env: Env, table: str, column: str, ids: Sequence[int], **scope: Any) -> None:
+    """Delete the rows of `table` whose `column` is one of `ids` and whose columns equal `scope`."""
+    env.delete_where(table, *_among(column, ids, scope))
+
+
+def _among(column: str, ids: Sequence[int], scope: dict[str, Any]) -> tuple[str, list[Any]]:
+    return " AND ".join([*(f"{k} = ?" for k in scope), f"{column} {IN_IDS}"]), [*scope.values(), ids]
+
+
 def span(ms: int) -> str:
     """A duration in milliseconds as `m:ss` (or `h:mm:ss`)."""
     seconds = ms // 1000
