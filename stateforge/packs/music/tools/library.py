@@ -22,7 +22,6 @@ from .lookup import (
     When,
     choices,
     moment,
-    order_by,
     plural,
     refuse,
     song_text,
@@ -87,8 +86,7 @@ def list_liked_songs(
         f"JOIN {SONG_FROM} ON s.song_id = f.song_id WHERE {where.sql}"
     )
     column = {"duration": "duration_s"}.get(sort_by, sort_by)
-    down = descending if descending is not None else sort_by == "liked_at"
-    order = order_by(column, down, "song_id")
+    order = find.sort_order(column, descending, sort_by == "liked_at", "song_id")
     page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     return {"username": me["username"], **page}
 
@@ -209,8 +207,7 @@ def list_followed_artists(
         "f.notifications_on FROM artist_follows AS f JOIN artists AS a ON a.artist_id = f.artist_id "
         f"WHERE {where.sql}"
     )
-    down = descending if descending is not None else sort_by != "name"
-    order = order_by(sort_by, down, "artist_id")
+    order = find.sort_order(sort_by, descending, sort_by != "name", "artist_id")
     page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     return {"username": me["username"], **page}
 
