@@ -44,6 +44,13 @@ def plan_row(env: Env, plan: str, *, offered: bool = True) -> dict:
     return row
 
 
+def start(env: Env, user: dict, plan: dict, method: str, *, auto_renew: bool) -> tuple[dict, dict]:
+    """A new active subscription of `user` to `plan` from now, and its first period's payment."""
+    begun = {"user_id": user["user_id"], "plan_id": plan["plan_id"], "started_at": env.now}
+    sub = env.insert("subscriptions", {**begun, "status": "active", "auto_renew": auto_renew})
+    return sub, charge(env, user, sub, plan, method)
+
+
 def charge(env: Env, user: dict, subscription: dict, plan: dict, method: str) -> dict:
     """A paid payment of `plan`'s price for `subscription`, charged now."""
     seq = env.scalar(
@@ -160,17 +167,7 @@ def subscribe(env: Env, username: str, plan: str, payment_method: Method) -> dic
             f"{me['username']} already has an open subscription ({current[-1]['name']}, "
             f"{current[-1]['status']}); change its plan with change_plan instead",
         )
-    sub = env.insert(
-        "subscriptions",
-        {
-            "user_id": me["user_id"],
-            "plan_id": chosen["plan_id"],
-            "started_at": env.now,
-            "status": "active",
-            "auto_renew": True,
-        },
-    )
-    paid = charge(env, me, sub, chosen, payment_method)
+    sub, paid = start(env, me, chosen, payment_method, auto_renew=True)
     return {
         "subscription_id": sub["subscription_id"],
         "plan": chosen["name"],
@@ -220,17 +217,7 @@ def change_plan(
             "the current subscription has no payment to copy the method from; pass payment_method."
         )
     cancel_open(env, me, [current])
-    sub = env.insert(
-        "subscriptions",
-        {
-            "user_id": me["user_id"],
-            "plan_id": chosen["plan_id"],
-            "started_at": env.now,
-            "status": "active",
-            "auto_renew": current["auto_renew"],
-        },
-    )
-    paid = charge(env, me, sub, chosen, method)
+    sub, paid = start(env, me, chosen, method, auto_renew=current["auto_renew"])
     return {
         "ended_subscription_id": current["subscription_id"],
         "previous_plan": current["name"],

@@ -109,8 +109,7 @@ def search_songs(
     where.when(min_plays, "s.play_count >= ?")
     sql = f"SELECT {SONG_SELECT}, s.bpm, s.language_code AS language FROM {SONG_FROM} WHERE {where.sql}"
     column = {"duration": "duration_s", "release_date": "release_date"}.get(sort_by, sort_by)
-    down = descending if descending is not None else sort_by not in ("title", "artist")
-    order = order_by(column, down, "song_id")
+    order = find.sort_order(column, descending, sort_by not in ("title", "artist"), "song_id")
     page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     with_genres(env, page["rows"])
     return page
@@ -222,8 +221,7 @@ def search_albums(
         "(SELECT coalesce(sum(t.duration_ms), 0) // 1000 FROM songs AS t WHERE t.album_id = al.album_id) "
         f"AS duration_s FROM albums AS al JOIN artists AS ar ON ar.artist_id = al.artist_id WHERE {where.sql}"
     )
-    down = descending if descending is not None else sort_by in ("release_date", "tracks")
-    order = order_by(sort_by, down, "album_id")
+    order = find.sort_order(sort_by, descending, sort_by in ("release_date", "tracks"), "album_id")
     return env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
 
 
@@ -313,8 +311,7 @@ def search_artists(
         "(SELECT count(*) FROM artist_follows AS f WHERE f.artist_id = a.artist_id) AS followers, "
         f"a.formed_year FROM artists AS a WHERE {where.sql}"
     )
-    down = descending if descending is not None else sort_by != "name"
-    order = order_by(sort_by, down, "artist_id")
+    order = find.sort_order(sort_by, descending, sort_by != "name", "artist_id")
     return env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
 
 

@@ -20,14 +20,13 @@ ORDERS = {"newest": "created_at DESC", "oldest": "created_at ASC", "likes": "lik
 
 def comment(env: Env, comment_id: int) -> dict:
     """The comment with this id; a `ToolError` when there is none."""
-    row = env.one(
+    return find.one(
+        env,
         "SELECT c.comment_id, c.song_id, c.user_id, u.username AS author, c.body, c.created_at "
         "FROM comments AS c JOIN users AS u ON u.user_id = c.user_id WHERE c.comment_id = ?",
         [comment_id],
+        f"no comment has the id {comment_id}; list_comments shows a song's comments.",
     )
-    if row is None:
-        raise ToolError(f"no comment has the id {comment_id}; list_comments shows a song's comments.")
-    return row
 
 
 @tool(reads=COMMENT_TABLES)

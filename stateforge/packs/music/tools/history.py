@@ -272,14 +272,7 @@ def delete_listening_history(
     if play_ids is not None:
         if not play_ids:
             raise ToolError("play_ids is empty; name at least one play, or use the filters.")
-        mine = {
-            r["play_id"]
-            for r in env.query(
-                "SELECT play_id FROM listening_history "
-                "WHERE user_id = ? AND play_id IN (SELECT unnest(?::BIGINT[]))",
-                [me["user_id"], sorted(set(play_ids))],
-            )
-        }
+        mine = find.held(env, "listening_history", "play_id", sorted(set(play_ids)), user_id=me["user_id"])
         stray = sorted(set(play_ids) - mine)
         if stray:
             raise ToolError(f"{me['username']}'s history has no play {', '.join(map(str, stray[:10]))}.")
@@ -298,5 +291,5 @@ def delete_listening_history(
         )
     ]
     if ids:
-        env.delete_where("listening_history", "play_id IN (SELECT unnest(?::BIGINT[]))", [ids])
+        find.delete_ids(env, "listening_history", "play_id", ids)
     return {"deleted": len(ids)}

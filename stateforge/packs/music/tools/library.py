@@ -22,7 +22,6 @@ from .lookup import (
     When,
     choices,
     moment,
-    order_by,
     plural,
     refuse,
     song_text,
@@ -41,8 +40,12 @@ def playable(env: Env, user: dict, rows: list[dict], verb: str) -> None:
 
 # --- liked songs --------------------------------------------------------------------------------------
 
+LIKES = ("users", "favourite_songs", *SONG_TABLES)
+writes_likes = functools.partial(tool, kind="write", writes=("favourite_songs",), idempotent=True)
+"""`@tool` for a write tool over liked songs (give reads, destructive)."""
 
-@tool(reads=("users", "favourite_songs", *SONG_TABLES, "song_genres", "genres"))
+
+@tool(reads=(*LIKES, "song_genres", "genres"))
 def list_liked_songs(
     env: Env,
     username: str,
@@ -83,19 +86,12 @@ def list_liked_songs(
         f"JOIN {SONG_FROM} ON s.song_id = f.song_id WHERE {where.sql}"
     )
     column = {"duration": "duration_s"}.get(sort_by, sort_by)
-    down = descending if descending is not None else sort_by == "liked_at"
-    order = order_by(column, down, "song_id")
+    order = find.sort_order(column, descending, sort_by == "liked_at", "song_id")
     page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     return {"username": me["username"], **page}
 
 
-@tool(
-    kind="write",
-    reads=("users", "favourite_songs", *SONG_TABLES),
-    writes=("favourite_songs",),
-    idempotent=True,
-    destructive=False,
-)
+@writes_likes(reads=LIKES, destructive=False)
 def like_songs(
     env: Env, username: str, songs: Annotated[list[SongSpec], Field(min_length=1, max_length=300)]
 ) -> dict:
@@ -110,14 +106,7 @@ def like_songs(
     rows = list({r["song_id"]: r for r in find.songs(env, songs)}.values())
     playable(env, me, rows, "liked")
     ids = [r["song_id"] for r in rows]
-    have = {
-        r["song_id"]
-        for r in env.query(
-            "SELECT song_id FROM favourite_songs "
-            "WHERE user_id = ? AND song_id IN (SELECT unnest(?::BIGINT[]))",
-            [me["user_id"], ids],
-        )
-    }
+    have = find.held(env, "favourite_songs", "song_id", ids, user_id=me["user_id"])
     new = [r for r in rows if r["song_id"] not in have]
     env.insert_many(
         "favourite_songs",
@@ -126,13 +115,7 @@ def like_songs(
     return {"liked": len(new), "already_liked": [song_text(r) for r in rows if r["song_id"] in have]}
 
 
-@tool(
-    kind="write",
-    reads=("users", "favourite_songs", *SONG_TABLES, "song_genres", "genres"),
-    writes=("favourite_songs",),
-    idempotent=True,
-    destructive=True,
-)
+@writes_likes(reads=(*LIKES, "song_genres", "genres"), destructive=True)
 def unlike_songs(
     env: Env,
     username: str,
@@ -175,11 +158,8 @@ def unlike_songs(
         where.params,
     )
     if rows:
-        env.delete_where(
-            "favourite_songs",
-            "user_id = ? AND song_id IN (SELECT unnest(?::BIGINT[]))",
-            [me["user_id"], [r["song_id"] for r in rows]],
-        )
+        gone = [r["song_id"] for r in rows]
+        find.delete_ids(env, "favourite_songs", "song_id", gone, user_id=me["user_id"])
     return {"unliked": len(rows), "songs": [f"{r['title']!r} by {r['artist']}" for r in rows[:50]]}
 
 
@@ -227,8 +207,7 @@ def list_followed_artists(
         "f.notifications_on FROM artist_follows AS f JOIN artists AS a ON a.artist_id = f.artist_id "
         f"WHERE {where.sql}"
     )
-    down = descending if descending is not None else sort_by != "name"
-    order = order_by(sort_by, down, "artist_id")
+    order = find.sort_order(sort_by, descending, sort_by != "name", "artist_id")
     page = env.page(sql, where.params, order_by=order, limit=limit, offset=offset)
     return {"username": me["username"], **page}
 
@@ -317,11 +296,8 @@ def unfollow_artists(
         where.params,
     )
     if rows:
-        env.delete_where(
-            "artist_follows",
-            "user_id = ? AND artist_id IN (SELECT unnest(?::BIGINT[]))",
-            [me["user_id"], [r["artist_id"] for r in rows]],
-        )
+        gone = [r["artist_id"] for r in rows]
+        find.delete_ids(env, "artist_follows", "artist_id", gone, user_id=me["user_id"])
     return {"unfollowed": [r["name"] for r in rows], "count": len(rows)}
 
 
@@ -344,14 +320,8 @@ def set_artist_notifications(
     where, params = "user_id = ? AND notifications_on <> ?", [me["user_id"], enabled]
     if artists is not None:
         rows = _artists(env, artists)
-        followed = {
-            r["artist_id"]
-            for r in env.query(
-                "SELECT artist_id FROM artist_follows "
-                "WHERE user_id = ? AND artist_id IN (SELECT unnest(?::BIGINT[]))",
-                [me["user_id"], [r["artist_id"] for r in rows]],
-            )
-        }
+        named = [r["artist_id"] for r in rows]
+        followed = find.held(env, "artist_follows", "artist_id", named, user_id=me["user_id"])
         missing = [r["name"] for r in rows if r["artist_id"] not in followed]
         if missing:
             raise ToolError(f"{me['username']} does not follow {', '.join(missing)}; follow_artists first.")

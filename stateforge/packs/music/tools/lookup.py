@@ -62,6 +62,38 @@ def text(value: str, what: str) -> str:
     return kept
 
 
+IN_IDS = "IN (SELECT unnest(?::BIGINT[]))"
+"""SQL after a column: its value is one of a list of ids (the parameter)."""
+
+
+def held(env: Env, table: str, column: str, ids: Sequence[int], **scope: Any) -> set[int]:
+    """Which of `ids` are in `column` of the rows of `table` whose columns equal `scope`."""
+    where, params = _among(column, ids, scope)
+    return {r[column] for r in env.query(f"SELECT {column} FROM {table} WHERE {where}", params)}
+
+
+def delete_ids(env: Env, table: str, column: str, ids: Sequence[int], **scope: Any) -> None:
+    """Delete the rows of `table` whose `column` is one of `ids` and whose columns equal `scope`."""
+    env.delete_where(table, *_among(column, ids, scope))
+
+
+def _among(column: str, ids: Sequence[int], scope: dict[str, Any]) -> tuple[str, list[Any]]:
+    return " AND ".join([*(f"{k} = ?" for k in scope), f"{column} {IN_IDS}"]), [*scope.values(), ids]
+
+
+def one(env: Env, sql: str, params: Sequence[Any], missing: str) -> dict[str, Any]:
+    """The row of `sql`; a `ToolError` saying `missing` when there is none."""
+    row = env.one(sql, params)
+    if row is None:
+        raise ToolError(missing)
+    return row
+
+
+def sort_order(column: str, descending: bool | None, by_default: bool, key: str) -> str:
+    """`order_by` descending or not as asked, else in the list's default direction (`by_default`)."""
+    return order_by(column, by_default if descending is None else descending, key)
+
+
 def span(ms: int) -> str:
     """A duration in milliseconds as `m:ss` (or `h:mm:ss`)."""
     seconds = ms // 1000
@@ -79,10 +111,9 @@ USER_COLUMNS = (
 def user(env: Env, username: str) -> dict[str, Any]:
     """The user with this username (exact, else in any letter case) or e-mail address; else a `ToolError`."""
     if "@" in username:
-        row = env.one(f"SELECT {USER_COLUMNS} FROM users WHERE lower(email) = lower(?)", [username])
-        if row is None:
-            raise ToolError(f"no user has the e-mail address {username!r}; find_users looks people up.")
-        return row
+        missing = f"no user has the e-mail address {username!r}; find_users looks people up."
+        sql = f"SELECT {USER_COLUMNS} FROM users WHERE lower(email) = lower(?)"
+        return one(env, sql, [username], missing)
     row = env.one(f"SELECT {USER_COLUMNS} FROM users WHERE username = ?", [username])
     if row is not None:
         return row
@@ -241,10 +272,8 @@ def artist(env: Env, ref: int | str) -> dict[str, Any]:
     """The artist with this id, or this exact name (any letter case)."""
     cols = "artist_id, name, artist_type, country_code, monthly_listeners, is_verified"
     if isinstance(ref, int):
-        row = env.one(f"SELECT {cols} FROM artists WHERE artist_id = ?", [ref])
-        if row is None:
-            raise ToolError(f"no artist has the id {ref}; search_artists finds artists by name.")
-        return row
+        missing = f"no artist has the id {ref}; search_artists finds artists by name."
+        return one(env, f"SELECT {cols} FROM artists WHERE artist_id = ?", [ref], missing)
     rows = env.query(
         f"SELECT {cols} FROM artists WHERE lower(name) = lower(?) ORDER BY monthly_listeners DESC, artist_id",
         [ref],
@@ -277,10 +306,8 @@ def album(env: Env, ref: int | str, artist_name: str | None = None) -> dict[str,
     cols = "al.album_id, al.title, ar.name AS artist, al.album_type, al.release_date, al.artist_id"
     base = f"SELECT {cols} FROM albums AS al JOIN artists AS ar ON ar.artist_id = al.artist_id"
     if isinstance(ref, int):
-        row = env.one(f"{base} WHERE al.album_id = ?", [ref])
-        if row is None:
-            raise ToolError(f"no album has the id {ref}; search_albums finds releases by title.")
-        return row
+        missing = f"no album has the id {ref}; search_albums finds releases by title."
+        return one(env, f"{base} WHERE al.album_id = ?", [ref], missing)
     rows = env.query(
         f"{base} WHERE lower(al.title) = lower(?) AND (? IS NULL OR lower(ar.name) = lower(?)) "
         "ORDER BY al.release_date DESC, al.album_id",
@@ -317,10 +344,7 @@ def playlist(env: Env, ref: int | str, owner: dict[str, Any] | None = None) -> d
     """The playlist with this id, or with this title (any letter case) among `owner`'s playlists."""
     base = f"SELECT {PLAYLIST_COLUMNS} FROM playlists AS p JOIN users AS u ON u.user_id = p.owner_id"
     if isinstance(ref, int):
-        row = env.one(f"{base} WHERE p.playlist_id = ?", [ref])
-        if row is None:
-            raise ToolError(f"no playlist has the id {ref}.")
-        return row
+        return one(env, f"{base} WHERE p.playlist_id = ?", [ref], f"no playlist has the id {ref}.")
     if owner is None:
         raise ToolError(f"name the owner of the playlist {ref!r}, or pass its playlist_id.")
     rows = env.query(
@@ -347,14 +371,9 @@ def device(env: Env, owner: dict[str, Any], ref: int | str) -> dict[str, Any]:
     """One of `owner`'s devices, by device id or by name (any letter case)."""
     cols = "device_id, device_type, name, app_version, registered_at, last_seen_at, is_active"
     if isinstance(ref, int):
-        row = env.one(
-            f"SELECT {cols} FROM devices WHERE user_id = ? AND device_id = ?", [owner["user_id"], ref]
-        )
-        if row is None:
-            raise ToolError(
-                f"{owner['username']} has no device with the id {ref}; list_devices shows theirs."
-            )
-        return row
+        sql = f"SELECT {cols} FROM devices WHERE user_id = ? AND device_id = ?"
+        missing = f"{owner['username']} has no device with the id {ref}; list_devices shows theirs."
+        return one(env, sql, [owner["user_id"], ref], missing)
     rows = env.query(
         f"SELECT {cols} FROM devices WHERE user_id = ? AND lower(name) = lower(?) ORDER BY device_id",
         [owner["user_id"], ref],

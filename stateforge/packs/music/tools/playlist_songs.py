@@ -172,11 +172,7 @@ def remove_songs_from_playlist(
             )
     gone = {r["song_id"] for r in rows}
     if gone:
-        env.delete_where(
-            "playlist_songs",
-            "playlist_id = ? AND song_id IN (SELECT unnest(?::BIGINT[]))",
-            [pid, sorted(gone)],
-        )
+        find.delete_ids(env, "playlist_songs", "song_id", sorted(gone), playlist_id=pid)
         set_order(env, pid, [sid for sid in current if sid not in gone])
         touch(env, pid)
     return {

@@ -28,7 +28,6 @@ from .lookup import (
     SongSpec,
     When,
     moment,
-    order_by,
     plural,
     refuse,
     song_text,
@@ -222,8 +221,7 @@ def search_playlists(
     sizes = Where().when(min_songs, "songs >= ?").when(max_songs, "songs <= ?")
     if sizes:
         sql = f"SELECT * FROM ({sql}) AS found WHERE {sizes.sql}"
-    down = descending if descending is not None else sort_by != "title"
-    order = order_by(sort_by, down, "playlist_id")
+    order = find.sort_order(sort_by, descending, sort_by != "title", "playlist_id")
     return env.page(sql, where.params + sizes.params, order_by=order, limit=limit, offset=offset)
 
 
