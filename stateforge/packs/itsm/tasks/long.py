@@ -485,37 +485,68 @@ CHANGE_PLAN = Storyline(
 
 @step(inputs=("me", "item", "window"), goal="a standard change whose computed risk is not low (refused)")
 def standard_too_risky(story: Story) -> None:
-    item = story["item"]
+    """One standard change, or a patch night of two or three (all or none) where the others are low risk:
+    the walk of each item decides, and the risky one's change is refused."""
+    ctx, item = story.ctx, story["item"]
     start, end = story["window"]
-    story.say(
-        [
-            "It's routine: raise a standard change {what:q} on {ci} for {start} to {end}, with the risk our "
-            "rule gives ({rule}). If that can't be done, change nothing.",
-            "Please log a standard (pre-approved) change on {ci}, {what:q}, {start} to {end}, risk by our "
-            "rule "
-            "({rule}); leave everything as it is if it isn't possible.",
-        ],
-        ci=item["name"],
-        what="Routine patching",
-        start=start,
-        end=end,
-        rule=RISK_RULE,
+    quiet = ctx.sql(
+        f"SELECT name FROM ({reach_sql(3)}) AS r WHERE services = 0 AND ci_id <> ? AND (SELECT count(*) "
+        "FROM configuration_items AS o WHERE o.name = r.name) = 1 ORDER BY name",
+        [item["ci_id"]],
     )
-    schedule = story.ctx.choice((False, True))
+    companions = ctx.rng.choice((0, 0, 1, 2)) if quiet else 0
+    names = [q["name"] for q in ctx.rng.sample(quiet, min(companions, len(quiet)))]
+    names.insert(ctx.rng.randrange(len(names) + 1), item["name"])
+    if len(names) == 1:
+        story.say(
+            [
+                "It's routine: raise a standard change {what:q} on {ci} for {start} to {end}, with the risk "
+                "our rule gives ({rule}). If that can't be done, change nothing.",
+                "Please log a standard (pre-approved) change on {ci}, {what:q}, {start} to {end}, risk by "
+                "our rule ({rule}); leave everything as it is if it isn't possible.",
+            ],
+            ci=item["name"],
+            what="Routine patching",
+            start=start,
+            end=end,
+            rule=RISK_RULE,
+        )
+    else:
+        story.say(
+            [
+                "Patch night: raise a standard change {what:q} on each of {cis}, {start} to {end}, each with "
+                "the risk our rule gives ({rule}). All of them or none: if one can't be raised, raise none.",
+                "Please log standard (pre-approved) changes {what:q} on {cis} for {start} to {end}, risk by "
+                "our rule ({rule}); if any of them isn't possible, leave everything as it is.",
+            ],
+            cis=", ".join(names[:-1]) + " and " + names[-1],
+            what="Routine patching",
+            start=start,
+            end=end,
+            rule=RISK_RULE,
+        )
+    schedule = ctx.choice((False, True))
     if schedule:
         story.say(
             [
-                "Check the schedule for other open changes on it first.",
-                "Look at what else is planned on it before you raise it.",
+                "Check the schedule for other open changes on it first."
+                if len(names) == 1 else "Check the schedule for other open changes on each first.",
+                "Look at what else is planned on it before you raise it."
+                if len(names) == 1 else "Look at what else is planned on them before you raise anything.",
             ]
         )
-    if story.ctx.choice((False, True)):
-        story.read("get_ci", {"name": item["name"]})
-    risk, walk = walk_risk(story)
-    if risk == "low":
-        raise Skip("the walk reaches no business service")
-    if schedule:
-        story.read("list_changes", {"ci_name": item["name"], "state": "open"})
+    if ctx.choice((False, True)):
+        for name in names:
+            story.read("get_ci", {"name": name})
+    for name in names:
+        if name == item["name"]:
+            risk, walk = walk_risk(story)
+            if risk == "low":
+                raise Skip("the walk reaches no business service")
+        else:
+            story.read("impacted_services", {"name": name, "depth": 3})
+        if schedule:
+            story.read("list_changes", {"ci_name": name, "state": "open"})
     story.blocked(
         "request_change",
         {

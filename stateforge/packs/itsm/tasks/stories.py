@@ -331,28 +331,72 @@ STORYLINES = (MAJOR_INCIDENT_BRIDGE, QUEUE_SWEEP, BREACHED_FOLLOWUP, CLOSE_CONFI
 # --- infeasible: the first write is refused after the reads ----------------------------------------------
 
 
+FREE_CI = (
+    "SELECT ci.name FROM configuration_items AS ci WHERE ci.support_group_id = ? AND ci.name <> ? AND "
+    "ci.operational_status <> 'retired' AND NOT EXISTS (SELECT 1 FROM incidents AS i WHERE "
+    "i.ci_id = ci.ci_id AND i.state IN ('new', 'in_progress', 'on_hold')) AND NOT EXISTS (SELECT 1 FROM "
+    "changes AS c WHERE c.ci_id = ci.ci_id AND c.state NOT IN ('closed', 'canceled')) AND (SELECT count(*) "
+    "FROM configuration_items AS o WHERE o.name = ci.name) = 1 ORDER BY ci.name"
+)
+"""Items of a support group that could be retired now (no open incident or change), named uniquely."""
+
+
+def _listed(names: list[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
 @recipe(capabilities=("cross_step_dependency", "aggregation_computation"), difficulty="medium", weight=1.0)
 def retire_busy_ci(ctx: RecipeContext) -> None:
-    """A support group member retires an item that still has open incidents: refused (cmdb_changes)."""
+    """A support group member retires one to three items of the group's, all or none, one of which still
+    has open incidents: refused (cmdb_changes) once each item's record has been read (the open incidents
+    are on the record); in some requests the member also asks which incidents hold it up (a listing)."""
     item = ctx.pick(
         "SELECT ci.name, ci.support_group_id FROM configuration_items AS ci WHERE ci.operational_status "
         "<> 'retired' AND EXISTS (SELECT 1 FROM incidents AS i WHERE i.ci_id = ci.ci_id AND i.state IN "
-        "('new', 'in_progress', 'on_hold'))",
+        "('new', 'in_progress', 'on_hold')) AND (SELECT count(*) FROM configuration_items AS o WHERE "
+        "o.name = ci.name) = 1",
         what="item with open incidents",
     )
+    others = ctx.sql(FREE_CI, [item["support_group_id"], item["name"]])
+    extra = ctx.rng.choice((0, 1, 1, 2)) if others else 0
+    names = [o["name"] for o in ctx.rng.sample(others, min(extra, len(others)))]
+    names.insert(ctx.rng.randrange(len(names) + 1), item["name"])
+    ask_why = ctx.rng.random() < 0.5
     who = someone(
         ctx, f"{has_role('itil')} AND {in_group('?')}", [item["support_group_id"]], what="support member"
     )
     introduce(ctx, who)
-    ctx.say(
-        [
-            "{ci} is being decommissioned: mark it retired in the CMDB. If that isn't possible, change "
-            "nothing.",
-            "Please retire {ci}; leave it as it is if it can't be retired.",
-        ],
-        ci=item["name"],
-    )
-    ctx.read("get_ci", {"name": item["name"]})
+    if len(names) == 1:
+        ctx.say(
+            [
+                "{ci} is being decommissioned: mark it retired in the CMDB. If that isn't possible, change "
+                "nothing.",
+                "Please retire {ci}; leave it as it is if it can't be retired.",
+            ],
+            ci=item["name"],
+        )
+    else:
+        ctx.say(
+            [
+                "We are decommissioning {cis}: mark them all retired in the CMDB. All of them or none: if "
+                "one can't be retired, leave every one as it is.",
+                "Please set {cis} to retired, all together; if any of them can't go, change none of them.",
+            ],
+            cis=_listed(names),
+        )
+    if ask_why and len(names) == 1:
+        ctx.say(["If it can't be retired, tell me which open incidents are in the way."])
+    elif ask_why:
+        ctx.say(
+            [
+                "If one is held up, tell me which open incidents are on it.",
+                "Should something block one of them, list me the open incidents in the way.",
+            ]
+        )
+    for name in names:
+        ctx.read("get_ci", {"name": name})
+    if ask_why:
+        ctx.read("list_incidents", {"ci": item["name"], "state": "open"})
     blocked(
         ctx,
         "set_ci_status",
@@ -397,23 +441,44 @@ def fulfil_before_approval(ctx: RecipeContext) -> None:
 
 @recipe(capabilities=("cross_step_dependency",), difficulty="easy", weight=1.0)
 def close_unresolved(ctx: RecipeContext) -> None:
-    """A caller asks to close their incident still in progress: only resolved incidents close
-    (incident_state_flow)."""
+    """A caller asks to close one to three of their incidents together, all or none, believing them fixed:
+    one is still in progress, and only resolved incidents close (incident_state_flow); each incident's
+    record shows its state before the refused close."""
+    several = ctx.rng.random() < 0.6  # a caller who also has resolved incidents to close
     inc = ctx.pick(
         "SELECT i.number, u.user_name, u.first_name || ' ' || u.last_name AS full_name, u.user_id FROM "
         "incidents AS i JOIN users AS u ON u.user_id = i.caller_id WHERE i.state = 'in_progress' AND "
-        "u.active",
+        "u.active AND (NOT ? OR EXISTS (SELECT 1 FROM incidents AS r WHERE r.caller_id = u.user_id AND "
+        "r.state = 'resolved'))",
+        [several],
         what="incident in progress",
     )
-    introduce(ctx, inc)
-    ctx.say(
-        [
-            "It works again on its own: close my incident {number}.",
-            "Never mind {number}, please close it now.",
-        ],
-        number=inc["number"],
+    resolved = ctx.sql(
+        "SELECT number FROM incidents WHERE caller_id = ? AND state = 'resolved' ORDER BY number",
+        [inc["user_id"]],
     )
-    ctx.read("get_incident", {"number": inc["number"]})
+    extra = ctx.rng.choice((1, 2)) if several and resolved else 0
+    numbers = [r["number"] for r in ctx.rng.sample(resolved, min(extra, len(resolved)))]
+    numbers.insert(ctx.rng.randrange(len(numbers) + 1), inc["number"])
+    introduce(ctx, inc)
+    if len(numbers) == 1:
+        ctx.say(
+            [
+                "It works again on its own: close my incident {number}.",
+                "Never mind {number}, please close it now.",
+            ],
+            number=inc["number"],
+        )
+    else:
+        ctx.say(
+            [
+                "Everything works again: close my incidents {numbers}, all of them or none.",
+                "Please close {numbers} together; if one of them can't be closed, leave them all open.",
+            ],
+            numbers=_listed(numbers),
+        )
+    for number in numbers:
+        ctx.read("get_incident", {"number": number})
     blocked(
         ctx,
         "close_incident",
