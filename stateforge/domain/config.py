@@ -519,6 +519,21 @@ class Member(_Model):
     domain's actor, with one `?` (the composed `actors.key` value)."""
 
 
+class Sync(_Model):
+    """In a composed domain, columns one member's table keeps in step with another's on every call
+    (`sync:`): the system of record's value reaches the other system's row in the same call
+    (`stateforge.tools.compose`)."""
+
+    source: str
+    """The system of record's table (`hr.employees`), whose primary key is one column."""
+    target: str
+    """The table that follows it (`itsm.users`)."""
+    key: str
+    """The target's column that holds the source row's primary key."""
+    columns: dict[str, str]
+    """Target column -> the source column whose value it takes."""
+
+
 class DomainConfig(_Model):
     """A whole `domain.yaml`."""
 
@@ -554,13 +569,17 @@ class DomainConfig(_Model):
     members: dict[str, Member] = Field(default_factory=dict)
     """A composed domain: DuckDB schema -> the pack whose tables it holds (`stateforge.domain.compose`);
     empty for a pack of its own."""
+    sync: list[Sync] = Field(default_factory=list)
+    """A composed domain's columns kept in step across its members by every tool call (`Sync`)."""
 
     @model_serializer(mode="wrap")
     def _without_empty_members(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
         # a pack of its own records the config it always did (build fingerprints and release hashes)
         data = handler(self)
-        if isinstance(data, dict) and not data.get("members"):
-            data.pop("members", None)
+        if isinstance(data, dict):
+            for key in ("members", "sync"):
+                if not data.get(key):
+                    data.pop(key, None)
         return data
 
     _source: Path | None = PrivateAttr(default=None)

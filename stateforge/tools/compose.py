@@ -17,6 +17,10 @@ Each member's tools are loaded from the member pack and checked against its own 
   a bare name up in temp, that schema, main and pg_catalog, in that order; the setting is the
   connection's, not the transaction's) and `env`'s model lookups (`env.insert("employees", ...)`) resolve
   in it too (`Env.within`); the previous search path is put back after the call, whatever happens.
+- **records kept in step** (`sync:`): a tool that writes a system of record's table (`hr.employees`) also
+  brings the columns that follow it in the other members' tables (`itsm.users.manager_id`) to its new
+  values, in the same call and through the write helpers (so the call's changes and the diff hold them),
+  and declares those tables as written.
 - **the actor**: the composed domain's actor (`actors:`) is the member's person through `members.<m>.person`
   (a SELECT of the member's `actors.key` with one `?`), or directly when the member's people table is the
   composed one; their roles are the member's (`actors.roles` of the member, qualified). A member without
@@ -34,11 +38,13 @@ from pydantic import BaseModel
 
 from stateforge.domain import DomainConfig, DomainPack, load_config
 from stateforge.domain.compose import member_actors, qualifier
+from stateforge.domain.config import Sync
 from stateforge.domain.loader import member_pack
 from stateforge.schema.model import Schema
 from stateforge.store.sql import quote_ident, table_ref
 from stateforge.tools.actor import Actor, person_roles
 from stateforge.tools.base import Tool
+from stateforge.tools.context import Expr
 from stateforge.tools.env import Env
 from stateforge.tools.errors import ToolDefinitionError, ToolError
 from stateforge.tools.toolkit import CANNOT_COMPLETE, Toolkit
@@ -86,11 +92,65 @@ def union_toolkit(root: Path, schema: Schema, *, name: str | None = None) -> Too
             if item.name == CANNOT_COMPLETE:
                 continue
             shown = f"{member.namespace}_{item.name}" if counts[item.name] > 1 else item.name
-            union.add(dataclasses.replace(
+            union.add(_synced(dataclasses.replace(
                 item, name=shown, run=_in_schema(member, item), reads=tuple(q.table(t) for t in item.reads),
-                writes=tuple(q.table(t) for t in item.writes)))
+                writes=tuple(q.table(t) for t in item.writes)), composed.sync))
+    for rule in composed.sync:
+        _check_sync(rule, schema, composed)
     union.check(schema)
     return union
+
+
+def _check_sync(rule: Sync, schema: Schema, composed: DomainConfig) -> None:
+    where = f"{composed.source}: sync {rule.source} -> {rule.target}"
+    for name in (rule.source, rule.target):
+        if not schema.has_table(name):
+            raise ToolDefinitionError(f"{where}: no table {name} in the composed schema.")
+    source, target = schema.table(rule.source), schema.table(rule.target)
+    if len(source.primary_key) != 1:
+        raise ToolDefinitionError(f"{where}: {rule.source} needs a primary key of one column.")
+    for table, columns in ((target, [rule.key, *rule.columns]), (source, list(rule.columns.values()))):
+        have = {c.name.lower() for c in table.columns}
+        missing = [c for c in columns if c.lower() not in have]
+        if missing:
+            raise ToolDefinitionError(f"{where}: {table.name} has no column {missing[0]}.")
+
+
+def _synced(item: Tool, rules: list[Sync]) -> Tool:
+    """`item`, bringing the `sync:` targets of the tables it writes in step after each call."""
+    writes = {t.lower() for t in item.writes}
+    mine = [r for r in rules if r.source.lower() in writes]
+    if not mine:
+        return item
+    run = item.run
+
+    def synced(env: Env, arguments: BaseModel) -> Any:
+        out = run(env, arguments)
+        for rule in mine:
+            source = rule.source.lower()
+            if source not in {t.lower() for t in env.changes.tables}:
+                continue
+            columns = env.changes.columns.get(source)
+            if columns is None or columns & {c.lower() for c in rule.columns.values()}:
+                keep_in_step(env, rule)
+        return out
+
+    extra = [r.target for r in mine if r.target.lower() not in writes]
+    return dataclasses.replace(item, run=synced, writes=(*item.writes, *dict.fromkeys(extra)))
+
+
+def keep_in_step(env: Env, rule: Sync) -> int:
+    """Give the rows of `rule.target` the values of their `rule.source` row where they differ; the count."""
+    [pk] = env.table(rule.source).primary_key
+    source, target, key = table_ref(rule.source), table_ref(rule.target), quote_ident(rule.key)
+    differs = " OR ".join(
+        f"t.{quote_ident(t)} IS DISTINCT FROM s.{quote_ident(s)}" for t, s in rule.columns.items())
+    where = (f"{key} IN (SELECT s.{quote_ident(pk)} FROM {source} AS s JOIN {target} AS t "
+             f"ON t.{key} = s.{quote_ident(pk)} WHERE {differs})")
+    row = f"{target}.{key}"
+    values = {t: Expr(f"SELECT s.{quote_ident(s)} FROM {source} AS s WHERE s.{quote_ident(pk)} = {row}")
+              for t, s in rule.columns.items()}
+    return env.update_where(rule.target, where, [], values)
 
 
 def _member(composed: DomainConfig, namespace: str, member: DomainPack) -> MemberTools:
