@@ -532,6 +532,8 @@ class Sync(_Model):
     """The target's column that holds the source row's primary key."""
     columns: dict[str, str]
     """Target column -> the source column whose value it takes."""
+    where: str | None = None
+    """Only source rows matching this SQL condition over `s` (`s.status <> 'terminated'`) are followed."""
 
 
 class DomainConfig(_Model):

@@ -146,7 +146,8 @@ def keep_in_step(env: Env, rule: Sync) -> int:
     differs = " OR ".join(
         f"t.{quote_ident(t)} IS DISTINCT FROM s.{quote_ident(s)}" for t, s in rule.columns.items())
     where = (f"{key} IN (SELECT s.{quote_ident(pk)} FROM {source} AS s JOIN {target} AS t "
-             f"ON t.{key} = s.{quote_ident(pk)} WHERE {differs})")
+             f"ON t.{key} = s.{quote_ident(pk)} WHERE ({differs})"
+             f"{f' AND ({rule.where})' if rule.where else ''})")
     row = f"{target}.{key}"
     values = {t: Expr(f"SELECT s.{quote_ident(s)} FROM {source} AS s WHERE s.{quote_ident(pk)} = {row}")
               for t, s in rule.columns.items()}

@@ -26,6 +26,7 @@ from stateforge.errors import DomainError
 from stateforge.evaluate import evaluate
 from stateforge.evaluate.rundir import EPISODES_FILE
 from stateforge.mcp import serve_mcp
+from stateforge.packs.workplace.tasks import RECIPES as WORKPLACE_RECIPES
 from stateforge.tasks.runner import generate_tasks
 from stateforge.tools.actor import NoActor
 from stateforge.tools.loader import load_toolkit
@@ -151,14 +152,22 @@ def tasks(built: Path) -> list[dict]:
 
 
 def test_storylines_cross_systems_and_grade_by_the_procedure(built: Path, tasks: list[dict], tmp_path: Path):
-    assert {t["provenance"]["recipe"] for t in tasks} == {"offboard_everywhere", "offboard_lead_blocked"}
+    recipes = {t["provenance"]["recipe"] for t in tasks}
+    assert len(recipes) >= 2 and recipes <= {r.name for r in WORKPLACE_RECIPES}
     feasible = [t for t in tasks if t["feasible"]]
     assert feasible and len(feasible) < len(tasks)
-    for task in feasible:  # HR, then the calendar, as the HR partner who speaks
+    leavers = [t for t in feasible if t["provenance"]["recipe"].startswith("offboard")]
+    for task in feasible:
         tools = [c["tool"] for c in task["reference_calls"]]
-        assert "terminate_worker" in tools and tools[-1] == "offboard_employee"
-        assert {t.split(".")[0] for t in task["expected_diff"]["tables"]} == {"hr", "meeting"}
-        assert "policy leavers_offboarded_everywhere" in {v["name"] for v in task["verifiers"]}
+        schemas = {t.split(".")[0] for t in task["expected_diff"]["tables"]}
+        if task in leavers:  # HR, then the calendar, as the HR partner who speaks
+            assert "terminate_worker" in tools and tools[-1] == "offboard_employee"
+            assert schemas == {"hr", "meeting"}
+            assert "policy leavers_offboarded_everywhere" in {v["name"] for v in task["verifiers"]}
+        else:  # a hire: HR, the workplace's provisioning, then the calendar
+            order = [tools.index(t) for t in ("hire_worker", "provision_accounts", "schedule_meeting")]
+            assert order == sorted(order)
+            assert schemas == {"hr", "itsm", "meeting"}
     oracle = evaluate(built, solver="oracle", out=tmp_path / "oracle", report=False)
     assert oracle["passed"] == oracle["episodes"] == len(tasks)
     noop = evaluate(built, solver="noop", out=tmp_path / "noop", report=False)
@@ -168,4 +177,63 @@ def test_storylines_cross_systems_and_grade_by_the_procedure(built: Path, tasks:
                      task_filter=",".join(f"id:{t['id']}" for t in feasible))
     assert early["failed"] == len(feasible)
     records = [json.loads(line) for line in (Path(early["folder"]) / EPISODES_FILE).read_text().splitlines()]
-    assert all("policy check leavers_offboarded_everywhere" in r["failures"] for r in records)
+    leaving = {t["id"] for t in leavers}
+    assert all("policy check leavers_offboarded_everywhere" in r["failures"] for r in records
+               if r["task_id"] in leaving)
+
+
+def _partner_and_worker(built: Path) -> tuple[str, str, int, str, str]:
+    """An HR partner, a current worker of a unit they partner, and a colleague there to be their manager."""
+    with duckdb.connect(str(built), read_only=True) as con:
+        return con.execute(
+            "SELECT p.work_email, w.employee_number, w.employee_id, h.employee_number, x.work_email "
+            "FROM hr.employees AS w JOIN hr.org_units AS o ON o.org_unit_id = w.org_unit_id "
+            "JOIN hr.employees AS p ON p.employee_id = o.hr_partner_id AND p.status = 'active' "
+            "JOIN hr.employees AS h ON h.org_unit_id = w.org_unit_id AND h.status = 'active' "
+            "JOIN hr.employees AS x ON x.security_role = 'employee' AND x.status = 'active' "
+            "AND x.employee_id NOT IN (p.employee_id, w.employee_id) "
+            "WHERE w.status = 'active' AND w.employee_id <> o.head_id "
+            "AND p.employee_id NOT IN (w.employee_id, h.employee_id) "
+            "AND h.employee_id NOT IN (w.employee_id, w.manager_id) AND h.manager_id <> w.employee_id "
+            "ORDER BY w.employee_id, h.employee_id, x.employee_id LIMIT 1").fetchone()
+
+
+def test_a_manager_change_in_hr_reaches_itsm_and_the_calendar_in_the_same_call(built: Path):
+    partner, number, key, boss, _ = _partner_and_worker(built)
+    with Episode.open(built, actor=partner) as ep:
+        moved = ep.call("change_manager", {"employee": number, "manager": boss})
+        assert moved.ok, moved.error
+        assert set(moved.changes) == {"hr.employees", "itsm.users", "meeting.employees"}
+        [row] = ep.query(
+            "SELECT e.manager_id AS hr, u.manager_id AS itsm, m.manager_id AS calendar "
+            "FROM hr.employees AS e "
+            "JOIN itsm.users AS u ON u.user_id = e.employee_id JOIN meeting.employees AS m "
+            "ON m.employee_id = e.employee_id WHERE e.employee_id = ?", [key])
+        assert row["hr"] == row["itsm"] == row["calendar"] is not None
+
+
+def test_a_hire_gets_accounts_from_the_partner_only(built: Path):
+    partner, _, _, _, outsider = _partner_and_worker(built)
+    with duckdb.connect(str(built), read_only=True) as con:
+        code = con.execute(
+            "SELECT x.code FROM hr.positions AS x JOIN hr.org_units AS o USING (org_unit_id) "
+            "JOIN hr.employees AS p ON p.employee_id = o.hr_partner_id WHERE p.work_email = ? "
+            "AND x.status = 'open' ORDER BY x.code LIMIT 1", [partner]).fetchone()
+        if code is None:
+            pytest.skip("the partner's units have no opening at this scale")
+        low = con.execute(
+            "SELECT g.min_salary FROM hr.positions AS x JOIN hr.job_profiles AS j USING (job_profile_id) "
+            "JOIN hr.pay_grades AS g ON g.pay_grade_id = j.pay_grade_id WHERE x.code = ?", code).fetchone()[0]
+    with Episode.open(built, actor=partner) as ep:
+        hired = ep.call("hire_worker", {"first_name": "Ada", "last_name": "Quill", "position": code[0],
+                                        "start_date": "2026-07-06", "base_salary": str(low)})
+        assert hired.ok, hired.error
+        opened = ep.call("provision_accounts", {"employee": hired.value["employee_number"]})
+        assert opened.ok, opened.error
+        assert opened.changes == {"itsm.users": {"inserted": 1}, "meeting.employees": {"inserted": 1},
+                                  "meeting.working_hours": {"inserted": 5}}
+        again = ep.call("provision_accounts", {"employee": hired.value["employee_number"]})
+        assert not again.ok and "already has" in again.error
+    with Episode.open(built, actor=outsider) as ep:
+        refused = ep.call("provision_accounts", {"employee": _partner_and_worker(built)[1]})
+        assert not refused.ok and refused.policy == "accounts_by_partner_or_it", refused.error

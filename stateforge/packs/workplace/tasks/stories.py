@@ -5,6 +5,9 @@
   with today as the last day; then their calendar account is closed in the meeting app (the workplace's
   procedure leavers_offboarded_everywhere), which cancels the meetings they organise and takes them off
   invitations. A solver that stops after HR breaks the procedure and fails its verifier by name.
+- `offboard_lead_everywhere` (HR partner): HR's own offboarding of a team lead, step for step (the team to
+  a colleague, every access revoked, the termination, the partner's checklist tasks, their open cases:
+  `in_member("hr", ...)`), then the calendar closed as above.
 
 The SQL here names tables with their schema (`hr.employees`): a recipe's queries run on the whole
 database, while the tools it calls run in their member's schema (stateforge.tools.compose).
@@ -12,8 +15,10 @@ database, while the tools it calls run in their member's schema (stateforge.tool
 
 from __future__ import annotations
 
+from stateforge.packs.hr.tasks import stories as hr
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
+from stateforge.tasks.members import in_member, member_cast
 
 PHRASES = (
     "I'm {name} from HR ({email}).",
@@ -80,8 +85,8 @@ def revoke_everything(story: Story) -> None:
 @step(inputs=("leaver",), goal="terminated today in HR")
 def terminate_today(story: Story) -> None:
     leaver = story["leaver"]
-    story.say(["then record the termination with today as their last day (a resignation),",
-               "then process their resignation effective today,"])
+    story.say(["then record the termination with today as their last day (a resignation).",
+               "then process their resignation effective today."])
     story.ctx.derived(story.ctx.today, "today is the last day")
     story.call("terminate_worker", {"employee": leaver["employee_number"], "last_day": story.ctx.today,
                                     "involuntary": False})
@@ -91,15 +96,16 @@ def terminate_today(story: Story) -> None:
       capabilities=("cross_step_dependency",))
 def close_calendar(story: Story) -> None:
     leaver = story["leaver"]
-    story.say(["and close them out everywhere else the company expects when someone leaves.",
-               "and finish their offboarding in the other systems as our procedures require."])
+    story.say(["After that, close them out everywhere else the company expects when someone leaves.",
+               "Last, finish their offboarding in the other systems as our procedures require."])
     story.call("offboard_employee", {"person": leaver["employee_number"],
                                             "last_day": story.ctx.today})
     story.knob("policy_detour", "the calendar closes only after HR has terminated the worker")
     story.ctx.goal(
-        "no upcoming meeting of theirs is left scheduled",
-        f"SELECT count(*) AS scheduled FROM meeting.meetings WHERE organizer_id = ? AND status = 'scheduled' "
-        f"AND start_at > {NOW}",
+        "their calendar closed and no upcoming meeting of theirs left scheduled",
+        "SELECT c.is_active, c.left_on, (SELECT count(*) FROM meeting.meetings AS m WHERE m.organizer_id = "
+        f"c.employee_id AND m.status = 'scheduled' AND m.start_at > {NOW}) AS scheduled "
+        "FROM meeting.employees AS c WHERE c.employee_id = ?",
         [leaver["employee_id"]],
     )
 
@@ -112,6 +118,33 @@ OFFBOARD_EVERYWHERE = Storyline(
     provides=("leaver", "partner"),
 )
 
+
+
+def cast_lead_everywhere(story: Story) -> None:
+    """HR's team lead who leaves (`hr.stories.cast_leaver`), when they are on no ITSM assignment group and
+    head no unit of the meeting app (an HR partner can change neither)."""
+    member_cast("hr", hr.cast_leaver)(story)
+    leaver = story["leaver"]
+    if story.ctx.scalar(
+        "SELECT count(*) FROM itsm.group_members WHERE user_id = ?", [leaver["employee_id"]]
+    ) or story.ctx.scalar(
+        "SELECT count(*) FROM meeting.org_units WHERE head_employee_id = ?", [leaver["employee_id"]]
+    ) or story.ctx.scalar(
+        # a report's approval still waiting for the leaver would have no manager to decide it
+        "SELECT count(*) FROM itsm.request_approvals AS a JOIN itsm.users AS u ON u.user_id = a.approver_id "
+        "WHERE a.approver_id = ? AND a.state = 'requested'", [leaver["employee_id"]]
+    ):
+        raise Skip("leaver on an ITSM group, heading a calendar unit or with approvals waiting")
+
+
+OFFBOARD_LEAD_EVERYWHERE = Storyline(
+    "offboard_lead_everywhere",
+    cast_lead_everywhere,
+    (*(in_member("hr", s) for s in (hr.hand_over_team, hr.revoke_everything, hr.terminate_today,
+                                    hr.my_offboarding_tasks, hr.close_their_cases)), close_calendar),
+    provides=("leaver", "heir", "partner"),
+    weight=1.5,
+)
 
 
 def cast_lead_leaver(story: Story) -> None:
@@ -154,5 +187,5 @@ OFFBOARD_LEAD_BLOCKED = Storyline(
     weight=0.4,
 )
 
-STORYLINES: list[Storyline] = [OFFBOARD_EVERYWHERE, OFFBOARD_LEAD_BLOCKED]
+STORYLINES: list[Storyline] = [OFFBOARD_EVERYWHERE, OFFBOARD_LEAD_EVERYWHERE, OFFBOARD_LEAD_BLOCKED]
 

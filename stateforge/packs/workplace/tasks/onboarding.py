@@ -1,0 +1,216 @@
+"""A new hire, in all three systems (HR partner): hired into an open position of a unit they partner, the
+onboarding checklist started and their own tasks of it done, their service desk account and calendar
+provisioned (the workplace's provision_accounts), a welcome meeting on the first day with the manager and
+the manager's whole team in a room of the manager's building that fits them all, and a desk for each day of
+the first week. A request hires one to three people into the unit (the same steps for each), and when the
+manager runs recurring meetings, adds them to every one from their first day."""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+
+from stateforge.tasks import Skip
+from stateforge.tasks.compose import Story, Storyline, step
+
+from .stories import PERSON, PHRASES
+
+FIRST = ("Noor", "Tomas", "Ines", "Kwame", "Mei", "Jonas", "Priya", "Mateo", "Sanna", "Idris", "Lena",
+         "Oskar")
+LAST = ("Okafor", "Lindqvist", "Haddad", "Moreau", "Tanaka", "Brennan", "Kowalski", "Duarte", "Nakamura",
+        "Achterberg", "Varga", "Delacroix")
+MONDAYS = (dt.date(2026, 7, 6), dt.date(2026, 7, 13), dt.date(2026, 7, 20))
+
+
+def cast_hiring(story: Story) -> None:
+    """An HR partner, a unit they partner whose head has a team of 2 to 40 with calendars, and one or two
+    open positions of the unit, each the only open one of its job there."""
+    ctx = story.ctx
+    unit = ctx.pick(
+        "SELECT o.org_unit_id, o.name AS unit, o.head_id, o.hr_partner_id FROM hr.org_units AS o "
+        "JOIN hr.employees AS p ON p.employee_id = o.hr_partner_id AND p.status = 'active' "
+        "JOIN hr.employees AS h ON h.employee_id = o.head_id AND h.status = 'active' "
+        "WHERE o.head_id <> o.hr_partner_id AND (SELECT count(*) FROM hr.employees AS r "
+        "  JOIN meeting.employees AS m ON m.employee_id = r.employee_id AND m.is_active "
+        "  WHERE r.manager_id = o.head_id AND r.status <> 'terminated') BETWEEN 2 AND 40 "
+        "AND EXISTS (SELECT 1 FROM meeting.employees AS m WHERE m.employee_id = o.head_id "
+        "  AND m.home_building_id IS NOT NULL) "
+        "AND (SELECT count(*) FROM hr.positions AS x WHERE x.org_unit_id = o.org_unit_id "
+        "AND x.status = 'open') "
+        "BETWEEN 1 AND 12",
+        what="unit hiring",
+    )
+    openings = ctx.sql(
+        "SELECT x.code, j.title, g.min_salary, g.max_salary FROM hr.positions AS x "
+        "JOIN hr.job_profiles AS j USING (job_profile_id) "
+        "JOIN hr.pay_grades AS g ON g.pay_grade_id = j.pay_grade_id "
+        "WHERE x.org_unit_id = ? AND x.status = 'open' AND (SELECT count(*) FROM hr.positions AS y "
+        "WHERE y.org_unit_id = x.org_unit_id AND y.status = 'open' "
+        "AND y.job_profile_id = x.job_profile_id) = 1 "
+        "ORDER BY x.code",
+        [unit["org_unit_id"]],
+    )
+    if not openings:
+        raise Skip("no single opening")
+    k = min(len(openings), story.rng.choices((1, 2, 3), weights=(45, 35, 20))[0])
+    chosen = [openings[i] for i in sorted(story.rng.sample(range(len(openings)), k))]
+    partner = ctx.one(f"{PERSON} WHERE e.employee_id = ?", [unit["hr_partner_id"]])
+    head = ctx.one(f"{PERSON} WHERE e.employee_id = ?", [unit["head_id"]])
+    names = story.rng.sample(range(len(FIRST)), k)
+    hires = []
+    for i, spot in zip(names, chosen, strict=True):
+        low, high = Decimal(spot["min_salary"]), Decimal(spot["max_salary"])
+        share = Decimal(story.rng.choice((25, 40, 50, 60))) / 100
+        salary = ((low + (high - low) * share) / 1000).quantize(Decimal(1)) * 1000
+        hires.append({"first": FIRST[i], "last": story.rng.choice(LAST), "title": spot["title"],
+                      "salary": salary})
+    story["unit"], story["partner"], story["head"], story["hires"] = unit, partner, head, hires
+    story["start"] = story.rng.choice(MONDAYS) + dt.timedelta(days=story.rng.choice((0, 0, 1, 2)))
+    ctx.act_as("hr.employees", {"work_email": partner["work_email"]})
+    ctx.say(list(PHRASES), name=partner["full_name"], email=partner["work_email"])
+
+
+@step(inputs=("unit", "hires", "start"), outputs=("numbers",), goal="hired into the open positions",
+      capabilities=("multi_condition_filtering",))
+def hire(story: Story) -> None:
+    unit, hires, start = story["unit"], story["hires"], story["start"]
+    people = " and ".join(f"{h['first']} {h['last']} as our new {h['title']} at {h['salary']:,} a year"
+                          for h in hires)
+    story.say(["We're hiring {people} in {unit}, starting {start}.",
+               "Please hire {people} into {unit}; first day {start}."],
+              people=people, unit=unit["unit"], start=start)
+    rows = story.read_all("list_positions", {"org_unit": unit["unit"], "status": "open"})
+    numbers = []
+    for h in hires:
+        [code] = [r["code"] for r in rows if r["job_title"] == h["title"]] or [None]
+        if code is None:
+            raise Skip("opening not listed")
+        story.ctx.derived(code, "the open position of that job, from list_positions")
+        done = story.call("hire_worker", {"first_name": h["first"], "last_name": h["last"], "position": code,
+                                          "start_date": start, "base_salary": h["salary"]})
+        numbers.append(
+            story.ctx.derived(done["employee_number"], "the hire's employee number, from hire_worker"))
+        h["email"] = story.ctx.derived(done["work_email"], "the hire's work e-mail, from hire_worker")
+    story["numbers"] = numbers
+
+
+@step(inputs=("numbers", "partner"), goal="onboarding started and the partner's own tasks of it done",
+      capabilities=("cross_step_dependency", "multi_condition_filtering"))
+def onboarding(story: Story) -> None:
+    partner = story["partner"]
+    story.say(["Start the standard onboarding for {them} and tick off the onboarding tasks that are mine.",
+               "Open {their} standard onboarding checklist and do my own tasks on it."],
+              them="them" if len(story["numbers"]) > 1 else "them", their="their")
+    for number in story["numbers"]:
+        story.call("start_checklist", {"employee": number, "template": "Standard onboarding"})
+        tasks = story.read_all("list_checklist_tasks", {"scope": "employee", "employee": number})
+        for t in tasks:
+            if t["assignee"] == partner["employee_number"]:
+                story.ctx.derived(t["task_id"], "the task's id, from list_checklist_tasks")
+                story.call("complete_checklist_task", {"task_id": t["task_id"]})
+    story.knob("solver_filtering", "only the onboarding tasks assigned to me")
+
+
+@step(inputs=("numbers",), goal="their service desk account and calendar opened",
+      capabilities=("cross_step_dependency",))
+def accounts(story: Story) -> None:
+    story.say(["Get them set up with a service desk account and a calendar,",
+               "Then open their IT service desk and calendar accounts,"])
+    for number in story["numbers"]:
+        story.call("provision_accounts", {"employee": number})
+
+
+@step(inputs=("hires", "head", "start"), outputs=("building",),
+      goal="a welcome meeting on the first day with the manager's team",
+      capabilities=("cross_step_dependency", "full_data_acquisition"))
+def welcome_meeting(story: Story) -> None:
+    head, start, hires = story["head"], story["start"], story["hires"]
+    minutes = story.rng.choice((30, 45, 60))
+    title = "Welcome " + " & ".join(h["first"] for h in hires)
+    story.say(["and on their first day I'll host a {minutes}-minute \"{title}\" with {boss} and everyone who "
+               "reports to {boss}, at the earliest time all of us are free, in the smallest free room of "
+               "{boss}'s building that seats us all.",
+               "and put a {minutes}-minute meeting \"{title}\" in on day one, hosted by me, with {boss} and "
+               "{boss}'s whole team: the first time everyone is free, in the smallest room of {boss}'s "
+               "building that is free then and fits everyone."],
+              minutes=minutes, boss=head["full_name"], title=title)
+    team = story.read_all("meeting_list_direct_reports", {"person": head["work_email"]})
+    people = [r["email"] for r in team if r["email"] not in {h["email"] for h in hires}]
+    everyone = [*(h["email"] for h in hires), head["work_email"], *people]
+    times = story.read("find_meeting_times", {"people": everyone, "date": start,
+                                              "duration_minutes": minutes})
+    if not times["slots"]:
+        raise Skip("no common slot")
+    slot = times["slots"][0]
+    story.ctx.derived(slot["start_at"], "the earliest common free time, from find_meeting_times")
+    boss = story.read("get_person", {"person": head["work_email"]})
+    building = boss.get("home_building") or {}
+    code = building.get("code") if isinstance(building, dict) else building
+    if not code:
+        raise Skip("manager has no building")
+    rooms = story.read("find_rooms", {"building": code, "start_at": slot["start_at"],
+                                      "end_at": slot["end_at"],
+                                      "min_capacity": len(everyone) + 1})["rows"]
+    if not rooms:
+        raise Skip("no room fits")
+    story.call("schedule_meeting", {
+        "organizer": story["partner"]["work_email"], "title": title,
+        "start_at": slot["start_at"], "duration_minutes": minutes, "invitees": everyone,
+        "room": rooms[0]["name"], "building": code})
+    story["building"] = code
+
+
+@step(inputs=("hires", "start", "building"), goal="a desk in that building each day of the first week")
+def first_week_desks(story: Story) -> None:
+    start = story["start"]
+    story.say(["Book them a desk in that building for every day of their first week.",
+               "And reserve {them} a desk there each day of the first week."], them="them")
+    days = [start + dt.timedelta(days=i) for i in range(5 - start.weekday())]
+    for h in story["hires"]:
+        for day in days:
+            story.call("book_desk", {"person": h["email"], "date": day, "building": story["building"]})
+    story.ctx.derived([d.isoformat() for d in days], "the first day to the Friday of that week")
+    for h in story["hires"]:
+        story.ctx.goal(
+            f"{h['first']} {h['last']} hired, onboarding, accounts, welcome meeting and desks",
+            "SELECT e.status, e.hire_date, "
+            "(SELECT count(*) FROM hr.checklists AS c WHERE c.employee_id = e.employee_id) AS checklists, "
+            "(SELECT count(*) FROM itsm.users AS u WHERE u.user_id = e.employee_id) AS accounts, "
+            "(SELECT count(*) FROM meeting.meeting_attendees AS a "
+            "JOIN meeting.meetings AS m USING (meeting_id) "
+            "WHERE a.employee_id = e.employee_id AND m.status = 'scheduled') AS meetings, "
+            "(SELECT count(*) FROM meeting.desk_bookings AS d WHERE d.employee_id = e.employee_id) AS desks "
+            "FROM hr.employees AS e WHERE e.first_name = ? AND e.last_name = ? AND e.hire_date = ?",
+            [h["first"], h["last"], start],
+        )
+
+
+@step(inputs=("hires", "head", "start"), goal="on every recurring meeting the manager runs, from day one",
+      capabilities=("full_data_acquisition",))
+def team_series(story: Story) -> None:
+    head, start, hires = story["head"], story["start"], story["hires"]
+    runs = story.sql(
+        "SELECT DISTINCT s.series_id FROM meeting.meeting_series AS s "
+        "JOIN meeting.meetings AS m USING (series_id) "
+        "WHERE s.organizer_id = ? AND m.status = 'scheduled' AND m.start_at >= ? ORDER BY 1",
+        [head["employee_id"], start])
+    if not runs:
+        return
+    story.say(["Last, add them to every recurring meeting {boss} runs, from their first day on.",
+               "And from day one, put them on each of {boss}'s recurring meetings."], boss=head["full_name"])
+    found = story.read_all("search_meetings", {"organizer": head["work_email"],
+                                               "starts_from": f"{start}T00:00",
+                                               "status": "scheduled"})
+    series = sorted({m["series_id"] for m in found if m.get("series_id")})
+    for sid in series:
+        story.ctx.derived(sid, "the series id, from search_meetings")
+        story.call("update_series_attendees", {"series_id": sid, "organizer": head["work_email"],
+                                               "add": [h["email"] for h in hires], "from_date": start})
+
+
+ONBOARD_EVERYWHERE = Storyline(
+    "onboard_everywhere",
+    cast_hiring,
+    (hire, onboarding, accounts, welcome_meeting, first_week_desks, team_series),
+    provides=("unit", "partner", "head", "hires", "start"),
+)
