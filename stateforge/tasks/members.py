@@ -142,12 +142,12 @@ def in_member(namespace: str, item: Step) -> Step:
     return dataclasses.replace(item, run=run)
 
 
-def member_cast(namespace: str, cast: Callable[[Story], None]) -> Callable[[Story], None]:
-    """The member's cast `cast`, run with the story's context as that member's."""
+def member_cast(namespace: str, cast: Callable[..., None]) -> Callable[..., None]:
+    """The member's cast `cast`, run with the story's context as that member's (other arguments passed on)."""
 
-    def run(story: Story) -> None:
+    def run(story: Story, *args: Any, **kwargs: Any) -> None:
         with _as_member(story, namespace):
-            cast(story)
+            cast(story, *args, **kwargs)
 
     run.__wrapped__ = cast  # type: ignore[attr-defined]  # where the storyline's source is
     return run

@@ -160,13 +160,18 @@ def test_storylines_cross_systems_and_grade_by_the_procedure(built: Path, tasks:
     for task in feasible:
         tools = [c["tool"] for c in task["reference_calls"]]
         schemas = {t.split(".")[0] for t in task["expected_diff"]["tables"]}
+        recipe = task["provenance"]["recipe"]
         if task in leavers:  # HR, then the calendar, as the HR partner who speaks
-            assert "terminate_worker" in tools and tools[-1] == "offboard_employee"
-            assert schemas == {"hr", "meeting"}
+            assert tools.index("terminate_worker") < tools.index("offboard_employee")
+            # a team handed over moves its managers in ITSM too (sync:)
+            assert schemas == {"hr", "meeting"} | ({"itsm"} if "change_manager" in tools else set())
             assert "policy leavers_offboarded_everywhere" in {v["name"] for v in task["verifiers"]}
-        else:  # a hire: HR, the workplace's provisioning, then the calendar
+        elif recipe == "onboard_everywhere":  # a hire: HR, the workplace's provisioning, then the calendar
             order = [tools.index(t) for t in ("hire_worker", "provision_accounts", "schedule_meeting")]
             assert order == sorted(order)
+            assert schemas == {"hr", "itsm", "meeting"}
+        else:  # a move: HR (its manager change reaching ITSM and the calendar), then the calendar
+            assert recipe == "transfer_everywhere" and tools[1] == "transfer_worker"
             assert schemas == {"hr", "itsm", "meeting"}
     oracle = evaluate(built, solver="oracle", out=tmp_path / "oracle", report=False)
     assert oracle["passed"] == oracle["episodes"] == len(tasks)
@@ -177,7 +182,8 @@ def test_storylines_cross_systems_and_grade_by_the_procedure(built: Path, tasks:
                      task_filter=",".join(f"id:{t['id']}" for t in feasible))
     assert early["failed"] == len(feasible)
     records = [json.loads(line) for line in (Path(early["folder"]) / EPISODES_FILE).read_text().splitlines()]
-    leaving = {t["id"] for t in leavers}
+    # where the calendar is the last thing closed, stopping early leaves a terminated worker's calendar open
+    leaving = {t["id"] for t in leavers if t["reference_calls"][-1]["tool"] == "offboard_employee"}
     assert all("policy check leavers_offboarded_everywhere" in r["failures"] for r in records
                if r["task_id"] in leaving)
 
@@ -237,3 +243,28 @@ def test_a_hire_gets_accounts_from_the_partner_only(built: Path):
     with Episode.open(built, actor=outsider) as ep:
         refused = ep.call("provision_accounts", {"employee": _partner_and_worker(built)[1]})
         assert not refused.ok and refused.policy == "accounts_by_partner_or_it", refused.error
+
+
+BLOCKERS = {"onboard_over_grade": "salary_within_grade", "onboard_other_unit": "hr_partner_scope",
+            "leave_calendar_open": "leavers_offboarded_everywhere",
+            "offboard_lead_blocked": "reports_reassigned_first"}
+
+
+def test_composed_and_infeasible_storylines_keep_their_blockers(built: Path, tmp_path: Path):
+    """HR's own offboarding steps run in the workplace (their SQL qualified into `hr`), and every infeasible
+    request is proven by the one policy it names: a refusal, or a write that breaks the procedure."""
+    wanted = {"offboard_lead_everywhere", *BLOCKERS}
+    recipes = [r for r in WORKPLACE_RECIPES if r.name in wanted]
+    generate_tasks(built, n=6, seed=2, out=tmp_path, recipes=recipes)
+    tasks = [json.loads(line) for line in (tmp_path / "tasks.jsonl").read_text().splitlines()]
+    assert len(tasks) == 6 and any(t["feasible"] for t in tasks) and not all(t["feasible"] for t in tasks)
+    for task in tasks:
+        recipe, tools = task["provenance"]["recipe"], [c["tool"] for c in task["reference_calls"]]
+        if task["feasible"]:  # HR's steps, then the calendar closed and the new manager's meetings
+            assert recipe == "offboard_lead_everywhere"
+            order = [tools.index(t) for t in ("change_manager", "terminate_worker", "offboard_employee")]
+            assert order == sorted(order)
+            assert any("hr.employees" in g["sql"] for g in task["verifiers"] if g["kind"] == "goal")
+        else:
+            assert task["provenance"]["infeasible"]["policy"] == BLOCKERS[recipe]
+            assert tools[-1] == "cannot_complete" and not task["expected_diff"]["tables"]

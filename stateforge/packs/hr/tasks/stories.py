@@ -42,9 +42,10 @@ def team_size(story: Story, who: str = "e.employee_id") -> str:
     )
 
 
-def cast_leaver(story: Story) -> None:
+def cast_leaver(story: Story, also: str = "") -> None:
     """A team lead (not a unit's head) with reports and system access, a colleague in their unit to take
-    the team, and their HR partner who speaks."""
+    the team, and their HR partner who speaks; `also`: more conditions on the lead `e` (`AND ...`), as a
+    composed pack asks of its systems."""
     ctx = story.ctx
     lead = someone(
         ctx,
@@ -55,7 +56,7 @@ def cast_leaver(story: Story) -> None:
         "WHERE a.employee_id = e.employee_id AND a.revoked_at IS NULL) "
         # a raise waiting for payroll keeps a worker from leaving (compensation_proposals_are_current)
         "AND NOT EXISTS (SELECT 1 FROM compensation_changes AS x WHERE x.employee_id = e.employee_id "
-        "AND x.status = 'proposed')",
+        "AND x.status = 'proposed')" + also,
         what="team lead with access",
     )
     heir, partner = heir_and_partner(ctx, lead)

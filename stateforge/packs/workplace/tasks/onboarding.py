@@ -13,6 +13,7 @@ from decimal import Decimal
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 
+from .calendar import one_to_ones
 from .stories import PERSON, PHRASES
 
 FIRST = ("Noor", "Tomas", "Ines", "Kwame", "Mei", "Jonas", "Priya", "Mateo", "Sanna", "Idris", "Lena",
@@ -22,9 +23,10 @@ LAST = ("Okafor", "Lindqvist", "Haddad", "Moreau", "Tanaka", "Brennan", "Kowalsk
 MONDAYS = (dt.date(2026, 7, 6), dt.date(2026, 7, 13), dt.date(2026, 7, 20))
 
 
-def cast_hiring(story: Story) -> None:
-    """An HR partner, a unit they partner whose head has a team of 2 to 40 with calendars, and one or two
-    open positions of the unit, each the only open one of its job there."""
+def cast_hiring(story: Story, *, over_grade: bool = False, stranger: bool = False) -> None:
+    """An HR partner, a unit they partner whose head has a team of 2 to 40 with calendars, and one to three
+    open positions of the unit, each the only open one of its job there. `over_grade`: one hire's salary is
+    above their grade's top (`story["blocker"]`); `stranger`: another HR partner, of other units, speaks."""
     ctx = story.ctx
     unit = ctx.pick(
         "SELECT o.org_unit_id, o.name AS unit, o.head_id, o.hr_partner_id FROM hr.org_units AS o "
@@ -52,7 +54,7 @@ def cast_hiring(story: Story) -> None:
     )
     if not openings:
         raise Skip("no single opening")
-    k = min(len(openings), story.rng.choices((1, 2, 3), weights=(45, 35, 20))[0])
+    k = min(len(openings), story.rng.choices((1, 2, 3), weights=(30, 40, 30))[0])
     chosen = [openings[i] for i in sorted(story.rng.sample(range(len(openings)), k))]
     partner = ctx.one(f"{PERSON} WHERE e.employee_id = ?", [unit["hr_partner_id"]])
     head = ctx.one(f"{PERSON} WHERE e.employee_id = ?", [unit["head_id"]])
@@ -64,6 +66,18 @@ def cast_hiring(story: Story) -> None:
         salary = ((low + (high - low) * share) / 1000).quantize(Decimal(1)) * 1000
         hires.append({"first": FIRST[i], "last": story.rng.choice(LAST), "title": spot["title"],
                       "salary": salary})
+    if over_grade:
+        spot = story.rng.randrange(k)
+        top = Decimal(chosen[spot]["max_salary"])
+        hires[spot]["salary"] = ((top * Decimal(story.rng.choice((104, 108, 112))) / 100) / 1000).quantize(
+            Decimal(1)) * 1000
+        story["blocker"] = hires[spot]
+    if stranger:
+        partner = ctx.pick(
+            f"{PERSON} WHERE e.status = 'active' AND e.security_role = 'hr_partner' AND e.employee_id NOT IN "
+            "(?, ?) AND EXISTS (SELECT 1 FROM hr.org_units AS o WHERE o.hr_partner_id = e.employee_id)",
+            [unit["hr_partner_id"], unit["head_id"]], what="another partner")
+        story["blocker"] = hires[0]
     story["unit"], story["partner"], story["head"], story["hires"] = unit, partner, head, hires
     story["start"] = story.rng.choice(MONDAYS) + dt.timedelta(days=story.rng.choice((0, 0, 1, 2)))
     ctx.act_as("hr.employees", {"work_email": partner["work_email"]})
@@ -160,7 +174,21 @@ def welcome_meeting(story: Story) -> None:
     story["building"] = code
 
 
-@step(inputs=("hires", "start", "building"), goal="a desk in that building each day of the first week")
+@step(inputs=("hires", "head", "start"), goal="a first-day 1:1 of each hire with the manager",
+      capabilities=("cross_step_dependency",))
+def first_one_to_ones(story: Story) -> None:
+    head, hires = story["head"], story["hires"]
+    title = f"1:1 with {head['full_name']}"
+    story.say(["After it, each of them gets a 30-minute online \"{title}\" that day, in the order I named "
+               "them, each at the earliest time the two are free.",
+               "That same day, book {boss} a 30-minute online 1:1 \"{title}\" with each new starter, one "
+               "after the other in the order above, at the first time both are free."],
+              title=title, boss=head["full_name"])
+    one_to_ones(story, head["work_email"], [h["email"] for h in hires], story["start"], 30, title)
+
+
+@step(inputs=("hires", "start", "building"), goal="a desk in that building each day of the first week",
+      capabilities=("precise_boundary_judgment",))
 def first_week_desks(story: Story) -> None:
     start = story["start"]
     story.say(["Book them a desk in that building for every day of their first week.",
@@ -211,6 +239,6 @@ def team_series(story: Story) -> None:
 ONBOARD_EVERYWHERE = Storyline(
     "onboard_everywhere",
     cast_hiring,
-    (hire, onboarding, accounts, welcome_meeting, first_week_desks, team_series),
+    (hire, onboarding, accounts, welcome_meeting, first_one_to_ones, first_week_desks, team_series),
     provides=("unit", "partner", "head", "hires", "start"),
 )

@@ -20,6 +20,8 @@ from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 from stateforge.tasks.members import in_member, member_cast
 
+from .calendar import DAYS, earliest, one_to_ones
+
 PHRASES = (
     "I'm {name} from HR ({email}).",
     "This is {name}, HR partner ({email}).",
@@ -116,32 +118,77 @@ OFFBOARD_EVERYWHERE = Storyline(
     cast_leaver,
     (revoke_everything, terminate_today, close_calendar),
     provides=("leaver", "partner"),
+    weight=0.3,
 )
 
 
 
+LEAD_ELSEWHERE = (
+    # an HR partner can change none of these: the lead is on no ITSM group, heads no unit of the calendar
+    # and no request approval of a report waits for them (it would be left with no manager to decide it)
+    " AND NOT EXISTS (SELECT 1 FROM itsm.group_members AS gm WHERE gm.user_id = e.employee_id)"
+    " AND NOT EXISTS (SELECT 1 FROM meeting.org_units AS u WHERE u.head_employee_id = e.employee_id)"
+    " AND NOT EXISTS (SELECT 1 FROM itsm.request_approvals AS a WHERE a.approver_id = e.employee_id"
+    " AND a.state = 'requested')"
+)
+
+
 def cast_lead_everywhere(story: Story) -> None:
-    """HR's team lead who leaves (`hr.stories.cast_leaver`), when they are on no ITSM assignment group and
-    head no unit of the meeting app (an HR partner can change neither)."""
-    member_cast("hr", hr.cast_leaver)(story)
-    leaver = story["leaver"]
-    if story.ctx.scalar(
-        "SELECT count(*) FROM itsm.group_members WHERE user_id = ?", [leaver["employee_id"]]
-    ) or story.ctx.scalar(
-        "SELECT count(*) FROM meeting.org_units WHERE head_employee_id = ?", [leaver["employee_id"]]
-    ) or story.ctx.scalar(
-        # a report's approval still waiting for the leaver would have no manager to decide it
-        "SELECT count(*) FROM itsm.request_approvals AS a JOIN itsm.users AS u ON u.user_id = a.approver_id "
-        "WHERE a.approver_id = ? AND a.state = 'requested'", [leaver["employee_id"]]
-    ):
-        raise Skip("leaver on an ITSM group, heading a calendar unit or with approvals waiting")
+    """HR's team lead who leaves (`hr.stories.cast_leaver`), with the workplace's conditions on the other
+    systems (`LEAD_ELSEWHERE`)."""
+    member_cast("hr", hr.cast_leaver)(story, LEAD_ELSEWHERE)
+
+
+@step(inputs=("reports", "heir"), goal="the new manager meets the team next week",
+      capabilities=("cross_step_dependency", "multi_condition_filtering"))
+def meet_new_manager(story: Story) -> None:
+    """Most of the time: up to twelve reports, a 30-minute online 1:1 of the heir with each, one after
+    another (in the directory's order, each at the earliest time the two are free); more, or one time in
+    five, one 45-minute online team meeting with all of them at the earliest time everyone is free; one
+    time in ten, none."""
+    reports, heir = story["reports"], story["heir"]
+    way = story.rng.choices(("one_to_ones", "team", "none"), weights=(7, 2, 1))[0] if reports else "none"
+    if way == "none":
+        return
+    day = story.rng.choice(DAYS)
+    small = len(reports) <= 12 and way == "one_to_ones"
+    title = f"1:1 with {heir['full_name']}" if small else f"Meet {heir['full_name']}"
+    if small:
+        story.say(["Finally, set {heir} up with a 30-minute online \"{title}\" with each of the team on "
+                   "{day}: "
+                   "in the directory's order of their names, each at the earliest time the two are free.",
+                   "And give each of the team a 30-minute online 1:1 with {heir} on {day}, called "
+                   "\"{title}\", "
+                   "booked one by one in alphabetical order of their names at the first time both are free."],
+                  heir=heir["full_name"], title=title, day=day)
+        one_to_ones(story, heir["employee_number"], reports, day, 30, title)
+        story.knob("solver_filtering", "one after another, in the directory's order")
+    else:
+        story.say(["Finally, put in a 45-minute online \"{title}\" for {heir} and the whole team on {day}, "
+                   "at "
+                   "the earliest time all of them are free.",
+                   "And on {day}, at the first time everyone is free, a 45-minute online meeting \"{title}\" "
+                   "of {heir} with the whole team."], heir=heir["full_name"], title=title, day=day)
+        slot = earliest(story, [heir["employee_number"], *reports], day, 45)
+        story.call("schedule_meeting", {"organizer": heir["employee_number"], "title": title,
+                                        "start_at": slot["start_at"], "duration_minutes": 45,
+                                        "invitees": list(reports), "is_online": True})
+    story.ctx.goal(
+        "the new manager's meetings with the team",
+        "SELECT m.start_at, count(a.employee_id) AS invited FROM meeting.meetings AS m "
+        "JOIN meeting.employees AS o ON o.employee_id = m.organizer_id "
+        "LEFT JOIN meeting.meeting_attendees AS a USING (meeting_id) "
+        "WHERE o.employee_no = ? AND m.title = ? AND m.status = 'scheduled' GROUP BY ALL ORDER BY 1",
+        [heir["employee_number"], title],
+    )
 
 
 OFFBOARD_LEAD_EVERYWHERE = Storyline(
     "offboard_lead_everywhere",
     cast_lead_everywhere,
     (*(in_member("hr", s) for s in (hr.hand_over_team, hr.revoke_everything, hr.terminate_today,
-                                    hr.my_offboarding_tasks, hr.close_their_cases)), close_calendar),
+                                    hr.my_offboarding_tasks, hr.close_their_cases)), close_calendar,
+     meet_new_manager),
     provides=("leaver", "heir", "partner"),
     weight=1.5,
 )

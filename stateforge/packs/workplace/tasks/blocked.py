@@ -1,0 +1,119 @@
+"""Infeasible requests that cross the systems: the whole onboarding or offboarding is asked, all or nothing,
+and its first write is refused by a policy the reads reveal, or would break the workplace's procedure.
+
+- `onboard_over_grade`: one of the hires is offered more than their grade's top (`list_job_profiles`
+  shows the range); `hire_worker` refuses it (salary_within_grade) and nothing is done for anyone.
+- `onboard_other_unit`: the HR partner who asks does not partner the unit (`list_org_units` shows who
+  does); `hire_worker` refuses (hr_partner_scope).
+- `leave_calendar_open`: a leaver's termination asked for today while their calendar is to stay open for
+  their meetings: the tools let it go through, the procedure leavers_offboarded_everywhere forbids it.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from functools import partial
+
+from stateforge.tasks.compose import Story, Storyline, step
+
+from .onboarding import cast_hiring
+from .stories import cast_leaver
+
+ALL_OR_NOTHING = (
+    "It is all or nothing: if HR will not take one of the hires exactly as I put it, don't change anything.",
+    "Do all of it or none of it: if any hire cannot go through as asked, leave everything as it is.",
+)
+
+
+def _ask_onboarding(story: Story) -> None:
+    unit, hires, start = story["unit"], story["hires"], story["start"]
+    people = " and ".join(f"{h['first']} {h['last']} as our new {h['title']} at {h['salary']:,} a year"
+                          for h in hires)
+    story.say(["We're hiring {people} in {unit}, starting {start}: hire them, start their standard "
+               "onboarding and do my tasks on it, open their service desk accounts and calendars, and put a "
+               "welcome meeting with {boss}'s team in on day one.",
+               "Please hire {people} into {unit} for {start}, then onboard them everywhere: checklist, "
+               "service desk account, calendar and a first-day welcome with {boss}'s team."],
+              people=people, unit=unit["unit"], start=start, boss=story["head"]["full_name"])
+    story.say(list(ALL_OR_NOTHING))
+
+
+@step(inputs=("unit", "hires", "start", "head", "blocker"), goal="the hire over the grade refused (nothing "
+      "changed)", capabilities=("multi_condition_filtering", "precise_boundary_judgment"))
+def hire_over_grade(story: Story) -> None:
+    _ask_onboarding(story)
+    rows = story.read_all("list_positions", {"org_unit": story["unit"]["unit"], "status": "open"})
+    story.read("list_job_profiles", {})
+    bad = story["blocker"]
+    [code] = [r["code"] for r in rows if r["job_title"] == bad["title"]]
+    story.ctx.derived(code, "the open position of that job, from list_positions")
+    story.knob("solver_filtering", "whose salary is outside their grade")
+    story.blocked(
+        "hire_worker",
+        {"first_name": bad["first"], "last_name": bad["last"], "position": code, "start_date": story["start"],
+         "base_salary": bad["salary"]},
+        kind="forbidden",
+        because=f"{bad['salary']:,} is above the top of the {bad['title']} grade",
+        policy="salary_within_grade",
+    )
+
+
+@step(inputs=("unit", "hires", "start", "head", "blocker"), goal="the hire refused: not the partner's unit "
+      "(nothing changed)", capabilities=("multi_condition_filtering",))
+def hire_elsewhere(story: Story) -> None:
+    _ask_onboarding(story)
+    story.read("list_org_units", {})
+    rows = story.read_all("list_positions", {"org_unit": story["unit"]["unit"], "status": "open"})
+    first = story["blocker"]
+    [code] = [r["code"] for r in rows if r["job_title"] == first["title"]]
+    story.ctx.derived(code, "the open position of that job, from list_positions")
+    story.blocked(
+        "hire_worker",
+        {"first_name": first["first"], "last_name": first["last"], "position": code,
+         "start_date": story["start"], "base_salary": first["salary"]},
+        kind="forbidden",
+        because=f"I do not partner {story['unit']['unit']}: its own HR partner hires into it",
+        policy="hr_partner_scope",
+    )
+
+
+@step(inputs=("leaver",), goal="the termination declined: the calendar must close with it (nothing changed)",
+      capabilities=("cross_step_dependency",))
+def terminate_keep_calendar(story: Story) -> None:
+    leaver = story["leaver"]
+    until = story.ctx.today + dt.timedelta(days=story.rng.choice((14, 21, 31)))
+    story.say(
+        ["{name} ({number}) leaves us today. Record the termination with today as the last day and take "
+         "away their system access, but keep their calendar open until {until} so the meetings they set up "
+         "still go ahead. If that can't be done, change nothing.",
+         "{name}, employee {number}, resigns effective today: process it and revoke their access, yet leave "
+         "their calendar account running until {until}, their meetings must not be cancelled. All of it or "
+         "nothing."],
+        name=leaver["full_name"], number=leaver["employee_number"], until=until,
+    )
+    story.read("get_worker", {"employee": leaver["employee_number"]})
+    story.read("list_system_access", {"employee": leaver["employee_number"]})
+    story.read_all("search_meetings", {"organizer": leaver["employee_number"], "status": "scheduled",
+                                       "starts_from": f"{story.ctx.today}T12:00"})
+    story.ctx.derived(story.ctx.today, "today is the last day")
+    story.blocked(
+        "terminate_worker",
+        {"employee": leaver["employee_number"], "last_day": story.ctx.today, "involuntary": False},
+        kind="forbidden",
+        because="a leaver's calendar is closed with their last day (our offboarding procedure), so it "
+                "cannot stay open",
+        policy="leavers_offboarded_everywhere",
+    )
+
+
+def _blocked(name: str, cast, item, provides, weight: float) -> Storyline:
+    return Storyline(name, cast, (item,), provides=provides, feasible=False,
+                     capabilities=("cross_step_dependency",), weight=weight)
+
+
+HIRING = ("unit", "partner", "head", "hires", "start", "blocker")
+BLOCKED_STORIES = [
+    _blocked("onboard_over_grade", partial(cast_hiring, over_grade=True), hire_over_grade, HIRING, 0.2),
+    _blocked("onboard_other_unit", partial(cast_hiring, stranger=True), hire_elsewhere, HIRING, 0.2),
+    _blocked("leave_calendar_open", cast_leaver, terminate_keep_calendar, ("leaver", "partner"), 0.25),
+]
