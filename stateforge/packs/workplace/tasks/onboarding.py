@@ -112,9 +112,8 @@ def hire(story: Story) -> None:
       capabilities=("cross_step_dependency", "multi_condition_filtering"))
 def onboarding(story: Story) -> None:
     partner = story["partner"]
-    story.say(["Start the standard onboarding for {them} and tick off the onboarding tasks that are mine.",
-               "Open {their} standard onboarding checklist and do my own tasks on it."],
-              them="them" if len(story["numbers"]) > 1 else "them", their="their")
+    story.say(["Start the standard onboarding for them and tick off the onboarding tasks that are mine.",
+               "Open their standard onboarding checklist and do my own tasks on it."])
     for number in story["numbers"]:
         story.call("start_checklist", {"employee": number, "template": "Standard onboarding"})
         tasks = story.read_all("list_checklist_tasks", {"scope": "employee", "employee": number})
