@@ -255,9 +255,9 @@ def test_composed_and_infeasible_storylines_keep_their_blockers(built: Path, tmp
     request is proven by the one policy it names: a refusal, or a write that breaks the procedure."""
     wanted = {"offboard_lead_everywhere", *BLOCKERS}
     recipes = [r for r in WORKPLACE_RECIPES if r.name in wanted]
-    generate_tasks(built, n=6, seed=2, out=tmp_path, recipes=recipes)
+    generate_tasks(built, n=4, seed=2, out=tmp_path, recipes=recipes)
     tasks = [json.loads(line) for line in (tmp_path / "tasks.jsonl").read_text().splitlines()]
-    assert len(tasks) == 6 and any(t["feasible"] for t in tasks) and not all(t["feasible"] for t in tasks)
+    assert len(tasks) == 4 and any(t["feasible"] for t in tasks) and not all(t["feasible"] for t in tasks)
     for task in tasks:
         recipe, tools = task["provenance"]["recipe"], [c["tool"] for c in task["reference_calls"]]
         if task["feasible"]:  # HR's steps, then the calendar closed and the new manager's meetings
