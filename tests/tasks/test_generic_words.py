@@ -1,5 +1,5 @@
 """The generic path on every DDL fixture of the project and on the packs' schema.sql read as bare DDL:
-20 instructions per fixture (12 per pack schema) in the words people use (no raw identifier with an
+12 instructions per fixture and per pack schema in the words people use (no raw identifier with an
 underscore, no sentence used as a name, every named thing said with its kind), at least 10% infeasible,
 at least 5 task families where the schema has 5 foreign keys, the oracle at 100% and noop at exactly the
 infeasible share, the same bytes for the same seed."""
@@ -32,18 +32,16 @@ DDLS = {p.stem: p for p in sorted((FIXTURES / "ddl").glob("*.sql"))} | {
 }
 """Every DDL fixture, and every pack's schema.sql read as bare DDL (a composed pack's schema.sql only ties its
 members' schemas together: it is not a DDL on its own)."""
-N = 20
-"""Generic tasks per DDL fixture."""
-N_PACK = 12
-"""Per pack schema read as bare DDL: large schemas (itsm's 34 tables) whose generic tasks take the longest
-to make, where 12 still span five families and two infeasible ones."""
+N = 12
+"""Generic tasks per DDL: 12 still span five families and two infeasible ones (itsm's 34 tables take the
+longest to make)."""
 QUOTED = re.compile(r"'[^']*'")
 IDENTIFIER = re.compile(r"\b[A-Za-z0-9]+_[A-Za-z0-9_]+\b")
 
 
 def _generated(root: Path, stem: str) -> Path:
     """The fixture built at --rows 30 (a bare DDL: a pack's schema.sql is copied out of its pack; a DDL
-    fixture is read where it is, beside the files it includes) and 20 generic tasks generated beside it."""
+    fixture is read where it is, beside the files it includes) and N generic tasks generated beside it."""
     source = DDLS[stem]
     ddl = source
     if source.stem != stem:
@@ -52,12 +50,8 @@ def _generated(root: Path, stem: str) -> Path:
         shutil.copy(source, ddl)
     build_domain(str(ddl), rows=30, seed=5, out=root / stem)
     db = root / stem / f"{stem}.duckdb"
-    run_generation(GenerationRun(db, n=_n(stem), seed=11, out=root / stem))
+    run_generation(GenerationRun(db, n=N, seed=11, out=root / stem))
     return db
-
-
-def _n(stem: str) -> int:
-    return N_PACK if stem.endswith("_bare") else N
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +67,7 @@ that no other worker builds it again (the quickest to generate: a second run of 
 @pytest.mark.parametrize("stem", sorted(DDLS))
 def test_generic_tasks_read_as_a_team_would_write_them(stem: str, root: Path, tmp_path: Path) -> None:
     db = built(f"generic-words:{stem}", lambda: _generated(root, stem))
-    n = _n(stem)
+    n = N
     if stem == SAME_SEED:  # the same seed gives the same generic tasks
         run_generation(GenerationRun(db, n=n, seed=11, out=tmp_path))
         assert (tmp_path / "tasks.jsonl").read_bytes() == (db.parent / "tasks.jsonl").read_bytes()
