@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import duckdb
@@ -114,13 +115,20 @@ def compile_rules(rules: list[Any], schema: Schema) -> list[RuleCheck]:
     out = []
     for rule in rules:
         sql = rule.check.strip().rstrip(";").strip()
-        try:
-            tree = sqlglot.parse_one(sql, read="duckdb")
-            tables: frozenset[str] | None = frozenset(tables_of(tree) & known)
-            columns = columns_of(tree)
-        except sqlglot.errors.SqlglotError:
-            tables = columns = None
+        mentioned, columns = _reads(sql)
+        tables = None if mentioned is None else frozenset(mentioned & known)
         out.append(
             RuleCheck(name=rule.name, description=rule.description, sql=sql, tables=tables, columns=columns)
         )
     return out
+
+
+@lru_cache(maxsize=1024)
+def _reads(sql: str) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+    """The tables and columns a check's SQL mentions (None, None: it does not parse). Cached: the gate
+    compiles the rules again for every task it checks, and a parse is what that costs."""
+    try:
+        tree = sqlglot.parse_one(sql, read="duckdb")
+        return frozenset(tables_of(tree)), columns_of(tree)
+    except sqlglot.errors.SqlglotError:
+        return None, None
