@@ -16,8 +16,8 @@ from functools import partial
 
 from stateforge.tasks.compose import Story, Storyline, step
 
-from .onboarding import cast_hiring
-from .stories import cast_leaver
+from .onboarding import cast_hiring, hiring_phrase
+from .stories import cast_leaver, everyone_leaving, leavers_phrase, with_colleagues
 
 ALL_OR_NOTHING = (
     "It is all or nothing: if HR will not take one of the hires exactly as I put it, don't change anything.",
@@ -27,8 +27,7 @@ ALL_OR_NOTHING = (
 
 def _ask_onboarding(story: Story) -> None:
     unit, hires, start = story["unit"], story["hires"], story["start"]
-    people = " and ".join(f"{h['first']} {h['last']} as our new {h['title']} at {h['salary']:,} a year"
-                          for h in hires)
+    people = hiring_phrase(hires)
     story.say(["We're hiring {people} in {unit}, starting {start}: hire them, start their standard "
                "onboarding and do my tasks on it, open their service desk accounts and calendars, and put a "
                "welcome meeting with {boss}'s team in on day one.",
@@ -80,19 +79,31 @@ def hire_elsewhere(story: Story) -> None:
 @step(inputs=("leaver",), goal="the termination declined: the calendar must close with it (nothing changed)",
       capabilities=("cross_step_dependency",))
 def terminate_keep_calendar(story: Story) -> None:
-    leaver = story["leaver"]
+    leaver, people = story["leaver"], everyone_leaving(story)
     until = story.ctx.today + dt.timedelta(days=story.rng.choice((14, 21, 31)))
-    story.say(
-        ["{name} ({number}) leaves us today. Record the termination with today as the last day and take "
-         "away their system access, but keep their calendar open until {until} so the meetings they set up "
-         "still go ahead. If that can't be done, change nothing.",
-         "{name}, employee {number}, resigns effective today: process it and revoke their access, yet leave "
-         "their calendar account running until {until}, their meetings must not be cancelled. All of it or "
-         "nothing."],
-        name=leaver["full_name"], number=leaver["employee_number"], until=until,
-    )
-    story.read("get_worker", {"employee": leaver["employee_number"]})
-    story.read("list_system_access", {"employee": leaver["employee_number"]})
+    if len(people) == 1:
+        story.say(
+            ["{name} ({number}) leaves us today. Record the termination with today as the last day and "
+             "take away their system access, but keep their calendar open until {until} so the meetings "
+             "they set up still go ahead. If that can't be done, change nothing.",
+             "{name}, employee {number}, resigns effective today: process it and revoke their access, yet "
+             "leave their calendar account running until {until}, their meetings must not be cancelled. "
+             "All of it or nothing."],
+            name=leaver["full_name"], number=leaver["employee_number"], until=until,
+        )
+    else:
+        story.say(
+            ["{people} leave us today. Record each termination with today as the last day and take away "
+             "their system access, but keep {name}'s calendar open until {until} so the meetings they set "
+             "up still go ahead. All of them or none: if one part can't be done, change nothing for anyone.",
+             "{people} resign effective today: process them and revoke their access; {name}'s calendar "
+             "account stays running until {until}, their meetings must not be cancelled. Do it for all of "
+             "them or for none."],
+            people=leavers_phrase(story), name=leaver["full_name"], until=until,
+        )
+    for person in people:
+        story.read("get_worker", {"employee": person["employee_number"]})
+        story.read("list_system_access", {"employee": person["employee_number"]})
     story.read_all("search_meetings", {"organizer": leaver["employee_number"], "status": "scheduled",
                                        "starts_from": f"{story.ctx.today}T12:00"})
     story.ctx.derived(story.ctx.today, "today is the last day")
@@ -115,5 +126,6 @@ HIRING = ("unit", "partner", "head", "hires", "start", "blocker")
 BLOCKED_STORIES = [
     _blocked("onboard_over_grade", partial(cast_hiring, over_grade=True), hire_over_grade, HIRING, 0.2),
     _blocked("onboard_other_unit", partial(cast_hiring, stranger=True), hire_elsewhere, HIRING, 0.2),
-    _blocked("leave_calendar_open", cast_leaver, terminate_keep_calendar, ("leaver", "partner"), 0.25),
+    _blocked("leave_calendar_open", with_colleagues(cast_leaver), terminate_keep_calendar,
+             ("leaver", "partner"), 0.25),
 ]

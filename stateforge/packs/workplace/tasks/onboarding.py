@@ -2,8 +2,9 @@
 onboarding checklist started and their own tasks of it done, their service desk account and calendar
 provisioned (the workplace's provision_accounts), a welcome meeting on the first day with the manager and
 the manager's whole team in a room of the manager's building that fits them all, and a desk for each day of
-the first week. A request hires one to three people into the unit (the same steps for each), and when the
-manager runs recurring meetings, adds them to every one from their first day."""
+the first week. A request hires one to five people into the unit (the same steps for each: a cohort of five
+is a 60-call request), and when the manager runs recurring meetings, adds them to every one from their
+first day."""
 
 from __future__ import annotations
 
@@ -21,10 +22,18 @@ FIRST = ("Noor", "Tomas", "Ines", "Kwame", "Mei", "Jonas", "Priya", "Mateo", "Sa
 LAST = ("Okafor", "Lindqvist", "Haddad", "Moreau", "Tanaka", "Brennan", "Kowalski", "Duarte", "Nakamura",
         "Achterberg", "Varga", "Delacroix")
 MONDAYS = (dt.date(2026, 7, 6), dt.date(2026, 7, 13), dt.date(2026, 7, 20))
+HIRES, HIRES_WEIGHTS = (1, 2, 3, 4, 5), (15, 25, 25, 20, 15)
+"""How many people one request hires (at most the unit's openings), and how often."""
+
+
+def hiring_phrase(hires: list[dict]) -> str:
+    """'A as our new X at 60,000 a year, B as ... and C as ...'."""
+    said = [f"{h['first']} {h['last']} as our new {h['title']} at {h['salary']:,} a year" for h in hires]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
 
 def cast_hiring(story: Story, *, over_grade: bool = False, stranger: bool = False) -> None:
-    """An HR partner, a unit they partner whose head has a team of 2 to 40 with calendars, and one to three
+    """An HR partner, a unit they partner whose head has a team of 2 to 40 with calendars, and one to five
     open positions of the unit, each the only open one of its job there. `over_grade`: one hire's salary is
     above their grade's top (`story["blocker"]`); `stranger`: another HR partner, of other units, speaks."""
     ctx = story.ctx
@@ -54,7 +63,7 @@ def cast_hiring(story: Story, *, over_grade: bool = False, stranger: bool = Fals
     )
     if not openings:
         raise Skip("no single opening")
-    k = min(len(openings), story.rng.choices((1, 2, 3), weights=(30, 40, 30))[0])
+    k = min(len(openings), story.rng.choices(HIRES, weights=HIRES_WEIGHTS)[0])
     chosen = [openings[i] for i in sorted(story.rng.sample(range(len(openings)), k))]
     partner = ctx.one(f"{PERSON} WHERE e.employee_id = ?", [unit["hr_partner_id"]])
     head = ctx.one(f"{PERSON} WHERE e.employee_id = ?", [unit["head_id"]])
@@ -88,8 +97,7 @@ def cast_hiring(story: Story, *, over_grade: bool = False, stranger: bool = Fals
       capabilities=("multi_condition_filtering",))
 def hire(story: Story) -> None:
     unit, hires, start = story["unit"], story["hires"], story["start"]
-    people = " and ".join(f"{h['first']} {h['last']} as our new {h['title']} at {h['salary']:,} a year"
-                          for h in hires)
+    people = hiring_phrase(hires)
     story.say(["We're hiring {people} in {unit}, starting {start}.",
                "Please hire {people} into {unit}; first day {start}."],
               people=people, unit=unit["unit"], start=start)

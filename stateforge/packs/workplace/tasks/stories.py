@@ -32,6 +32,20 @@ PERSON = (
     "e.org_unit_id FROM hr.employees AS e"
 )
 NOW = "TIMESTAMP '2026-06-30 12:00:00'"
+NO_REPORTS = "NOT EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = e.employee_id)"
+NOTHING_TO_HAND_OVER = (
+    "e.status = 'active' AND e.termination_date IS NULL AND e.security_role IN ('employee', 'manager') "
+    "AND NOT EXISTS (SELECT 1 FROM hr.org_units AS o WHERE o.head_id = e.employee_id "
+    "OR o.hr_partner_id = e.employee_id) "
+    "AND NOT EXISTS (SELECT 1 FROM hr.compensation_changes AS x WHERE x.employee_id = e.employee_id "
+    "AND x.status = 'proposed') "
+    "AND NOT EXISTS (SELECT 1 FROM hr.leave_requests AS l WHERE l.employee_id = e.employee_id "
+    "AND l.status IN ('pending', 'approved') AND l.end_date >= DATE '2026-06-30') "
+    "AND NOT EXISTS (SELECT 1 FROM itsm.group_members AS gm WHERE gm.user_id = e.employee_id) "
+    "AND NOT EXISTS (SELECT 1 FROM meeting.org_units AS u WHERE u.head_employee_id = e.employee_id)"
+)
+"""A current worker HR lets go today with nothing else to settle first: heading or partnering no unit, no
+raise waiting, no leave ahead, on no ITSM team, heading no unit of the calendar."""
 
 
 def cast_leaver(story: Story, *, with_reports: bool = False) -> None:
@@ -39,21 +53,11 @@ def cast_leaver(story: Story, *, with_reports: bool = False) -> None:
     no unit of the meeting app, on no ITSM team), and the HR partner of their unit, who speaks."""
     ctx = story.ctx
     leaver = ctx.pick(
-        f"{PERSON} WHERE e.status = 'active' AND e.termination_date IS NULL "
-        "AND e.security_role IN ('employee', 'manager') "
-        + ("AND EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = e.employee_id "
-           "AND r.status <> 'terminated') " if with_reports else
-           "AND NOT EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = e.employee_id) ") +
-        "AND NOT EXISTS (SELECT 1 FROM hr.org_units AS o WHERE o.head_id = e.employee_id "
-        "OR o.hr_partner_id = e.employee_id) "
-        "AND EXISTS (SELECT 1 FROM hr.system_access AS a WHERE a.employee_id = e.employee_id "
+        f"{PERSON} WHERE {NOTHING_TO_HAND_OVER} AND "
+        + ("EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = e.employee_id "
+           "AND r.status <> 'terminated')" if with_reports else NO_REPORTS)
+        + " AND EXISTS (SELECT 1 FROM hr.system_access AS a WHERE a.employee_id = e.employee_id "
         "AND a.revoked_at IS NULL) "
-        "AND NOT EXISTS (SELECT 1 FROM hr.compensation_changes AS x WHERE x.employee_id = e.employee_id "
-        "AND x.status = 'proposed') "
-        "AND NOT EXISTS (SELECT 1 FROM hr.leave_requests AS l WHERE l.employee_id = e.employee_id "
-        "AND l.status IN ('pending', 'approved') AND l.end_date >= DATE '2026-06-30') "
-        "AND NOT EXISTS (SELECT 1 FROM itsm.group_members AS gm WHERE gm.user_id = e.employee_id) "
-        "AND NOT EXISTS (SELECT 1 FROM meeting.org_units AS u WHERE u.head_employee_id = e.employee_id) "
         f"AND EXISTS (SELECT 1 FROM meeting.meetings AS m WHERE m.organizer_id = e.employee_id "
         f"AND m.status = 'scheduled' AND m.start_at > {NOW})",
         what="worker who organises upcoming meetings",
@@ -68,6 +72,38 @@ def cast_leaver(story: Story, *, with_reports: bool = False) -> None:
     story["leaver"], story["partner"] = leaver, partner
     ctx.act_as("hr.employees", {"work_email": partner["work_email"]})
     ctx.say(list(PHRASES), name=partner["full_name"], email=partner["work_email"])
+
+
+def with_colleagues(cast, most: int = 2):
+    """`cast`, then up to `most` other workers of the partner's units leaving the same day (as often none
+    as one or two), with nothing to hand over (`story["colleagues"]`): a request for several leavers at
+    once, all or nothing."""
+    def cast_several(story: Story) -> None:
+        cast(story)
+        leaver, partner = story["leaver"], story["partner"]
+        k = story.rng.randrange(most + 1)
+        pool = story.sql(
+            f"{PERSON} JOIN hr.org_units AS u ON u.org_unit_id = e.org_unit_id WHERE u.hr_partner_id = ? "
+            f"AND e.employee_id NOT IN (?, ?) AND {NO_REPORTS} AND {NOTHING_TO_HAND_OVER} "
+            "ORDER BY e.employee_number",
+            [partner["employee_id"], leaver["employee_id"], partner["employee_id"]],
+        ) if k else []
+        story["colleagues"] = [pool[i] for i in sorted(story.rng.sample(range(len(pool)), min(k, len(pool))))]
+
+    cast_several.__doc__ = f"{cast.__doc__} With up to {most} colleagues leaving the same day."
+    return cast_several
+
+
+def leavers_phrase(story: Story) -> str:
+    """'A (E001)', 'A (E001) and B (E002)', ...: the leaver and their colleagues by employee number."""
+    said = [f"{p['full_name']} ({p['employee_number']})" for p in everyone_leaving(story)]
+    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+
+
+def everyone_leaving(story: Story) -> list[dict]:
+    """The leaver and their colleagues (`with_colleagues`), by employee number."""
+    people = [story["leaver"], *story.get("colleagues", [])]
+    return sorted(people, key=lambda p: p["employee_number"])
 
 
 @step(inputs=("leaver",), goal="every access of the leaver revoked (HR's procedure)",
@@ -202,18 +238,31 @@ def cast_lead_leaver(story: Story) -> None:
 @step(inputs=("leaver",), goal="the termination refused: the leaver still has reports (nothing changed)",
       capabilities=("cross_step_dependency",))
 def terminate_lead_first(story: Story) -> None:
-    leaver = story["leaver"]
-    story.say(
-        ["{name} ({number}) is leaving us today. Record their resignation with today as the last day first; "
-         "then revoke their system access and close them out in the other systems as our procedures "
-         "require. If HR will not take the termination today, leave everything as it is.",
-         "{name}, employee {number}, resigns effective today: process the termination before anything else, "
-         "then take away their access and finish their offboarding everywhere; if the termination cannot go "
-         "through, change nothing."],
-        name=leaver["full_name"], number=leaver["employee_number"],
-    )
-    story.read("get_worker", {"employee": leaver["employee_number"]})
-    story.read_all("search_workers", {"manager": leaver["employee_number"]})
+    leaver, people = story["leaver"], everyone_leaving(story)
+    if len(people) == 1:
+        story.say(
+            ["{name} ({number}) is leaving us today. Record their resignation with today as the last day "
+             "first; then revoke their system access and close them out in the other systems as our "
+             "procedures require. If HR will not take the termination today, leave everything as it is.",
+             "{name}, employee {number}, resigns effective today: process the termination before anything "
+             "else, then take away their access and finish their offboarding everywhere; if the termination "
+             "cannot go through, change nothing."],
+            name=leaver["full_name"], number=leaver["employee_number"],
+        )
+    else:
+        story.say(
+            ["{people} are leaving us today. Record their resignations with today as the last day first; "
+             "then revoke their system access and close them out in the other systems as our procedures "
+             "require. It is all of them or none: if HR will not take one of the terminations today, leave "
+             "everything as it is for everyone.",
+             "{people} resign effective today: process the terminations before anything else, then take "
+             "away their access and finish their offboarding everywhere. If any one termination cannot go "
+             "through, change nothing for any of them."],
+            people=leavers_phrase(story),
+        )
+    for person in people:
+        story.read("get_worker", {"employee": person["employee_number"]})
+        story.read_all("search_workers", {"manager": person["employee_number"]})
     story.ctx.derived(story.ctx.today, "today is the last day")
     story.blocked(
         "terminate_worker",
@@ -226,7 +275,7 @@ def terminate_lead_first(story: Story) -> None:
 
 OFFBOARD_LEAD_BLOCKED = Storyline(
     "offboard_lead_blocked",
-    cast_lead_leaver,
+    with_colleagues(cast_lead_leaver),
     (terminate_lead_first,),
     provides=("leaver", "partner"),
     feasible=False,
