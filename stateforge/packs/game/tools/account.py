@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -258,12 +259,7 @@ def _charge(env: Env, buyer: dict[str, Any], currency: str, amount: int, what: s
     return balance - amount
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "player_heroes"),
-    writes=("players", "player_heroes"),
-    idempotent=False,
-)
+@create(reads=("players", "heroes", "player_heroes"), writes=("players", "player_heroes"))
 def buy_heroes(
     env: Env,
     player: Player,
@@ -350,11 +346,8 @@ def _sellable(env: Env, owner: dict[str, Any], skins: list[dict[str, Any]]) -> N
         )
 
 
-@tool(
-    kind="write",
-    reads=("players", "skins", "heroes", "player_skins", "player_heroes"),
-    writes=("players", "player_skins"),
-    idempotent=False,
+@create(
+    reads=("players", "skins", "heroes", "player_skins", "player_heroes"), writes=("players", "player_skins")
 )
 def buy_skins(
     env: Env,
@@ -394,11 +387,9 @@ def buy_skins(
     }
 
 
-@tool(
-    kind="write",
+@create(
     reads=("players", "skins", "heroes", "player_skins", "player_heroes", "friendships"),
     writes=("players", "player_skins", "mail"),
-    idempotent=False,
 )
 def gift_skin(
     env: Env,
@@ -471,12 +462,7 @@ def _worn(env: Env, player_id: int, hero_id: int) -> dict[str, Any] | None:
     )
 
 
-@tool(
-    kind="write",
-    reads=("players", "skins", "heroes", "player_skins", "player_heroes"),
-    writes=("player_skins",),
-    idempotent=True,
-)
+@change(reads=("players", "skins", "heroes", "player_skins", "player_heroes"), writes=("player_skins",))
 def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> dict:
     """Wear a skin you own on its hero (which you must own); the skin the hero wore before comes off.
 
@@ -516,12 +502,7 @@ def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> 
     return {"hero": chosen["hero"], "equipped": chosen["name"], "replaced": before and before["name"]}
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "player_skins", "skins"),
-    writes=("player_skins",),
-    idempotent=True,
-)
+@change(reads=("players", "heroes", "player_skins", "skins"), writes=("player_skins",))
 def unequip_skin(env: Env, player: Player, hero: str) -> dict:
     """Take the skin off a hero, so it plays in its default look.
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -170,12 +171,7 @@ def search_builds(
     return page_of(env, sql, where.params, order_by, limit, offset)
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "items", "hero_builds"),
-    writes=("hero_builds", "build_items"),
-    idempotent=False,
-)
+@create(reads=("players", "heroes", "items", "hero_builds"), writes=("hero_builds", "build_items"))
 def create_build(
     env: Env, player: Player, hero: str, name: BuildName, items: Items, is_public: bool = True
 ) -> dict:
@@ -213,11 +209,8 @@ def create_build(
     }
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "items", "hero_builds", "build_items"),
-    writes=("hero_builds", "build_items"),
-    idempotent=False,
+@create(
+    reads=("players", "heroes", "items", "hero_builds", "build_items"), writes=("hero_builds", "build_items")
 )
 def copy_build(
     env: Env, player: Player, build_id: int, name: BuildName | None = None, is_public: bool = False
@@ -254,13 +247,7 @@ def copy_build(
     return {"build_id": copy["build_id"], "copied_from": build_id, "name": new_name, "is_public": is_public}
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "items", "hero_builds"),
-    writes=("hero_builds", "build_items"),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("players", "heroes", "items", "hero_builds"), writes=("hero_builds", "build_items"))
 def update_build(
     env: Env,
     player: Player,
@@ -296,13 +283,7 @@ def update_build(
     return {"build_id": build_id, "changed": sorted([*changes, *(["items"] if items is not None else [])])}
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "hero_builds"),
-    writes=("hero_builds",),
-    destructive=True,
-    idempotent=True,
-)
+@change(reads=("players", "heroes", "hero_builds"), writes=("hero_builds",))
 def delete_builds(
     env: Env,
     player: Player,
@@ -335,13 +316,7 @@ def delete_builds(
     return {"deleted": doomed}
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "items", "hero_builds", "build_items"),
-    writes=("build_items",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("players", "heroes", "items", "hero_builds", "build_items"), writes=("build_items",))
 def replace_build_item(
     env: Env, player: Player, old_item: str, new_item: str, hero: str | None = None
 ) -> dict:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -218,13 +219,7 @@ def _claim(env: Env, me: dict[str, Any], ids: list[int]) -> dict[str, Any]:
     }
 
 
-@tool(
-    kind="write",
-    reads=("players", "mail", "mail_attachments"),
-    writes=("mail",),
-    destructive=True,
-    idempotent=True,
-)
+@change(reads=("players", "mail", "mail_attachments"), writes=("mail",))
 def delete_mail(
     env: Env,
     player: Player,
@@ -268,12 +263,7 @@ def delete_mail(
     return {"deleted": len(ids), "kept_with_unclaimed_rewards": len(rows) - len(ids)}
 
 
-@tool(
-    kind="write",
-    reads=("players", "friendships", "clan_members", "clans"),
-    writes=("mail",),
-    idempotent=False,
-)
+@create(reads=("players", "friendships", "clan_members", "clans"), writes=("mail",))
 def send_mail(
     env: Env,
     player: Player,
@@ -323,11 +313,9 @@ def send_mail(
     }
 
 
-@tool(
-    kind="write",
+@create(
     reads=("players", "seasons", "season_rewards", "rewards", "rank_history", "mail"),
     writes=("mail", "mail_attachments", "players"),
-    idempotent=False,
 )
 def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
     """Claim your rewards for a ranked season that has ended, for the highest tier you reached in it. They
