@@ -17,7 +17,6 @@ from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
-    MAIL_LIFETIME,
     Descending,
     Lane,
     Limit,
@@ -36,6 +35,7 @@ from .common import (
     find_skin,
     membership,
     names,
+    new_mail,
     order,
     page_of,
     refuse_banned,
@@ -431,18 +431,8 @@ def gift_skin(
         },
     )
     body = f"{giver['nickname']} sent you the skin {chosen['name']} for {chosen['hero']}."
-    mail = env.insert(
-        "mail",
-        {
-            "recipient_id": receiver["player_id"],
-            "sender_id": giver["player_id"],
-            "category": "friend",
-            "subject": "A gift from a friend",
-            "body": body + (f" {message}" if message else ""),
-            "sent_at": env.now,
-            "expires_at": env.now + MAIL_LIFETIME,
-        },
-    )
+    body += f" {message}" if message else ""
+    mail = new_mail(env, receiver["player_id"], giver["player_id"], "friend", "A gift from a friend", body)
     return {
         "gift": chosen["name"],
         "hero": chosen["hero"],

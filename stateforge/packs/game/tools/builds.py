@@ -112,6 +112,16 @@ def _insert_items(env: Env, build_id: int, items: list[dict[str, Any]]) -> None:
     )
 
 
+def _new_build(
+    env: Env, hero_id: int, author_id: int, name: str, is_public: bool, items: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A new build of the author's for the hero, written now with no likes, holding `items` in slot order."""
+    row = {"hero_id": hero_id, "player_id": author_id, "name": name, "is_public": is_public, "likes": 0}
+    build = env.insert("hero_builds", {**row, "created_at": env.now})
+    _insert_items(env, build["build_id"], items)
+    return build
+
+
 @tool(reads=("hero_builds", "build_items", "items", "heroes", "players"))
 def search_builds(
     env: Env,
@@ -188,18 +198,7 @@ def create_build(
     found = find_hero(env, hero)
     _refuse_name_taken(env, author["player_id"], found["hero_id"], name)
     chosen = _items(env, items)
-    build = env.insert(
-        "hero_builds",
-        {
-            "hero_id": found["hero_id"],
-            "player_id": author["player_id"],
-            "name": name,
-            "is_public": is_public,
-            "likes": 0,
-            "created_at": env.now,
-        },
-    )
-    _insert_items(env, build["build_id"], chosen)
+    build = _new_build(env, found["hero_id"], author["player_id"], name, is_public, chosen)
     return {
         "build_id": build["build_id"],
         "hero": found["name"],
@@ -232,18 +231,7 @@ def copy_build(
     new_name = name or build["name"]
     _refuse_name_taken(env, author["player_id"], build["hero_id"], new_name)
     items = env.query("SELECT item_id FROM build_items WHERE build_id = ? ORDER BY slot", [build_id])
-    copy = env.insert(
-        "hero_builds",
-        {
-            "hero_id": build["hero_id"],
-            "player_id": author["player_id"],
-            "name": new_name,
-            "is_public": is_public,
-            "likes": 0,
-            "created_at": env.now,
-        },
-    )
-    _insert_items(env, copy["build_id"], items)
+    copy = _new_build(env, build["hero_id"], author["player_id"], new_name, is_public, items)
     return {"build_id": copy["build_id"], "copied_from": build_id, "name": new_name, "is_public": is_public}
 
 

@@ -216,6 +216,12 @@ def list_clan_members(
     return page
 
 
+def _enroll(env: Env, clan_id: int, player_id: int, role: str) -> None:
+    """Make the player a member of the clan with `role`, joined now, with no contribution yet."""
+    row = {"clan_id": clan_id, "player_id": player_id, "role": role, "joined_at": env.now, "contribution": 0}
+    env.insert("clan_members", row)
+
+
 def _refuse_taken(env: Env, name: str | None, tag: str | None, except_clan: int = -1) -> None:
     if name is not None and env.one(
         "SELECT 1 AS yes FROM clans WHERE lower(name) = lower(?) AND clan_id <> ?", [name, except_clan]
@@ -268,16 +274,7 @@ def create_clan(
             "created_at": env.now,
         },
     )
-    env.insert(
-        "clan_members",
-        {
-            "clan_id": clan["clan_id"],
-            "player_id": me["player_id"],
-            "role": "leader",
-            "joined_at": env.now,
-            "contribution": 0,
-        },
-    )
+    _enroll(env, clan["clan_id"], me["player_id"], "leader")
     return {"clan": name, "tag": tag.upper(), "leader": me["nickname"]}
 
 
@@ -305,16 +302,7 @@ def join_clan(env: Env, player: Player, clan: str) -> dict:
         raise refuse(
             "clan_membership", f"{found['name']} is full ({members} of {found['max_members']} members)."
         )
-    env.insert(
-        "clan_members",
-        {
-            "clan_id": found["clan_id"],
-            "player_id": me["player_id"],
-            "role": "member",
-            "joined_at": env.now,
-            "contribution": 0,
-        },
-    )
+    _enroll(env, found["clan_id"], me["player_id"], "member")
     return {"clan": found["name"], "tag": found["tag"], "members": members + 1}
 
 

@@ -19,7 +19,6 @@ from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
-    MAIL_LIFETIME,
     TIER_RANK,
     TIERS,
     Descending,
@@ -33,6 +32,7 @@ from .common import (
     find_player,
     find_season,
     membership,
+    new_mail,
     order,
     page_of,
     quoted,
@@ -293,18 +293,8 @@ def send_mail(
             f"{other['nickname']} is neither {me['nickname']}'s friend nor in their clan; players mail "
             "only friends and clanmates.",
         )
-    mail = env.insert(
-        "mail",
-        {
-            "recipient_id": other["player_id"],
-            "sender_id": me["player_id"],
-            "category": "friend" if friends else "clan",
-            "subject": subject,
-            "body": body,
-            "sent_at": env.now,
-            "expires_at": env.now + MAIL_LIFETIME,
-        },
-    )
+    category = "friend" if friends else "clan"
+    mail = new_mail(env, other["player_id"], me["player_id"], category, subject, body)
     return {
         "mail_id": mail["mail_id"],
         "to": other["nickname"],
@@ -362,19 +352,8 @@ def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
             "season_rewards",
             f"{found['name']} has no rewards for the {tier} tier, the highest {me['nickname']} reached.",
         )
-    mail = env.insert(
-        "mail",
-        {
-            "recipient_id": me["player_id"],
-            "sender_id": None,
-            "category": "season_reward",
-            "subject": subject,
-            "body": f"Your highest tier in {found['name']}: {tier}.",
-            "sent_at": env.now,
-            "read_at": env.now,
-            "expires_at": env.now + MAIL_LIFETIME,
-        },
-    )
+    body = f"Your highest tier in {found['name']}: {tier}."
+    mail = new_mail(env, me["player_id"], None, "season_reward", subject, body, read=True)
     env.insert_many(
         "mail_attachments",
         [{"mail_id": mail["mail_id"], "reward_id": r["reward_id"], "quantity": 1} for r in rewards],
