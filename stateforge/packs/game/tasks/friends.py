@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.arguments import given
 
 from .common import (
     FRIENDS_OF,
@@ -383,9 +384,7 @@ def befriend_match_teammates(ctx: RecipeContext) -> None:
             {"player": row["nickname"], "direction": direction, "status": "pending", "limit": 50},
             step=f"Check my pending {direction} requests",
         )
-    arguments = {"player": row["nickname"], "to": [m["nickname"] for m in new]}
-    if note is not None:
-        arguments["message"] = note
+    arguments = {"player": row["nickname"], "to": [m["nickname"] for m in new], **given(message=note)}
     ctx.call("send_friend_requests", arguments, step=f"Send requests to {len(new)} teammates")
     ctx.refer(
         f"the most recent {mode} match of {row['nickname']}",

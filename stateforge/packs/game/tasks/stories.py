@@ -685,8 +685,7 @@ def promote_top(story: Story) -> None:
     ks = [
         k
         for k in (2, 3)
-        if len(ranked) > k
-        and ranked[k - 1]["contribution"] > max([ranked[k]["contribution"], *demoted])
+        if len(ranked) > k and ranked[k - 1]["contribution"] > max([ranked[k]["contribution"], *demoted])
     ]
     if not ks:
         raise Skip("top contributors tied")
