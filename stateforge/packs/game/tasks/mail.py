@@ -12,6 +12,7 @@ from ..tools.common import TIER_RANK
 from .common import (
     MAIL_LABELS,
     band,
+    banned,
     cut_for,
     day_of,
     in_list,
@@ -320,8 +321,7 @@ def mail_clan_leader(ctx: RecipeContext) -> None:
     )
     other = ctx.sql(
         "SELECT p.nickname FROM clan_members AS m JOIN players AS p ON p.player_id = m.player_id "
-        f"WHERE m.role <> 'leader' AND p.banned_until > TIMESTAMP '{ctx.now:%Y-%m-%d %H:%M:%S}' "
-        "ORDER BY p.nickname LIMIT 50"
+        f"WHERE m.role <> 'leader' AND {banned(ctx)} ORDER BY p.nickname LIMIT 50"
     )
     if other:
         who = ctx.choice(other)["nickname"]
