@@ -8,8 +8,9 @@ One module per part of the product, as the tools are split (`common` holds what 
 | mail | delete / mark / claim mail in bulk, write to the clan leader, claim season rewards |
 | clans | kick, promote, demote, hand over, join a clan, fit its size |
 | builds | swap an item in builds, delete builds, copy official builds, hide builds |
-| collection | rune pages, buying heroes, gifting and wearing skins |
-| stories | the default tier: storylines of several dependent steps (friend list, shop, clan, seasons) |
+| collection | rune pages, gifting and wearing skins |
+| stories | the default tier: storylines of several dependent steps (friend list, shop, clan, seasons); the
+  warm-up's claim-every-season and hero-shopping tasks, made of the same steps |
 
 docs/tasks.md ("The game pack's recipes") lists them with their capabilities and infeasible variants.
 """
@@ -20,11 +21,14 @@ from stateforge.tasks import Recipe
 from stateforge.tools.collect import defined_in
 
 from . import builds, clans, collection, friends, mail
-from .stories import STORYLINES
+from .stories import STORYLINES, WARMUP_STORYLINES
 
-WARMUP = defined_in(friends, mail, clans, builds, collection, kind=Recipe)
-"""The warm-up tier: short, single-step tasks (`generate-tasks --tier warmup`), each module's in the order it
-defines them."""
+WARMUP = [
+    *defined_in(friends, mail, clans, builds, collection, kind=Recipe),
+    *(story.recipe() for story in WARMUP_STORYLINES),
+]
+"""The warm-up tier: short tasks (`generate-tasks --tier warmup`), each module's recipes in the order it
+defines them, then the long tier's steps that make a short task on their own (stories.py)."""
 
 RECIPES = [story.recipe() for story in STORYLINES]
 """The default tier: composed, long-horizon storylines (stories.py)."""

@@ -5,6 +5,7 @@ builds."""
 from __future__ import annotations
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.arguments import given
 
 from .common import band, cut_for, cut_points, in_list, introduce, named, pages, sized
 
@@ -66,11 +67,10 @@ def replace_item_in_builds(ctx: RecipeContext) -> None:
         ],
         old=row["item"],
         new=new["name"],
-        **({"hero": hero} if hero else {}),
+        **given(hero=hero),
     )
     arguments = {"player": row["nickname"], "old_item": row["item"], "new_item": new["name"]}
-    if hero:
-        arguments["hero"] = hero
+    arguments.update(given(hero=hero))
     ctx.call(
         "replace_build_item", arguments, step=f"Replace {row['item']} by {new['name']} in {changed} builds"
     )
@@ -240,8 +240,7 @@ def _copy_top(
         step=f"Find the most-liked official build for {hero}",
     )
     arguments = {"player": player["nickname"], "build_id": top["build_id"], "name": name}
-    if public is not None:
-        arguments["is_public"] = public
+    arguments.update(given(is_public=public))
     ctx.call("copy_build", arguments, step=f"Copy build {top['build_id']} as {name!r}")
 
 
@@ -391,11 +390,9 @@ def hide_unpopular_builds(ctx: RecipeContext) -> None:
             "My public builds" + of + " that have under {under} likes: switch them all to private.",
         ],
         under=under,
-        **({"hero": hero} if hero else {}),
+        **given(hero=hero),
     )
-    search = {"author": row["nickname"], "player": row["nickname"], "limit": 50}
-    if hero:
-        search["hero"] = hero
+    search = {"author": row["nickname"], "player": row["nickname"], "limit": 50, **given(hero=hero)}
     ctx.read("search_builds", search, step="List my builds with their likes")
     for b in hidden:
         ctx.call(

@@ -26,13 +26,22 @@ def _staff(role: str, extra: str = "") -> str:
     )
 
 
-def _other(ctx: RecipeContext, clan_id: int, role: str) -> str | None:
-    """The nickname of a member with `role` of the clan (for a variant acting without the right), or None."""
-    rows = ctx.sql(
-        "SELECT p.nickname FROM clan_members AS m JOIN players AS p ON p.player_id = m.player_id "
-        "WHERE m.clan_id = ? AND m.role = ? ORDER BY p.nickname",
+def _members(ctx: RecipeContext, clan_id: int, role: str, order: str = "p.nickname") -> list[dict]:
+    """The clan's members with `role` (player_id, nickname, contribution, joined_at, last_login_at)."""
+    return ctx.sql(
+        "SELECT p.player_id, p.nickname, m.contribution, m.joined_at, p.last_login_at FROM clan_members AS m "
+        f"JOIN players AS p ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = ? ORDER BY {order}",
         [clan_id, role],
     )
+
+
+TOP = "m.contribution DESC, p.player_id"
+"""The order of `_members` by contribution, highest first."""
+
+
+def _other(ctx: RecipeContext, clan_id: int, role: str) -> str | None:
+    """The nickname of a member with `role` of the clan (for a variant acting without the right), or None."""
+    rows = _members(ctx, clan_id, role)
     return ctx.choice(rows)["nickname"] if rows else None
 
 
@@ -62,11 +71,7 @@ def kick_inactive_members(ctx: RecipeContext) -> None:
     logged in since a date."""
     role = ctx.choice(["leader", "leader", "elder"])
     boss = ctx.pick(_staff(role, _with("member", 4)), what=f"clan {role} with members")
-    members = ctx.sql(
-        "SELECT p.player_id, p.nickname, m.contribution, p.last_login_at FROM clan_members AS m JOIN players "
-        "AS p ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'member' ORDER BY p.nickname",
-        [boss["clan_id"]],
-    )
+    members = _members(ctx, boss["clan_id"], "member")
     found = None
     for cap in cut_points(ctx, [m["contribution"] for m in members], low=0.3, high=0.95)[:8]:
         for since in cut_points(ctx, [day_of(m["last_login_at"]) for m in members], low=0.3, high=0.95)[:8]:
@@ -119,12 +124,7 @@ def kick_inactive_members(ctx: RecipeContext) -> None:
 def promote_top_contributors(ctx: RecipeContext) -> None:
     """The leader promotes the k ordinary members with the highest contribution to elder."""
     boss = ctx.pick(_staff("leader", _with("member", 3)), what="clan leader with members")
-    members = ctx.sql(
-        "SELECT p.player_id, p.nickname, m.contribution FROM clan_members AS m JOIN players AS p "
-        "ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'member' "
-        "ORDER BY m.contribution DESC, p.player_id",
-        [boss["clan_id"]],
-    )
+    members = _members(ctx, boss["clan_id"], "member", TOP)
     k = ctx.choice([n for n in (1, 2, 3) if n < len(members)])
     if members[k - 1]["contribution"] == members[k]["contribution"]:
         ctx.skip("a tie at the cut")
@@ -174,12 +174,7 @@ def promote_top_contributors(ctx: RecipeContext) -> None:
 def hand_over_to_top_elder(ctx: RecipeContext) -> None:
     """The leader hands the clan to the elder with the highest contribution."""
     boss = ctx.pick(_staff("leader", _with("elder", 2)), what="clan leader with two elders")
-    elders = ctx.sql(
-        "SELECT p.player_id, p.nickname, m.contribution FROM clan_members AS m JOIN players AS p "
-        "ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'elder' "
-        "ORDER BY m.contribution DESC, p.player_id",
-        [boss["clan_id"]],
-    )
+    elders = _members(ctx, boss["clan_id"], "elder", TOP)
     if elders[0]["contribution"] == elders[1]["contribution"]:
         ctx.skip("two elders share the top contribution")
     heir = elders[0]
@@ -376,11 +371,7 @@ def demote_recent_elders(ctx: RecipeContext) -> None:
         ),
         what="clan leader with elders who joined on two days",
     )
-    elders = ctx.sql(
-        "SELECT p.player_id, p.nickname, m.joined_at FROM clan_members AS m JOIN players AS p "
-        "ON p.player_id = m.player_id WHERE m.clan_id = ? AND m.role = 'elder' ORDER BY p.nickname",
-        [boss["clan_id"]],
-    )
+    elders = _members(ctx, boss["clan_id"], "elder")
     days = sorted({day_of(e["joined_at"]) for e in elders})
     since = ctx.choice(days[1:])
     demoted = [e for e in elders if day_of(e["joined_at"]) >= since]

@@ -1,5 +1,6 @@
-"""Recipes about a player's collection: rune pages (a new one, a copy of another), buying heroes under a
-price, gifting a skin to the closest friend, and wearing the newest skin on every hero."""
+"""Recipes about a player's collection: rune pages (a new one, a copy of another), gifting a skin to the
+closest friend, and wearing the newest skin on every hero (buying heroes under a price: stories.py, the long
+tier's shopping steps on their own)."""
 
 from __future__ import annotations
 
@@ -178,71 +179,6 @@ def copy_rune_page_without_colour(ctx: RecipeContext) -> None:
         [r["quantity"] for r in kept], f"the quantities on {page['name']!r}, as list_rune_pages shows them"
     )
     _page_goal(ctx, page["player_id"], name)
-
-
-@recipe(capabilities=("multi_condition_filtering", "precise_boundary_judgment"), difficulty="medium")
-def buy_heroes_under_price(ctx: RecipeContext) -> None:
-    """A player buys every hero of a role they do not own yet that costs at most a price in gold."""
-    row = ctx.pick(
-        f"SELECT p.player_id, p.nickname, p.gold, p.diamonds FROM players AS p WHERE {not_banned(ctx)} "
-        "AND p.gold >= 20000 AND (SELECT count(*) FROM player_heroes AS o WHERE o.player_id = "
-        "p.player_id) < 90",
-        what="player with gold",
-    )
-    missing = ctx.sql(
-        "SELECT h.name, r.name AS role, h.price_gold, h.price_diamonds FROM heroes AS h JOIN hero_roles AS r "
-        "ON r.role_id = h.role_id WHERE NOT EXISTS (SELECT 1 FROM player_heroes AS o WHERE o.player_id = ? "
-        "AND o.hero_id = h.hero_id) ORDER BY h.name",
-        [row["player_id"]],
-    )
-    options = []
-    for role, cap in sorted({(h["role"], h["price_gold"]) for h in missing}):
-        heroes = [h for h in missing if h["role"] == role and h["price_gold"] <= cap]
-        if len(heroes) <= 12 and sum(h["price_gold"] for h in heroes) <= row["gold"]:
-            options.append((role, cap, heroes))
-    if not options:
-        ctx.skip("no role whose missing heroes the player can afford")
-    role, cap, heroes = ctx.choice(options)
-    row = {**row, "role": role, "cap": cap}
-    cost = sum(h["price_gold"] for h in heroes)
-    introduce(ctx, row["nickname"])
-    named(ctx, "hero_roles", row["role"], "hero role")
-    ctx.say(
-        [
-            "Buy every {role} hero I don't own yet that costs {cap} gold or less. Pay with {currency}.",
-            "I want all the {role} heroes I'm missing whose gold price is at most {cap}; buy them with "
-            "{currency}.",
-            "Get me each {role} I don't have yet, as long as it costs no more than {cap} gold (pay in "
-            "{currency}).",
-        ],
-        role=row["role"],
-        cap=row["cap"],
-        currency="gold",
-    )
-    ctx.read(
-        "search_heroes",
-        {"role": row["role"], "not_owned_by": row["nickname"], "sort_by": "price_gold", "limit": 50},
-        step=f"List the {row['role']} heroes I don't own by price; keep those at most {row['cap']} gold",
-    )
-    ctx.call(
-        "buy_heroes",
-        {"player": row["nickname"], "heroes": [h["name"] for h in heroes], "currency": "gold"},
-        step=f"Buy the {len(heroes)} heroes for {cost} gold",
-    )
-    ctx.goal(
-        "the player owns them all",
-        "SELECT count(*) AS n FROM player_heroes AS ph JOIN heroes AS h ON h.hero_id = ph.hero_id "
-        "WHERE ph.player_id = ? AND list_contains(?, h.name)",
-        [row["player_id"], [h["name"] for h in heroes]],
-        expected=[{"n": len(heroes)}],
-    )
-    diamonds = sum(h["price_diamonds"] for h in heroes)
-    if row["diamonds"] < diamonds:
-        ctx.infeasible(
-            "capacity",
-            swap={"gold": "diamonds"},
-            because=f"those heroes cost {diamonds} diamonds and {row['nickname']} has {row['diamonds']}",
-        )
 
 
 @recipe(capabilities=("aggregation_computation", "cross_step_dependency"), difficulty="medium")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.arguments import given
 
 from .common import (
     FRIENDS_OF,
@@ -96,6 +97,18 @@ def prune_inactive_friends(ctx: RecipeContext) -> None:
         ctx.also("full_data_acquisition")
 
 
+def _with_pending(ctx: RecipeContext, side: str, having: str, what: str) -> dict:
+    """A player (`side`: recipient or sender) whose pending friend requests meet `having`: player_id,
+    nickname and the count `n`."""
+    return ctx.pick(
+        f"SELECT r.{side}_id AS player_id, p.nickname, count(*) AS n FROM friend_requests AS r JOIN players "
+        f"AS p ON p.player_id = r.{side}_id WHERE r.status = 'pending' GROUP BY ALL HAVING {having}",
+        what=what,
+    )
+
+
+ON_TWO_DAYS = "count(DISTINCT CAST(r.sent_at AS DATE)) >= 2"
+
 PENDING_IN = """
     SELECT r.request_id, r.sender_id, s.nickname AS sender, r.message, r.sent_at
     FROM friend_requests AS r JOIN players AS s ON s.player_id = r.sender_id
@@ -107,12 +120,7 @@ PENDING_IN = """
 @recipe(capabilities=("full_data_acquisition", "precise_boundary_judgment"), difficulty="easy")
 def decline_requests_before(ctx: RecipeContext) -> None:
     """A player turns down every pending friend request received before a date, keeping the newer ones."""
-    row = ctx.pick(
-        "SELECT r.recipient_id AS player_id, p.nickname, count(*) AS n FROM friend_requests AS r "
-        "JOIN players AS p ON p.player_id = r.recipient_id WHERE r.status = 'pending' "
-        "GROUP BY ALL HAVING count(DISTINCT CAST(r.sent_at AS DATE)) >= 2",
-        what="player with requests on two days",
-    )
+    row = _with_pending(ctx, "recipient", ON_TWO_DAYS, "player with requests on two days")
     waiting = ctx.sql(PENDING_IN, [row["player_id"]])
     days = sorted({day_of(r["sent_at"]) for r in waiting})
     before = ctx.choice(days[1:])
@@ -154,12 +162,8 @@ def decline_requests_before(ctx: RecipeContext) -> None:
 def answer_requests_by_note(ctx: RecipeContext) -> None:
     """A player accepts the pending requests that came with a note (and, sometimes, were sent since a date)
     and declines the rest."""
-    row = ctx.pick(
-        "SELECT r.recipient_id AS player_id, p.nickname, count(*) AS n FROM friend_requests AS r "
-        "JOIN players AS p ON p.player_id = r.recipient_id WHERE r.status = 'pending' "
-        "GROUP BY ALL HAVING count(*) >= 3 AND count(r.message) >= 1 AND count(r.message) < count(*)",
-        what="player with requests with and without a note",
-    )
+    noted = "count(*) >= 3 AND count(r.message) >= 1 AND count(r.message) < count(*)"
+    row = _with_pending(ctx, "recipient", noted, "player with requests with and without a note")
     waiting = ctx.sql(PENDING_IN, [row["player_id"]])
     noted_days = sorted({day_of(r["sent_at"]) for r in waiting if r["message"] is not None})
     since = ctx.choice(noted_days) if len(noted_days) > 1 and ctx.rng.random() < 0.6 else None
@@ -221,12 +225,7 @@ def answer_requests_by_note(ctx: RecipeContext) -> None:
 @recipe(capabilities=("full_data_acquisition", "precise_boundary_judgment"), difficulty="medium")
 def withdraw_old_requests(ctx: RecipeContext) -> None:
     """A player withdraws the friend requests they sent before a date that are still unanswered."""
-    row = ctx.pick(
-        "SELECT r.sender_id AS player_id, p.nickname, count(*) AS n FROM friend_requests AS r "
-        "JOIN players AS p ON p.player_id = r.sender_id WHERE r.status = 'pending' "
-        "GROUP BY ALL HAVING count(DISTINCT CAST(r.sent_at AS DATE)) >= 2",
-        what="player with outgoing requests on two days",
-    )
+    row = _with_pending(ctx, "sender", ON_TWO_DAYS, "player with outgoing requests on two days")
     sent = ctx.sql(
         "SELECT r.request_id, p.nickname AS recipient, r.sent_at FROM friend_requests AS r JOIN players AS p "
         "ON p.player_id = r.recipient_id WHERE r.sender_id = ? AND r.status = 'pending' ORDER BY "
@@ -383,9 +382,7 @@ def befriend_match_teammates(ctx: RecipeContext) -> None:
             {"player": row["nickname"], "direction": direction, "status": "pending", "limit": 50},
             step=f"Check my pending {direction} requests",
         )
-    arguments = {"player": row["nickname"], "to": [m["nickname"] for m in new]}
-    if note is not None:
-        arguments["message"] = note
+    arguments = {"player": row["nickname"], "to": [m["nickname"] for m in new], **given(message=note)}
     ctx.call("send_friend_requests", arguments, step=f"Send requests to {len(new)} teammates")
     ctx.refer(
         f"the most recent {mode} match of {row['nickname']}",

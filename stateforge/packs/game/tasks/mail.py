@@ -3,12 +3,16 @@ or before a clean-up), writing to the clan's leader, and claiming ranked season 
 
 from __future__ import annotations
 
+from typing import Any
+
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.arguments import given
 
 from ..tools.common import TIER_RANK
 from .common import (
     MAIL_LABELS,
     band,
+    banned,
     cut_for,
     day_of,
     in_list,
@@ -26,31 +30,38 @@ def _deletable(ctx: RecipeContext) -> str:
     return f"{visible_mail(ctx)} AND m.read_at IS NOT NULL AND NOT {unclaimed()}"
 
 
-@recipe(
-    capabilities=("multi_condition_filtering", "precise_boundary_judgment"), difficulty="medium", weight=1.5
-)
-def delete_old_read_mail(ctx: RecipeContext) -> None:
-    """A player deletes every read mail (of one kind, or any) sent before a date."""
-    by_category = ctx.rng.random() < 0.5
+def _sent_before(ctx: RecipeContext, kinds: float, condition: str, what: str) -> tuple[Any, ...]:
+    """A player's mail matching `condition` (over `m`; of one category with the odds `kinds`, else of any)
+    and a day whose "sent before" catches a band of it: (row, category, where, params, before, caught);
+    `where` and `params` pick the player's mail out (for a goal)."""
+    by_category = ctx.rng.random() < kinds
     low, high = band(ctx)
     group = "m.recipient_id, p.nickname" + (", m.category" if by_category else "")
     row = ctx.pick(
         f"SELECT {group}, count(*) AS n FROM mail AS m JOIN players AS p ON p.player_id = m.recipient_id "
-        f"WHERE {_deletable(ctx)} GROUP BY {group} "
-        "HAVING count(DISTINCT CAST(m.sent_at AS DATE)) >= 2 AND count(*) > ?",
+        f"WHERE {condition} GROUP BY {group} HAVING count(DISTINCT CAST(m.sent_at AS DATE)) >= 2 "
+        "AND count(*) > ?",
         [low],
-        what="player with read mail on two days",
+        what=f"player with {what} mail on two days",
     )
     category = row.get("category")
-    where = f"m.recipient_id = ? AND {_deletable(ctx)}" + (" AND m.category = ?" if category else "")
+    where = f"m.recipient_id = ? AND {condition}" + (" AND m.category = ?" if category else "")
     params = [row["recipient_id"], *([category] if category else [])]
     mail = ctx.sql(f"SELECT m.mail_id, m.sent_at FROM mail AS m WHERE {where} ORDER BY m.mail_id", params)
     days = sorted({day_of(m["sent_at"]) for m in mail})
     chosen = cut_for(ctx, days[1:], lambda d: sum(day_of(m["sent_at"]) < d for m in mail), low, high)
     if chosen is None:
-        ctx.skip("no date that deletes some mail")
+        ctx.skip(f"no date that catches some {what} mail")
     before = chosen[0]
-    doomed = [m for m in mail if day_of(m["sent_at"]) < before]
+    return row, category, where, params, before, [m for m in mail if day_of(m["sent_at"]) < before]
+
+
+@recipe(
+    capabilities=("multi_condition_filtering", "precise_boundary_judgment"), difficulty="medium", weight=1.5
+)
+def delete_old_read_mail(ctx: RecipeContext) -> None:
+    """A player deletes every read mail (of one kind, or any) sent before a date."""
+    row, category, where, params, before, doomed = _sent_before(ctx, 0.5, _deletable(ctx), "read")
     what = MAIL_LABELS[category] if category else "mail"
     introduce(ctx, row["nickname"])
     ctx.say(
@@ -65,9 +76,11 @@ def delete_old_read_mail(ctx: RecipeContext) -> None:
         before=before,
     )
     arguments = {"player": row["nickname"], "read_only": True, "sent_before": before.isoformat()}
-    if category:
-        arguments["category"] = category
-    ctx.call("delete_mail", arguments, step=f"Delete the {len(doomed)} read {what} sent before {before}")
+    ctx.call(
+        "delete_mail",
+        {**arguments, **given(category=category)},
+        step=f"Delete the {len(doomed)} read {what} sent before {before}",
+    )
     ctx.derived(True, "the deleted flag of each mail removed")
     ctx.goal(
         "no read mail of that kind from before the date is left",
@@ -202,8 +215,7 @@ def claim_one_kind_of_rewards(ctx: RecipeContext) -> None:
         )
         ctx.also("precise_boundary_judgment")
     search = {"player": row["nickname"], "category": row["category"], "with_unclaimed_rewards": True}
-    if since is not None:
-        search["sent_after"] = since.isoformat()
+    search.update(given(sent_after=since and since.isoformat()))
     pages(ctx, "search_mail", search, step=f"Find the {what} with rewards to claim")
     ids = [m["mail_id"] for m in chosen]
     ctx.call(
@@ -224,28 +236,8 @@ def claim_one_kind_of_rewards(ctx: RecipeContext) -> None:
 @recipe(capabilities=("precise_boundary_judgment",), difficulty="easy", weight=1.2)
 def mark_kind_read_before(ctx: RecipeContext) -> None:
     """A player marks every unread mail (of one kind, or any) sent before a date as read."""
-    by_category = ctx.rng.random() < 0.6
-    low, high = band(ctx)
-    group = "m.recipient_id, p.nickname" + (", m.category" if by_category else "")
-    row = ctx.pick(
-        f"SELECT {group}, count(*) AS n FROM mail AS m JOIN players AS p ON p.player_id = m.recipient_id "
-        f"WHERE {visible_mail(ctx)} AND m.read_at IS NULL GROUP BY {group} "
-        "HAVING count(DISTINCT CAST(m.sent_at AS DATE)) >= 2 AND count(*) > ?",
-        [low],
-        what="player with unread mail on two days",
-    )
-    category = row.get("category")
-    mail = ctx.sql(
-        f"SELECT m.mail_id, m.sent_at FROM mail AS m WHERE m.recipient_id = ? AND {visible_mail(ctx)} "
-        "AND m.read_at IS NULL" + (" AND m.category = ?" if category else "") + " ORDER BY m.mail_id",
-        [row["recipient_id"], *([category] if category else [])],
-    )
-    days = sorted({day_of(m["sent_at"]) for m in mail})
-    chosen = cut_for(ctx, days[1:], lambda d: sum(day_of(m["sent_at"]) < d for m in mail), low, high)
-    if chosen is None:
-        ctx.skip("no date that marks some mail")
-    before = chosen[0]
-    marked = [m for m in mail if day_of(m["sent_at"]) < before]
+    unread = f"{visible_mail(ctx)} AND m.read_at IS NULL"
+    row, category, _, _, before, marked = _sent_before(ctx, 0.6, unread, "unread")
     introduce(ctx, row["nickname"])
     if category:
         ctx.say(
@@ -269,9 +261,7 @@ def mark_kind_read_before(ctx: RecipeContext) -> None:
             ],
             before=before,
         )
-    arguments = {"player": row["nickname"], "sent_before": before.isoformat()}
-    if category:
-        arguments["category"] = category
+    arguments = {"player": row["nickname"], "sent_before": before.isoformat(), **given(category=category)}
     ctx.call(
         "mark_mail_read", arguments, step=f"Mark the {len(marked)} unread mail sent before {before} as read"
     )
@@ -331,8 +321,7 @@ def mail_clan_leader(ctx: RecipeContext) -> None:
     )
     other = ctx.sql(
         "SELECT p.nickname FROM clan_members AS m JOIN players AS p ON p.player_id = m.player_id "
-        f"WHERE m.role <> 'leader' AND p.banned_until > TIMESTAMP '{ctx.now:%Y-%m-%d %H:%M:%S}' "
-        "ORDER BY p.nickname LIMIT 50"
+        f"WHERE m.role <> 'leader' AND {banned(ctx)} ORDER BY p.nickname LIMIT 50"
     )
     if other:
         who = ctx.choice(other)["nickname"]
@@ -411,50 +400,3 @@ def claim_season_rewards(ctx: RecipeContext) -> None:
             swap={shown: f"S{number}"},
             because=f"there is no season S{number}",
         )
-
-
-@recipe(
-    capabilities=("full_data_acquisition", "cross_step_dependency", "aggregation_computation"),
-    difficulty="hard",
-)
-def claim_every_season_reward(ctx: RecipeContext) -> None:
-    """A player claims the rewards of every ended season they ranked in and have not claimed yet: the
-    solver reads the seasons, the rank history and the season-reward mail to find which ones."""
-    row = ctx.pick(
-        f"SELECT player_id, nickname, count(*) AS n FROM ({_claimable(ctx)}) GROUP BY ALL HAVING "
-        "count(*) >= 2",
-        what="player with two seasons to claim",
-    )
-    seasons = ctx.sql(
-        f"SELECT season, season_id FROM ({_claimable(ctx)}) WHERE player_id = ? ORDER BY season_id",
-        [row["player_id"]],
-    )
-    introduce(ctx, row["nickname"])
-    ctx.say(
-        [
-            "Claim every ranked season reward I still have coming from seasons that are already over.",
-            "I think I forgot to collect some season rewards. Claim all the ones I'm owed for seasons that "
-            "have ended.",
-            "Please go through the finished seasons and claim whatever season rewards I haven't claimed yet.",
-        ]
-    )
-    ctx.read("list_seasons", {}, step="See which seasons have ended")
-    pages(ctx, "get_rank_history", {"player": row["nickname"]}, step="Read my rank history")
-    pages(
-        ctx,
-        "search_mail",
-        {"player": row["nickname"], "category": "season_reward"},
-        step="Check which season rewards were already claimed",
-    )
-    for s in seasons:
-        ctx.call(
-            "claim_season_rewards",
-            {"player": row["nickname"], "season": s["season"]},
-            step=f"Claim the rewards of {s['season']}",
-        )
-    ctx.goal(
-        "each of those seasons is claimed once",
-        "SELECT subject, count(*) AS n FROM mail WHERE recipient_id = ? AND category = 'season_reward' "
-        "AND starts_with(subject, 'Season rewards: ') GROUP BY subject ORDER BY subject",
-        [row["player_id"]],
-    )

@@ -685,8 +685,7 @@ def promote_top(story: Story) -> None:
     ks = [
         k
         for k in (2, 3)
-        if len(ranked) > k
-        and ranked[k - 1]["contribution"] > max([ranked[k]["contribution"], *demoted])
+        if len(ranked) > k and ranked[k - 1]["contribution"] > max([ranked[k]["contribution"], *demoted])
     ]
     if not ks:
         raise Skip("top contributors tied")
@@ -1033,3 +1032,26 @@ STORYLINES = (
         weight=0.3,
     ),
 )
+
+WARMUP_STORYLINES = (
+    Storyline(
+        "claim_every_season_reward",
+        cast_ranked_veteran,
+        (claim_ended_seasons,),
+        provides=USER,
+        capabilities=("full_data_acquisition", "cross_step_dependency"),
+        description="A player claims the rewards of every ended season they ranked in: the solver reads the "
+        "seasons, the rank history and each season's rewards to find which ones.",
+    ),
+    Storyline(
+        "buy_heroes_under_price",
+        cast_rich_player,
+        (shop_list, buy_list),
+        provides=USER,
+        capabilities=("multi_condition_filtering", "precise_boundary_judgment"),
+        difficulty="medium",
+        description="A player buys every hero of two roles they lack that costs at most a price in gold.",
+    ),
+)
+"""Short tasks of the warm-up tier made of the long tier's own steps, run on their own (a step and its cast
+are the recipe: no hand-written twin)."""

@@ -13,10 +13,10 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
-    MAIL_LIFETIME,
     Descending,
     Lane,
     Limit,
@@ -35,6 +35,7 @@ from .common import (
     find_skin,
     membership,
     names,
+    new_mail,
     order,
     page_of,
     refuse_banned,
@@ -258,12 +259,7 @@ def _charge(env: Env, buyer: dict[str, Any], currency: str, amount: int, what: s
     return balance - amount
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "player_heroes"),
-    writes=("players", "player_heroes"),
-    idempotent=False,
-)
+@create(reads=("players", "heroes", "player_heroes"), writes=("players", "player_heroes"))
 def buy_heroes(
     env: Env,
     player: Player,
@@ -350,11 +346,8 @@ def _sellable(env: Env, owner: dict[str, Any], skins: list[dict[str, Any]]) -> N
         )
 
 
-@tool(
-    kind="write",
-    reads=("players", "skins", "heroes", "player_skins", "player_heroes"),
-    writes=("players", "player_skins"),
-    idempotent=False,
+@create(
+    reads=("players", "skins", "heroes", "player_skins", "player_heroes"), writes=("players", "player_skins")
 )
 def buy_skins(
     env: Env,
@@ -394,11 +387,9 @@ def buy_skins(
     }
 
 
-@tool(
-    kind="write",
+@create(
     reads=("players", "skins", "heroes", "player_skins", "player_heroes", "friendships"),
     writes=("players", "player_skins", "mail"),
-    idempotent=False,
 )
 def gift_skin(
     env: Env,
@@ -440,18 +431,8 @@ def gift_skin(
         },
     )
     body = f"{giver['nickname']} sent you the skin {chosen['name']} for {chosen['hero']}."
-    mail = env.insert(
-        "mail",
-        {
-            "recipient_id": receiver["player_id"],
-            "sender_id": giver["player_id"],
-            "category": "friend",
-            "subject": "A gift from a friend",
-            "body": body + (f" {message}" if message else ""),
-            "sent_at": env.now,
-            "expires_at": env.now + MAIL_LIFETIME,
-        },
-    )
+    body += f" {message}" if message else ""
+    mail = new_mail(env, receiver["player_id"], giver["player_id"], "friend", "A gift from a friend", body)
     return {
         "gift": chosen["name"],
         "hero": chosen["hero"],
@@ -471,12 +452,7 @@ def _worn(env: Env, player_id: int, hero_id: int) -> dict[str, Any] | None:
     )
 
 
-@tool(
-    kind="write",
-    reads=("players", "skins", "heroes", "player_skins", "player_heroes"),
-    writes=("player_skins",),
-    idempotent=True,
-)
+@change(reads=("players", "skins", "heroes", "player_skins", "player_heroes"), writes=("player_skins",))
 def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> dict:
     """Wear a skin you own on its hero (which you must own); the skin the hero wore before comes off.
 
@@ -516,12 +492,7 @@ def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> 
     return {"hero": chosen["hero"], "equipped": chosen["name"], "replaced": before and before["name"]}
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "player_skins", "skins"),
-    writes=("player_skins",),
-    idempotent=True,
-)
+@change(reads=("players", "heroes", "player_skins", "skins"), writes=("player_skins",))
 def unequip_skin(env: Env, player: Player, hero: str) -> dict:
     """Take the skin off a hero, so it plays in its default look.
 

@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -111,6 +112,16 @@ def _insert_items(env: Env, build_id: int, items: list[dict[str, Any]]) -> None:
     )
 
 
+def _new_build(
+    env: Env, hero_id: int, author_id: int, name: str, is_public: bool, items: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """A new build of the author's for the hero, written now with no likes, holding `items` in slot order."""
+    row = {"hero_id": hero_id, "player_id": author_id, "name": name, "is_public": is_public, "likes": 0}
+    build = env.insert("hero_builds", {**row, "created_at": env.now})
+    _insert_items(env, build["build_id"], items)
+    return build
+
+
 @tool(reads=("hero_builds", "build_items", "items", "heroes", "players"))
 def search_builds(
     env: Env,
@@ -170,12 +181,7 @@ def search_builds(
     return page_of(env, sql, where.params, order_by, limit, offset)
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "items", "hero_builds"),
-    writes=("hero_builds", "build_items"),
-    idempotent=False,
-)
+@create(reads=("players", "heroes", "items", "hero_builds"), writes=("hero_builds", "build_items"))
 def create_build(
     env: Env, player: Player, hero: str, name: BuildName, items: Items, is_public: bool = True
 ) -> dict:
@@ -192,18 +198,7 @@ def create_build(
     found = find_hero(env, hero)
     _refuse_name_taken(env, author["player_id"], found["hero_id"], name)
     chosen = _items(env, items)
-    build = env.insert(
-        "hero_builds",
-        {
-            "hero_id": found["hero_id"],
-            "player_id": author["player_id"],
-            "name": name,
-            "is_public": is_public,
-            "likes": 0,
-            "created_at": env.now,
-        },
-    )
-    _insert_items(env, build["build_id"], chosen)
+    build = _new_build(env, found["hero_id"], author["player_id"], name, is_public, chosen)
     return {
         "build_id": build["build_id"],
         "hero": found["name"],
@@ -213,11 +208,8 @@ def create_build(
     }
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "items", "hero_builds", "build_items"),
-    writes=("hero_builds", "build_items"),
-    idempotent=False,
+@create(
+    reads=("players", "heroes", "items", "hero_builds", "build_items"), writes=("hero_builds", "build_items")
 )
 def copy_build(
     env: Env, player: Player, build_id: int, name: BuildName | None = None, is_public: bool = False
@@ -239,28 +231,11 @@ def copy_build(
     new_name = name or build["name"]
     _refuse_name_taken(env, author["player_id"], build["hero_id"], new_name)
     items = env.query("SELECT item_id FROM build_items WHERE build_id = ? ORDER BY slot", [build_id])
-    copy = env.insert(
-        "hero_builds",
-        {
-            "hero_id": build["hero_id"],
-            "player_id": author["player_id"],
-            "name": new_name,
-            "is_public": is_public,
-            "likes": 0,
-            "created_at": env.now,
-        },
-    )
-    _insert_items(env, copy["build_id"], items)
+    copy = _new_build(env, build["hero_id"], author["player_id"], new_name, is_public, items)
     return {"build_id": copy["build_id"], "copied_from": build_id, "name": new_name, "is_public": is_public}
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "items", "hero_builds"),
-    writes=("hero_builds", "build_items"),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("players", "heroes", "items", "hero_builds"), writes=("hero_builds", "build_items"))
 def update_build(
     env: Env,
     player: Player,
@@ -296,13 +271,7 @@ def update_build(
     return {"build_id": build_id, "changed": sorted([*changes, *(["items"] if items is not None else [])])}
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "hero_builds"),
-    writes=("hero_builds",),
-    destructive=True,
-    idempotent=True,
-)
+@change(reads=("players", "heroes", "hero_builds"), writes=("hero_builds",))
 def delete_builds(
     env: Env,
     player: Player,
@@ -335,13 +304,7 @@ def delete_builds(
     return {"deleted": doomed}
 
 
-@tool(
-    kind="write",
-    reads=("players", "heroes", "items", "hero_builds", "build_items"),
-    writes=("build_items",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("players", "heroes", "items", "hero_builds", "build_items"), writes=("build_items",))
 def replace_build_item(
     env: Env, player: Player, old_item: str, new_item: str, hero: str | None = None
 ) -> dict:

@@ -15,6 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -215,6 +216,12 @@ def list_clan_members(
     return page
 
 
+def _enroll(env: Env, clan_id: int, player_id: int, role: str) -> None:
+    """Make the player a member of the clan with `role`, joined now, with no contribution yet."""
+    row = {"clan_id": clan_id, "player_id": player_id, "role": role, "joined_at": env.now, "contribution": 0}
+    env.insert("clan_members", row)
+
+
 def _refuse_taken(env: Env, name: str | None, tag: str | None, except_clan: int = -1) -> None:
     if name is not None and env.one(
         "SELECT 1 AS yes FROM clans WHERE lower(name) = lower(?) AND clan_id <> ?", [name, except_clan]
@@ -226,12 +233,7 @@ def _refuse_taken(env: Env, name: str | None, tag: str | None, except_clan: int 
         raise refuse("clan_membership", f"the tag {tag.upper()!r} is taken; choose another tag.")
 
 
-@tool(
-    kind="write",
-    reads=("players", "clans", "clan_members"),
-    writes=("clans", "clan_members"),
-    idempotent=False,
-)
+@create(reads=("players", "clans", "clan_members"), writes=("clans", "clan_members"))
 def create_clan(
     env: Env,
     player: Player,
@@ -272,20 +274,11 @@ def create_clan(
             "created_at": env.now,
         },
     )
-    env.insert(
-        "clan_members",
-        {
-            "clan_id": clan["clan_id"],
-            "player_id": me["player_id"],
-            "role": "leader",
-            "joined_at": env.now,
-            "contribution": 0,
-        },
-    )
+    _enroll(env, clan["clan_id"], me["player_id"], "leader")
     return {"clan": name, "tag": tag.upper(), "leader": me["nickname"]}
 
 
-@tool(kind="write", reads=("players", "clans", "clan_members"), writes=("clan_members",), idempotent=False)
+@create(reads=("players", "clans", "clan_members"), writes=("clan_members",))
 def join_clan(env: Env, player: Player, clan: str) -> dict:
     """Join a clan that is recruiting and has a free place (you must not be in another clan).
 
@@ -309,16 +302,7 @@ def join_clan(env: Env, player: Player, clan: str) -> dict:
         raise refuse(
             "clan_membership", f"{found['name']} is full ({members} of {found['max_members']} members)."
         )
-    env.insert(
-        "clan_members",
-        {
-            "clan_id": found["clan_id"],
-            "player_id": me["player_id"],
-            "role": "member",
-            "joined_at": env.now,
-            "contribution": 0,
-        },
-    )
+    _enroll(env, found["clan_id"], me["player_id"], "member")
     return {"clan": found["name"], "tag": found["tag"], "members": members + 1}
 
 
@@ -355,13 +339,7 @@ def leave_clan(env: Env, player: Player) -> dict:
     return {"left": member["clan"], "disbanded": False}
 
 
-@tool(
-    kind="write",
-    reads=("players", "clans", "clan_members"),
-    writes=("clan_members",),
-    destructive=True,
-    idempotent=True,
-)
+@change(reads=("players", "clans", "clan_members"), writes=("clan_members",))
 def kick_clan_members(
     env: Env,
     player: Player,
@@ -419,7 +397,7 @@ def kick_clan_members(
     return {"clan": mine["clan"], "removed": [r["nickname"] for r in rows]}
 
 
-@tool(kind="write", reads=("players", "clans", "clan_members"), writes=("clan_members",), idempotent=True)
+@change(reads=("players", "clans", "clan_members"), writes=("clan_members",))
 def set_clan_role(
     env: Env,
     player: Player,
@@ -457,7 +435,7 @@ def set_clan_role(
     }
 
 
-@tool(kind="write", reads=("players", "clans", "clan_members"), writes=("clan_members",), idempotent=True)
+@change(reads=("players", "clans", "clan_members"), writes=("clan_members",))
 def transfer_clan_leadership(env: Env, player: Player, new_leader: str) -> dict:
     """Hand the leadership of your clan to another member; you become an elder.
 
@@ -478,7 +456,7 @@ def transfer_clan_leadership(env: Env, player: Player, new_leader: str) -> dict:
     return {"clan": mine["clan"], "leader": heir["nickname"], "previous_leader_now": "elder"}
 
 
-@tool(kind="write", reads=("players", "clans", "clan_members"), writes=("clans",), idempotent=True)
+@change(reads=("players", "clans", "clan_members"), writes=("clans",))
 def update_clan(
     env: Env,
     player: Player,
@@ -532,13 +510,7 @@ def update_clan(
     return {"clan": name or mine["clan"], "changed": sorted(changes)}
 
 
-@tool(
-    kind="write",
-    reads=("players", "clans", "clan_members"),
-    writes=("clans",),
-    destructive=True,
-    idempotent=True,
-)
+@change(reads=("players", "clans", "clan_members"), writes=("clans",))
 def disband_clan(env: Env, player: Player) -> dict:
     """Disband your clan: every member leaves it and it is deleted (leader only).
 

@@ -149,6 +149,23 @@ def refuse_banned(env: Env, player: dict[str, Any], action: str, *, policy: str)
         )
 
 
+def new_mail(
+    env: Env,
+    to: int,
+    sender: int | None,
+    category: str,
+    subject: str,
+    body: str | None,
+    *,
+    read: bool = False,
+) -> dict[str, Any]:
+    """Put a mail in player `to`'s mailbox, sent now by `sender` (None: the game) and kept for
+    `MAIL_LIFETIME`; `read`: already read (a claim's receipt). Returns the stored row."""
+    row = {"recipient_id": to, "sender_id": sender, "category": category, "subject": subject, "body": body}
+    row.update(sent_at=env.now, **({"read_at": env.now} if read else {}), expires_at=env.now + MAIL_LIFETIME)
+    return env.insert("mail", row)
+
+
 def pair(a: int, b: int) -> dict[str, int]:
     """The key of the friendship of two players (stored once, the lower id first)."""
     return {"player_a_id": min(a, b), "player_b_id": max(a, b)}

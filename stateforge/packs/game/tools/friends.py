@@ -14,6 +14,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -125,12 +126,7 @@ def _pending(env: Env, a: int, b: int) -> dict[str, Any] | None:
     )
 
 
-@tool(
-    kind="write",
-    reads=("players", "friendships", "friend_requests"),
-    writes=("friend_requests",),
-    idempotent=False,
-)
+@create(reads=("players", "friendships", "friend_requests"), writes=("friend_requests",))
 def send_friend_requests(
     env: Env,
     player: Player,
@@ -225,13 +221,8 @@ def _incoming(
     return rows
 
 
-@tool(
-    kind="write",
-    reads=("players", "friend_requests"),
-    writes=("friend_requests", "friendships"),
-    idempotent=False,
-    destructive=False,  # adds friendships; the requests' status follows (kept, answered)
-)
+# not destructive: it adds friendships; the requests' status follows (kept, answered)
+@create(reads=("players", "friend_requests"), writes=("friend_requests", "friendships"))
 def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None = None) -> dict:
     """Accept friend requests sent to you: from the players named, or every pending one. Each makes friends.
 
@@ -252,7 +243,7 @@ def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None =
     return {"new_friends": [r["nickname"] for r in rows]}
 
 
-@tool(kind="write", reads=("players", "friend_requests"), writes=("friend_requests",), idempotent=True)
+@change(reads=("players", "friend_requests"), writes=("friend_requests",))
 def decline_friend_requests(
     env: Env, player: Player, senders: Nicknames | None = None, sent_before: dt.date | None = None
 ) -> dict:
@@ -269,7 +260,7 @@ def decline_friend_requests(
     return {"declined": [r["nickname"] for r in rows]}
 
 
-@tool(kind="write", reads=("players", "friend_requests"), writes=("friend_requests",), idempotent=True)
+@change(reads=("players", "friend_requests"), writes=("friend_requests",))
 def cancel_friend_requests(env: Env, player: Player, recipients: Nicknames | None = None) -> dict:
     """Withdraw friend requests you sent that are still pending: to the players named, or all of them.
 
@@ -295,9 +286,7 @@ def cancel_friend_requests(env: Env, player: Player, recipients: Nicknames | Non
     return {"cancelled": [r["nickname"] for r in rows]}
 
 
-@tool(
-    kind="write", reads=("players", "friendships"), writes=("friendships",), idempotent=True, destructive=True
-)
+@change(reads=("players", "friendships"), writes=("friendships",))
 def remove_friends(
     env: Env,
     player: Player,
@@ -343,7 +332,7 @@ def remove_friends(
     return {"removed": [r["nickname"] for r in rows]}
 
 
-@tool(kind="write", reads=("players", "friendships"), writes=("friendships",), idempotent=True)
+@change(reads=("players", "friendships"), writes=("friendships",))
 def set_friend_relation(env: Env, player: Player, friend: str, relation: Relation) -> dict:
     """Declare a special relation with a friend (close_friend, mentor, bestie, partner) or go back to friend.
 

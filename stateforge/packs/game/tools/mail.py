@@ -15,10 +15,10 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
-    MAIL_LIFETIME,
     TIER_RANK,
     TIERS,
     Descending,
@@ -32,6 +32,7 @@ from .common import (
     find_player,
     find_season,
     membership,
+    new_mail,
     order,
     page_of,
     quoted,
@@ -218,13 +219,7 @@ def _claim(env: Env, me: dict[str, Any], ids: list[int]) -> dict[str, Any]:
     }
 
 
-@tool(
-    kind="write",
-    reads=("players", "mail", "mail_attachments"),
-    writes=("mail",),
-    destructive=True,
-    idempotent=True,
-)
+@change(reads=("players", "mail", "mail_attachments"), writes=("mail",))
 def delete_mail(
     env: Env,
     player: Player,
@@ -268,12 +263,7 @@ def delete_mail(
     return {"deleted": len(ids), "kept_with_unclaimed_rewards": len(rows) - len(ids)}
 
 
-@tool(
-    kind="write",
-    reads=("players", "friendships", "clan_members", "clans"),
-    writes=("mail",),
-    idempotent=False,
-)
+@create(reads=("players", "friendships", "clan_members", "clans"), writes=("mail",))
 def send_mail(
     env: Env,
     player: Player,
@@ -303,18 +293,8 @@ def send_mail(
             f"{other['nickname']} is neither {me['nickname']}'s friend nor in their clan; players mail "
             "only friends and clanmates.",
         )
-    mail = env.insert(
-        "mail",
-        {
-            "recipient_id": other["player_id"],
-            "sender_id": me["player_id"],
-            "category": "friend" if friends else "clan",
-            "subject": subject,
-            "body": body,
-            "sent_at": env.now,
-            "expires_at": env.now + MAIL_LIFETIME,
-        },
-    )
+    category = "friend" if friends else "clan"
+    mail = new_mail(env, other["player_id"], me["player_id"], category, subject, body)
     return {
         "mail_id": mail["mail_id"],
         "to": other["nickname"],
@@ -323,11 +303,9 @@ def send_mail(
     }
 
 
-@tool(
-    kind="write",
+@create(
     reads=("players", "seasons", "season_rewards", "rewards", "rank_history", "mail"),
     writes=("mail", "mail_attachments", "players"),
-    idempotent=False,
 )
 def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
     """Claim your rewards for a ranked season that has ended, for the highest tier you reached in it. They
@@ -374,19 +352,8 @@ def claim_season_rewards(env: Env, player: Player, season: str) -> dict:
             "season_rewards",
             f"{found['name']} has no rewards for the {tier} tier, the highest {me['nickname']} reached.",
         )
-    mail = env.insert(
-        "mail",
-        {
-            "recipient_id": me["player_id"],
-            "sender_id": None,
-            "category": "season_reward",
-            "subject": subject,
-            "body": f"Your highest tier in {found['name']}: {tier}.",
-            "sent_at": env.now,
-            "read_at": env.now,
-            "expires_at": env.now + MAIL_LIFETIME,
-        },
-    )
+    body = f"Your highest tier in {found['name']}: {tier}."
+    mail = new_mail(env, me["player_id"], None, "season_reward", subject, body, read=True)
     env.insert_many(
         "mail_attachments",
         [{"mail_id": mail["mail_id"], "reward_id": r["reward_id"], "quantity": 1} for r in rewards],

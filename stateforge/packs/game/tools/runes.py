@@ -13,6 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
+from stateforge.tools.kinds import change, create
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -161,13 +162,8 @@ def list_rune_pages(env: Env, player: str) -> dict:
     return {"player": player, "total": len(pages), "pages": pages}
 
 
-@tool(
-    kind="write",
-    reads=("players", "rune_pages", "runes"),
-    writes=("rune_pages", "rune_page_runes"),
-    idempotent=False,
-    destructive=False,  # adds a page; a new default page only moves the default flag off the old one
-)
+# not destructive: it adds a page; a new default page only moves the default flag off the old one
+@create(reads=("players", "rune_pages", "runes"), writes=("rune_pages", "rune_page_runes"))
 def create_rune_page(
     env: Env,
     player: Player,
@@ -217,7 +213,7 @@ def create_rune_page(
     }
 
 
-@tool(kind="write", reads=("players", "rune_pages"), writes=("rune_pages",), idempotent=True)
+@change(reads=("players", "rune_pages"), writes=("rune_pages",))
 def rename_rune_page(env: Env, player: Player, page: PageRef, new_name: PageName) -> dict:
     """Give one of your rune pages a new name.
 
@@ -232,7 +228,7 @@ def rename_rune_page(env: Env, player: Player, page: PageRef, new_name: PageName
     return {"page_no": found["page_no"], "old_name": found["name"], "name": new_name}
 
 
-@tool(kind="write", reads=("players", "rune_pages"), writes=("rune_pages",), idempotent=True)
+@change(reads=("players", "rune_pages"), writes=("rune_pages",))
 def set_default_rune_page(env: Env, player: Player, page: PageRef) -> dict:
     """Make one of your rune pages the default (used when a match starts); the old default stops being it.
 
@@ -252,12 +248,7 @@ def set_default_rune_page(env: Env, player: Player, page: PageRef) -> dict:
     return {"default_page": found["page_no"], "name": found["name"]}
 
 
-@tool(
-    kind="write",
-    reads=("players", "rune_pages", "rune_page_runes", "runes"),
-    writes=("rune_page_runes",),
-    idempotent=False,
-)
+@create(reads=("players", "rune_pages", "rune_page_runes", "runes"), writes=("rune_page_runes",))
 def add_runes_to_page(
     env: Env,
     player: Player,
@@ -303,13 +294,7 @@ def add_runes_to_page(
     }
 
 
-@tool(
-    kind="write",
-    reads=("players", "rune_pages", "rune_page_runes", "runes"),
-    writes=("rune_page_runes",),
-    idempotent=True,
-    destructive=True,
-)
+@change(reads=("players", "rune_pages", "rune_page_runes", "runes"), writes=("rune_page_runes",))
 def remove_runes_from_page(
     env: Env,
     player: Player,
