@@ -22,7 +22,7 @@ FIRST = ("Noor", "Tomas", "Ines", "Kwame", "Mei", "Jonas", "Priya", "Mateo", "Sa
 LAST = ("Okafor", "Lindqvist", "Haddad", "Moreau", "Tanaka", "Brennan", "Kowalski", "Duarte", "Nakamura",
         "Achterberg", "Varga", "Delacroix")
 MONDAYS = (dt.date(2026, 7, 6), dt.date(2026, 7, 13), dt.date(2026, 7, 20))
-HIRES, HIRES_WEIGHTS = (1, 2, 3, 4, 5), (15, 25, 25, 20, 15)
+HIRES, HIRES_WEIGHTS = (1, 2, 3, 4, 5), (10, 20, 25, 25, 20)
 """How many people one request hires (at most the unit's openings), and how often."""
 
 
@@ -248,4 +248,5 @@ ONBOARD_EVERYWHERE = Storyline(
     cast_hiring,
     (hire, onboarding, accounts, welcome_meeting, first_one_to_ones, first_week_desks, team_series),
     provides=("unit", "partner", "head", "hires", "start"),
+    weight=1.4,
 )

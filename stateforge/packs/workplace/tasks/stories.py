@@ -76,8 +76,8 @@ def cast_leaver(story: Story, *, with_reports: bool = False) -> None:
 
 def with_colleagues(cast, most: int = 2):
     """`cast`, then up to `most` other workers of the partner's units leaving the same day (as often none
-    as one or two), with nothing to hand over (`story["colleagues"]`): a request for several leavers at
-    once, all or nothing."""
+    as one or two), with nothing to hand over and an open calendar (`story["colleagues"]`): a request for
+    several leavers at once."""
     def cast_several(story: Story) -> None:
         cast(story)
         leaver, partner = story["leaver"], story["partner"]
@@ -85,7 +85,8 @@ def with_colleagues(cast, most: int = 2):
         pool = story.sql(
             f"{PERSON} JOIN hr.org_units AS u ON u.org_unit_id = e.org_unit_id WHERE u.hr_partner_id = ? "
             f"AND e.employee_id NOT IN (?, ?) AND {NO_REPORTS} AND {NOTHING_TO_HAND_OVER} "
-            "ORDER BY e.employee_number",
+            "AND EXISTS (SELECT 1 FROM meeting.employees AS c WHERE c.employee_id = e.employee_id "
+            "AND c.is_active) ORDER BY e.employee_number",
             [partner["employee_id"], leaver["employee_id"], partner["employee_id"]],
         ) if k else []
         story["colleagues"] = [pool[i] for i in sorted(story.rng.sample(range(len(pool)), min(k, len(pool))))]
@@ -106,55 +107,64 @@ def everyone_leaving(story: Story) -> list[dict]:
     return sorted(people, key=lambda p: p["employee_number"])
 
 
-@step(inputs=("leaver",), goal="every access of the leaver revoked (HR's procedure)",
+@step(inputs=("leaver",), goal="every access of the leavers revoked (HR's procedure)",
       capabilities=("cross_step_dependency",))
 def revoke_everything(story: Story) -> None:
-    leaver = story["leaver"]
-    story.say(
-        ["{name} ({number}) is leaving us today. Revoke every system access they still have,",
-         "{name}, employee {number}, leaves today: first take away all their system access,"],
-        name=leaver["full_name"], number=leaver["employee_number"],
-    )
-    access = story.read("list_system_access", {"employee": leaver["employee_number"]})["access"]
-    for a in access:
-        story.call("revoke_access", {"employee": leaver["employee_number"], "system": a["system"]})
+    people = everyone_leaving(story)
+    if len(people) == 1:
+        story.say(
+            ["{name} ({number}) is leaving us today. Revoke every system access they still have,",
+             "{name}, employee {number}, leaves today: first take away all their system access,"],
+            name=people[0]["full_name"], number=people[0]["employee_number"],
+        )
+    else:
+        story.say(["{people} are leaving us today. Revoke every system access each of them still has,",
+                   "{people} leave today: first take away all of their system access,"],
+                  people=leavers_phrase(story))
+    for person in people:
+        access = story.read("list_system_access", {"employee": person["employee_number"]})["access"]
+        for a in access:
+            story.call("revoke_access", {"employee": person["employee_number"], "system": a["system"]})
 
 
 @step(inputs=("leaver",), goal="terminated today in HR")
 def terminate_today(story: Story) -> None:
-    leaver = story["leaver"]
-    story.say(["then record the termination with today as their last day (a resignation).",
-               "then process their resignation effective today."])
+    people = everyone_leaving(story)
+    if len(people) == 1:
+        story.say(["then record the termination with today as their last day (a resignation).",
+                   "then process their resignation effective today."])
+    else:
+        story.say(["then record each termination with today as the last day (resignations).",
+                   "then process their resignations effective today."])
     story.ctx.derived(story.ctx.today, "today is the last day")
-    story.call("terminate_worker", {"employee": leaver["employee_number"], "last_day": story.ctx.today,
-                                    "involuntary": False})
+    for person in people:
+        story.call("terminate_worker", {"employee": person["employee_number"], "last_day": story.ctx.today,
+                                        "involuntary": False})
 
 
 @step(inputs=("leaver",), goal="their calendar closed: upcoming meetings cancelled, invitations dropped",
       capabilities=("cross_step_dependency",))
 def close_calendar(story: Story) -> None:
-    leaver = story["leaver"]
     story.say(["After that, close them out everywhere else the company expects when someone leaves.",
                "Last, finish their offboarding in the other systems as our procedures require."])
-    story.call("offboard_employee", {"person": leaver["employee_number"],
-                                            "last_day": story.ctx.today})
+    for person in everyone_leaving(story):
+        story.call("offboard_employee", {"person": person["employee_number"], "last_day": story.ctx.today})
+        story.ctx.goal(
+            f"the calendar of {person['full_name']} closed and no upcoming meeting of theirs left scheduled",
+            "SELECT c.is_active, c.left_on, (SELECT count(*) FROM meeting.meetings AS m WHERE "
+            f"m.organizer_id = c.employee_id AND m.status = 'scheduled' AND m.start_at > {NOW}) AS scheduled "
+            "FROM meeting.employees AS c WHERE c.employee_id = ?",
+            [person["employee_id"]],
+        )
     story.knob("policy_detour", "the calendar closes only after HR has terminated the worker")
-    story.ctx.goal(
-        "their calendar closed and no upcoming meeting of theirs left scheduled",
-        "SELECT c.is_active, c.left_on, (SELECT count(*) FROM meeting.meetings AS m WHERE m.organizer_id = "
-        f"c.employee_id AND m.status = 'scheduled' AND m.start_at > {NOW}) AS scheduled "
-        "FROM meeting.employees AS c WHERE c.employee_id = ?",
-        [leaver["employee_id"]],
-    )
-
 
 
 OFFBOARD_EVERYWHERE = Storyline(
     "offboard_everywhere",
-    cast_leaver,
+    with_colleagues(cast_leaver),
     (revoke_everything, terminate_today, close_calendar),
     provides=("leaver", "partner"),
-    weight=0.3,
+    weight=0.5,
 )
 
 
@@ -226,7 +236,7 @@ OFFBOARD_LEAD_EVERYWHERE = Storyline(
                                     hr.my_offboarding_tasks, hr.close_their_cases)), close_calendar,
      meet_new_manager),
     provides=("leaver", "heir", "partner"),
-    weight=1.5,
+    weight=1.2,
 )
 
 

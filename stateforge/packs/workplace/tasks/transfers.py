@@ -48,7 +48,7 @@ building."""
 
 
 def cast_mover(story: Story) -> None:
-    """One to three movers (weights 50/30/20) into the same unit, each into their own opening
+    """One to three movers (weights 40/30/30) into the same unit, each into their own opening
     (`MOVES`), all partnered by the HR partner who speaks."""
     ctx = story.ctx
     move = ctx.pick(MOVES, what="worker to move")
@@ -56,7 +56,7 @@ def cast_mover(story: Story) -> None:
     head = ctx.one(f"{PERSON} WHERE e.employee_id = ?", [move["head_id"]])
     if partner is None:
         ctx.skip("no partner")
-    k = story.rng.choices((1, 2, 3), weights=(50, 30, 20))[0]
+    k = story.rng.choices((1, 2, 3), weights=(40, 30, 30))[0]
     movers = [move]
     if k > 1:
         pairs = ctx.sql(f"SELECT * FROM ({MOVES}) AS m WHERE m.head_id = ? AND m.hr_partner_id = ? "
