@@ -164,7 +164,7 @@ OFFBOARD_EVERYWHERE = Storyline(
     with_colleagues(cast_leaver),
     (revoke_everything, terminate_today, close_calendar),
     provides=("leaver", "partner"),
-    weight=0.5,
+    weight=1.0,
 )
 
 
