@@ -5,6 +5,9 @@ and its first write is refused by a policy the reads reveal, or would break the 
   shows the range); `hire_worker` refuses it (salary_within_grade) and nothing is done for anyone.
 - `onboard_other_unit`: the HR partner who asks does not partner the unit (`list_org_units` shows who
   does); `hire_worker` refuses (hr_partner_scope).
+- `move_up_as_transfer`: one of a group of workers moving to another unit is to take an opening of
+  another pay grade (`list_positions` and `get_worker` show both); `transfer_worker` refuses it
+  (lateral_moves_keep_the_grade: a promotion is not a transfer) and nobody moves.
 - `leave_calendar_open`: a leaver's termination asked for today while their calendar is to stay open for
   their meetings: the tools let it go through, the procedure leavers_offboarded_everywhere forbids it.
 """
@@ -17,7 +20,8 @@ from functools import partial
 from stateforge.tasks.compose import Story, Storyline, step
 
 from .onboarding import cast_hiring, hiring_phrase
-from .stories import cast_leaver, everyone_leaving, leavers_phrase, with_colleagues
+from .stories import PERSON, PHRASES, cast_leaver, everyone_leaving, leavers_phrase, with_colleagues
+from .transfers import along_with, moves, names
 
 ALL_OR_NOTHING = (
     "It is all or nothing: if HR will not take one of the hires exactly as I put it, don't change anything.",
@@ -117,6 +121,59 @@ def terminate_keep_calendar(story: Story) -> None:
     )
 
 
+def cast_group_move(story: Story) -> None:
+    """A worker of a unit the partner looks after whose move to another unit would change their pay grade
+    (`moves("<>")`: the blocker), and none to two lateral moves into the same unit by others the partner
+    looks after (`along_with`)."""
+    ctx = story.ctx
+    bad = ctx.pick(moves("<>"), what="move across grades")
+    partner = ctx.one(f"{PERSON} WHERE e.employee_id = ? AND e.status = 'active'", [bad["hr_partner_id"]])
+    if partner is None:
+        ctx.skip("no partner")
+    movers = [bad, *along_with(story, bad, story.rng.choice((0, 1, 2)))]
+    story["movers"] = sorted(movers, key=lambda m: m["employee_number"])
+    story["blocker"], story["partner"] = bad, partner
+    ctx.act_as("hr.employees", {"work_email": partner["work_email"]})
+    ctx.say(list(PHRASES), name=partner["full_name"], email=partner["work_email"])
+
+
+@step(inputs=("movers", "blocker"), goal="the move refused: another pay grade is not a transfer (nothing "
+      "changed)", capabilities=("multi_condition_filtering", "precise_boundary_judgment"))
+def transfer_across_grades(story: Story) -> None:
+    movers, bad = story["movers"], story["blocker"]
+    unit = bad["unit"]
+    if len(movers) == 1:
+        story.say(["{name} ({number}) moves to {unit} today, into the open {title} position there; their "
+                   "calendar profile, desks and meetings follow. If HR will not take it as a transfer, "
+                   "change nothing.",
+                   "Please transfer {name}, employee {number}, to {unit} as its {title} from today and move "
+                   "them in the other systems too; should the transfer not go through, leave it all as is."],
+                  name=bad["full_name"], number=bad["employee_number"], unit=unit, title=bad["title"])
+    else:
+        jobs = "; ".join(f"{m['full_name']} as its {m['title']}" for m in movers)
+        story.say(["{people} move to {unit} today, each into the open position of that job there ({jobs}); "
+                   "their calendar profiles, desks and meetings follow. All of it or nothing: if HR will not "
+                   "take one of the moves as a transfer, don't move anybody.",
+                   "Please transfer {people} to {unit} from today ({jobs}) and move them in the other "
+                   "systems too. It is all or none: should one transfer not go through, change nothing for "
+                   "anyone."],
+                  people=names(movers), unit=unit, jobs=jobs)
+    rows = story.read_all("list_positions", {"org_unit": unit, "status": "open"})
+    for m in movers:
+        story.read("get_worker", {"employee": m["employee_number"]})
+    [code] = [r["code"] for r in rows if r["job_title"] == bad["title"]]
+    story.ctx.derived(code, "the open position of that job, from list_positions")
+    story.knob("solver_filtering", "whose opening is of another pay grade")
+    story.blocked(
+        "transfer_worker",
+        {"employee": bad["employee_number"], "position": code},
+        kind="forbidden",
+        because=f"the {bad['title']} opening is of another pay grade than {bad['full_name']}'s: a "
+                "promotion or a step down, not a transfer",
+        policy="lateral_moves_keep_the_grade",
+    )
+
+
 def _blocked(name: str, cast, item, provides, weight: float) -> Storyline:
     return Storyline(name, cast, (item,), provides=provides, feasible=False,
                      capabilities=("cross_step_dependency",), weight=weight)
@@ -126,6 +183,8 @@ HIRING = ("unit", "partner", "head", "hires", "start", "blocker")
 BLOCKED_STORIES = [
     _blocked("onboard_over_grade", partial(cast_hiring, over_grade=True), hire_over_grade, HIRING, 0.2),
     _blocked("onboard_other_unit", partial(cast_hiring, stranger=True), hire_elsewhere, HIRING, 0.2),
+    _blocked("move_up_as_transfer", cast_group_move, transfer_across_grades,
+             ("movers", "partner", "blocker"), 0.25),
     _blocked("leave_calendar_open", with_colleagues(cast_leaver), terminate_keep_calendar,
              ("leaver", "partner"), 0.25),
 ]

@@ -17,34 +17,41 @@ from .stories import PERSON, PHRASES
 NEXT_WEEK = [dt.date(2026, 7, 6) + dt.timedelta(days=i) for i in range(5)]
 
 
-MOVES = (
-    "SELECT w.employee_id, w.employee_number, w.work_email, w.first_name || ' ' || w.last_name AS full_name, "
-    "w.manager_id, o.hr_partner_id, x.code, j.title, u.name AS unit, u.head_id "
-    "FROM hr.employees AS w JOIN hr.org_units AS o ON o.org_unit_id = w.org_unit_id "
-    "JOIN hr.positions AS p ON p.position_id = w.position_id "
-    "JOIN hr.job_profiles AS jp ON jp.job_profile_id = p.job_profile_id "
-    "JOIN hr.positions AS x ON x.status = 'open' AND x.org_unit_id <> w.org_unit_id "
-    "JOIN hr.job_profiles AS j ON j.job_profile_id = x.job_profile_id AND j.pay_grade_id = jp.pay_grade_id "
-    "JOIN hr.org_units AS u ON u.org_unit_id = x.org_unit_id "
-    "JOIN meeting.employees AS hm ON hm.employee_id = u.head_id AND hm.is_active "
-    "AND hm.home_building_id IS NOT NULL "
-    "JOIN meeting.employees AS wm ON wm.employee_id = w.employee_id AND wm.is_active "
-    "WHERE w.status = 'active' AND w.termination_date IS NULL "
-    "AND w.security_role IN ('employee', 'manager') "
-    "AND o.hr_partner_id NOT IN (w.employee_id, u.head_id) AND u.head_id <> w.employee_id "
-    "AND NOT EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = w.employee_id) "
-    "AND NOT EXISTS (SELECT 1 FROM hr.org_units AS h WHERE w.employee_id IN (h.head_id, h.hr_partner_id)) "
-    "AND (SELECT count(*) FROM hr.positions AS y WHERE y.org_unit_id = x.org_unit_id "
-    "AND y.status = 'open' AND y.job_profile_id = x.job_profile_id) = 1 "
-    # an approval waiting for the old manager would be left with someone who no longer manages them
-    "AND NOT EXISTS (SELECT 1 FROM itsm.request_approvals AS a "
-    "JOIN itsm.requested_items AS r USING (ritm_id) JOIN itsm.requests AS q USING (request_id) "
-    "WHERE q.requested_for = w.employee_id "
-    "AND a.state = 'requested')"
-)
-"""Every (worker, opening) pair of a move: a current worker with no reports and a calendar, and an open
-position of their grade in another unit (the only opening of its job there) whose head has a calendar in a
-building."""
+def moves(grade: str = "=") -> str:
+    """The SQL of every (worker, opening) pair of a move: a current worker with no reports and a calendar,
+    and an open position in another unit (the only opening of its job there) whose head has a calendar in
+    a building; `grade` compares the opening's pay grade with the worker's (`=`: a lateral move)."""
+    return (
+        "SELECT w.employee_id, w.employee_number, w.work_email, "
+        "w.first_name || ' ' || w.last_name AS full_name, "
+        "w.manager_id, o.hr_partner_id, x.code, j.title, u.name AS unit, u.head_id "
+        "FROM hr.employees AS w JOIN hr.org_units AS o ON o.org_unit_id = w.org_unit_id "
+        "JOIN hr.positions AS p ON p.position_id = w.position_id "
+        "JOIN hr.job_profiles AS jp ON jp.job_profile_id = p.job_profile_id "
+        "JOIN hr.positions AS x ON x.status = 'open' AND x.org_unit_id <> w.org_unit_id "
+        "JOIN hr.job_profiles AS j ON j.job_profile_id = x.job_profile_id "
+        f"AND j.pay_grade_id {grade} jp.pay_grade_id "
+        "JOIN hr.org_units AS u ON u.org_unit_id = x.org_unit_id "
+        "JOIN meeting.employees AS hm ON hm.employee_id = u.head_id AND hm.is_active "
+        "AND hm.home_building_id IS NOT NULL "
+        "JOIN meeting.employees AS wm ON wm.employee_id = w.employee_id AND wm.is_active "
+        "WHERE w.status = 'active' AND w.termination_date IS NULL "
+        "AND w.security_role IN ('employee', 'manager') "
+        "AND o.hr_partner_id NOT IN (w.employee_id, u.head_id) AND u.head_id <> w.employee_id "
+        "AND NOT EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = w.employee_id) "
+        "AND NOT EXISTS (SELECT 1 FROM hr.org_units AS h "
+        "WHERE w.employee_id IN (h.head_id, h.hr_partner_id)) "
+        "AND (SELECT count(*) FROM hr.positions AS y WHERE y.org_unit_id = x.org_unit_id "
+        "AND y.status = 'open' AND y.job_profile_id = x.job_profile_id) = 1 "
+        # an approval waiting for the old manager would be left with someone who no longer manages them
+        "AND NOT EXISTS (SELECT 1 FROM itsm.request_approvals AS a "
+        "JOIN itsm.requested_items AS r USING (ritm_id) JOIN itsm.requests AS q USING (request_id) "
+        "WHERE q.requested_for = w.employee_id AND a.state = 'requested')"
+    )
+
+
+MOVES = moves()
+"""Every lateral move (`moves`)."""
 
 
 def cast_mover(story: Story) -> None:
@@ -56,24 +63,31 @@ def cast_mover(story: Story) -> None:
     head = ctx.one(f"{PERSON} WHERE e.employee_id = ?", [move["head_id"]])
     if partner is None:
         ctx.skip("no partner")
-    k = story.rng.choices((1, 2, 3), weights=(40, 30, 30))[0]
-    movers = [move]
-    if k > 1:
-        pairs = ctx.sql(f"SELECT * FROM ({MOVES}) AS m WHERE m.head_id = ? AND m.hr_partner_id = ? "
-                        "AND m.employee_id <> ? AND m.code <> ? ORDER BY m.employee_number, m.code",
-                        [move["head_id"], move["hr_partner_id"], move["employee_id"], move["code"]])
-        story.rng.shuffle(pairs)
-        for pair in pairs:
-            if len(movers) < k and all(pair["employee_id"] != m["employee_id"] and pair["code"] != m["code"]
-                                       for m in movers):
-                movers.append(pair)
+    movers = [move, *along_with(story, move, story.rng.choices((0, 1, 2), weights=(40, 30, 30))[0])]
     movers.sort(key=lambda m: m["employee_number"])
     story["movers"], story["partner"], story["head"] = movers, partner, head
     ctx.act_as("hr.employees", {"work_email": partner["work_email"]})
     ctx.say(list(PHRASES), name=partner["full_name"], email=partner["work_email"])
 
 
-def _names(movers: list[dict]) -> str:
+def along_with(story: Story, move: dict, k: int) -> list[dict]:
+    """Up to `k` more lateral moves (`MOVES`) into the same unit by other workers the same partner looks
+    after, each into another opening."""
+    if not k:
+        return []
+    pairs = story.ctx.sql(f"SELECT * FROM ({MOVES}) AS m WHERE m.head_id = ? AND m.hr_partner_id = ? "
+                          "AND m.employee_id <> ? AND m.code <> ? ORDER BY m.employee_number, m.code",
+                          [move["head_id"], move["hr_partner_id"], move["employee_id"], move["code"]])
+    story.rng.shuffle(pairs)
+    chosen: list[dict] = []
+    for pair in pairs:
+        if len(chosen) < k and all(pair["employee_id"] != m["employee_id"] and pair["code"] != m["code"]
+                                   for m in chosen):
+            chosen.append(pair)
+    return chosen
+
+
+def names(movers: list[dict]) -> str:
     said = [f"{m['full_name']} ({m['employee_number']})" for m in movers]
     return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
 
@@ -93,7 +107,7 @@ def move_in_hr(story: Story) -> None:
         story.say(["{people} move to {unit} today, each into the open position of their job there ({jobs}).",
                    "From today {people} join {unit}: transfer each into the opening of their job there "
                    "({jobs})."],
-                  people=_names(movers), unit=unit, jobs=jobs)
+                  people=names(movers), unit=unit, jobs=jobs)
     rows = story.read_all("list_positions", {"org_unit": unit, "status": "open"})
     story.ctx.derived(story.ctx.today, "the move is today")
     for m in movers:
