@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from stateforge.tasks import RecipeContext, Skip, recipe
 from stateforge.tasks.compose import Story, Storyline, step
+from stateforge.tasks.wording import join_words
 
 from .common import blocked, has_role, in_group, introduce, someone
 
@@ -341,10 +342,6 @@ FREE_CI = (
 """Items of a support group that could be retired now (no open incident or change), named uniquely."""
 
 
-def _listed(names: list[str]) -> str:
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 @recipe(capabilities=("cross_step_dependency", "aggregation_computation"), difficulty="medium", weight=1.0)
 def retire_busy_ci(ctx: RecipeContext) -> None:
     """A support group member retires one to three items of the group's, all or none, one of which still
@@ -382,7 +379,7 @@ def retire_busy_ci(ctx: RecipeContext) -> None:
                 "one can't be retired, leave every one as it is.",
                 "Please set {cis} to retired, all together; if any of them can't go, change none of them.",
             ],
-            cis=_listed(names),
+            cis=join_words(names),
         )
     if ask_why and len(names) == 1:
         ctx.say(["If it can't be retired, tell me which open incidents are in the way."])
@@ -475,7 +472,7 @@ def close_unresolved(ctx: RecipeContext) -> None:
                 "Everything works again: close my incidents {numbers}, all of them or none.",
                 "Please close {numbers} together; if one of them can't be closed, leave them all open.",
             ],
-            numbers=_listed(numbers),
+            numbers=join_words(numbers),
         )
     for number in numbers:
         ctx.read("get_incident", {"number": number})

@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
+from stateforge.tasks.wording import join_words
 
 from .calendar import one_to_ones
 from .stories import PERSON, PHRASES
@@ -28,8 +29,8 @@ HIRES, HIRES_WEIGHTS = (1, 2, 3, 4, 5), (10, 20, 25, 25, 20)
 
 def hiring_phrase(hires: list[dict]) -> str:
     """'A as our new X at 60,000 a year, B as ... and C as ...'."""
-    said = [f"{h['first']} {h['last']} as our new {h['title']} at {h['salary']:,} a year" for h in hires]
-    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+    return join_words([f"{h['first']} {h['last']} as our new {h['title']} at {h['salary']:,} a year"
+                       for h in hires])
 
 
 def cast_hiring(story: Story, *, over_grade: bool = False, stranger: bool = False) -> None:

@@ -19,6 +19,7 @@ from stateforge.packs.hr.tasks import stories as hr
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 from stateforge.tasks.members import in_member, member_cast
+from stateforge.tasks.wording import join_words
 
 from .calendar import DAYS, earliest, one_to_ones
 
@@ -97,8 +98,7 @@ def with_colleagues(cast, most: int = 2):
 
 def leavers_phrase(story: Story) -> str:
     """'A (E001)', 'A (E001) and B (E002)', ...: the leaver and their colleagues by employee number."""
-    said = [f"{p['full_name']} ({p['employee_number']})" for p in everyone_leaving(story)]
-    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+    return join_words([f"{p['full_name']} ({p['employee_number']})" for p in everyone_leaving(story)])
 
 
 def everyone_leaving(story: Story) -> list[dict]:

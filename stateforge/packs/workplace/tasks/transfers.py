@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 
 from stateforge.tasks.compose import Story, Storyline, step
+from stateforge.tasks.wording import join_words
 
 from .calendar import DAYS, one_to_ones
 from .stories import PERSON, PHRASES
@@ -88,8 +89,8 @@ def along_with(story: Story, move: dict, k: int) -> list[dict]:
 
 
 def names(movers: list[dict]) -> str:
-    said = [f"{m['full_name']} ({m['employee_number']})" for m in movers]
-    return said[0] if len(said) == 1 else ", ".join(said[:-1]) + " and " + said[-1]
+    """'A (E001)', 'A (E001) and B (E002)', ...: the movers as the request names them."""
+    return join_words([f"{m['full_name']} ({m['employee_number']})" for m in movers])
 
 
 @step(inputs=("movers",), goal="transferred in HR into the open positions")
