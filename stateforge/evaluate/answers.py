@@ -38,6 +38,7 @@ from stateforge.store.sql import quote_ident
 from stateforge.tasks.verifiers import (
     KEYS_NAME,
     checksum_tables,
+    constraint_names,
     constraints_sql,
     count_sql,
     row_count_tables,
@@ -124,7 +125,9 @@ class VerifierAnswers:
             found = ("counts", tables, [])
         elif verifier.kind == "integrity" and verifier.name.startswith(KEYS_NAME):
             table = verifier.name[len(KEYS_NAME):]
-            checks = build_checks(self.schema, [table]) if self.schema.has_table(table) else []
+            every = build_checks(self.schema, [table]) if self.schema.has_table(table) else []
+            named = {q.constraint: q for q in every}
+            checks = [named[c] for c in constraint_names(verifier.sql) if c in named]  # all, or some keys
             made = constraints_sql([(q.constraint, q.offenders) for q in checks]) if checks else None
             if made == verifier.sql:
                 found = ("keys", [self.schema.table(table).name], checks)

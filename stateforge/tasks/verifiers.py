@@ -1,8 +1,9 @@
 """The verifiers of a task: SQL with expected rows, of four kinds (EnterpriseOps-Gym's).
 
     goal          the asked change is there (the recipe's goals; for an infeasible task: nothing changed)
-    integrity     keys, NOT NULL, CHECK, lengths and foreign keys of the changed tables and their children
-                  (`stateforge.validation.checks`), and every domain rule reading a changed table
+    integrity     keys, NOT NULL, CHECK, lengths and foreign keys of the changed tables, the foreign keys
+                  into them of their children (`stateforge.validation.checks`), and every domain rule
+                  reading a changed table
     policy        every domain policy with a `check` that reads a changed table
     side_effect   the tables the task does not change keep their rows (a row count and a checksum of the
                   row hashes per table), and the changed ones have the row counts the expected diff implies
@@ -173,30 +174,41 @@ def row_count_tables(sql: str) -> list[str] | None:
 
 
 def integrity_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[Verifier]:
-    """Constraints of the changed tables and of the tables referencing them; the rules reading them."""
+    """Constraints of the changed tables, the foreign keys into them of the tables referencing them, and
+    the rules reading them.
+
+    A table the task does not change is held to the base's rows by the side-effect verifiers, so of its
+    constraints only its foreign keys into a changed table can break without them failing: its
+    verifier checks those alone (an HR person is referenced by most of a hybrid's tables)."""
     touched = {name.lower() for name in diff.tables}
-    related = [
-        t.name
-        for t in schema.tables
-        if t.name.lower() in touched or any(fk.ref_table.lower() in touched for fk in t.foreign_keys)
-    ]
     out = []
-    for name in related:
-        checks = build_checks(schema, [name])
-        if not checks:
-            continue
-        out.append(
-            Verifier(
-                kind="integrity",
-                name=f"{KEYS_NAME}{name}",
-                sql=constraints_sql([(q.constraint, q.offenders) for q in checks]),
-                expected=[],
-            )
-        )
+    for table in schema.tables:
+        own = table.name.lower() in touched
+        if own or any(fk.ref_table.lower() in touched for fk in table.foreign_keys):
+            verifier = keys_verifier(schema, table.name, None if own else touched)
+            if verifier is not None:
+                out.append(verifier)
     for rule in compile_rules(config.rules, schema):
         if rule.tables is None or rule.tables & touched:
             out.append(_count_verifier("integrity", f"rule {rule.name}", rule.sql))
     return out
+
+
+def keys_verifier(schema: Schema, table: str, into: Iterable[str] | None = None) -> Verifier | None:
+    """The 'keys and constraints' verifier of `table`: every check of it (`stateforge.validation.checks`),
+    or with `into` (table names) only its foreign keys into those tables; None when that is no check."""
+    checks = build_checks(schema, [table])
+    if into is not None:
+        parents = {name.lower() for name in into}
+        checks = [q for q in checks if q.kind == "foreign_key" and (q.ref_table or "").lower() in parents]
+    if not checks:
+        return None
+    return Verifier(
+        kind="integrity",
+        name=f"{KEYS_NAME}{table}",
+        sql=constraints_sql([(q.constraint, q.offenders) for q in checks]),
+        expected=[],
+    )
 
 
 KEYS_NAME = "keys and constraints of "
@@ -211,6 +223,15 @@ def constraints_sql(counts: list[tuple[str, str]]) -> str:
         for name, sql in counts
     ]
     return "SELECT violated, n FROM (" + " UNION ALL ".join(parts) + ") AS c WHERE n > 0 ORDER BY violated"
+
+
+_CONSTRAINT_NAME = re.compile(r"SELECT '((?:[^']|'')*)' AS violated, \(SELECT count\(\*\) FROM \(")
+
+
+def constraint_names(sql: str) -> list[str]:
+    """The constraints a `constraints_sql` text counts, in its order (a candidate list: the caller
+    rebuilds the SQL from them and compares it character for character, as `row_count_tables`)."""
+    return [m.group(1).replace("''", "'") for m in _CONSTRAINT_NAME.finditer(sql)]
 
 
 def policy_verifiers(schema: Schema, config: DomainConfig, diff: Diff) -> list[Verifier]:

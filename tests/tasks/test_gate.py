@@ -17,7 +17,12 @@ from stateforge.tasks.draft import Observed
 from stateforge.tasks.gate import REASONS
 from stateforge.tasks.hidden import unreachable
 from stateforge.tasks.model import Derivation, Infeasibility
-from stateforge.tasks.verifiers import integrity_verifiers, rows_match, side_effect_verifiers
+from stateforge.tasks.verifiers import (
+    constraint_names,
+    integrity_verifiers,
+    rows_match,
+    side_effect_verifiers,
+)
 from stateforge.tasks.workspace import fetch
 from stateforge.tools import Env, ToolError, Toolkit, generic_tools, tool
 from stateforge.tools.policies import refuse
@@ -324,6 +329,24 @@ def test_integrity_and_side_effect_verifiers_fail_on_a_state_the_tools_could_not
     assert failed == {"keys and constraints of wishlist", "untouched tables keep their rows"}
     base = ws.query_json(checks[0].sql)
     assert rows_match(base, checks[0].expected)
+
+
+def test_an_untouched_child_is_checked_by_its_keys_into_the_changed_tables(
+    ws: Workspace, shop_db: Path, tmp_path: Path
+):
+    diff = Diff.from_dict({"tables": {"carriers": {"deleted": [{"carrier_id": 1, "name": "x"}]}}})
+    checks = {v.name: v for v in integrity_verifiers(ws.schema, ws.config, diff)}
+    assert {"keys and constraints of carriers", "keys and constraints of shipments"} <= set(checks)
+    shipments = checks["keys and constraints of shipments"]
+    # only its key into carriers: not its key into orders, nor what it holds of itself (NOT NULL, unique),
+    # which the side effects keep by holding its rows to the base
+    named = constraint_names(shipments.sql)
+    assert named and all("carriers" in name for name in named), named
+    assert len(constraint_names(checks["keys and constraints of carriers"].sql)) > len(named)
+    gone = _broken_copy(shop_db, tmp_path, "UPDATE shipments SET carrier_id = 999999 WHERE rowid = 0")
+    with duckdb.connect(str(gone), read_only=True) as con:
+        assert not rows_match(fetch(con, shipments.sql), shipments.expected)
+    assert rows_match(ws.query_json(shipments.sql), shipments.expected)
 
 
 @tool(kind="write", reads=("players",), writes=("players",))
