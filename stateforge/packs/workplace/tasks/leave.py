@@ -11,9 +11,11 @@ calendar.
   (`list_systems`) and rejected for sensitive ones; an out-of-office for the period in the calendar (which
   declines their invitations then), their longest-serving active report as the delegate when asked, and
   either every meeting they organise in the period cancelled with it or only the one-off ones (the
-  recurring ones keep running); one time in two, a handover with the delegate on the last working day
-  before the leave. Each step says its part only when the data gives it something to do, so the plan
-  (which decisions, in which order, approve or reject) differs with each manager.
+  recurring ones keep running, the delegate invited to each of their occurrences); on the Friday before,
+  a catch-up with each report of a small team or a talk with each report whose request was rejected, and
+  one time in two a handover with the delegate. Each step says its part only when the data gives it
+  something to do, so the plan (which decisions, in which order, approve or reject) differs with each
+  manager.
 - `leave_over_balance` (infeasible): the same request for a leave longer than the balance of that type;
   `request_leave` refuses it (leave_within_balance) and, all or nothing, nothing else is done.
 """
