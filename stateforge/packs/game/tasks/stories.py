@@ -142,12 +142,7 @@ cast_current_ranked = player_cast(
 # --- steps: matches and teammates -----------------------------------------------------------------------
 
 
-@step(
-    inputs=("user",),
-    outputs=("teammates",),
-    goal="everyone who played on my side in any of my matches",
-    capabilities=("cross_step_dependency",),
-)
+@step(goal="everyone who played on my side in any of my matches", capabilities=("cross_step_dependency",))
 def my_teammates(story: Story) -> None:
     nick = story["user"]["nickname"]
     history = story.read_all("search_matches", {"player": nick})
@@ -163,13 +158,9 @@ def my_teammates(story: Story) -> None:
 # --- steps: the friend list ---------------------------------------------------------------------------
 
 
-@step(
-    inputs=("user", "teammates"),
-    outputs=("kept", "clan_tag"),
-    goal="remove the friends gone quiet, but not clanmates, special relations or teammates",
-    capabilities=("multi_condition_filtering",),
-)
+@step(capabilities=("multi_condition_filtering",))
 def prune_quiet_friends(story: Story) -> None:
+    """remove the friends gone quiet, but not clanmates, special relations or teammates"""
     user, mates = story["user"], story["teammates"]
     nick = user["nickname"]
     me = story.read("get_player", {"nickname": nick})
@@ -234,12 +225,9 @@ def prune_quiet_friends(story: Story) -> None:
     story["clan_tag"] = tag
 
 
-@step(
-    inputs=("user", "kept"),
-    goal="the closest plain friend left becomes a special relation",
-    capabilities=("aggregation_computation",),
-)
+@step(capabilities=("aggregation_computation",))
 def closest_becomes_special(story: Story) -> None:
+    """the closest plain friend left becomes a special relation"""
     user = story["user"]
     plain = sorted(
         (r for r in story["kept"] if r["relation"] == "friend"),
@@ -274,12 +262,9 @@ def closest_becomes_special(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "teammates", "clan_tag"),
-    goal="accept teammates' and clanmates' requests, decline the rest",
-    capabilities=("multi_condition_filtering",),
-)
+@step(capabilities=("multi_condition_filtering",))
 def answer_requests(story: Story) -> None:
+    """accept teammates' and clanmates' requests, decline the rest"""
     user, mates, tag = story["user"], story["teammates"], story["clan_tag"]
     nick = user["nickname"]
     pending = story.read_all("list_friend_requests", {"player": nick, "direction": "incoming"})
@@ -321,13 +306,9 @@ def answer_requests(story: Story) -> None:
 # --- steps: the good teammates ------------------------------------------------------------------------
 
 
-@step(
-    inputs=("user", "teammates"),
-    outputs=("good",),
-    goal="the teammates rated at least a mark in a match with me",
-    capabilities=("multi_condition_filtering", "precise_boundary_judgment"),
-)
+@step(capabilities=("multi_condition_filtering", "precise_boundary_judgment"))
 def rated_teammates(story: Story) -> None:
+    """the teammates rated at least a mark in a match with me"""
     user, mates = story["user"], story["teammates"]
     ratings = sorted({float(p["rating"]) for rows in mates.values() for p in rows if p["rating"] is not None})
     if len(ratings) < 6:
@@ -366,12 +347,9 @@ def rated_teammates(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "good"),
-    goal="accept the good teammates who asked, ask the others, mail the friends among them",
-    capabilities=("cross_step_dependency",),
-)
+@step(capabilities=("cross_step_dependency",))
 def befriend_good(story: Story) -> None:
+    """accept the good teammates who asked, ask the others, mail the friends among them"""
     user, good = story["user"], story["good"]
     nick = user["nickname"]
     friends = {r["nickname"] for r in story.read_all("list_friends", {"player": nick})}
@@ -464,13 +442,9 @@ def _shop_choice(story: Story, rows: list[dict[str, Any]], gold: int, *, afforda
     return story.rng.choices(options, weights=[len(o["heroes"]) ** 2 for o in options])[0]
 
 
-@step(
-    inputs=("user",),
-    outputs=("shopping",),
-    goal="the heroes of two roles I lack, up to a price",
-    capabilities=("multi_condition_filtering", "aggregation_computation"),
-)
+@step(capabilities=("multi_condition_filtering", "aggregation_computation"))
 def shop_list(story: Story) -> None:
+    """the heroes of two roles I lack, up to a price"""
     user = story["user"]
     rows = story.read_all("search_heroes", {"not_owned_by": user["nickname"], "sort_by": "price_gold"})
     profile = story.read("get_player", {"nickname": user["nickname"]})
@@ -505,7 +479,7 @@ def shop_list(story: Story) -> None:
     )
 
 
-@step(inputs=("user", "shopping"), outputs=("bought",), goal="buy them in one go")
+@step(goal="buy them in one go")
 def buy_list(story: Story) -> None:
     user, choice = story["user"], story["shopping"]
     names = [h["name"] for h in choice["heroes"]]
@@ -520,7 +494,7 @@ def buy_list(story: Story) -> None:
     )
 
 
-@step(inputs=("user", "shopping"), goal="over the gold by a little: refused, nothing bought")
+@step(goal="over the gold by a little: refused, nothing bought")
 def buy_list_over_budget(story: Story) -> None:
     user, choice = story["user"], story["shopping"]
     story.say(
@@ -540,12 +514,9 @@ def buy_list_over_budget(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "bought"),
-    goal="copy each new hero's most-liked official build",
-    capabilities=("aggregation_computation", "cross_step_dependency"),
-)
+@step(capabilities=("aggregation_computation", "cross_step_dependency"))
 def copy_top_builds(story: Story) -> None:
+    """copy each new hero's most-liked official build"""
     user = story["user"]
     copies = []
     for hero in story["bought"]:
@@ -584,7 +555,7 @@ def copy_top_builds(story: Story) -> None:
 # --- steps: the clan ----------------------------------------------------------------------------------
 
 
-@step(inputs=("user",), outputs=("clan", "members"), goal="my clan and its roster")
+@step(goal="my clan and its roster")
 def clan_roster(story: Story) -> None:
     nick = story["user"]["nickname"]
     me = story.read("get_player", {"nickname": nick})
@@ -603,13 +574,9 @@ def _last_match_days(story: Story, nicknames: list[str]) -> dict[str, dt.date | 
     return {r["nickname"]: r["last"] for r in rows}
 
 
-@step(
-    inputs=("user", "clan", "members"),
-    outputs=("idle", "active"),
-    goal="each ordinary member's matches since a day",
-    capabilities=("multi_condition_filtering", "precise_boundary_judgment"),
-)
+@step(capabilities=("multi_condition_filtering", "precise_boundary_judgment"))
 def find_idle_members(story: Story) -> None:
+    """each ordinary member's matches since a day"""
     user, members = story["user"], story["members"]
     ordinary = [m for m in members if m["role"] == "member"]
     if len(ordinary) < 6:
@@ -655,7 +622,7 @@ def find_idle_members(story: Story) -> None:
     )
 
 
-@step(inputs=("user", "idle"), goal="remove the idle members, demote the idle elders")
+@step(goal="remove the idle members, demote the idle elders")
 def kick_idle(story: Story) -> None:
     story.call("kick_clan_members", {"player": story["user"]["nickname"], "members": sorted(story["idle"])})
     if story["idle_elders"]:
@@ -671,12 +638,7 @@ def kick_idle(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "clan", "members", "active"),
-    outputs=("promoted",),
-    goal="promote the top contributors left, and mail each",
-    capabilities=("aggregation_computation",),
-)
+@step(goal="promote the top contributors left, and mail each", capabilities=("aggregation_computation",))
 def promote_top(story: Story) -> None:
     user, active = story["user"], story["active"]
     ranked = sorted(active, key=lambda m: -m["contribution"])
@@ -725,12 +687,9 @@ def promote_top(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "clan", "members", "promoted"),
-    goal="hand the leadership to the elder who contributed most, last",
-    capabilities=("aggregation_computation", "cross_step_dependency"),
-)
+@step(capabilities=("aggregation_computation", "cross_step_dependency"))
 def hand_over(story: Story) -> None:
+    """hand the leadership to the elder who contributed most, last"""
     user = story["user"]
     promoted, demoted = set(story["promoted"]), set(story["idle_elders"])
     elders = [
@@ -762,12 +721,9 @@ def hand_over(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "clan", "active"),
-    goal="shrink the clan under the members left: refused, nothing changed",
-    capabilities=("aggregation_computation",),
-)
+@step(capabilities=("aggregation_computation",))
 def shrink_too_far(story: Story) -> None:
+    """shrink the clan under the members left: refused, nothing changed"""
     user = story["user"]
     left = len(story["members"]) - len(story["idle"])
     size = left - story.rng.choice((1, 2))
@@ -809,13 +765,9 @@ def _seasons_played(story: Story) -> list[dict[str, Any]]:
     return played
 
 
-@step(
-    inputs=("user",),
-    outputs=("claimed",),
-    goal="claim every ended season's rewards, the tier reached in each read first",
-    capabilities=("aggregation_computation", "precise_boundary_judgment"),
-)
+@step(capabilities=("aggregation_computation", "precise_boundary_judgment"))
 def claim_ended_seasons(story: Story) -> None:
+    """claim every ended season's rewards, the tier reached in each read first"""
     user = story["user"]
     played = _seasons_played(story)
     ended = [s for s in played if s["ends"] < story.ctx.today]
@@ -869,12 +821,9 @@ def claim_waiting_mail(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "claimed"),
-    goal="the cheapest skin I lack for each hero of a role, bought and worn",
-    capabilities=("aggregation_computation", "cross_step_dependency"),
-)
+@step(inputs=("user", "claimed"), capabilities=("aggregation_computation", "cross_step_dependency"))
 def skins_for_role(story: Story) -> None:
+    """the cheapest skin I lack for each hero of a role, bought and worn"""
     user = story["user"]
     nick = user["nickname"]
     owned = story.sql(
@@ -933,12 +882,9 @@ def skins_for_role(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user",),
-    goal="claim every season's rewards, the current one included: refused, nothing claimed",
-    capabilities=("precise_boundary_judgment",),
-)
+@step(capabilities=("precise_boundary_judgment",))
 def claim_too_early(story: Story) -> None:
+    """claim every season's rewards, the current one included: refused, nothing claimed"""
     user = story["user"]
     played = _seasons_played(story)
     current = [s for s in played if s["ends"] >= story.ctx.today]
