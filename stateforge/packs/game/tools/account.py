@@ -134,18 +134,13 @@ def search_players(
         sort_by: The order of the results.
     """
     where = Where().text(name_contains, "p.nickname").when(region, "p.server_region = ?")
-    where.when(min_level, "p.account_level >= ?").when(max_level, "p.account_level <= ?")
-    if clan is not None:
-        where.add("m.clan_id = ?", find_clan(env, clan)["clan_id"])
+    where.between(min_level, max_level, "p.account_level")
+    where.when(clan, "m.clan_id = ?", by=lambda name: find_clan(env, name)["clan_id"])
     where.when(in_a_clan, "(m.clan_id IS NOT NULL) = ?").when(tier, "rk.tier = ?")
-    where.when(min_credit_score, "p.credit_score >= ?").when(max_credit_score, "p.credit_score <= ?")
-    if banned is not None:
-        where.add("(p.banned_until IS NOT NULL AND p.banned_until > ?) = ?", env.now, banned)
-    if invited_by is not None:
-        where.add("p.invited_by_player_id = ?", find_player(env, invited_by)["player_id"])
-    where.when(joined_after, "CAST(p.created_at AS DATE) >= ?").when(
-        joined_before, "CAST(p.created_at AS DATE) <= ?"
-    )
+    where.between(min_credit_score, max_credit_score, "p.credit_score")
+    where.when(banned, "(p.banned_until IS NOT NULL AND p.banned_until > ?) = ?", env.now, banned)
+    where.when(invited_by, "p.invited_by_player_id = ?", by=lambda name: find_player(env, name)["player_id"])
+    where.between(joined_after, joined_before, "CAST(p.created_at AS DATE)")
     where.when(last_login_before, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
     sql = (
         "SELECT p.player_id, p.nickname, p.server_region, p.account_level, p.credit_score, c.tag AS "
@@ -186,8 +181,7 @@ def list_player_heroes(
     """
     pid = find_player(env, player)["player_id"]
     where = Where().add("ph.player_id = ?", pid).text(name_contains, "h.name").when(lane, "h.lane = ?")
-    if role is not None:
-        where.add("h.role_id = ?", find_role(env, role)["role_id"])
+    where.when(role, "h.role_id = ?", by=lambda name: find_role(env, name)["role_id"])
     where.when(min_proficiency, "ph.proficiency_points >= ?").when(min_matches, "ph.matches_played >= ?")
     sql = (
         "SELECT h.hero_id, h.name AS hero, r.name AS role, h.lane, ph.proficiency_points, ph.matches_played, "
@@ -230,10 +224,9 @@ def list_player_skins(
     """
     pid = find_player(env, player)["player_id"]
     where = Where().add("ps.player_id = ?", pid).when(rarity, "s.rarity = ?").when(source, "ps.source = ?")
-    if hero is not None:
-        where.add("s.hero_id = ?", find_hero(env, hero)["hero_id"])
-    where.when(equipped, "ps.is_equipped = ?").when(acquired_after, "CAST(ps.acquired_at AS DATE) >= ?")
-    where.when(acquired_before, "CAST(ps.acquired_at AS DATE) <= ?")
+    where.when(hero, "s.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
+    where.when(equipped, "ps.is_equipped = ?")
+    where.between(acquired_after, acquired_before, "CAST(ps.acquired_at AS DATE)")
     sql = (
         "SELECT ps.skin_id, s.name AS skin, h.name AS hero, s.rarity, s.price_diamonds, ps.source, "
         "ps.acquired_at, ps.is_equipped AS equipped, EXISTS (SELECT 1 FROM player_heroes AS o WHERE "

@@ -159,10 +159,8 @@ def search_builds(
         where.add("(b.is_public OR b.player_id = ?)", find_player(env, player)["player_id"])
     else:
         where.add("b.is_public")
-    if hero is not None:
-        where.add("b.hero_id = ?", find_hero(env, hero)["hero_id"])
-    if author is not None:
-        where.add("b.player_id = ?", find_player(env, author)["player_id"])
+    where.when(hero, "b.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
+    where.when(author, "b.player_id = ?", by=lambda name: find_player(env, name)["player_id"])
     where.when(official, "(b.player_id IS NULL) = ?").text(name_contains, "b.name")
     if with_item is not None:
         item = find_named(env, "items", "item_id", with_item, "item")
@@ -324,8 +322,7 @@ def replace_build_item(
     if old["item_id"] == new["item_id"]:
         raise ToolError("the old and the new item are the same; nothing to replace.")
     where = Where().add("b.player_id = ?", author["player_id"])
-    if hero is not None:
-        where.add("b.hero_id = ?", find_hero(env, hero)["hero_id"])
+    where.when(hero, "b.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
     builds = env.query(
         "SELECT b.build_id, b.name, EXISTS (SELECT 1 FROM build_items AS n WHERE n.build_id = b.build_id AND "
         "n.item_id = ?) AS has_new FROM hero_builds AS b JOIN build_items AS o ON o.build_id = b.build_id "

@@ -120,7 +120,7 @@ def search_clans(
             name_contains,
         )
     where.when(recruiting, "c.is_recruiting = ?").when(has_room, f"({MEMBERS} < c.max_members) = ?")
-    where.when(min_level, "c.level >= ?").when(max_level, "c.level <= ?").when(min_members, f"{MEMBERS} >= ?")
+    where.between(min_level, max_level, "c.level").when(min_members, f"{MEMBERS} >= ?")
     sql = (
         f"SELECT c.clan_id, c.name, c.tag, c.level, {MEMBERS} AS members, c.max_members, c.is_recruiting, "
         "(SELECT p.nickname FROM clan_members AS l JOIN players AS p ON p.player_id = l.player_id  WHERE "
@@ -200,10 +200,8 @@ def list_clan_members(
         .when(role, "m.role = ?")
         .text(name_contains, "p.nickname")
     )
-    where.when(min_contribution, "m.contribution >= ?").when(max_contribution, "m.contribution <= ?")
-    where.when(joined_after, "CAST(m.joined_at AS DATE) >= ?").when(
-        joined_before, "CAST(m.joined_at AS DATE) <= ?"
-    )
+    where.between(min_contribution, max_contribution, "m.contribution")
+    where.between(joined_after, joined_before, "CAST(m.joined_at AS DATE)")
     where.when(inactive_since, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
     sql = (
         "SELECT p.player_id, p.nickname, m.role, list_position(['leader', 'elder', 'member'], m.role) AS "

@@ -73,8 +73,8 @@ def list_friends(
     """
     me = find_player(env, player)["player_id"]
     where = Where().when(relation, "f.relation = ?").text(name_contains, "p.nickname")
-    where.when(min_intimacy, "f.intimacy >= ?").when(max_intimacy, "f.intimacy <= ?")
-    where.when(since_after, "CAST(f.since AS DATE) >= ?").when(since_before, "CAST(f.since AS DATE) <= ?")
+    where.between(min_intimacy, max_intimacy, "f.intimacy")
+    where.between(since_after, since_before, "CAST(f.since AS DATE)")
     where.when(inactive_since, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
     sql = (
         "SELECT p.player_id, p.nickname, f.relation, f.intimacy, f.since, p.last_login_at, c.tag AS clan_tag "

@@ -101,8 +101,7 @@ def search_mail(
     me = find_player(env, player)
     where = Where().add(VISIBLE, me["player_id"], env.now).when(category, "m.category = ?")
     where.when(unread, "(m.read_at IS NULL) = ?").when(with_unclaimed_rewards, f"{UNCLAIMED} = ?")
-    if sender is not None:
-        where.add("m.sender_id = ?", find_player(env, sender)["player_id"])
+    where.when(sender, "m.sender_id = ?", by=lambda name: find_player(env, name)["player_id"])
     where.text(subject_contains, "m.subject").when(sent_after, "CAST(m.sent_at AS DATE) >= ?")
     where.when(sent_before, "CAST(m.sent_at AS DATE) < ?")
     sql = (

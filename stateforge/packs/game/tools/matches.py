@@ -40,14 +40,9 @@ def _match_filters(
     started_before: dt.date | None,
 ) -> Where:
     where = Where().add("p.player_id = ?", player_id).when(mode, "m.mode = ?")
-    if hero is not None:
-        where.add("p.hero_id = ?", find_hero(env, hero)["hero_id"])
-    if season is not None:
-        where.add("m.season_id = ?", find_season(env, season)["season_id"])
-    where.when(started_after, "CAST(m.started_at AS DATE) >= ?").when(
-        started_before, "CAST(m.started_at AS DATE) <= ?"
-    )
-    return where
+    where.when(hero, "p.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
+    where.when(season, "m.season_id = ?", by=lambda name: find_season(env, name)["season_id"])
+    return where.between(started_after, started_before, "CAST(m.started_at AS DATE)")
 
 
 @tool(reads=("players", "matches", "match_participants", "heroes", "seasons"))
@@ -211,7 +206,7 @@ def get_rank_history(
     if season is not None:
         found = find_season(env, season)
         where.add("CAST(recorded_at AS DATE) BETWEEN ? AND ?", found["starts_on"], found["ends_on"])
-    where.when(since, "CAST(recorded_at AS DATE) >= ?").when(until, "CAST(recorded_at AS DATE) <= ?")
+    where.between(since, until, "CAST(recorded_at AS DATE)")
     sql = f"SELECT seq_no, recorded_at, tier, stars, change_reason FROM rank_history WHERE {where.sql}"
     page = env.page(
         sql, where.params, order_by=f"seq_no {'DESC' if descending else 'ASC'}", limit=limit, offset=offset
