@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from stateforge.tasks import RecipeContext, recipe
 from stateforge.tasks.arguments import given
+from stateforge.tasks.picks import cut_for, cut_points, in_list
 
-from .common import band, cut_for, cut_points, in_list, introduce, named, pages, sized
+from .common import band, introduce, named, pages, sized
 
 COPY_NAMES = (
     "Ranked Copy",

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.picks import in_list
 
-from .common import friends, in_list, introduce, named, not_banned, pages
+from .common import friends, introduce, named, not_banned, pages
 
 PAGE_NAMES = (
     "Jungle Burst",

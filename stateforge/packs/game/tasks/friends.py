@@ -7,20 +7,9 @@ import datetime as dt
 
 from stateforge.tasks import RecipeContext, recipe
 from stateforge.tasks.arguments import given
+from stateforge.tasks.picks import cut_for, cut_points, day_of, in_list
 
-from .common import (
-    FRIENDS_OF,
-    RELATION_WORDS,
-    band,
-    cut_for,
-    cut_points,
-    day_of,
-    friends,
-    in_list,
-    introduce,
-    not_banned,
-    pages,
-)
+from .common import FRIENDS_OF, RELATION_WORDS, band, friends, introduce, not_banned, pages
 
 FRIEND_COUNTS = """
     SELECT p.player_id, p.nickname, count(*) AS friends

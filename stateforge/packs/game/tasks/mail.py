@@ -7,22 +7,10 @@ from typing import Any
 
 from stateforge.tasks import RecipeContext, recipe
 from stateforge.tasks.arguments import given
+from stateforge.tasks.picks import cut_for, day_of, in_list
 
 from ..tools.common import TIER_RANK
-from .common import (
-    MAIL_LABELS,
-    band,
-    banned,
-    cut_for,
-    day_of,
-    in_list,
-    introduce,
-    not_banned,
-    pages,
-    sized,
-    unclaimed,
-    visible_mail,
-)
+from .common import MAIL_LABELS, band, banned, introduce, not_banned, pages, sized, unclaimed, visible_mail
 
 
 def _deletable(ctx: RecipeContext) -> str:

@@ -28,9 +28,10 @@ from typing import Any
 
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
+from stateforge.tasks.picks import day_of, in_list
 
 from ..tools.common import TIERS
-from .common import RELATION_WORDS, day_of, in_list, introduce, not_banned
+from .common import RELATION_WORDS, introduce, not_banned
 
 SPECIAL = ("close_friend", "bestie", "mentor")
 PRICE_POINTS = (5888, 8888, 13888, 18888)
