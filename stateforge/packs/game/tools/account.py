@@ -41,6 +41,7 @@ from .common import (
     refuse_banned,
 )
 
+Buyer = Annotated[str, Field(min_length=1, max_length=24, description="The buyer's nickname (you).")]
 CURRENT_RANK = (
     "SELECT player_id, arg_max(tier, seq_no) AS tier, arg_max(stars, seq_no) AS stars "
     "FROM rank_history GROUP BY player_id"
@@ -255,14 +256,13 @@ def _charge(env: Env, buyer: dict[str, Any], currency: str, amount: int, what: s
 @create(reads=("players", "heroes", "player_heroes"), writes=("players", "player_heroes"))
 def buy_heroes(
     env: Env,
-    player: Player,
+    player: Buyer,
     heroes: Annotated[list[str], Field(min_length=1, max_length=100)],
     currency: Literal["gold", "diamonds"] = "gold",
 ) -> dict:
     """Buy one or several heroes from the shop, all paid in gold or all in diamonds (all or nothing).
 
     Args:
-        player: The buyer's nickname (you).
         heroes: The heroes to buy, by name.
         currency: Pay the gold prices or the diamond prices.
     """
@@ -344,13 +344,12 @@ def _sellable(env: Env, owner: dict[str, Any], skins: list[dict[str, Any]]) -> N
 )
 def buy_skins(
     env: Env,
-    player: Player,
+    player: Buyer,
     skins: Annotated[list[SkinChoice], Field(min_length=1, max_length=100)],
 ) -> dict:
     """Buy one or several skins with diamonds (all or nothing); each must be for a hero you own.
 
     Args:
-        player: The buyer's nickname (you).
         skins: The skins to buy.
     """
     buyer = find_player(env, player)

@@ -31,6 +31,7 @@ from .common import (
     require_choice,
 )
 
+Author = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the author).")]
 BuildName = Annotated[
     str, Field(min_length=1, max_length=40, description="The build's name, 1 to 40 characters.")
 ]
@@ -181,12 +182,11 @@ def search_builds(
 
 @create(reads=("players", "heroes", "items", "hero_builds"), writes=("hero_builds", "build_items"))
 def create_build(
-    env: Env, player: Player, hero: str, name: BuildName, items: Items, is_public: bool = True
+    env: Env, player: Author, hero: str, name: BuildName, items: Items, is_public: bool = True
 ) -> dict:
     """Write an item build for a hero.
 
     Args:
-        player: Your nickname (the author).
         hero: The hero the build is for.
         name: The build's name (distinct among your builds for this hero).
         items: The items in slot order, 1 to 6 distinct items still sold in the shop.
@@ -236,7 +236,7 @@ def copy_build(
 @change(reads=("players", "heroes", "items", "hero_builds"), writes=("hero_builds", "build_items"))
 def update_build(
     env: Env,
-    player: Player,
+    player: Author,
     build_id: int,
     name: BuildName | None = None,
     is_public: bool | None = None,
@@ -245,7 +245,6 @@ def update_build(
     """Edit one of your builds: rename it, make it public or private, or replace its items (in slot order).
 
     Args:
-        player: Your nickname (the author).
         build_id: The build to edit.
         name: A new name.
         is_public: Whether other players can find it.
@@ -272,14 +271,13 @@ def update_build(
 @change(reads=("players", "heroes", "hero_builds"), writes=("hero_builds",))
 def delete_builds(
     env: Env,
-    player: Player,
+    player: Author,
     build_ids: Annotated[list[int], Field(max_length=500)] | None = None,
     hero: str | None = None,
 ) -> dict:
     """Delete builds of yours: the ones listed, or every one of yours for a hero (with their items).
 
     Args:
-        player: Your nickname (the author).
         build_ids: The builds to delete.
         hero: Delete every build of yours for this hero (together with build_ids: only those of this hero).
     """
@@ -304,14 +302,13 @@ def delete_builds(
 
 @change(reads=("players", "heroes", "items", "hero_builds", "build_items"), writes=("build_items",))
 def replace_build_item(
-    env: Env, player: Player, old_item: str, new_item: str, hero: str | None = None
+    env: Env, player: Author, old_item: str, new_item: str, hero: str | None = None
 ) -> dict:
     """In every build of yours (or of yours for one hero) that has an item, put another item in its slot.
 
     Builds that already hold the new item are left as they are and listed as skipped.
 
     Args:
-        player: Your nickname (the author).
         old_item: The item to take out.
         new_item: The item to put in its place (still sold in the shop).
         hero: Only your builds for this hero.

@@ -35,6 +35,8 @@ from .common import (
     require_choice,
 )
 
+ClanRef = Annotated[str, Field(description="The clan's name or tag.")]
+Leader = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the leader).")]
 ClanName = Annotated[
     str, Field(min_length=3, max_length=30, description="The clan's name, 3 to 30 characters.")
 ]
@@ -133,12 +135,8 @@ def search_clans(
 
 
 @tool(reads=("clans", "clan_members", "players"))
-def get_clan(env: Env, clan: str) -> dict:
-    """A clan's details: tag, description, level, size and free places, recruiting, leader and elders.
-
-    Args:
-        clan: The clan's name or tag.
-    """
+def get_clan(env: Env, clan: ClanRef) -> dict:
+    """A clan's details: tag, description, level, size and free places, recruiting, leader and elders."""
     found = find_clan(env, clan)
     out = env.one(
         "SELECT name, tag, description, level, max_members, is_recruiting, created_at FROM clans "
@@ -167,7 +165,7 @@ def get_clan(env: Env, clan: str) -> dict:
 @tool(reads=("clans", "clan_members", "players"))
 def list_clan_members(
     env: Env,
-    clan: str,
+    clan: ClanRef,
     role: Literal["leader", "elder", "member"] | None = None,
     name_contains: str | None = None,
     min_contribution: Annotated[int, Field(ge=0)] | None = None,
@@ -183,7 +181,6 @@ def list_clan_members(
     """A clan's members with role, contribution, join date, level and last login.
 
     Args:
-        clan: The clan's name or tag.
         role: Only members with this role.
         name_contains: Part of the member's nickname.
         min_contribution: Only members who contributed at least this much.
@@ -277,12 +274,8 @@ def create_clan(
 
 
 @create(reads=("players", "clans", "clan_members"), writes=("clan_members",))
-def join_clan(env: Env, player: Player, clan: str) -> dict:
-    """Join a clan that is recruiting and has a free place (you must not be in another clan).
-
-    Args:
-        clan: The clan's name or tag.
-    """
+def join_clan(env: Env, player: Player, clan: ClanRef) -> dict:
+    """Join a clan that is recruiting and has a free place (you must not be in another clan)."""
     me = find_player(env, player)
     refuse_banned(env, me, "join a clan", policy="clan_membership")
     found = find_clan(env, clan)
@@ -313,10 +306,7 @@ def join_clan(env: Env, player: Player, clan: str) -> dict:
 )
 def leave_clan(env: Env, player: Player) -> dict:
     """Leave your clan. A leader must hand over leadership first, unless they are the last member: then the
-    clan is disbanded.
-
-    Args:
-    """
+    clan is disbanded."""
     me = find_player(env, player)
     member = my_clan(env, me)
     others = env.scalar(
@@ -398,14 +388,13 @@ def kick_clan_members(
 @change(reads=("players", "clans", "clan_members"), writes=("clan_members",))
 def set_clan_role(
     env: Env,
-    player: Player,
+    player: Leader,
     members: Annotated[list[str], Field(min_length=1, max_length=100)],
     role: Literal["elder", "member"],
 ) -> dict:
     """Promote members of your clan to elder, or demote elders to member (leader only).
 
     Args:
-        player: Your nickname (the leader).
         members: The members whose role changes, by nickname.
         role: elder (promote) or member (demote). To hand over leadership use transfer_clan_leadership.
     """
@@ -434,11 +423,10 @@ def set_clan_role(
 
 
 @change(reads=("players", "clans", "clan_members"), writes=("clan_members",))
-def transfer_clan_leadership(env: Env, player: Player, new_leader: str) -> dict:
+def transfer_clan_leadership(env: Env, player: Leader, new_leader: str) -> dict:
     """Hand the leadership of your clan to another member; you become an elder.
 
     Args:
-        player: Your nickname (the leader).
         new_leader: The member who becomes leader (nickname).
     """
     me = find_player(env, player)
@@ -509,12 +497,8 @@ def update_clan(
 
 
 @change(reads=("players", "clans", "clan_members"), writes=("clans",))
-def disband_clan(env: Env, player: Player) -> dict:
-    """Disband your clan: every member leaves it and it is deleted (leader only).
-
-    Args:
-        player: Your nickname (the leader).
-    """
+def disband_clan(env: Env, player: Leader) -> dict:
+    """Disband your clan: every member leaves it and it is deleted (leader only)."""
     me = find_player(env, player)
     mine = my_clan(env, me, roles=("leader",), action="disband the clan")
     members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [mine["clan_id"]])

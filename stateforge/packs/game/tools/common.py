@@ -37,7 +37,7 @@ MAIL_LIFETIME = dt.timedelta(days=30)
 """How long a mail sent by a player (or a gift notice) stays in the mailbox."""
 
 Player = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname.")]
-"""The acting player (you, the user); a tool's docstring says more where the role matters ("the sender")."""
+"""The acting player (you, the user); where the role matters, a type (`Author`) or the docstring says it."""
 Nickname = Annotated[str, Field(description="The player's nickname.")]
 """Any player, as a read tool is asked about them."""
 Limit = Annotated[int, Field(ge=1, le=50, description="Results per page, 1 to 50.")]

@@ -36,6 +36,8 @@ from .common import (
     require_choice,
 )
 
+Sender = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the sender).")]
+Recipient = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the recipient).")]
 Nicknames = Annotated[list[str], Field(min_length=1, max_length=300)]
 FRIENDS = (  # binds the player's id twice
     "SELECT player_b_id AS friend_id, relation, intimacy, since FROM friendships WHERE player_a_id = ? "
@@ -129,14 +131,13 @@ def _pending(env: Env, a: int, b: int) -> dict[str, Any] | None:
 @create(reads=("players", "friendships", "friend_requests"), writes=("friend_requests",))
 def send_friend_requests(
     env: Env,
-    player: Player,
+    player: Sender,
     to: Nicknames,
     message: Annotated[str, Field(max_length=100)] | None = None,
 ) -> dict:
     """Send friend requests to one or several players (all or nothing).
 
     Args:
-        player: Your nickname (the sender).
         to: The players to ask, by nickname: not yourself, not a friend, none with a request pending with you.
         message: A short note shown with the request (up to 100 characters).
     """
@@ -223,11 +224,10 @@ def _incoming(
 
 # not destructive: it adds friendships; the requests' status follows (kept, answered)
 @create(reads=("players", "friend_requests"), writes=("friend_requests", "friendships"))
-def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None = None) -> dict:
+def accept_friend_requests(env: Env, player: Recipient, senders: Nicknames | None = None) -> dict:
     """Accept friend requests sent to you: from the players named, or every pending one. Each makes friends.
 
     Args:
-        player: Your nickname (the recipient).
         senders: Accept the requests of these players (nicknames); leave out to accept every pending request.
     """
     me = find_player(env, player)
@@ -245,12 +245,11 @@ def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None =
 
 @change(reads=("players", "friend_requests"), writes=("friend_requests",))
 def decline_friend_requests(
-    env: Env, player: Player, senders: Nicknames | None = None, sent_before: dt.date | None = None
+    env: Env, player: Recipient, senders: Nicknames | None = None, sent_before: dt.date | None = None
 ) -> dict:
     """Decline friend requests sent to you: from the players named, or every pending one (sent before a date).
 
     Args:
-        player: Your nickname (the recipient).
         senders: Decline the requests of these players; leave out for every pending request.
         sent_before: Only requests sent before this date.
     """
@@ -261,11 +260,10 @@ def decline_friend_requests(
 
 
 @change(reads=("players", "friend_requests"), writes=("friend_requests",))
-def cancel_friend_requests(env: Env, player: Player, recipients: Nicknames | None = None) -> dict:
+def cancel_friend_requests(env: Env, player: Sender, recipients: Nicknames | None = None) -> dict:
     """Withdraw friend requests you sent that are still pending: to the players named, or all of them.
 
     Args:
-        player: Your nickname (the sender).
         recipients: Withdraw the requests to these players; leave out to withdraw every pending one.
     """
     me = find_player(env, player)

@@ -19,6 +19,7 @@ from stateforge.tools.policies import refuse
 from .common import (
     MAX_RUNE_PAGES,
     MAX_RUNES_PER_COLOUR,
+    Nickname,
     Player,
     RuneColor,
     find_named,
@@ -133,12 +134,8 @@ def _refuse_name_taken(env: Env, player_id: int, name: str, except_page: int | N
 
 
 @tool(reads=("players", "rune_pages", "rune_page_runes", "runes"))
-def list_rune_pages(env: Env, player: str) -> dict:
-    """A player's rune pages in page order, each with its runes and how many runes of each colour it holds.
-
-    Args:
-        player: The player's nickname.
-    """
+def list_rune_pages(env: Env, player: Nickname) -> dict:
+    """A player's rune pages in page order, each with its runes and how many runes of each colour it holds."""
     pid = find_player(env, player)["player_id"]
     pages = env.query(
         "SELECT page_id, page_no, name, is_default, created_at FROM rune_pages WHERE player_id = ? "
