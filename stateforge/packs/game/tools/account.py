@@ -36,9 +36,9 @@ from .common import (
     membership,
     names,
     new_mail,
-    order,
     page_of,
     refuse_banned,
+    sorted_by,
 )
 
 Buyer = Annotated[str, Field(min_length=1, max_length=24, description="The buyer's nickname (you).")]
@@ -150,7 +150,7 @@ def search_players(
         f"LEFT JOIN clans AS c ON c.clan_id = m.clan_id LEFT JOIN ({CURRENT_RANK}) AS rk "
         f"ON rk.player_id = p.player_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "player_id")
+    order_by = sorted_by(sort_by, descending, "player_id")
     return page_of(env, sql, where.params, order_by, limit, offset, "player_id")
 
 
@@ -192,7 +192,7 @@ def list_player_heroes(
         "FROM player_heroes AS ph JOIN heroes AS h ON h.hero_id = ph.hero_id "
         f"JOIN hero_roles AS r ON r.role_id = h.role_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "hero_id", {"name": "hero"})
+    order_by = sorted_by(sort_by, descending, "hero_id", {"name": "hero"})
     return page_of(env, sql, where.params, order_by, limit, offset, "hero_id")
 
 
@@ -235,7 +235,7 @@ def list_player_skins(
         "skins AS s ON s.skin_id = ps.skin_id "
         f"JOIN heroes AS h ON h.hero_id = s.hero_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "skin_id", {"name": "skin"})
+    order_by = sorted_by(sort_by, descending, "skin_id", {"name": "skin"})
     return page_of(env, sql, where.params, order_by, limit, offset, "skin_id")
 
 

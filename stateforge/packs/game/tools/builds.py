@@ -26,9 +26,9 @@ from .common import (
     find_named,
     find_player,
     names,
-    order,
     page_of,
     require_choice,
+    sorted_by,
 )
 
 Author = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the author).")]
@@ -176,7 +176,7 @@ def search_builds(
         f"b.likes, b.created_at, {ITEMS_OF} AS items FROM hero_builds AS b JOIN heroes AS h ON h.hero_id = "
         f"b.hero_id LEFT JOIN players AS p ON p.player_id = b.player_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "build_id")
+    order_by = sorted_by(sort_by, descending, "build_id")
     return page_of(env, sql, where.params, order_by, limit, offset)
 
 

@@ -27,8 +27,8 @@ from .common import (
     find_player,
     find_role,
     find_season,
-    order,
     page_of,
+    sorted_by,
 )
 
 
@@ -69,7 +69,7 @@ def search_heroes(
         "h.price_gold, h.price_diamonds, h.base_hp, h.released_on, h.is_free_rotation AS free_rotation "
         f"FROM heroes AS h JOIN hero_roles AS r ON r.role_id = h.role_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "hero_id")
+    order_by = sorted_by(sort_by, descending, "hero_id")
     return page_of(env, sql, where.params, order_by, limit, offset, "hero_id")
 
 
@@ -146,7 +146,7 @@ def search_skins(
         "s.is_limited AS limited, list_position(['common', 'rare', 'epic', 'legendary', 'mythic'], s.rarity) "
         f"AS rarity_rank FROM skins AS s JOIN heroes AS h ON h.hero_id = s.hero_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "skin_id", {"rarity": "rarity_rank"})
+    order_by = sorted_by(sort_by, descending, "skin_id", {"rarity": "rarity_rank"})
     return page_of(env, sql, where.params, order_by, limit, offset, "rarity_rank", "skin_id")
 
 
@@ -183,7 +183,8 @@ def search_items(
     sql = (
         f"SELECT item_id, name, category, tier, price_gold, is_active AS active FROM items WHERE {where.sql}"
     )
-    return page_of(env, sql, where.params, order(sort_by, descending, "item_id"), limit, offset, "item_id")
+    order_by = sorted_by(sort_by, descending, "item_id")
+    return page_of(env, sql, where.params, order_by, limit, offset, "item_id")
 
 
 @tool(reads=("runes",))

@@ -29,10 +29,10 @@ from .common import (
     find_players,
     membership,
     names,
-    order,
     page_of,
     refuse_banned,
     require_choice,
+    sorted_by,
 )
 
 ClanRef = Annotated[str, Field(description="The clan's name or tag.")]
@@ -130,7 +130,7 @@ def search_clans(
         "FROM clan_members AS s WHERE s.clan_id = c.clan_id) AS contribution, "
         f"c.created_at FROM clans AS c WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "clan_id")
+    order_by = sorted_by(sort_by, descending, "clan_id")
     return page_of(env, sql, where.params, order_by, limit, offset, "clan_id")
 
 
@@ -205,7 +205,7 @@ def list_clan_members(
         "role_rank, m.contribution, m.joined_at, p.account_level, p.last_login_at FROM clan_members AS m "
         f"JOIN players AS p ON p.player_id = m.player_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "player_id", {"role": "role_rank"})
+    order_by = sorted_by(sort_by, descending, "player_id", {"role": "role_rank"})
     page = page_of(env, sql, where.params, order_by, limit, offset, "player_id", "role_rank")
     page["clan"] = found["name"]
     return page

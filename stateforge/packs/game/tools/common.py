@@ -8,15 +8,18 @@ is missing or matches several things, so an agent can ask the user which one was
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError
+from stateforge.tools.lookup import find_named as find_named  # catalogue rows by their unique name
 from stateforge.tools.policies import refuse
 from stateforge.tools.where import Where as Where  # the filters every list tool builds
-from stateforge.tools.wording import names, order_by, require_one_of
+from stateforge.tools.wording import SHOWN, names, require_one_of
+from stateforge.tools.wording import quoted as quoted
+from stateforge.tools.wording import sorted_by as sorted_by
 
 TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
 Tier = Literal[TIERS]
@@ -45,41 +48,16 @@ Offset = Annotated[int, Field(ge=0, description="Results to skip.")]
 Descending = Annotated[bool, Field(description="Sort from the largest / latest value down.")]
 """`limit`, `offset` and `descending` parameters describe themselves: a tool's docstring names them only
 where it says more."""
-SHOWN = 5
-"""Candidates listed in an ambiguity or not-found message."""
 
 
 # --- building queries -----------------------------------------------------------------------------
-
-
-def order(sort_by: str, descending: bool, key: str, columns: dict[str, str] | None = None) -> str:
-    """An ORDER BY on the output column `sort_by` (or the one `columns` maps it to, `{"name": "hero"}`) that
-    ends with a key, so pages never overlap. `sort_by` is one of the tool's `Literal` sorts (its arguments
-    are validated before it runs); anything but a plain column name is refused all the same."""
-    column = (columns or {}).get(sort_by, sort_by)
-    if not column.isidentifier():
-        raise ToolError(f"cannot sort by {sort_by!r}.")
-    return order_by(column, descending, key)
 
 
 def page_of(
     env: Env, sql: str, params: Sequence[Any], order_by: str, limit: int, offset: int, *hidden: str
 ) -> dict[str, Any]:
     """One page (`rows`, `total`) of `sql` in `order_by`, without the internal columns `hidden`."""
-    return hide(env.page(sql, list(params), order_by=order_by, limit=limit, offset=offset), *hidden)
-
-
-def hide(page: dict[str, Any], *columns: str) -> dict[str, Any]:
-    """`page` with internal columns (ids a player never sees, sort helpers) removed from its rows."""
-    for row in page["rows"]:
-        for column in columns:
-            row.pop(column, None)
-    return page
-
-
-def quoted(values: Iterable[Any]) -> str:
-    """Values as a readable, quoted list."""
-    return names([{"v": repr(v)} for v in values], "v")
+    return env.page(sql, list(params), order_by=order_by, limit=limit, offset=offset, hide=hidden)
 
 
 # --- players ----------------------------------------------------------------------------------------
@@ -184,24 +162,6 @@ def are_friends(env: Env, a: int, b: int) -> bool:
 
 
 # --- catalogue ----------------------------------------------------------------------------------------
-
-
-def find_named(env: Env, table: str, key: str, name: str, what: str, *, extra: str = "") -> dict[str, Any]:
-    """The row of a catalogue table (`heroes`, `items`, `runes`, `hero_roles`) with this unique name.
-
-    Exact, else case-insensitive; otherwise the error lists names that contain the text.
-    """
-    columns = f"{key}, name{extra}"
-    row = env.one(f"SELECT {columns} FROM {table} WHERE name = ?", [name])
-    if row is None:
-        row = env.one(f"SELECT {columns} FROM {table} WHERE lower(name) = lower(?)", [name])
-    if row is not None:
-        return row
-    near = env.query(
-        f"SELECT name FROM {table} WHERE contains(lower(name), lower(?)) ORDER BY name LIMIT 6", [name]
-    )
-    hint = f" Did you mean {names(near, 'name')}?" if near else ""
-    raise ToolError(f"no {what} named {name!r}.{hint}")
 
 
 def find_hero(env: Env, name: str) -> dict[str, Any]:

@@ -29,11 +29,11 @@ from .common import (
     find_player,
     find_players,
     names,
-    order,
     page_of,
     pair,
     refuse_banned,
     require_choice,
+    sorted_by,
 )
 
 Sender = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the sender).")]
@@ -85,7 +85,7 @@ def list_friends(
         "m.clan_id "
         f"WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "player_id")
+    order_by = sorted_by(sort_by, descending, "player_id")
     return page_of(env, sql, [me, me, *where.params], order_by, limit, offset, "player_id")
 
 

@@ -33,10 +33,10 @@ from .common import (
     find_season,
     membership,
     new_mail,
-    order,
     page_of,
     quoted,
     refuse_banned,
+    sorted_by,
 )
 
 MailIds = Annotated[list[int], Field(min_length=1, max_length=500, description="Mail numbers (mail_id).")]
@@ -109,7 +109,7 @@ def search_mail(
         "m.sent_at, m.read_at IS NOT NULL AS read, m.expires_at FROM mail AS m LEFT JOIN players AS s "
         f"ON s.player_id = m.sender_id WHERE {where.sql}"
     )
-    page = page_of(env, sql, where.params, order(sort_by, descending, "mail_id"), limit, offset)
+    page = page_of(env, sql, where.params, sorted_by(sort_by, descending, "mail_id"), limit, offset)
     ids = [r["mail_id"] for r in page["rows"]]
     attached = (
         env.query(

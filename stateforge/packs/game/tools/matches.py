@@ -21,8 +21,8 @@ from .common import (
     find_hero,
     find_player,
     find_season,
-    order,
     page_of,
+    sorted_by,
 )
 
 RESULT = (
@@ -83,7 +83,7 @@ def search_matches(
         "JOIN heroes AS h ON h.hero_id = p.hero_id JOIN seasons AS s ON s.season_id = m.season_id "
         f"WHERE {where.sql}"
     )
-    order_by = order("started_at", descending, "match_id")
+    order_by = sorted_by("started_at", descending, "match_id")
     return page_of(env, sql, where.params, order_by, limit, offset)
 
 
