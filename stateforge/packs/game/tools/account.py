@@ -253,6 +253,11 @@ def _charge(env: Env, buyer: dict[str, Any], currency: str, amount: int, what: s
     return balance - amount
 
 
+def _receipt(bought: list[Any], paid: int, currency: str, balance: int) -> dict[str, Any]:
+    """What a purchase returns: what was bought, what it cost and the balance left."""
+    return {"bought": bought, "paid": paid, "currency": currency, "balance": balance}
+
+
 @create(reads=("players", "heroes", "player_heroes"), writes=("players", "player_heroes"))
 def buy_heroes(
     env: Env,
@@ -288,12 +293,16 @@ def buy_heroes(
         "player_heroes",
         [{"player_id": buyer["player_id"], "hero_id": hero_id, "acquired_at": env.now} for hero_id in wanted],
     )
-    return {
-        "bought": [h["name"] for h in wanted.values()],
-        "paid": total,
-        "currency": currency,
-        "balance": balance,
-    }
+    return _receipt([h["name"] for h in wanted.values()], total, currency, balance)
+
+
+def _grant(env: Env, player_id: int, skins: list[dict[str, Any]], source: str) -> None:
+    """The player owns these skins from now on, got by `source` (purchase, gift)."""
+    rows = [
+        {"player_id": player_id, "skin_id": s["skin_id"], "acquired_at": env.now, "source": source}
+        for s in skins
+    ]
+    env.insert_many("player_skins", rows)
 
 
 class SkinChoice(BaseModel):
@@ -359,24 +368,8 @@ def buy_skins(
     total = sum(s["price_diamonds"] for s in chosen)
     label = chosen[0]["name"] if len(chosen) == 1 else f"{len(chosen)} skins"
     balance = _charge(env, buyer, "diamonds", total, label)
-    env.insert_many(
-        "player_skins",
-        [
-            {
-                "player_id": buyer["player_id"],
-                "skin_id": s["skin_id"],
-                "acquired_at": env.now,
-                "source": "purchase",
-            }
-            for s in chosen
-        ],
-    )
-    return {
-        "bought": [{"skin": s["name"], "hero": s["hero"]} for s in chosen],
-        "paid": total,
-        "currency": "diamonds",
-        "balance": balance,
-    }
+    _grant(env, buyer["player_id"], chosen, "purchase")
+    return _receipt([{"skin": s["name"], "hero": s["hero"]} for s in chosen], total, "diamonds", balance)
 
 
 @create(
@@ -413,15 +406,7 @@ def gift_skin(
     chosen = find_skin(env, skin, hero)
     _sellable(env, receiver, [chosen])
     balance = _charge(env, giver, "diamonds", chosen["price_diamonds"], chosen["name"])
-    env.insert(
-        "player_skins",
-        {
-            "player_id": receiver["player_id"],
-            "skin_id": chosen["skin_id"],
-            "acquired_at": env.now,
-            "source": "gift",
-        },
-    )
+    _grant(env, receiver["player_id"], [chosen], "gift")
     body = f"{giver['nickname']} sent you the skin {chosen['name']} for {chosen['hero']}."
     body += f" {message}" if message else ""
     mail = new_mail(env, receiver["player_id"], giver["player_id"], "friend", "A gift from a friend", body)

@@ -55,12 +55,14 @@ MEMBERS = "(SELECT count(*) FROM clan_members AS n WHERE n.clan_id = c.clan_id)"
 
 def my_clan(
     env: Env,
-    player: dict[str, Any],
+    nickname: str,
     *,
     roles: tuple[str, ...] = ("leader", "elder", "member"),
     action: str = "do that",
-) -> dict[str, Any]:
-    """The acting player's membership; `ToolError` when they are in no clan or their role may not `action`."""
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The acting player and their membership; `ToolError` when they are in no clan or their role may not
+    `action`."""
+    player = find_player(env, nickname)
     member = membership(env, player["player_id"])
     if member is None:
         raise ToolError(f"{player['nickname']} is not in a clan.")
@@ -71,7 +73,7 @@ def my_clan(
             f"only {allowed} of {member['clan']} can {action}; {player['nickname']} is "
             f"{'an' if member['role'] == 'elder' else 'a'} {member['role']}.",
         )
-    return member
+    return player, member
 
 
 def _members_of(
@@ -307,8 +309,7 @@ def join_clan(env: Env, player: Player, clan: ClanRef) -> dict:
 def leave_clan(env: Env, player: Player) -> dict:
     """Leave your clan. A leader must hand over leadership first, unless they are the last member: then the
     clan is disbanded."""
-    me = find_player(env, player)
-    member = my_clan(env, me)
+    me, member = my_clan(env, player)
     others = env.scalar(
         "SELECT count(*) FROM clan_members WHERE clan_id = ? AND player_id <> ?",
         [member["clan_id"], me["player_id"]],
@@ -348,8 +349,7 @@ def kick_clan_members(
         include_elders: With the conditions: remove matching elders too (leader only).
     """
     require_choice(members=members, max_contribution=max_contribution, inactive_since=inactive_since)
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader", "elder"), action="remove members")
+    me, mine = my_clan(env, player, roles=("leader", "elder"), action="remove members")
     may = ("elder", "member") if mine["role"] == "leader" else ("member",)
     if include_elders and mine["role"] != "leader":
         raise refuse("clan_roles", "only the leader removes elders.")
@@ -398,8 +398,7 @@ def set_clan_role(
         members: The members whose role changes, by nickname.
         role: elder (promote) or member (demote). To hand over leadership use transfer_clan_leadership.
     """
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader",), action="change roles")
+    me, mine = my_clan(env, player, roles=("leader",), action="change roles")
     named = _members_of(env, mine["clan_id"], find_players(env, members, what="member"), mine["clan"])
     if me["player_id"] in named:
         raise refuse(
@@ -429,8 +428,7 @@ def transfer_clan_leadership(env: Env, player: Leader, new_leader: str) -> dict:
     Args:
         new_leader: The member who becomes leader (nickname).
     """
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader",), action="hand over leadership")
+    me, mine = my_clan(env, player, roles=("leader",), action="hand over leadership")
     heir = find_player(env, new_leader, what="member")
     if heir["player_id"] == me["player_id"]:
         raise ToolError(f"{me['nickname']} already leads {mine['clan']}.")
@@ -465,8 +463,7 @@ def update_clan(
     require_choice(
         name=name, tag=tag, description=description, is_recruiting=is_recruiting, max_members=max_members
     )
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader", "elder"), action="edit the clan")
+    me, mine = my_clan(env, player, roles=("leader", "elder"), action="edit the clan")
     if mine["role"] != "leader" and (name, tag, max_members) != (None, None, None):
         raise refuse(
             "clan_roles",
@@ -499,8 +496,7 @@ def update_clan(
 @change(reads=("players", "clans", "clan_members"), writes=("clans",))
 def disband_clan(env: Env, player: Leader) -> dict:
     """Disband your clan: every member leaves it and it is deleted (leader only)."""
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader",), action="disband the clan")
+    me, mine = my_clan(env, player, roles=("leader",), action="disband the clan")
     members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [mine["clan_id"]])
     env.delete("clans", mine["clan_id"])
     return {"disbanded": mine["clan"], "members_released": members}

@@ -120,6 +120,14 @@ def _page_runes(env: Env, page_id: int) -> dict[int, dict[str, Any]]:
     return {r["rune_id"]: r for r in rows}
 
 
+def _put_runes(env: Env, page_id: int, runes: dict[int, dict[str, Any]]) -> None:
+    """Put runes (rune_id -> its `quantity`) on a page that holds none of them yet."""
+    rows = [
+        {"page_id": page_id, "rune_id": rune_id, "quantity": r["quantity"]} for rune_id, r in runes.items()
+    ]
+    env.insert_many("rune_page_runes", rows)
+
+
 def _refuse_name_taken(env: Env, player_id: int, name: str, except_page: int | None = None) -> None:
     taken = env.one(
         "SELECT page_no FROM rune_pages WHERE player_id = ? AND lower(name) = lower(?) AND page_id <> ? "
@@ -195,13 +203,7 @@ def create_rune_page(
         "rune_pages",
         {"player_id": pid, "page_no": number, "name": name, "is_default": default, "created_at": env.now},
     )
-    env.insert_many(
-        "rune_page_runes",
-        [
-            {"page_id": page["page_id"], "rune_id": rune_id, "quantity": r["quantity"]}
-            for rune_id, r in counts.items()
-        ],
-    )
+    _put_runes(env, page["page_id"], counts)
     return {
         "page_no": number,
         "name": name,
@@ -273,14 +275,7 @@ def add_runes_to_page(
                 {"page_id": found["page_id"], "rune_id": rune_id},
                 {"quantity": Expr("quantity + ?", [rune["quantity"]])},
             )
-    env.insert_many(
-        "rune_page_runes",
-        [
-            {"page_id": found["page_id"], "rune_id": rune_id, "quantity": r["quantity"]}
-            for rune_id, r in adding.items()
-            if rune_id not in current
-        ],
-    )
+    _put_runes(env, found["page_id"], {k: r for k, r in adding.items() if k not in current})
     return {
         "page_no": found["page_no"],
         "name": found["name"],
