@@ -6,7 +6,7 @@
         story["artists"] = [row["artist"] for row in stats["rows"][:3]]
         story.say("Take the three artists I've played most this year ...")
 
-    MIXTAPE = Storyline("artist_mixtape", cast=pick_listener, provides=("user",),
+    MIXTAPE = Storyline("artist_mixtape", cast=pick_listener,  # its source sets story["user"]
                         steps=(top_artists, collect_songs, new_playlist, fill_playlist))
     RECIPES = [MIXTAPE.recipe()]
 
@@ -196,7 +196,8 @@ def step(
 
 @dataclass(frozen=True)
 class Storyline:
-    """Steps in order on shared entities; `cast` picks the situation and provides the first values."""
+    """Steps in order on shared entities; `cast` picks the situation and provides the first values (left out,
+    `provides` is what the cast's source sets: `story["user"] = ...`)."""
 
     name: str
     cast: Callable[[Story], None]
@@ -209,6 +210,8 @@ class Storyline:
     description: str = ""
 
     def __post_init__(self) -> None:
+        if not self.provides:
+            object.__setattr__(self, "provides", shared_values(self.cast)[1])
         where = _source(self.cast)
         check_recipe(self.name, self.capabilities, self.difficulty, self.weight, where)
         if not self.steps:

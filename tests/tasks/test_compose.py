@@ -35,6 +35,6 @@ def test_a_derived_input_nobody_provides_is_a_definition_error() -> None:
     def needs_playlist(story: Story) -> None:
         story.say(story["playlist"])
 
-    Storyline("fine", _cast, (songs, declared), provides=("user",))
+    assert Storyline("fine", _cast, (songs, declared)).provides == ("user",)  # what the cast sets
     with pytest.raises(RecipeDefinitionError, match="step needs_playlist needs playlist"):
-        Storyline("broken", _cast, (songs, needs_playlist), provides=("user",))
+        Storyline("broken", _cast, (songs, needs_playlist))
