@@ -911,43 +911,35 @@ def claim_too_early(story: Story) -> None:
     )
 
 
-USER = ("user",)
-"""What every cast of the game provides: the player speaking."""
-
 STORYLINES = (
     Storyline(
         "friend_list_cleanup",
         cast_social_player,
         (my_teammates, prune_quiet_friends, closest_becomes_special, answer_requests),
-        provides=USER,
         weight=2.0,
     ),
     Storyline(
         "hero_shopping_spree",
         cast_rich_player,
         (shop_list, buy_list, copy_top_builds),
-        provides=USER,
         weight=2.0,
     ),
     Storyline(
         "clan_reshuffle",
         cast_clan_leader,
         (clan_roster, find_idle_members, kick_idle, promote_top, hand_over),
-        provides=USER,
         weight=1.5,
     ),
     Storyline(
         "season_rewards_and_skins",
         cast_ranked_veteran,
         (claim_ended_seasons, claim_waiting_mail, skins_for_role),
-        provides=USER,
         weight=1.2,
     ),
     Storyline(
         "befriend_good_teammates",
         cast_regular_player,
         (my_teammates, rated_teammates, befriend_good),
-        provides=USER,
         weight=1.2,
     ),
     # infeasible: all or nothing, refused after the reads
@@ -955,7 +947,6 @@ STORYLINES = (
         "hero_spree_over_budget",
         cast_rich_player,
         (shop_list, buy_list_over_budget),
-        provides=USER,
         capabilities=("aggregation_computation",),
         feasible=False,
         weight=0.5,
@@ -964,7 +955,6 @@ STORYLINES = (
         "clan_shrink_too_far",
         cast_clan_leader,
         (clan_roster, find_idle_members, shrink_too_far),
-        provides=USER,
         capabilities=("aggregation_computation",),
         feasible=False,
         weight=0.5,
@@ -973,7 +963,6 @@ STORYLINES = (
         "season_rewards_too_early",
         cast_current_ranked,
         (claim_too_early,),
-        provides=USER,
         capabilities=("precise_boundary_judgment",),
         feasible=False,
         weight=0.3,
@@ -985,7 +974,6 @@ WARMUP_STORYLINES = (
         "claim_every_season_reward",
         cast_ranked_veteran,
         (claim_ended_seasons,),
-        provides=USER,
         capabilities=("full_data_acquisition", "cross_step_dependency"),
         description="A player claims the rewards of every ended season they ranked in: the solver reads the "
         "seasons, the rank history and each season's rewards to find which ones.",
@@ -994,7 +982,6 @@ WARMUP_STORYLINES = (
         "buy_heroes_under_price",
         cast_rich_player,
         (shop_list, buy_list),
-        provides=USER,
         capabilities=("multi_condition_filtering", "precise_boundary_judgment"),
         difficulty="medium",
         description="A player buys every hero of two roles they lack that costs at most a price in gold.",
