@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
-from stateforge.tools.kinds import change, create
+from stateforge.tools.kinds import change, create, remove
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -299,13 +299,7 @@ def join_clan(env: Env, player: Player, clan: ClanRef) -> dict:
     return {"clan": found["name"], "tag": found["tag"], "members": members + 1}
 
 
-@tool(
-    kind="write",
-    reads=("players", "clans", "clan_members"),
-    writes=("clan_members", "clans"),
-    destructive=True,
-    idempotent=False,
-)
+@remove(reads=("players", "clans", "clan_members"), writes=("clan_members", "clans"))
 def leave_clan(env: Env, player: Player) -> dict:
     """Leave your clan. A leader must hand over leadership first, unless they are the last member: then the
     clan is disbanded."""

@@ -13,7 +13,7 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
-from stateforge.tools.kinds import change, create
+from stateforge.tools.kinds import change, create, remove
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -326,9 +326,7 @@ def remove_runes_from_page(
     }
 
 
-@tool(
-    kind="write", reads=("players", "rune_pages"), writes=("rune_pages",), destructive=True, idempotent=False
-)
+@remove(reads=("players", "rune_pages"), writes=("rune_pages",))
 def delete_rune_pages(
     env: Env,
     player: Player,
