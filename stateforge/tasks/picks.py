@@ -197,6 +197,14 @@ def cut_for(
     return min(some, key=lambda pn: (min(abs(pn[1] - low), abs(pn[1] - high)), str(pn[0])))
 
 
+def difficulty_when(ctx: RecipeContext, when: bool, difficulty: str, *capabilities: str) -> None:
+    """When `when` (a measure of the draft: "50 rows or more"), rate the draft `difficulty` and record the
+    `capabilities` it then exercises too (`full_data_acquisition` for a change that spans pages)."""
+    if when:
+        ctx.difficulty = difficulty
+        ctx.also(*capabilities)
+
+
 def day_of(value: dt.datetime | dt.date | str | None) -> dt.date | None:
     """The calendar day of a timestamp, a date or an ISO text a tool returned (what a user reads)."""
     if isinstance(value, dt.datetime):

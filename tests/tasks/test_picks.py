@@ -136,3 +136,11 @@ def test_days_and_id_lists_for_goals() -> None:
     assert picks.day_of(None) is None and picks.in_list([3, "7"]) == "(3, 7)"
     with pytest.raises(Skip, match="nothing to act on"):
         picks.in_list([])
+
+
+def test_difficulty_follows_a_measure_of_the_draft(ws: Workspace, shop_kit: Toolkit):
+    ctx = context(ws, shop_kit)
+    picks.difficulty_when(ctx, False, "hard", "full_data_acquisition")
+    assert (ctx.difficulty, "full_data_acquisition" in ctx.capabilities) == ("easy", False)
+    picks.difficulty_when(ctx, True, "hard", "full_data_acquisition")
+    assert (ctx.difficulty, "full_data_acquisition" in ctx.capabilities) == ("hard", True)
