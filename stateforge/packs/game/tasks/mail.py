@@ -7,7 +7,7 @@ from typing import Any
 
 from stateforge.tasks import RecipeContext, recipe
 from stateforge.tasks.arguments import given
-from stateforge.tasks.picks import cut_for, day_of, in_list
+from stateforge.tasks.picks import cut_for, day_of, difficulty_when, in_list
 
 from ..tools.common import TIER_RANK
 from .common import MAIL_LABELS, band, banned, introduce, not_banned, pages, sized, unclaimed, visible_mail
@@ -76,8 +76,7 @@ def delete_old_read_mail(ctx: RecipeContext) -> None:
         [*params, before],
         expected=[{"n": 0}],
     )
-    if len(doomed) >= 50:
-        ctx.difficulty = "hard"
+    difficulty_when(ctx, len(doomed) >= 50, "hard")
 
 
 @recipe(capabilities=("full_data_acquisition",), difficulty="easy", weight=1.2)
@@ -106,8 +105,7 @@ def claim_all_mail_rewards(ctx: RecipeContext) -> None:
         [row["recipient_id"]],
         expected=[{"n": 0}],
     )
-    if row["n"] >= 20:
-        ctx.difficulty = "medium"
+    difficulty_when(ctx, row["n"] >= 20, "medium")
 
 
 @recipe(
@@ -216,9 +214,7 @@ def claim_one_kind_of_rewards(ctx: RecipeContext) -> None:
         f"SELECT count(*) AS n FROM mail_attachments WHERE mail_id IN {in_list(ids)} AND claimed_at IS NULL",
         expected=[{"n": 0}],
     )
-    if len(ids) > 20:
-        ctx.also("full_data_acquisition")
-        ctx.difficulty = "hard"
+    difficulty_when(ctx, len(ids) > 20, "hard", "full_data_acquisition")
 
 
 @recipe(capabilities=("precise_boundary_judgment",), difficulty="easy", weight=1.2)
@@ -259,8 +255,7 @@ def mark_kind_read_before(ctx: RecipeContext) -> None:
         f"WHERE mail_id IN {in_list([m['mail_id'] for m in marked])}",
         expected=[{"unread": 0}],
     )
-    if len(marked) >= 30:
-        ctx.difficulty = "medium"
+    difficulty_when(ctx, len(marked) >= 30, "medium")
 
 
 SUBJECTS = (
