@@ -42,6 +42,10 @@ from .common import (
 )
 
 Buyer = Annotated[str, Field(min_length=1, max_length=24, description="The buyer's nickname (you).")]
+SkinName = Annotated[str, Field(description="The skin's name.")]
+SkinHero = Annotated[
+    str | None, Field(description="The skin's hero, when several heroes have a skin of that name.")
+]
 CURRENT_RANK = (
     "SELECT player_id, arg_max(tier, seq_no) AS tier, arg_max(stars, seq_no) AS stars "
     "FROM rank_history GROUP BY player_id"
@@ -380,8 +384,8 @@ def gift_skin(
     env: Env,
     player: Player,
     friend: str,
-    skin: str,
-    hero: str | None = None,
+    skin: SkinName,
+    hero: SkinHero = None,
     message: Annotated[str, Field(max_length=200)] | None = None,
 ) -> dict:
     """Buy a skin with your diamonds as a gift for a friend; they get it at once, with a mail saying so.
@@ -389,8 +393,6 @@ def gift_skin(
     Args:
         player: The giver's nickname (you).
         friend: The friend receiving the skin (nickname); gifts go to friends only.
-        skin: The skin's name.
-        hero: The skin's hero, when several heroes have a skin of that name.
         message: A few words for the mail that announces the gift.
     """
     giver = find_player(env, player)
@@ -430,12 +432,10 @@ def _worn(env: Env, player_id: int, hero_id: int) -> dict[str, Any] | None:
 
 
 @change(reads=("players", "skins", "heroes", "player_skins", "player_heroes"), writes=("player_skins",))
-def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> dict:
+def equip_skin(env: Env, player: Player, skin: SkinName, hero: SkinHero = None) -> dict:
     """Wear a skin you own on its hero (which you must own); the skin the hero wore before comes off.
 
     Args:
-        skin: The skin's name.
-        hero: The skin's hero, when several heroes have a skin of that name.
     """
     owner = find_player(env, player)
     pid = owner["player_id"]

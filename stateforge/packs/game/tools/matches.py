@@ -6,7 +6,9 @@ A match is shown by its number (match_id), as in the game's replay list.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
 
@@ -25,6 +27,10 @@ from .common import (
     sorted_by,
 )
 
+MatchHero = Annotated[str | None, Field(description="Only matches played with this hero.")]
+MatchMode = Annotated[Mode | None, Field(description="Only matches of this mode.")]
+StartedAfter = Annotated[dt.date | None, Field(description="Only matches started on or after this date.")]
+StartedBefore = Annotated[dt.date | None, Field(description="Only matches started on or before this date.")]
 RESULT = (
     "CASE WHEN m.winning_side IS NULL THEN 'remake' WHEN m.winning_side = p.side THEN 'win' ELSE 'loss' END"
 )
@@ -49,12 +55,12 @@ def _match_filters(
 def search_matches(
     env: Env,
     player: Nickname,
-    hero: str | None = None,
-    mode: Mode | None = None,
+    hero: MatchHero = None,
+    mode: MatchMode = None,
     season: str | None = None,
     result: Literal["win", "loss", "remake"] | None = None,
-    started_after: dt.date | None = None,
-    started_before: dt.date | None = None,
+    started_after: StartedAfter = None,
+    started_before: StartedBefore = None,
     descending: Descending = True,
     limit: Limit = 20,
     offset: Offset = 0,
@@ -64,12 +70,8 @@ def search_matches(
     else played is in get_match.
 
     Args:
-        hero: Only matches played with this hero.
-        mode: Only matches of this mode.
         season: Only matches of this season (name or number, e.g. "S36").
         result: Only won, lost or remade matches.
-        started_after: Only matches started on or after this date.
-        started_before: Only matches started on or before this date.
         descending: Newest first (the default); false for oldest first.
     """
     pid = find_player(env, player)["player_id"]
@@ -134,20 +136,16 @@ def get_player_stats(
     env: Env,
     player: Nickname,
     season: str | None = None,
-    mode: Mode | None = None,
-    hero: str | None = None,
-    started_after: dt.date | None = None,
-    started_before: dt.date | None = None,
+    mode: MatchMode = None,
+    hero: MatchHero = None,
+    started_after: StartedAfter = None,
+    started_before: StartedBefore = None,
 ) -> dict:
     """A player's record over their matches (optionally of a season, mode, hero or period): wins, win rate,
     K/D/A, MVPs, average rating, and the heroes they played most.
 
     Args:
         season: Only matches of this season (name or number).
-        mode: Only matches of this mode.
-        hero: Only matches played with this hero.
-        started_after: Only matches started on or after this date.
-        started_before: Only matches started on or before this date.
     """
     pid = find_player(env, player)["player_id"]
     where = _match_filters(env, pid, hero, mode, season, started_after, started_before)
