@@ -13,11 +13,6 @@ from ..tools.common import TIER_RANK
 from .common import MAIL_LABELS, band, banned, introduce, not_banned, pages, sized, unclaimed, visible_mail
 
 
-def _deletable(ctx: RecipeContext) -> str:
-    """SQL over mail `m`: in the mailbox, read, and with nothing left to claim (what delete_mail removes)."""
-    return f"{visible_mail(ctx)} AND m.read_at IS NOT NULL AND NOT {unclaimed()}"
-
-
 def _sent_before(ctx: RecipeContext, kinds: float, condition: str, what: str) -> tuple[Any, ...]:
     """A player's mail matching `condition` (over `m`; of one category with the odds `kinds`, else of any)
     and a day whose "sent before" catches a band of it: (row, category, where, params, before, caught);
@@ -49,7 +44,8 @@ def _sent_before(ctx: RecipeContext, kinds: float, condition: str, what: str) ->
 )
 def delete_old_read_mail(ctx: RecipeContext) -> None:
     """A player deletes every read mail (of one kind, or any) sent before a date."""
-    row, category, where, params, before, doomed = _sent_before(ctx, 0.5, _deletable(ctx), "read")
+    deletable = f"{visible_mail(ctx)} AND m.read_at IS NOT NULL AND NOT {unclaimed()}"  # delete_mail's mail
+    row, category, where, params, before, doomed = _sent_before(ctx, 0.5, deletable, "read")
     what = MAIL_LABELS[category] if category else "mail"
     introduce(ctx, row["nickname"])
     ctx.say(

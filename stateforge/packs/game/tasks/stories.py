@@ -51,14 +51,6 @@ def _player_ids(story: Story, nicknames: list[str]) -> list[int]:
     return sorted(r["player_id"] for r in rows)
 
 
-def _friendship_count(player_id: int, ids: list[int]) -> str:
-    ids_sql = in_list(ids)
-    return (
-        f"SELECT count(*) AS n FROM friendships WHERE (player_a_id = {player_id} AND player_b_id IN "
-        f"{ids_sql}) OR (player_b_id = {player_id} AND player_a_id IN {ids_sql})"
-    )
-
-
 # --- casts --------------------------------------------------------------------------------------------
 
 
@@ -216,10 +208,11 @@ def prune_quiet_friends(story: Story) -> None:
         cutoff=cutoff,
         clan=clan,
     )
-    ids = _player_ids(story, names)
+    pid, ids = user["player_id"], in_list(_player_ids(story, names))
     story.ctx.goal(
         "the quiet friends are gone",
-        _friendship_count(user["player_id"], ids),
+        f"SELECT count(*) AS n FROM friendships WHERE (player_a_id = {pid} AND player_b_id IN {ids}) OR "
+        f"(player_b_id = {pid} AND player_a_id IN {ids})",
         expected=[{"n": 0}],
     )
     story["kept"] = [r for r in rows if r["nickname"] not in set(names)]

@@ -111,14 +111,9 @@ def find_players(env: Env, nicknames: Sequence[str], *, what: str = "player") ->
     return found
 
 
-def is_banned(env: Env, player: dict[str, Any]) -> bool:
-    """Whether the player is serving a ban at the episode's 'now'."""
-    return player["banned_until"] is not None and player["banned_until"] > env.now
-
-
 def refuse_banned(env: Env, player: dict[str, Any], action: str, *, policy: str) -> None:
     """A refusal by `policy` when the player is banned: banned players cannot act socially or trade."""
-    if is_banned(env, player):
+    if player["banned_until"] is not None and player["banned_until"] > env.now:
         raise refuse(
             policy,
             f"{player['nickname']} is banned until {player['banned_until']:%Y-%m-%d %H:%M} and cannot "

@@ -120,14 +120,6 @@ def list_friend_requests(
     return page_of(env, sql, where.params, "sent_at DESC, request_id DESC", limit, offset, "request_id")
 
 
-def _pending(env: Env, a: int, b: int) -> dict[str, Any] | None:
-    return env.one(
-        "SELECT request_id, sender_id FROM friend_requests WHERE status = 'pending' "
-        "AND ((sender_id = ? AND recipient_id = ?) OR (sender_id = ? AND recipient_id = ?))",
-        [a, b, b, a],
-    )
-
-
 @create(reads=("players", "friendships", "friend_requests"), writes=("friend_requests",))
 def send_friend_requests(
     env: Env,
@@ -152,7 +144,11 @@ def send_friend_requests(
         elif are_friends(env, me["player_id"], tid):
             problems.append(f"{target['nickname']} is already your friend")
         else:
-            pending = _pending(env, me["player_id"], tid)
+            pending = env.one(
+                "SELECT request_id, sender_id FROM friend_requests WHERE status = 'pending' "
+                "AND ((sender_id = ? AND recipient_id = ?) OR (sender_id = ? AND recipient_id = ?))",
+                [me["player_id"], tid, tid, me["player_id"]],
+            )
             if pending is not None and pending["sender_id"] == tid:
                 problems.append(
                     f"{target['nickname']} already sent you a request: accept it (accept_friend_requests)"
