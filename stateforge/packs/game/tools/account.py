@@ -440,21 +440,14 @@ def equip_skin(env: Env, player: Player, skin: SkinName, hero: SkinHero = None) 
     owner = find_player(env, player)
     pid = owner["player_id"]
     chosen = find_skin(env, skin, hero)
-    held = env.one(
-        "SELECT is_equipped FROM player_skins WHERE player_id = ? AND skin_id = ?", [pid, chosen["skin_id"]]
-    )
+    held = env.get("player_skins", {"player_id": pid, "skin_id": chosen["skin_id"]})
     if held is None:
         raise refuse(
             "equipped_skins",
             f"{owner['nickname']} does not own the skin {chosen['name']} ({chosen['hero']}); "
             "buy it first (buy_skins).",
         )
-    if (
-        env.one(
-            "SELECT 1 AS yes FROM player_heroes WHERE player_id = ? AND hero_id = ?", [pid, chosen["hero_id"]]
-        )
-        is None
-    ):
+    if env.get("player_heroes", {"player_id": pid, "hero_id": chosen["hero_id"]}) is None:
         raise refuse(
             "equipped_skins",
             f"{owner['nickname']} does not own {chosen['hero']}; a skin is worn only by a hero you "

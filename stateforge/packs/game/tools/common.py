@@ -146,14 +146,7 @@ def pair(a: int, b: int) -> dict[str, int]:
 
 def are_friends(env: Env, a: int, b: int) -> bool:
     """Whether two players are friends."""
-    key = pair(a, b)
-    return (
-        env.one(
-            "SELECT 1 AS yes FROM friendships WHERE player_a_id = ? AND player_b_id = ?",
-            [key["player_a_id"], key["player_b_id"]],
-        )
-        is not None
-    )
+    return env.get("friendships", pair(a, b)) is not None
 
 
 # --- catalogue ----------------------------------------------------------------------------------------

@@ -337,10 +337,7 @@ def set_friend_relation(env: Env, player: Player, friend: str, relation: Relatio
     me = find_player(env, player)
     other = find_player(env, friend, what="friend")
     key = pair(me["player_id"], other["player_id"])
-    current = env.one(
-        "SELECT relation FROM friendships WHERE player_a_id = ? AND player_b_id = ?",
-        [key["player_a_id"], key["player_b_id"]],
-    )
+    current = env.get("friendships", key)
     if current is None:
         raise ToolError(f"{other['nickname']} is not {me['nickname']}'s friend; send a friend request first.")
     if relation == "partner" and current["relation"] != "partner":
