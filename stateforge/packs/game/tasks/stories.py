@@ -321,7 +321,6 @@ def rated_teammates(story: Story) -> None:
     else:
         raise Skip("no mark with a teammate just under it")
     story["good"] = good
-    story["mark"] = mark
     story.knob("solver_filtering", f"teammates rated {mark} or more in any shared match")
     story.distractor(
         f"a teammate of {user['nickname']} rated {below} (just under {mark})",
@@ -594,7 +593,6 @@ def find_idle_members(story: Story) -> None:
     )
     story["idle"] = [m["nickname"] for m in idle]
     story["active"] = [m for m in ordinary if m["nickname"] not in set(story["idle"])]
-    story["cutoff"] = cutoff
     story.knob("solver_filtering", "ordinary members with no match since a day, member by member")
     story.distractor(
         f"a member of {story['clan']} whose last match was on {cutoff} (stays)",

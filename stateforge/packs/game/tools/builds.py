@@ -27,7 +27,7 @@ from .common import (
     find_player,
     names,
     page_of,
-    require_choice,
+    require_one_of,
     sorted_by,
 )
 
@@ -250,15 +250,12 @@ def update_build(
         is_public: Whether other players can find it.
         items: The new items in slot order (replace all of them; 1 to 6 distinct items).
     """
-    require_choice(name=name, is_public=is_public, items=items)
+    require_one_of(name=name, is_public=is_public, items=items)
     author = find_player(env, player)
     build = _own_build(env, author, build_id)
-    changes: dict[str, Any] = {}
     if name is not None:
         _refuse_name_taken(env, author["player_id"], build["hero_id"], name, build_id)
-        changes["name"] = name
-    if is_public is not None:
-        changes["is_public"] = is_public
+    changes = {k: v for k, v in (("name", name), ("is_public", is_public)) if v is not None}
     if changes:
         env.update("hero_builds", build_id, changes)
     if items is not None:
@@ -281,7 +278,7 @@ def delete_builds(
         build_ids: The builds to delete.
         hero: Delete every build of yours for this hero (together with build_ids: only those of this hero).
     """
-    require_choice(build_ids=build_ids, hero=hero)
+    require_one_of(build_ids=build_ids, hero=hero)
     author = find_player(env, player)
     for build_id in build_ids or []:
         _own_build(env, author, build_id)

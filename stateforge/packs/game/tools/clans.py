@@ -31,7 +31,7 @@ from .common import (
     names,
     page_of,
     refuse_banned,
-    require_choice,
+    require_one_of,
     sorted_by,
 )
 
@@ -342,7 +342,7 @@ def kick_clan_members(
         inactive_since: Remove members who have not logged in since this date (or never).
         include_elders: With the conditions: remove matching elders too (leader only).
     """
-    require_choice(members=members, max_contribution=max_contribution, inactive_since=inactive_since)
+    require_one_of(members=members, max_contribution=max_contribution, inactive_since=inactive_since)
     me, mine = my_clan(env, player, roles=("leader", "elder"), action="remove members")
     may = ("elder", "member") if mine["role"] == "leader" else ("member",)
     if include_elders and mine["role"] != "leader":
@@ -454,7 +454,7 @@ def update_clan(
         is_recruiting: Whether players may join.
         max_members: A new size, 10 to 100, not below the current member count (leader only).
     """
-    require_choice(
+    require_one_of(
         name=name, tag=tag, description=description, is_recruiting=is_recruiting, max_members=max_members
     )
     me, mine = my_clan(env, player, roles=("leader", "elder"), action="edit the clan")

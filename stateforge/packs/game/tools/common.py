@@ -17,8 +17,9 @@ from stateforge.tools import Env, ToolError
 from stateforge.tools.lookup import find_named as find_named  # catalogue rows by their unique name
 from stateforge.tools.policies import refuse
 from stateforge.tools.where import Where as Where  # the filters every list tool builds
-from stateforge.tools.wording import SHOWN, names, require_one_of
+from stateforge.tools.wording import SHOWN, names
 from stateforge.tools.wording import quoted as quoted
+from stateforge.tools.wording import require_one_of as require_one_of
 from stateforge.tools.wording import sorted_by as sorted_by
 
 TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
@@ -241,6 +242,3 @@ def membership(env: Env, player_id: int) -> dict[str, Any] | None:
         "FROM clan_members AS m JOIN clans AS c ON c.clan_id = m.clan_id WHERE m.player_id = ?",
         [player_id],
     )
-
-
-require_choice = require_one_of

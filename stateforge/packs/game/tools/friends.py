@@ -32,7 +32,7 @@ from .common import (
     page_of,
     pair,
     refuse_banned,
-    require_choice,
+    require_one_of,
     sorted_by,
 )
 
@@ -295,7 +295,7 @@ def remove_friends(
         max_intimacy: Remove friends with at most this many intimacy points.
         inactive_since: Remove friends who have not logged in since this date (or never).
     """
-    require_choice(friends=friends, max_intimacy=max_intimacy, inactive_since=inactive_since)
+    require_one_of(friends=friends, max_intimacy=max_intimacy, inactive_since=inactive_since)
     me = find_player(env, player)
     where = Where().when(max_intimacy, "f.intimacy <= ?")
     where.when(inactive_since, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")

@@ -26,12 +26,13 @@ from .common import (
     find_player,
     names,
     quoted,
-    require_choice,
+    require_one_of,
 )
 
 PageName = Annotated[
     str, Field(min_length=1, max_length=30, description="The page's name, 1 to 30 characters.")
 ]
+Page = Annotated[str, Field(min_length=1, max_length=30, description="The page, by its name or its number.")]
 PageRef = Annotated[
     str,
     Field(
@@ -228,11 +229,10 @@ def rename_rune_page(env: Env, player: Player, page: PageRef, new_name: PageName
 
 
 @change(reads=("players", "rune_pages"), writes=("rune_pages",))
-def set_default_rune_page(env: Env, player: Player, page: PageRef) -> dict:
+def set_default_rune_page(env: Env, player: Player, page: Page) -> dict:
     """Make one of your rune pages the default (used when a match starts); the old default stops being it.
 
     Args:
-        page: The page, by its name or its number.
     """
     owner = find_player(env, player)
     found = find_page(env, owner["player_id"], owner["nickname"], page)
@@ -251,13 +251,12 @@ def set_default_rune_page(env: Env, player: Player, page: PageRef) -> dict:
 def add_runes_to_page(
     env: Env,
     player: Player,
-    page: PageRef,
+    page: Page,
     runes: Annotated[list[RuneCount], Field(min_length=1, max_length=30)],
 ) -> dict:
     """Add runes to one of your rune pages; copies add to those already there (at most 10 of each colour).
 
     Args:
-        page: The page, by its name or its number.
         runes: The runes to add and how many of each.
     """
     owner = find_player(env, player)
@@ -290,18 +289,17 @@ def add_runes_to_page(
 def remove_runes_from_page(
     env: Env,
     player: Player,
-    page: PageRef,
+    page: Page,
     runes: Annotated[list[str], Field(max_length=30)] | None = None,
     color: RuneColor | None = None,
 ) -> dict:
     """Take runes off one of your rune pages: the named runes (every copy), or every rune of a colour.
 
     Args:
-        page: The page, by its name or its number.
         runes: The runes to take off, by name.
         color: Take off every rune of this colour.
     """
-    require_choice(runes=runes, color=color)
+    require_one_of(runes=runes, color=color)
     owner = find_player(env, player)
     found = find_page(env, owner["player_id"], owner["nickname"], page)
     current = _page_runes(env, found["page_id"])
