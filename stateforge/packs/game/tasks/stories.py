@@ -346,13 +346,10 @@ def befriend_good(story: Story) -> None:
     user, good = story["user"], story["good"]
     nick = user["nickname"]
     friends = {r["nickname"] for r in story.read_all("list_friends", {"player": nick})}
-    incoming = {
-        r["sender"] for r in story.read_all("list_friend_requests", {"player": nick, "direction": "incoming"})
-    }
-    outgoing = {
-        r["recipient"]
-        for r in story.read_all("list_friend_requests", {"player": nick, "direction": "outgoing"})
-    }
+    incoming, outgoing = (
+        {r[who] for r in story.read_all("list_friend_requests", {"player": nick, "direction": direction})}
+        for direction, who in (("incoming", "sender"), ("outgoing", "recipient"))
+    )
     accept = [n for n in good if n in incoming and n not in friends]
     ask = [n for n in good if n not in friends and n not in incoming and n not in outgoing]
     already = [n for n in good if n in friends]

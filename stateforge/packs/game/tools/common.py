@@ -178,8 +178,7 @@ def find_skin(env: Env, name: str, hero: str | None) -> dict[str, Any]:
         sql += " AND h.hero_id = ?"
         params.append(find_hero(env, hero)["hero_id"])
     rows = env.query(sql + " ORDER BY h.name, s.skin_id", params)
-    exact = [r for r in rows if r["name"] == name]
-    rows = exact or rows
+    rows = [r for r in rows if r["name"] == name] or rows  # the exact name wins over other letter cases
     if len(rows) == 1:
         return rows[0]
     if len(rows) > 1:
@@ -217,8 +216,7 @@ def find_clan(env: Env, clan: str) -> dict[str, Any]:
         f"SELECT {columns} FROM clans WHERE lower(name) = lower(?) OR lower(tag) = lower(?) ORDER BY clan_id",
         [clan, clan],
     )
-    exact = [r for r in rows if clan in (r["name"], r["tag"])]
-    rows = exact or rows
+    rows = [r for r in rows if clan in (r["name"], r["tag"])] or rows
     if len(rows) == 1:
         return rows[0]
     if len(rows) > 1:

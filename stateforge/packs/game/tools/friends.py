@@ -163,19 +163,9 @@ def send_friend_requests(
             + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
             + ".",
         )
-    env.insert_many(
-        "friend_requests",
-        [
-            {
-                "sender_id": me["player_id"],
-                "recipient_id": t["player_id"],
-                "message": message,
-                "status": "pending",
-                "sent_at": env.now,
-            }
-            for t in targets
-        ],
-    )
+    sent = {"message": message, "status": "pending", "sent_at": env.now}
+    rows = [{"sender_id": me["player_id"], "recipient_id": t["player_id"], **sent} for t in targets]
+    env.insert_many("friend_requests", rows)
     return {"sent_to": [t["nickname"] for t in targets]}
 
 
