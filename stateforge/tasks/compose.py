@@ -1,22 +1,24 @@
 """Composed tasks: steps that chain on shared entities, declared once, run as one recipe.
 
-    @step(inputs=("user",), outputs=("artists",), goal="the listener's top artists",
-          capabilities=("aggregation_computation",))
+    @step(goal="the listener's top artists", capabilities=("aggregation_computation",))
     def top_artists(story: Story) -> None:
         stats = story.read("listening_stats", {"username": story["user"]["username"], "group_by": "artist"})
         story["artists"] = [row["artist"] for row in stats["rows"][:3]]
         story.say("Take the three artists I've played most this year ...")
 
-    MIXTAPE = Storyline("artist_mixtape", cast=pick_listener, provides=("user",),
+    MIXTAPE = Storyline("artist_mixtape", cast=pick_listener,  # its source sets story["user"]
                         steps=(top_artists, collect_songs, new_playlist, fill_playlist))
     RECIPES = [MIXTAPE.recipe()]
 
 A `Step` is a function of the `Story` (a `RecipeContext` plus the values the steps share): it reads through
 the solver's tools (`story.read`, `story.read_all` for every page), writes (`story.call`), says its part of
 the request (`story.say`), and records goals. `inputs` are the shared values it uses; `outputs` the ones it
-sets. A `Storyline` names the steps in order; its `cast` picks the situation with SQL (the listener, the
-period) and provides the first values. Declaring is checked at import time: an input nobody provides
-before the step is a `RecipeDefinitionError` naming the storyline and the step.
+sets. Left out, they are read from the function's source: every `story["name"]` it reads is an input (unless
+it also sets it), every one it assigns an output; declare `inputs` only for an order the body does not show
+(a step that must come after another one's writes without reading its values). A `Storyline` names the
+steps in order; its `cast` picks the situation with SQL (the listener, the period) and provides the first
+values. Declaring is checked at import time: an input nobody provides before the step is a
+`RecipeDefinitionError` naming the storyline and the step.
 
 What a storyline records in the task's `provenance`: `storyline`, `steps`, `knobs` (the difficulty the
 generator set: `full_data`, `solver_filtering`, `boundary_distractor`, `policy_detour`, `found_by_working`,
@@ -32,7 +34,9 @@ nothing).
 
 from __future__ import annotations
 
+import ast
 import inspect
+import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -161,13 +165,14 @@ class Step:
 
 def step(
     *,
-    inputs: Iterable[str] = (),
-    outputs: Iterable[str] = (),
+    inputs: Iterable[str] | None = None,
+    outputs: Iterable[str] | None = None,
     goal: str = "",
     capabilities: Iterable[str] = (),
     name: str | None = None,
 ) -> Callable[[Callable[[Story], None]], Step]:
-    """Mark `fn(story)` as a step (see the module docstring)."""
+    """Mark `fn(story)` as a step (see the module docstring); `inputs` and `outputs` default to the shared
+    values its source reads and sets (`shared_values`)."""
 
     def make(fn: Callable[[Story], None]) -> Step:
         where = _source(fn)
@@ -175,11 +180,12 @@ def step(
         bad = [c for c in caps if c not in CAPABILITIES]
         if bad:
             raise RecipeDefinitionError(f"{where}: step {fn.__name__}: unknown capability {bad[0]!r}.")
+        reads, sets = shared_values(fn) if inputs is None or outputs is None else ((), ())
         return Step(
             name or fn.__name__,
             fn,
-            tuple(inputs),
-            tuple(outputs),
+            reads if inputs is None else tuple(inputs),
+            sets if outputs is None else tuple(outputs),
             goal or (fn.__doc__ or "").strip(),
             caps,
             where,
@@ -190,7 +196,8 @@ def step(
 
 @dataclass(frozen=True)
 class Storyline:
-    """Steps in order on shared entities; `cast` picks the situation and provides the first values."""
+    """Steps in order on shared entities; `cast` picks the situation and provides the first values (left out,
+    `provides` is what the cast's source sets: `story["user"] = ...`)."""
 
     name: str
     cast: Callable[[Story], None]
@@ -203,6 +210,8 @@ class Storyline:
     description: str = ""
 
     def __post_init__(self) -> None:
+        if not self.provides:
+            object.__setattr__(self, "provides", shared_values(self.cast)[1])
         where = _source(self.cast)
         check_recipe(self.name, self.capabilities, self.difficulty, self.weight, where)
         if not self.steps:
@@ -251,6 +260,35 @@ class Storyline:
             description=self.description or " then ".join(s.goal or s.name for s in self.steps),
             source=_source(self.cast),
         )
+
+
+def shared_values(fn: Callable[..., Any]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The shared values a step function reads and sets, from its source: `story["name"]` read (and never
+    set by it) and `story["name"] = ...`, where `story` is its first parameter; each in the order of first
+    use. Nothing when the source cannot be read (a function made at run time)."""
+    try:
+        tree = ast.parse(textwrap.dedent(inspect.getsource(fn)))
+    except (OSError, TypeError, SyntaxError):
+        return (), ()
+    func = tree.body[0]
+    if not isinstance(func, ast.FunctionDef | ast.AsyncFunctionDef) or not func.args.args:
+        return (), ()
+    story = func.args.args[0].arg
+    used = sorted(
+        (
+            node
+            for node in ast.walk(func)
+            if isinstance(node, ast.Subscript)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == story
+            and isinstance(node.slice, ast.Constant)
+            and isinstance(node.slice.value, str)
+        ),
+        key=lambda node: (node.lineno, node.col_offset),
+    )
+    sets = dict.fromkeys(n.slice.value for n in used if isinstance(n.ctx, ast.Store))  # type: ignore[attr-defined]
+    reads = dict.fromkeys(n.slice.value for n in used if n.slice.value not in sets)  # type: ignore[attr-defined]
+    return tuple(reads), tuple(sets)
 
 
 def _source(fn: Callable[..., Any]) -> str:

@@ -1,9 +1,10 @@
 """What every pack's recipes do the same way: sized picks, introducing the speaker, names that are unique
-or absent.
+or absent, thresholds taken from the data, and the values and id lists a goal inlines.
 
     row = sized(ctx, "SELECT u.username, count(*) AS n FROM ... GROUP BY ALL", what="listener with likes")
     introduce(ctx, "listener", "users", {"username": row["username"]}, row["display_name"], row["username"])
     title = unused_value(ctx, "playlists", "title", [f"{t} Mix", f"{t} II"], where={"owner_id": uid})
+    before, n = cut_for(ctx, cut_points(ctx, [day_of(r["sent_at"]) for r in rows]), count_before, 5, 20)
 
 A recipe module keeps only what is its pack's own (its bands, its phrasing, its SQL fragments) and passes it
 in; these helpers are tested once, in tests/tasks/test_picks.py.
@@ -11,7 +12,8 @@ in; these helpers are tested once, in tests/tasks/test_picks.py.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+import datetime as dt
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from stateforge.store.sql import quote_ident, table_ref
@@ -164,3 +166,58 @@ def read_pages(
         offset += per_page
         if offset >= page["total"]:
             return rows
+
+
+def cut_points(
+    ctx: RecipeContext, values: Sequence[Any], *, low: float = 0.2, high: float = 0.9
+) -> list[Any]:
+    """Distinct candidate thresholds taken from the data (so a row sits exactly on the boundary), between the
+    `low` and `high` quantiles of `values`, in an order shuffled with the rng."""
+    ordered = sorted(v for v in values if v is not None)
+    if not ordered:
+        return []
+    a, b = int(low * (len(ordered) - 1)), int(high * (len(ordered) - 1))
+    points = list(dict.fromkeys(ordered[a : b + 1]))
+    ctx.rng.shuffle(points)
+    return points
+
+
+def cut_for(
+    ctx: RecipeContext, points: Sequence[Any], count: Callable[[Any], int], low: int, high: int
+) -> tuple[Any, int] | None:
+    """A threshold of `points` whose `count(point)` lies in [`low`, `high`], chosen with the rng; when none
+    does, the one whose count is nearest to the band (but at least 1); None when every count is 0."""
+    counted = [(p, count(p)) for p in points]
+    inside = [(p, n) for p, n in counted if low <= n <= high]
+    if inside:
+        return ctx.choice(inside)
+    some = [(p, n) for p, n in counted if n >= 1]
+    if not some:
+        return None
+    return min(some, key=lambda pn: (min(abs(pn[1] - low), abs(pn[1] - high)), str(pn[0])))
+
+
+def difficulty_when(ctx: RecipeContext, when: bool, difficulty: str, *capabilities: str) -> None:
+    """When `when` (a measure of the draft: "50 rows or more"), rate the draft `difficulty` and record the
+    `capabilities` it then exercises too (`full_data_acquisition` for a change that spans pages)."""
+    if when:
+        ctx.difficulty = difficulty
+        ctx.also(*capabilities)
+
+
+def day_of(value: dt.datetime | dt.date | str | None) -> dt.date | None:
+    """The calendar day of a timestamp, a date or an ISO text a tool returned (what a user reads)."""
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if value is None or isinstance(value, dt.date):
+        return value
+    return dt.date.fromisoformat(str(value)[:10])
+
+
+def in_list(values: Sequence[Any]) -> str:
+    """A SQL list of integer ids, inlined (`IN (...)`) for goals that must hold self-contained; `Skip` when
+    there are none (nothing to act on)."""
+    ids = [int(v) for v in values]
+    if not ids:
+        raise Skip("nothing to act on")
+    return "(" + ", ".join(str(v) for v in ids) + ")"

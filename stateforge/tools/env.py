@@ -27,7 +27,7 @@ import contextvars
 import dataclasses
 import datetime as dt
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any
 
 import duckdb
@@ -174,14 +174,22 @@ class Env:
         return next(iter(rows[0].values())) if rows and rows[0] else None
 
     def page(
-        self, sql: str, params: Params = None, *, order_by: str, limit: int = 20, offset: int = 0
+        self,
+        sql: str,
+        params: Params = None,
+        *,
+        order_by: str,
+        limit: int = 20,
+        offset: int = 0,
+        hide: Iterable[str] = (),
     ) -> dict[str, Any]:
         """One page of a query's rows and their total: `{"total", "offset", "limit", "rows"}`.
 
         `order_by` (SQL over the query's output columns, e.g. `"title, song_id"`) must make the order total,
         so that pages neither repeat nor skip rows: end it with a key. The total is counted by a second
         query only when the page does not show it: a page shorter than `limit` (or an empty first page)
-        is the last one, so the total is `offset` plus its rows.
+        is the last one, so the total is `offset` plus its rows. `hide`: output columns the rows leave out
+        (ids a user never sees, sort helpers), usable in `order_by` all the same.
         """
         bound = list(params.values()) if isinstance(params, Mapping) else list(params or [])
         if isinstance(params, Mapping):
@@ -198,6 +206,9 @@ class Env:
             total = offset + len(rows)  # the last page: the rows before it and its own are all there are
         else:
             total = self.scalar(f"SELECT count(*) FROM ({sql}) AS matching", params)
+        for row in rows:
+            for column in hide:
+                row.pop(column, None)
         return {"total": total, "offset": offset, "limit": limit, "rows": rows}
 
     def get(self, table: str, key: Any) -> dict[str, Any] | None:

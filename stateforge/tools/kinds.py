@@ -8,7 +8,9 @@
 
 A `change` edits or removes what exists, and calling it again with the same arguments changes nothing more
 (idempotent, destructive: cancel, update, delete, answer). A `create` adds something new on every call
-(neither: schedule, book, write a note). A write that is neither kind keeps `@tool(kind="write", ...)`.
+(neither: schedule, book, write a note). A `remove` takes away what exists, and calling it again is not the
+same call (destructive, not idempotent: leave a group, delete by name, refund: the second call fails or
+takes the next). A write of none of these kinds keeps `@tool(kind="write", ...)`.
 """
 
 from __future__ import annotations
@@ -29,6 +31,12 @@ def create(*, reads: Iterable[str] = (), writes: Iterable[str] = (), name: str |
     """`@tool(kind="write", idempotent=False, destructive=False, ...)`: a write that adds new rows each time
     it runs."""
     return _write(reads, writes, name, idempotent=False, destructive=False)
+
+
+def remove(*, reads: Iterable[str] = (), writes: Iterable[str] = (), name: str | None = None) -> Callable:
+    """`@tool(kind="write", idempotent=False, destructive=True, ...)`: a write that removes or overwrites
+    rows, whose repeat is not a no-op."""
+    return _write(reads, writes, name, idempotent=False, destructive=True)
 
 
 def _write(

@@ -1,7 +1,8 @@
 """`Where`: the AND of a query's filters with their `?` parameters, built filter by filter.
 
     where = Where().add("f.user_id = ?", me["user_id"]).ref(artist, "s.artist_id", "ar.name")
-    where.when(explicit, "s.explicit = ?").text(query, "s.title")
+    where.when(explicit, "s.explicit = ?").text(query, "s.title").between(since, until, "s.released_on")
+    where.when(playlist, "p.playlist_id = ?", by=lambda name: find_playlist(env, name)["playlist_id"])
     env.query(f"SELECT ... WHERE {where.sql}", where.params)
 
 Values never enter the SQL text. A filter left out (None) adds nothing, so a tool's optional arguments
@@ -10,6 +11,7 @@ map to one line each.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,11 +29,16 @@ class Where:
         self.params.extend(params)
         return self
 
-    def when(self, value: Any, sql: str, *params: Any) -> Where:
-        """Add the condition only when `value` is not None (`params` default to `value`)."""
+    def when(self, value: Any, sql: str, *params: Any, by: Callable[[Any], Any] | None = None) -> Where:
+        """Add the condition only when `value` is not None; its parameters are `params`, else `by(value)` (a
+        lookup that turns a name into an id, called only when the value is given), else `value`."""
         if value is not None:
-            self.add(sql, *(params or (value,)))
+            self.add(sql, *(params or ((by(value),) if by else (value,))))
         return self
+
+    def between(self, low: Any, high: Any, column: str) -> Where:
+        """`column >= low` when `low` is given, `column <= high` when `high` is (both bounds inclusive)."""
+        return self.when(low, f"{column} >= ?").when(high, f"{column} <= ?")
 
     def text(self, value: str | None, column: str) -> Where:
         """When `value` is given (not empty): `column` contains it, in any letter case (no wildcards)."""

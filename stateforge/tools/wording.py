@@ -7,7 +7,7 @@ bulk call that names nothing.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from stateforge.tools.errors import ToolError
@@ -41,6 +41,21 @@ def order_by(column: str, descending: bool, key: str) -> str:
     """An ORDER BY over a page's output columns: the chosen one (NULLs last), then the key, so that pages
     never overlap."""
     return f"{column} {'DESC' if descending else 'ASC'} NULLS LAST, {key}"
+
+
+def sorted_by(sort_by: str, descending: bool, key: str, columns: Mapping[str, str] | None = None) -> str:
+    """`order_by` on the output column a tool's `sort_by` argument names (or the one `columns` maps it to,
+    `{"name": "hero"}`). `sort_by` is one of the tool's `Literal` sorts (validated before it runs); anything
+    but a plain column name is refused all the same."""
+    column = (columns or {}).get(sort_by, sort_by)
+    if not column.isidentifier():
+        raise ToolError(f"cannot sort by {sort_by!r}.")
+    return order_by(column, descending, key)
+
+
+def quoted(values: Iterable[Any]) -> str:
+    """Values as a readable, quoted list (`'a', 'b' and 'c'`, as `names` shortens it)."""
+    return names([{"v": repr(v)} for v in values], "v")
 
 
 def require_one_of(**selectors: Any) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from pathlib import Path
 
 import pytest
@@ -112,3 +113,34 @@ def test_unique_within_keeps_the_rows_their_names_pick_out(ws: Workspace):
     )[0]["n"]
     total = ws.query("SELECT count(*) AS n FROM products")[0]["n"]
     assert kept + shared == total and kept > 0
+
+
+def test_thresholds_come_from_the_data_and_a_band_of_counts(ws: Workspace, shop_kit: Toolkit):
+    ctx = context(ws, shop_kit)
+    points = picks.cut_points(ctx, [5, 1, None, 3, 3, 9, 7, 2, 8, 4, 6], low=0.2, high=0.8)
+    assert sorted(points) == [2, 3, 4, 5, 6, 7] and picks.cut_points(ctx, [None]) == []
+    below = [1, 2, 2, 3, 5, 8]
+
+    def count(p: int) -> int:
+        return sum(v < p for v in below)
+
+    assert picks.cut_for(ctx, [3, 4, 9], count, 3, 4) in [(3, 3), (4, 4)]  # drawn among those in the band
+    assert picks.cut_for(ctx, [9, 2], count, 20, 30) == (9, 6)  # none inside: the nearest count
+    assert picks.cut_for(ctx, [1], count, 1, 5) is None
+
+
+def test_days_and_id_lists_for_goals() -> None:
+    day = dt.date(2026, 6, 30)
+    seen = (dt.datetime(2026, 6, 30, 23, 59), day, "2026-06-30T08:00:00")
+    assert [picks.day_of(v) for v in seen] == [day] * 3
+    assert picks.day_of(None) is None and picks.in_list([3, "7"]) == "(3, 7)"
+    with pytest.raises(Skip, match="nothing to act on"):
+        picks.in_list([])
+
+
+def test_difficulty_follows_a_measure_of_the_draft(ws: Workspace, shop_kit: Toolkit):
+    ctx = context(ws, shop_kit)
+    picks.difficulty_when(ctx, False, "hard", "full_data_acquisition")
+    assert (ctx.difficulty, "full_data_acquisition" in ctx.capabilities) == ("easy", False)
+    picks.difficulty_when(ctx, True, "hard", "full_data_acquisition")
+    assert (ctx.difficulty, "full_data_acquisition" in ctx.capabilities) == ("hard", True)

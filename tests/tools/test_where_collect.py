@@ -55,6 +55,19 @@ def test_conditions_keep_their_own_precedence(con: duckdb.DuckDBPyConnection) ->
     assert ids(con, where) == [3]
 
 
+def test_a_lookup_runs_only_for_a_value_given_bounds_are_inclusive(con: duckdb.DuckDBPyConnection) -> None:
+    looked: list[str] = []
+
+    def artist_id(name: str) -> int:
+        looked.append(name)
+        return {"eight": 8, "seven": 7}[name]
+
+    where = Where().when(None, "artist_id = ?", by=artist_id).when("seven", "artist_id = ?", by=artist_id)
+    assert (looked, where.params, ids(con, where)) == (["seven"], [7], [1, 2])
+    assert ids(con, Where().between(2, 3, "song_id")) == [2, 3]
+    assert ids(con, Where().between(None, 2, "song_id").between(None, None, "artist_id")) == [1, 2]
+
+
 PACK_A = '''
 from stateforge.tools import Env, tool
 

@@ -1,18 +1,9 @@
 """Recipes of the game pack: the offline task generator's programs (docs/tasks.md, "Writing recipes").
 
-One module per part of the product, as the tools are split (`common` holds what they share):
-
-| module | recipes |
-|---|---|
-| friends | prune the friend list, answer / withdraw requests, special relations, befriend teammates |
-| mail | delete / mark / claim mail in bulk, write to the clan leader, claim season rewards |
-| clans | kick, promote, demote, hand over, join a clan, fit its size |
-| builds | swap an item in builds, delete builds, copy official builds, hide builds |
-| collection | rune pages, gifting and wearing skins |
-| stories | the default tier: storylines of several dependent steps (friend list, shop, clan, seasons); the
-  warm-up's claim-every-season and hero-shopping tasks, made of the same steps |
-
-docs/tasks.md ("The game pack's recipes") lists them with their capabilities and infeasible variants.
+One module per part of the product, as the tools are split, each saying in its docstring what it holds:
+friends, mail, clans, builds and collection (the warm-up tier), stories (the default tier's storylines, and
+the warm-up tasks made of their steps); `common` holds what they share. docs/tasks.md ("The game pack's
+recipes") lists them with their capabilities and infeasible variants.
 """
 
 from __future__ import annotations

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from stateforge.tasks import RecipeContext, recipe
 from stateforge.tasks.arguments import given
+from stateforge.tasks.picks import cut_for, cut_points, difficulty_when, in_list
 
-from .common import band, cut_for, cut_points, in_list, introduce, named, pages, sized
+from .common import band, introduce, named, pages, sized
 
 COPY_NAMES = (
     "Ranked Copy",
@@ -80,8 +81,7 @@ def replace_item_in_builds(ctx: RecipeContext) -> None:
         params,
         expected=[{"n": 0}],
     )
-    if changed >= 50:
-        ctx.difficulty = "hard"
+    difficulty_when(ctx, changed >= 50, "hard")
     retired = ctx.one("SELECT name FROM items WHERE NOT is_active ORDER BY item_id LIMIT 1")
     if retired is not None and retired["name"] != row["item"]:
         ctx.infeasible(
@@ -129,8 +129,7 @@ def delete_hero_builds(ctx: RecipeContext) -> None:
         [row["player_id"], row["hero_id"]],
         expected=[{"n": 0}],
     )
-    if row["n"] >= 50:
-        ctx.difficulty = "medium"
+    difficulty_when(ctx, row["n"] >= 50, "medium")
     others = ctx.sql(
         "SELECT h.name FROM heroes AS h WHERE h.hero_id NOT IN (SELECT hero_id FROM hero_builds WHERE "
         "player_id = ?) ORDER BY h.name",
@@ -203,8 +202,7 @@ def delete_old_private_builds(ctx: RecipeContext) -> None:
         [row["player_id"], before],
         expected=[{"n": 0}],
     )
-    if sum(b["rows"] for b in doomed) < 50:
-        ctx.difficulty = "medium"
+    difficulty_when(ctx, sum(b["rows"] for b in doomed) < 50, "medium")
 
 
 def _top_official(ctx: RecipeContext, hero_id: int) -> dict | None:
@@ -407,6 +405,4 @@ def hide_unpopular_builds(ctx: RecipeContext) -> None:
         f"{in_list([b['build_id'] for b in hidden])}",
         expected=[{"public": 0}],
     )
-    if len(hidden) > 5:
-        ctx.also("full_data_acquisition")
-        ctx.difficulty = "hard"
+    difficulty_when(ctx, len(hidden) > 5, "hard", "full_data_acquisition")

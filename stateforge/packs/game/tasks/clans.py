@@ -4,15 +4,9 @@ clan (a friend's, or the best one that still has room), and fitting the clan's s
 from __future__ import annotations
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.picks import cut_points, day_of, in_list
 
-from .common import (
-    cut_points,
-    day_of,
-    friends,
-    in_list,
-    introduce,
-    not_banned,
-)
+from .common import friends, introduce, not_banned
 
 MEMBERS = "(SELECT count(*) FROM clan_members AS n WHERE n.clan_id = c.clan_id)"
 

@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Any
 
 from stateforge.tasks import RecipeContext, recipe
+from stateforge.tasks.picks import in_list
 
-from .common import friends, in_list, introduce, named, not_banned, pages
+from .common import friends, introduce, named, not_banned, pages
 
 PAGE_NAMES = (
     "Jungle Burst",
@@ -88,16 +89,13 @@ def create_rune_page(ctx: RecipeContext) -> None:
     if default:
         ctx.say(["Make it my default page.", "Set it as my default, too."])
     ctx.derived(default, "whether the new page is the default (asked for, or the first page)")
-    ctx.call(
-        "create_rune_page",
-        {
-            "player": player["nickname"],
-            "name": name,
-            "runes": [{"rune": r["rune"], "quantity": r["quantity"]} for r in runes],
-            "make_default": default,
-        },
-        step=f"Create the page {name!r}",
-    )
+
+    def page(holding: list[dict[str, Any]]) -> dict[str, Any]:
+        """create_rune_page's arguments for the page holding these runes."""
+        counts = [{"rune": r["rune"], "quantity": r["quantity"]} for r in holding]
+        return {"player": player["nickname"], "name": name, "runes": counts, "make_default": default}
+
+    ctx.call("create_rune_page", page(runes), step=f"Create the page {name!r}")
     _page_goal(ctx, player["player_id"], name)
     first = runes[0]
     more = [dict(r) for r in runes]
@@ -114,17 +112,7 @@ def create_rune_page(ctx: RecipeContext) -> None:
     ctx.infeasible(
         "capacity",
         instruction=ctx.instruction.replace(text, _runes_text(more)),
-        calls=[
-            (
-                "create_rune_page",
-                {
-                    "player": player["nickname"],
-                    "name": name,
-                    "runes": [{"rune": r["rune"], "quantity": r["quantity"]} for r in more],
-                    "make_default": default,
-                },
-            )
-        ],
+        calls=[("create_rune_page", page(more))],
         because=f"that would put 12 {first['color']} runes on one page; a page holds at most 10 of each "
         "colour",
     )

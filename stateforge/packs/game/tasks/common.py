@@ -1,6 +1,6 @@
 """What the game recipes share: choosing a player and speaking as them, the SQL fragments that say what a
-player sees (their friends, their mailbox, their clan), sizes of bulk changes, and thresholds picked from the
-data so that a boundary ("at most", "before", "since") decides for at least one row.
+player sees (their friends, their mailbox, their clan) and sizes of bulk changes. Thresholds that a boundary
+("at most", "before", "since") decides by come from the data (`stateforge.tasks.picks.cut_points`).
 
 Players are named by nickname (unique; the tools look them up by it), clans by name or tag, heroes, items and
 runes by name, skins by name and hero, rune pages by name, builds, mail and matches by the numbers the game
@@ -9,12 +9,11 @@ shows. The frozen clock is the build's `now` (2026-06-30 23:59:59 for the pack's
 
 from __future__ import annotations
 
-import datetime as dt
 import functools
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Sequence
 
-from stateforge.tasks import RecipeContext, Skip, picks
+from stateforge.tasks import RecipeContext, picks
+from stateforge.tasks.verifiers import literal
 
 SPEAKER = (
     "I'm {name}.",
@@ -48,24 +47,19 @@ RELATION_WORDS = {
 }
 
 
-def stamp(ctx: RecipeContext) -> str:
-    """The frozen 'now' as a SQL literal (reads on the base must not use the wall clock)."""
-    return f"TIMESTAMP '{ctx.now:%Y-%m-%d %H:%M:%S}'"
-
-
 def not_banned(ctx: RecipeContext, alias: str = "p") -> str:
     """SQL: the player `alias` is not serving a ban at 'now' (banned players cannot trade or socialise)."""
-    return f"({alias}.banned_until IS NULL OR {alias}.banned_until <= {stamp(ctx)})"
+    return f"({alias}.banned_until IS NULL OR {alias}.banned_until <= {literal(ctx.now)})"
 
 
 def banned(ctx: RecipeContext, alias: str = "p") -> str:
     """SQL: the player `alias` is serving a ban at 'now'."""
-    return f"({alias}.banned_until IS NOT NULL AND {alias}.banned_until > {stamp(ctx)})"
+    return f"({alias}.banned_until IS NOT NULL AND {alias}.banned_until > {literal(ctx.now)})"
 
 
 def visible_mail(ctx: RecipeContext, alias: str = "m") -> str:
     """SQL: mail `alias` is still in its recipient's mailbox (neither deleted nor expired)."""
-    return f"(NOT {alias}.is_deleted AND {alias}.expires_at > {stamp(ctx)})"
+    return f"(NOT {alias}.is_deleted AND {alias}.expires_at > {literal(ctx.now)})"
 
 
 def unclaimed(alias: str = "m") -> str:
@@ -109,56 +103,10 @@ sized = functools.partial(picks.sized, bands=BANDS, weights=BAND_WEIGHTS)
 """`stateforge.tasks.picks.sized` with the game bands."""
 
 
-def day_of(value: dt.datetime | dt.date | str | None) -> dt.date | None:
-    """The calendar day of a timestamp, a date or an ISO text a tool returned (what a player reads)."""
-    if isinstance(value, dt.datetime):
-        return value.date()
-    if value is None or isinstance(value, dt.date):
-        return value
-    return dt.date.fromisoformat(str(value)[:10])
-
-
-def cut_points(
-    ctx: RecipeContext, values: Sequence[Any], *, low: float = 0.2, high: float = 0.9
-) -> list[Any]:
-    """Distinct candidate thresholds taken from the data (so a row sits exactly on the boundary), between the
-    `low` and `high` quantiles of `values`, in an order shuffled with the rng."""
-    ordered = sorted(v for v in values if v is not None)
-    if not ordered:
-        return []
-    a, b = int(low * (len(ordered) - 1)), int(high * (len(ordered) - 1))
-    points = list(dict.fromkeys(ordered[a : b + 1]))
-    ctx.rng.shuffle(points)
-    return points
-
-
 def band(ctx: RecipeContext, bands: Sequence[tuple[int, int]] = BANDS) -> tuple[int, int]:
     """A size band drawn with the rng (weights `BAND_WEIGHTS` for the default bands, else equal)."""
     weights = BAND_WEIGHTS if tuple(bands) == BANDS else [1.0] * len(bands)
     return bands[ctx.rng.choices(range(len(bands)), weights=weights)[0]]
-
-
-def cut_for(
-    ctx: RecipeContext, points: Sequence[Any], count: Callable[[Any], int], low: int, high: int
-) -> tuple[Any, int] | None:
-    """A threshold of `points` whose `count(point)` lies in [`low`, `high`], chosen with the rng; when none
-    does, the one whose count is nearest to the band (but at least 1); None when every count is 0."""
-    counted = [(p, count(p)) for p in points]
-    inside = [(p, n) for p, n in counted if low <= n <= high]
-    if inside:
-        return ctx.choice(inside)
-    some = [(p, n) for p, n in counted if n >= 1]
-    if not some:
-        return None
-    return min(some, key=lambda pn: (min(abs(pn[1] - low), abs(pn[1] - high)), str(pn[0])))
-
-
-def in_list(values: Sequence[Any]) -> str:
-    """A SQL list of integer ids, inlined (`IN (...)`) for goals that must hold self-contained."""
-    ids = [int(v) for v in values]
-    if not ids:
-        raise Skip("nothing to act on")
-    return "(" + ", ".join(str(v) for v in ids) + ")"
 
 
 pages = picks.read_pages

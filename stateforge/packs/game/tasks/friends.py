@@ -7,20 +7,9 @@ import datetime as dt
 
 from stateforge.tasks import RecipeContext, recipe
 from stateforge.tasks.arguments import given
+from stateforge.tasks.picks import cut_for, cut_points, day_of, difficulty_when, in_list
 
-from .common import (
-    FRIENDS_OF,
-    RELATION_WORDS,
-    band,
-    cut_for,
-    cut_points,
-    day_of,
-    friends,
-    in_list,
-    introduce,
-    not_banned,
-    pages,
-)
+from .common import FRIENDS_OF, RELATION_WORDS, band, friends, introduce, not_banned, pages
 
 FRIEND_COUNTS = """
     SELECT p.player_id, p.nickname, count(*) AS friends
@@ -92,9 +81,7 @@ def prune_inactive_friends(ctx: RecipeContext) -> None:
         [cap, since],
         expected=[{"n": 0}],
     )
-    if len(gone) >= 50:
-        ctx.difficulty = "hard"
-        ctx.also("full_data_acquisition")
+    difficulty_when(ctx, len(gone) >= 50, "hard", "full_data_acquisition")
 
 
 def _with_pending(ctx: RecipeContext, side: str, having: str, what: str) -> dict:
@@ -154,8 +141,7 @@ def decline_requests_before(ctx: RecipeContext) -> None:
         "AND status = 'declined' AND responded_at IS NOT NULL",
         expected=[{"n": len(ids)}],
     )
-    if len(waiting) > 20:
-        ctx.difficulty = "medium"
+    difficulty_when(ctx, len(waiting) > 20, "medium")
 
 
 @recipe(capabilities=("multi_condition_filtering", "cross_step_dependency"), difficulty="medium")
@@ -218,8 +204,7 @@ def answer_requests_by_note(ctx: RecipeContext) -> None:
             for r in sorted(waiting, key=lambda r: r["request_id"])
         ],
     )
-    if len(waiting) > 12:
-        ctx.difficulty = "hard"
+    difficulty_when(ctx, len(waiting) > 12, "hard")
 
 
 @recipe(capabilities=("full_data_acquisition", "precise_boundary_judgment"), difficulty="medium")

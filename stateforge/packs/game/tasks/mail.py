@@ -7,27 +7,10 @@ from typing import Any
 
 from stateforge.tasks import RecipeContext, recipe
 from stateforge.tasks.arguments import given
+from stateforge.tasks.picks import cut_for, day_of, difficulty_when, in_list
 
 from ..tools.common import TIER_RANK
-from .common import (
-    MAIL_LABELS,
-    band,
-    banned,
-    cut_for,
-    day_of,
-    in_list,
-    introduce,
-    not_banned,
-    pages,
-    sized,
-    unclaimed,
-    visible_mail,
-)
-
-
-def _deletable(ctx: RecipeContext) -> str:
-    """SQL over mail `m`: in the mailbox, read, and with nothing left to claim (what delete_mail removes)."""
-    return f"{visible_mail(ctx)} AND m.read_at IS NOT NULL AND NOT {unclaimed()}"
+from .common import MAIL_LABELS, band, banned, introduce, not_banned, pages, sized, unclaimed, visible_mail
 
 
 def _sent_before(ctx: RecipeContext, kinds: float, condition: str, what: str) -> tuple[Any, ...]:
@@ -61,7 +44,8 @@ def _sent_before(ctx: RecipeContext, kinds: float, condition: str, what: str) ->
 )
 def delete_old_read_mail(ctx: RecipeContext) -> None:
     """A player deletes every read mail (of one kind, or any) sent before a date."""
-    row, category, where, params, before, doomed = _sent_before(ctx, 0.5, _deletable(ctx), "read")
+    deletable = f"{visible_mail(ctx)} AND m.read_at IS NOT NULL AND NOT {unclaimed()}"  # delete_mail's mail
+    row, category, where, params, before, doomed = _sent_before(ctx, 0.5, deletable, "read")
     what = MAIL_LABELS[category] if category else "mail"
     introduce(ctx, row["nickname"])
     ctx.say(
@@ -88,8 +72,7 @@ def delete_old_read_mail(ctx: RecipeContext) -> None:
         [*params, before],
         expected=[{"n": 0}],
     )
-    if len(doomed) >= 50:
-        ctx.difficulty = "hard"
+    difficulty_when(ctx, len(doomed) >= 50, "hard")
 
 
 @recipe(capabilities=("full_data_acquisition",), difficulty="easy", weight=1.2)
@@ -118,8 +101,7 @@ def claim_all_mail_rewards(ctx: RecipeContext) -> None:
         [row["recipient_id"]],
         expected=[{"n": 0}],
     )
-    if row["n"] >= 20:
-        ctx.difficulty = "medium"
+    difficulty_when(ctx, row["n"] >= 20, "medium")
 
 
 @recipe(
@@ -228,9 +210,7 @@ def claim_one_kind_of_rewards(ctx: RecipeContext) -> None:
         f"SELECT count(*) AS n FROM mail_attachments WHERE mail_id IN {in_list(ids)} AND claimed_at IS NULL",
         expected=[{"n": 0}],
     )
-    if len(ids) > 20:
-        ctx.also("full_data_acquisition")
-        ctx.difficulty = "hard"
+    difficulty_when(ctx, len(ids) > 20, "hard", "full_data_acquisition")
 
 
 @recipe(capabilities=("precise_boundary_judgment",), difficulty="easy", weight=1.2)
@@ -271,8 +251,7 @@ def mark_kind_read_before(ctx: RecipeContext) -> None:
         f"WHERE mail_id IN {in_list([m['mail_id'] for m in marked])}",
         expected=[{"unread": 0}],
     )
-    if len(marked) >= 30:
-        ctx.difficulty = "medium"
+    difficulty_when(ctx, len(marked) >= 30, "medium")
 
 
 SUBJECTS = (

@@ -28,9 +28,10 @@ from typing import Any
 
 from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
+from stateforge.tasks.picks import day_of, in_list
 
 from ..tools.common import TIERS
-from .common import RELATION_WORDS, day_of, in_list, introduce, not_banned
+from .common import RELATION_WORDS, introduce, not_banned
 
 SPECIAL = ("close_friend", "bestie", "mentor")
 PRICE_POINTS = (5888, 8888, 13888, 18888)
@@ -48,14 +49,6 @@ def _player_ids(story: Story, nicknames: list[str]) -> list[int]:
     """The player ids of these nicknames (for goals; the tools show nicknames)."""
     rows = story.sql("SELECT player_id FROM players WHERE list_contains(?, nickname)", [nicknames])
     return sorted(r["player_id"] for r in rows)
-
-
-def _friendship_count(player_id: int, ids: list[int]) -> str:
-    ids_sql = in_list(ids)
-    return (
-        f"SELECT count(*) AS n FROM friendships WHERE (player_a_id = {player_id} AND player_b_id IN "
-        f"{ids_sql}) OR (player_b_id = {player_id} AND player_a_id IN {ids_sql})"
-    )
 
 
 # --- casts --------------------------------------------------------------------------------------------
@@ -142,12 +135,7 @@ cast_current_ranked = player_cast(
 # --- steps: matches and teammates -----------------------------------------------------------------------
 
 
-@step(
-    inputs=("user",),
-    outputs=("teammates",),
-    goal="everyone who played on my side in any of my matches",
-    capabilities=("cross_step_dependency",),
-)
+@step(goal="everyone who played on my side in any of my matches", capabilities=("cross_step_dependency",))
 def my_teammates(story: Story) -> None:
     nick = story["user"]["nickname"]
     history = story.read_all("search_matches", {"player": nick})
@@ -163,13 +151,9 @@ def my_teammates(story: Story) -> None:
 # --- steps: the friend list ---------------------------------------------------------------------------
 
 
-@step(
-    inputs=("user", "teammates"),
-    outputs=("kept", "clan_tag"),
-    goal="remove the friends gone quiet, but not clanmates, special relations or teammates",
-    capabilities=("multi_condition_filtering",),
-)
+@step(capabilities=("multi_condition_filtering",))
 def prune_quiet_friends(story: Story) -> None:
+    """remove the friends gone quiet, but not clanmates, special relations or teammates"""
     user, mates = story["user"], story["teammates"]
     nick = user["nickname"]
     me = story.read("get_player", {"nickname": nick})
@@ -224,22 +208,20 @@ def prune_quiet_friends(story: Story) -> None:
         cutoff=cutoff,
         clan=clan,
     )
-    ids = _player_ids(story, names)
+    pid, ids = user["player_id"], in_list(_player_ids(story, names))
     story.ctx.goal(
         "the quiet friends are gone",
-        _friendship_count(user["player_id"], ids),
+        f"SELECT count(*) AS n FROM friendships WHERE (player_a_id = {pid} AND player_b_id IN {ids}) OR "
+        f"(player_b_id = {pid} AND player_a_id IN {ids})",
         expected=[{"n": 0}],
     )
     story["kept"] = [r for r in rows if r["nickname"] not in set(names)]
     story["clan_tag"] = tag
 
 
-@step(
-    inputs=("user", "kept"),
-    goal="the closest plain friend left becomes a special relation",
-    capabilities=("aggregation_computation",),
-)
+@step(capabilities=("aggregation_computation",))
 def closest_becomes_special(story: Story) -> None:
+    """the closest plain friend left becomes a special relation"""
     user = story["user"]
     plain = sorted(
         (r for r in story["kept"] if r["relation"] == "friend"),
@@ -274,12 +256,9 @@ def closest_becomes_special(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "teammates", "clan_tag"),
-    goal="accept teammates' and clanmates' requests, decline the rest",
-    capabilities=("multi_condition_filtering",),
-)
+@step(capabilities=("multi_condition_filtering",))
 def answer_requests(story: Story) -> None:
+    """accept teammates' and clanmates' requests, decline the rest"""
     user, mates, tag = story["user"], story["teammates"], story["clan_tag"]
     nick = user["nickname"]
     pending = story.read_all("list_friend_requests", {"player": nick, "direction": "incoming"})
@@ -321,13 +300,9 @@ def answer_requests(story: Story) -> None:
 # --- steps: the good teammates ------------------------------------------------------------------------
 
 
-@step(
-    inputs=("user", "teammates"),
-    outputs=("good",),
-    goal="the teammates rated at least a mark in a match with me",
-    capabilities=("multi_condition_filtering", "precise_boundary_judgment"),
-)
+@step(capabilities=("multi_condition_filtering", "precise_boundary_judgment"))
 def rated_teammates(story: Story) -> None:
+    """the teammates rated at least a mark in a match with me"""
     user, mates = story["user"], story["teammates"]
     ratings = sorted({float(p["rating"]) for rows in mates.values() for p in rows if p["rating"] is not None})
     if len(ratings) < 6:
@@ -346,7 +321,6 @@ def rated_teammates(story: Story) -> None:
     else:
         raise Skip("no mark with a teammate just under it")
     story["good"] = good
-    story["mark"] = mark
     story.knob("solver_filtering", f"teammates rated {mark} or more in any shared match")
     story.distractor(
         f"a teammate of {user['nickname']} rated {below} (just under {mark})",
@@ -366,22 +340,16 @@ def rated_teammates(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "good"),
-    goal="accept the good teammates who asked, ask the others, mail the friends among them",
-    capabilities=("cross_step_dependency",),
-)
+@step(capabilities=("cross_step_dependency",))
 def befriend_good(story: Story) -> None:
+    """accept the good teammates who asked, ask the others, mail the friends among them"""
     user, good = story["user"], story["good"]
     nick = user["nickname"]
     friends = {r["nickname"] for r in story.read_all("list_friends", {"player": nick})}
-    incoming = {
-        r["sender"] for r in story.read_all("list_friend_requests", {"player": nick, "direction": "incoming"})
-    }
-    outgoing = {
-        r["recipient"]
-        for r in story.read_all("list_friend_requests", {"player": nick, "direction": "outgoing"})
-    }
+    incoming, outgoing = (
+        {r[who] for r in story.read_all("list_friend_requests", {"player": nick, "direction": direction})}
+        for direction, who in (("incoming", "sender"), ("outgoing", "recipient"))
+    )
     accept = [n for n in good if n in incoming and n not in friends]
     ask = [n for n in good if n not in friends and n not in incoming and n not in outgoing]
     already = [n for n in good if n in friends]
@@ -464,13 +432,9 @@ def _shop_choice(story: Story, rows: list[dict[str, Any]], gold: int, *, afforda
     return story.rng.choices(options, weights=[len(o["heroes"]) ** 2 for o in options])[0]
 
 
-@step(
-    inputs=("user",),
-    outputs=("shopping",),
-    goal="the heroes of two roles I lack, up to a price",
-    capabilities=("multi_condition_filtering", "aggregation_computation"),
-)
+@step(capabilities=("multi_condition_filtering", "aggregation_computation"))
 def shop_list(story: Story) -> None:
+    """the heroes of two roles I lack, up to a price"""
     user = story["user"]
     rows = story.read_all("search_heroes", {"not_owned_by": user["nickname"], "sort_by": "price_gold"})
     profile = story.read("get_player", {"nickname": user["nickname"]})
@@ -505,7 +469,7 @@ def shop_list(story: Story) -> None:
     )
 
 
-@step(inputs=("user", "shopping"), outputs=("bought",), goal="buy them in one go")
+@step(goal="buy them in one go")
 def buy_list(story: Story) -> None:
     user, choice = story["user"], story["shopping"]
     names = [h["name"] for h in choice["heroes"]]
@@ -520,7 +484,7 @@ def buy_list(story: Story) -> None:
     )
 
 
-@step(inputs=("user", "shopping"), goal="over the gold by a little: refused, nothing bought")
+@step(goal="over the gold by a little: refused, nothing bought")
 def buy_list_over_budget(story: Story) -> None:
     user, choice = story["user"], story["shopping"]
     story.say(
@@ -540,12 +504,9 @@ def buy_list_over_budget(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "bought"),
-    goal="copy each new hero's most-liked official build",
-    capabilities=("aggregation_computation", "cross_step_dependency"),
-)
+@step(capabilities=("aggregation_computation", "cross_step_dependency"))
 def copy_top_builds(story: Story) -> None:
+    """copy each new hero's most-liked official build"""
     user = story["user"]
     copies = []
     for hero in story["bought"]:
@@ -584,7 +545,7 @@ def copy_top_builds(story: Story) -> None:
 # --- steps: the clan ----------------------------------------------------------------------------------
 
 
-@step(inputs=("user",), outputs=("clan", "members"), goal="my clan and its roster")
+@step(goal="my clan and its roster")
 def clan_roster(story: Story) -> None:
     nick = story["user"]["nickname"]
     me = story.read("get_player", {"nickname": nick})
@@ -603,13 +564,9 @@ def _last_match_days(story: Story, nicknames: list[str]) -> dict[str, dt.date | 
     return {r["nickname"]: r["last"] for r in rows}
 
 
-@step(
-    inputs=("user", "clan", "members"),
-    outputs=("idle", "active"),
-    goal="each ordinary member's matches since a day",
-    capabilities=("multi_condition_filtering", "precise_boundary_judgment"),
-)
+@step(capabilities=("multi_condition_filtering", "precise_boundary_judgment"))
 def find_idle_members(story: Story) -> None:
+    """each ordinary member's matches since a day"""
     user, members = story["user"], story["members"]
     ordinary = [m for m in members if m["role"] == "member"]
     if len(ordinary) < 6:
@@ -633,7 +590,6 @@ def find_idle_members(story: Story) -> None:
     )
     story["idle"] = [m["nickname"] for m in idle]
     story["active"] = [m for m in ordinary if m["nickname"] not in set(story["idle"])]
-    story["cutoff"] = cutoff
     story.knob("solver_filtering", "ordinary members with no match since a day, member by member")
     story.distractor(
         f"a member of {story['clan']} whose last match was on {cutoff} (stays)",
@@ -655,7 +611,7 @@ def find_idle_members(story: Story) -> None:
     )
 
 
-@step(inputs=("user", "idle"), goal="remove the idle members, demote the idle elders")
+@step(goal="remove the idle members, demote the idle elders")
 def kick_idle(story: Story) -> None:
     story.call("kick_clan_members", {"player": story["user"]["nickname"], "members": sorted(story["idle"])})
     if story["idle_elders"]:
@@ -671,12 +627,7 @@ def kick_idle(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "clan", "members", "active"),
-    outputs=("promoted",),
-    goal="promote the top contributors left, and mail each",
-    capabilities=("aggregation_computation",),
-)
+@step(goal="promote the top contributors left, and mail each", capabilities=("aggregation_computation",))
 def promote_top(story: Story) -> None:
     user, active = story["user"], story["active"]
     ranked = sorted(active, key=lambda m: -m["contribution"])
@@ -725,12 +676,9 @@ def promote_top(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "clan", "members", "promoted"),
-    goal="hand the leadership to the elder who contributed most, last",
-    capabilities=("aggregation_computation", "cross_step_dependency"),
-)
+@step(capabilities=("aggregation_computation", "cross_step_dependency"))
 def hand_over(story: Story) -> None:
+    """hand the leadership to the elder who contributed most, last"""
     user = story["user"]
     promoted, demoted = set(story["promoted"]), set(story["idle_elders"])
     elders = [
@@ -762,12 +710,9 @@ def hand_over(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "clan", "active"),
-    goal="shrink the clan under the members left: refused, nothing changed",
-    capabilities=("aggregation_computation",),
-)
+@step(capabilities=("aggregation_computation",))
 def shrink_too_far(story: Story) -> None:
+    """shrink the clan under the members left: refused, nothing changed"""
     user = story["user"]
     left = len(story["members"]) - len(story["idle"])
     size = left - story.rng.choice((1, 2))
@@ -809,13 +754,9 @@ def _seasons_played(story: Story) -> list[dict[str, Any]]:
     return played
 
 
-@step(
-    inputs=("user",),
-    outputs=("claimed",),
-    goal="claim every ended season's rewards, the tier reached in each read first",
-    capabilities=("aggregation_computation", "precise_boundary_judgment"),
-)
+@step(capabilities=("aggregation_computation", "precise_boundary_judgment"))
 def claim_ended_seasons(story: Story) -> None:
+    """claim every ended season's rewards, the tier reached in each read first"""
     user = story["user"]
     played = _seasons_played(story)
     ended = [s for s in played if s["ends"] < story.ctx.today]
@@ -869,12 +810,9 @@ def claim_waiting_mail(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user", "claimed"),
-    goal="the cheapest skin I lack for each hero of a role, bought and worn",
-    capabilities=("aggregation_computation", "cross_step_dependency"),
-)
+@step(inputs=("user", "claimed"), capabilities=("aggregation_computation", "cross_step_dependency"))
 def skins_for_role(story: Story) -> None:
+    """the cheapest skin I lack for each hero of a role, bought and worn"""
     user = story["user"]
     nick = user["nickname"]
     owned = story.sql(
@@ -933,12 +871,9 @@ def skins_for_role(story: Story) -> None:
     )
 
 
-@step(
-    inputs=("user",),
-    goal="claim every season's rewards, the current one included: refused, nothing claimed",
-    capabilities=("precise_boundary_judgment",),
-)
+@step(capabilities=("precise_boundary_judgment",))
 def claim_too_early(story: Story) -> None:
+    """claim every season's rewards, the current one included: refused, nothing claimed"""
     user = story["user"]
     played = _seasons_played(story)
     current = [s for s in played if s["ends"] >= story.ctx.today]
@@ -964,43 +899,35 @@ def claim_too_early(story: Story) -> None:
     )
 
 
-USER = ("user",)
-"""What every cast of the game provides: the player speaking."""
-
 STORYLINES = (
     Storyline(
         "friend_list_cleanup",
         cast_social_player,
         (my_teammates, prune_quiet_friends, closest_becomes_special, answer_requests),
-        provides=USER,
         weight=2.0,
     ),
     Storyline(
         "hero_shopping_spree",
         cast_rich_player,
         (shop_list, buy_list, copy_top_builds),
-        provides=USER,
         weight=2.0,
     ),
     Storyline(
         "clan_reshuffle",
         cast_clan_leader,
         (clan_roster, find_idle_members, kick_idle, promote_top, hand_over),
-        provides=USER,
         weight=1.5,
     ),
     Storyline(
         "season_rewards_and_skins",
         cast_ranked_veteran,
         (claim_ended_seasons, claim_waiting_mail, skins_for_role),
-        provides=USER,
         weight=1.2,
     ),
     Storyline(
         "befriend_good_teammates",
         cast_regular_player,
         (my_teammates, rated_teammates, befriend_good),
-        provides=USER,
         weight=1.2,
     ),
     # infeasible: all or nothing, refused after the reads
@@ -1008,7 +935,6 @@ STORYLINES = (
         "hero_spree_over_budget",
         cast_rich_player,
         (shop_list, buy_list_over_budget),
-        provides=USER,
         capabilities=("aggregation_computation",),
         feasible=False,
         weight=0.5,
@@ -1017,7 +943,6 @@ STORYLINES = (
         "clan_shrink_too_far",
         cast_clan_leader,
         (clan_roster, find_idle_members, shrink_too_far),
-        provides=USER,
         capabilities=("aggregation_computation",),
         feasible=False,
         weight=0.5,
@@ -1026,7 +951,6 @@ STORYLINES = (
         "season_rewards_too_early",
         cast_current_ranked,
         (claim_too_early,),
-        provides=USER,
         capabilities=("precise_boundary_judgment",),
         feasible=False,
         weight=0.3,
@@ -1038,7 +962,6 @@ WARMUP_STORYLINES = (
         "claim_every_season_reward",
         cast_ranked_veteran,
         (claim_ended_seasons,),
-        provides=USER,
         capabilities=("full_data_acquisition", "cross_step_dependency"),
         description="A player claims the rewards of every ended season they ranked in: the solver reads the "
         "seasons, the rank history and each season's rewards to find which ones.",
@@ -1047,7 +970,6 @@ WARMUP_STORYLINES = (
         "buy_heroes_under_price",
         cast_rich_player,
         (shop_list, buy_list),
-        provides=USER,
         capabilities=("multi_condition_filtering", "precise_boundary_judgment"),
         difficulty="medium",
         description="A player buys every hero of two roles they lack that costs at most a price in gold.",

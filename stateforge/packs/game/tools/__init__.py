@@ -1,21 +1,9 @@
 """The game pack's business tools: what a MOBA player does in the client, as a solver agent may call it.
 
-The tools live in one module per part of the product (relative imports: the pack loads
-as a package wherever its folder lives), listed here in the order clients see them (each module's tools in
-the order it defines them):
-
-| module | tools |
-|---|---|
-| catalog | heroes, skins, items, runes, seasons and season rewards (read-only catalogue) |
-| account | profiles, player search, owned heroes and skins, buying, gifting, equipping skins |
-| runes | rune pages and their runes |
-| builds | item builds |
-| friends | friends, friend requests, special relations |
-| clans | clans, members and roles |
-| mail | the mailbox, mail rewards, season rewards |
-| matches | match history, match details, statistics, rank history |
-
-docs/packs/game.md lists every tool, the policies they enforce and the tables that stay read-only.
+The tools live in one module per part of the product (relative imports: the pack loads as a package wherever
+its folder lives), each saying in its docstring what it holds; clients see them in the order `TOOLS` lists
+the modules, each module's tools in the order it defines them. docs/packs/game.md lists every tool, the
+policies they enforce and the tables that stay read-only.
 """
 
 from __future__ import annotations

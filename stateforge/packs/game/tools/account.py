@@ -36,11 +36,16 @@ from .common import (
     membership,
     names,
     new_mail,
-    order,
     page_of,
     refuse_banned,
+    sorted_by,
 )
 
+Buyer = Annotated[str, Field(min_length=1, max_length=24, description="The buyer's nickname (you).")]
+SkinName = Annotated[str, Field(description="The skin's name.")]
+SkinHero = Annotated[
+    str | None, Field(description="The skin's hero, when several heroes have a skin of that name.")
+]
 CURRENT_RANK = (
     "SELECT player_id, arg_max(tier, seq_no) AS tier, arg_max(stars, seq_no) AS stars "
     "FROM rank_history GROUP BY player_id"
@@ -134,18 +139,13 @@ def search_players(
         sort_by: The order of the results.
     """
     where = Where().text(name_contains, "p.nickname").when(region, "p.server_region = ?")
-    where.when(min_level, "p.account_level >= ?").when(max_level, "p.account_level <= ?")
-    if clan is not None:
-        where.add("m.clan_id = ?", find_clan(env, clan)["clan_id"])
+    where.between(min_level, max_level, "p.account_level")
+    where.when(clan, "m.clan_id = ?", by=lambda name: find_clan(env, name)["clan_id"])
     where.when(in_a_clan, "(m.clan_id IS NOT NULL) = ?").when(tier, "rk.tier = ?")
-    where.when(min_credit_score, "p.credit_score >= ?").when(max_credit_score, "p.credit_score <= ?")
-    if banned is not None:
-        where.add("(p.banned_until IS NOT NULL AND p.banned_until > ?) = ?", env.now, banned)
-    if invited_by is not None:
-        where.add("p.invited_by_player_id = ?", find_player(env, invited_by)["player_id"])
-    where.when(joined_after, "CAST(p.created_at AS DATE) >= ?").when(
-        joined_before, "CAST(p.created_at AS DATE) <= ?"
-    )
+    where.between(min_credit_score, max_credit_score, "p.credit_score")
+    where.when(banned, "(p.banned_until IS NOT NULL AND p.banned_until > ?) = ?", env.now, banned)
+    where.when(invited_by, "p.invited_by_player_id = ?", by=lambda name: find_player(env, name)["player_id"])
+    where.between(joined_after, joined_before, "CAST(p.created_at AS DATE)")
     where.when(last_login_before, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
     sql = (
         "SELECT p.player_id, p.nickname, p.server_region, p.account_level, p.credit_score, c.tag AS "
@@ -154,7 +154,7 @@ def search_players(
         f"LEFT JOIN clans AS c ON c.clan_id = m.clan_id LEFT JOIN ({CURRENT_RANK}) AS rk "
         f"ON rk.player_id = p.player_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "player_id")
+    order_by = sorted_by(sort_by, descending, "player_id")
     return page_of(env, sql, where.params, order_by, limit, offset, "player_id")
 
 
@@ -186,8 +186,7 @@ def list_player_heroes(
     """
     pid = find_player(env, player)["player_id"]
     where = Where().add("ph.player_id = ?", pid).text(name_contains, "h.name").when(lane, "h.lane = ?")
-    if role is not None:
-        where.add("h.role_id = ?", find_role(env, role)["role_id"])
+    where.when(role, "h.role_id = ?", by=lambda name: find_role(env, name)["role_id"])
     where.when(min_proficiency, "ph.proficiency_points >= ?").when(min_matches, "ph.matches_played >= ?")
     sql = (
         "SELECT h.hero_id, h.name AS hero, r.name AS role, h.lane, ph.proficiency_points, ph.matches_played, "
@@ -197,7 +196,7 @@ def list_player_heroes(
         "FROM player_heroes AS ph JOIN heroes AS h ON h.hero_id = ph.hero_id "
         f"JOIN hero_roles AS r ON r.role_id = h.role_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "hero_id", {"name": "hero"})
+    order_by = sorted_by(sort_by, descending, "hero_id", {"name": "hero"})
     return page_of(env, sql, where.params, order_by, limit, offset, "hero_id")
 
 
@@ -230,10 +229,9 @@ def list_player_skins(
     """
     pid = find_player(env, player)["player_id"]
     where = Where().add("ps.player_id = ?", pid).when(rarity, "s.rarity = ?").when(source, "ps.source = ?")
-    if hero is not None:
-        where.add("s.hero_id = ?", find_hero(env, hero)["hero_id"])
-    where.when(equipped, "ps.is_equipped = ?").when(acquired_after, "CAST(ps.acquired_at AS DATE) >= ?")
-    where.when(acquired_before, "CAST(ps.acquired_at AS DATE) <= ?")
+    where.when(hero, "s.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
+    where.when(equipped, "ps.is_equipped = ?")
+    where.between(acquired_after, acquired_before, "CAST(ps.acquired_at AS DATE)")
     sql = (
         "SELECT ps.skin_id, s.name AS skin, h.name AS hero, s.rarity, s.price_diamonds, ps.source, "
         "ps.acquired_at, ps.is_equipped AS equipped, EXISTS (SELECT 1 FROM player_heroes AS o WHERE "
@@ -241,7 +239,7 @@ def list_player_skins(
         "skins AS s ON s.skin_id = ps.skin_id "
         f"JOIN heroes AS h ON h.hero_id = s.hero_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "skin_id", {"name": "skin"})
+    order_by = sorted_by(sort_by, descending, "skin_id", {"name": "skin"})
     return page_of(env, sql, where.params, order_by, limit, offset, "skin_id")
 
 
@@ -259,17 +257,21 @@ def _charge(env: Env, buyer: dict[str, Any], currency: str, amount: int, what: s
     return balance - amount
 
 
+def _receipt(bought: list[Any], paid: int, currency: str, balance: int) -> dict[str, Any]:
+    """What a purchase returns: what was bought, what it cost and the balance left."""
+    return {"bought": bought, "paid": paid, "currency": currency, "balance": balance}
+
+
 @create(reads=("players", "heroes", "player_heroes"), writes=("players", "player_heroes"))
 def buy_heroes(
     env: Env,
-    player: Player,
+    player: Buyer,
     heroes: Annotated[list[str], Field(min_length=1, max_length=100)],
     currency: Literal["gold", "diamonds"] = "gold",
 ) -> dict:
     """Buy one or several heroes from the shop, all paid in gold or all in diamonds (all or nothing).
 
     Args:
-        player: The buyer's nickname (you).
         heroes: The heroes to buy, by name.
         currency: Pay the gold prices or the diamond prices.
     """
@@ -295,12 +297,16 @@ def buy_heroes(
         "player_heroes",
         [{"player_id": buyer["player_id"], "hero_id": hero_id, "acquired_at": env.now} for hero_id in wanted],
     )
-    return {
-        "bought": [h["name"] for h in wanted.values()],
-        "paid": total,
-        "currency": currency,
-        "balance": balance,
-    }
+    return _receipt([h["name"] for h in wanted.values()], total, currency, balance)
+
+
+def _grant(env: Env, player_id: int, skins: list[dict[str, Any]], source: str) -> None:
+    """The player owns these skins from now on, got by `source` (purchase, gift)."""
+    rows = [
+        {"player_id": player_id, "skin_id": s["skin_id"], "acquired_at": env.now, "source": source}
+        for s in skins
+    ]
+    env.insert_many("player_skins", rows)
 
 
 class SkinChoice(BaseModel):
@@ -351,13 +357,12 @@ def _sellable(env: Env, owner: dict[str, Any], skins: list[dict[str, Any]]) -> N
 )
 def buy_skins(
     env: Env,
-    player: Player,
+    player: Buyer,
     skins: Annotated[list[SkinChoice], Field(min_length=1, max_length=100)],
 ) -> dict:
     """Buy one or several skins with diamonds (all or nothing); each must be for a hero you own.
 
     Args:
-        player: The buyer's nickname (you).
         skins: The skins to buy.
     """
     buyer = find_player(env, player)
@@ -367,24 +372,8 @@ def buy_skins(
     total = sum(s["price_diamonds"] for s in chosen)
     label = chosen[0]["name"] if len(chosen) == 1 else f"{len(chosen)} skins"
     balance = _charge(env, buyer, "diamonds", total, label)
-    env.insert_many(
-        "player_skins",
-        [
-            {
-                "player_id": buyer["player_id"],
-                "skin_id": s["skin_id"],
-                "acquired_at": env.now,
-                "source": "purchase",
-            }
-            for s in chosen
-        ],
-    )
-    return {
-        "bought": [{"skin": s["name"], "hero": s["hero"]} for s in chosen],
-        "paid": total,
-        "currency": "diamonds",
-        "balance": balance,
-    }
+    _grant(env, buyer["player_id"], chosen, "purchase")
+    return _receipt([{"skin": s["name"], "hero": s["hero"]} for s in chosen], total, "diamonds", balance)
 
 
 @create(
@@ -395,8 +384,8 @@ def gift_skin(
     env: Env,
     player: Player,
     friend: str,
-    skin: str,
-    hero: str | None = None,
+    skin: SkinName,
+    hero: SkinHero = None,
     message: Annotated[str, Field(max_length=200)] | None = None,
 ) -> dict:
     """Buy a skin with your diamonds as a gift for a friend; they get it at once, with a mail saying so.
@@ -404,8 +393,6 @@ def gift_skin(
     Args:
         player: The giver's nickname (you).
         friend: The friend receiving the skin (nickname); gifts go to friends only.
-        skin: The skin's name.
-        hero: The skin's hero, when several heroes have a skin of that name.
         message: A few words for the mail that announces the gift.
     """
     giver = find_player(env, player)
@@ -421,15 +408,7 @@ def gift_skin(
     chosen = find_skin(env, skin, hero)
     _sellable(env, receiver, [chosen])
     balance = _charge(env, giver, "diamonds", chosen["price_diamonds"], chosen["name"])
-    env.insert(
-        "player_skins",
-        {
-            "player_id": receiver["player_id"],
-            "skin_id": chosen["skin_id"],
-            "acquired_at": env.now,
-            "source": "gift",
-        },
-    )
+    _grant(env, receiver["player_id"], [chosen], "gift")
     body = f"{giver['nickname']} sent you the skin {chosen['name']} for {chosen['hero']}."
     body += f" {message}" if message else ""
     mail = new_mail(env, receiver["player_id"], giver["player_id"], "friend", "A gift from a friend", body)
@@ -453,31 +432,22 @@ def _worn(env: Env, player_id: int, hero_id: int) -> dict[str, Any] | None:
 
 
 @change(reads=("players", "skins", "heroes", "player_skins", "player_heroes"), writes=("player_skins",))
-def equip_skin(env: Env, player: Player, skin: str, hero: str | None = None) -> dict:
+def equip_skin(env: Env, player: Player, skin: SkinName, hero: SkinHero = None) -> dict:
     """Wear a skin you own on its hero (which you must own); the skin the hero wore before comes off.
 
     Args:
-        skin: The skin's name.
-        hero: The skin's hero, when several heroes have a skin of that name.
     """
     owner = find_player(env, player)
     pid = owner["player_id"]
     chosen = find_skin(env, skin, hero)
-    held = env.one(
-        "SELECT is_equipped FROM player_skins WHERE player_id = ? AND skin_id = ?", [pid, chosen["skin_id"]]
-    )
+    held = env.get("player_skins", {"player_id": pid, "skin_id": chosen["skin_id"]})
     if held is None:
         raise refuse(
             "equipped_skins",
             f"{owner['nickname']} does not own the skin {chosen['name']} ({chosen['hero']}); "
             "buy it first (buy_skins).",
         )
-    if (
-        env.one(
-            "SELECT 1 AS yes FROM player_heroes WHERE player_id = ? AND hero_id = ?", [pid, chosen["hero_id"]]
-        )
-        is None
-    ):
+    if env.get("player_heroes", {"player_id": pid, "hero_id": chosen["hero_id"]}) is None:
         raise refuse(
             "equipped_skins",
             f"{owner['nickname']} does not own {chosen['hero']}; a skin is worn only by a hero you "

@@ -26,11 +26,12 @@ from .common import (
     find_named,
     find_player,
     names,
-    order,
     page_of,
-    require_choice,
+    require_one_of,
+    sorted_by,
 )
 
+Author = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the author).")]
 BuildName = Annotated[
     str, Field(min_length=1, max_length=40, description="The build's name, 1 to 40 characters.")
 ]
@@ -159,10 +160,8 @@ def search_builds(
         where.add("(b.is_public OR b.player_id = ?)", find_player(env, player)["player_id"])
     else:
         where.add("b.is_public")
-    if hero is not None:
-        where.add("b.hero_id = ?", find_hero(env, hero)["hero_id"])
-    if author is not None:
-        where.add("b.player_id = ?", find_player(env, author)["player_id"])
+    where.when(hero, "b.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
+    where.when(author, "b.player_id = ?", by=lambda name: find_player(env, name)["player_id"])
     where.when(official, "(b.player_id IS NULL) = ?").text(name_contains, "b.name")
     if with_item is not None:
         item = find_named(env, "items", "item_id", with_item, "item")
@@ -177,18 +176,17 @@ def search_builds(
         f"b.likes, b.created_at, {ITEMS_OF} AS items FROM hero_builds AS b JOIN heroes AS h ON h.hero_id = "
         f"b.hero_id LEFT JOIN players AS p ON p.player_id = b.player_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "build_id")
+    order_by = sorted_by(sort_by, descending, "build_id")
     return page_of(env, sql, where.params, order_by, limit, offset)
 
 
 @create(reads=("players", "heroes", "items", "hero_builds"), writes=("hero_builds", "build_items"))
 def create_build(
-    env: Env, player: Player, hero: str, name: BuildName, items: Items, is_public: bool = True
+    env: Env, player: Author, hero: str, name: BuildName, items: Items, is_public: bool = True
 ) -> dict:
     """Write an item build for a hero.
 
     Args:
-        player: Your nickname (the author).
         hero: The hero the build is for.
         name: The build's name (distinct among your builds for this hero).
         items: The items in slot order, 1 to 6 distinct items still sold in the shop.
@@ -238,7 +236,7 @@ def copy_build(
 @change(reads=("players", "heroes", "items", "hero_builds"), writes=("hero_builds", "build_items"))
 def update_build(
     env: Env,
-    player: Player,
+    player: Author,
     build_id: int,
     name: BuildName | None = None,
     is_public: bool | None = None,
@@ -247,21 +245,17 @@ def update_build(
     """Edit one of your builds: rename it, make it public or private, or replace its items (in slot order).
 
     Args:
-        player: Your nickname (the author).
         build_id: The build to edit.
         name: A new name.
         is_public: Whether other players can find it.
         items: The new items in slot order (replace all of them; 1 to 6 distinct items).
     """
-    require_choice(name=name, is_public=is_public, items=items)
+    require_one_of(name=name, is_public=is_public, items=items)
     author = find_player(env, player)
     build = _own_build(env, author, build_id)
-    changes: dict[str, Any] = {}
     if name is not None:
         _refuse_name_taken(env, author["player_id"], build["hero_id"], name, build_id)
-        changes["name"] = name
-    if is_public is not None:
-        changes["is_public"] = is_public
+    changes = {k: v for k, v in (("name", name), ("is_public", is_public)) if v is not None}
     if changes:
         env.update("hero_builds", build_id, changes)
     if items is not None:
@@ -274,18 +268,17 @@ def update_build(
 @change(reads=("players", "heroes", "hero_builds"), writes=("hero_builds",))
 def delete_builds(
     env: Env,
-    player: Player,
+    player: Author,
     build_ids: Annotated[list[int], Field(max_length=500)] | None = None,
     hero: str | None = None,
 ) -> dict:
     """Delete builds of yours: the ones listed, or every one of yours for a hero (with their items).
 
     Args:
-        player: Your nickname (the author).
         build_ids: The builds to delete.
         hero: Delete every build of yours for this hero (together with build_ids: only those of this hero).
     """
-    require_choice(build_ids=build_ids, hero=hero)
+    require_one_of(build_ids=build_ids, hero=hero)
     author = find_player(env, player)
     for build_id in build_ids or []:
         _own_build(env, author, build_id)
@@ -306,14 +299,13 @@ def delete_builds(
 
 @change(reads=("players", "heroes", "items", "hero_builds", "build_items"), writes=("build_items",))
 def replace_build_item(
-    env: Env, player: Player, old_item: str, new_item: str, hero: str | None = None
+    env: Env, player: Author, old_item: str, new_item: str, hero: str | None = None
 ) -> dict:
     """In every build of yours (or of yours for one hero) that has an item, put another item in its slot.
 
     Builds that already hold the new item are left as they are and listed as skipped.
 
     Args:
-        player: Your nickname (the author).
         old_item: The item to take out.
         new_item: The item to put in its place (still sold in the shop).
         hero: Only your builds for this hero.
@@ -324,8 +316,7 @@ def replace_build_item(
     if old["item_id"] == new["item_id"]:
         raise ToolError("the old and the new item are the same; nothing to replace.")
     where = Where().add("b.player_id = ?", author["player_id"])
-    if hero is not None:
-        where.add("b.hero_id = ?", find_hero(env, hero)["hero_id"])
+    where.when(hero, "b.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
     builds = env.query(
         "SELECT b.build_id, b.name, EXISTS (SELECT 1 FROM build_items AS n WHERE n.build_id = b.build_id AND "
         "n.item_id = ?) AS has_new FROM hero_builds AS b JOIN build_items AS o ON o.build_id = b.build_id "

@@ -27,8 +27,8 @@ from .common import (
     find_player,
     find_role,
     find_season,
-    order,
     page_of,
+    sorted_by,
 )
 
 
@@ -59,20 +59,17 @@ def search_heroes(
         sort_by: The order of the results.
     """
     where = Where().text(name_contains, "h.name")
-    if role is not None:
-        where.add("h.role_id = ?", find_role(env, role)["role_id"])
+    where.when(role, "h.role_id = ?", by=lambda name: find_role(env, name)["role_id"])
     where.when(lane, "h.lane = ?").when(free_rotation, "h.is_free_rotation = ?")
     own = "EXISTS (SELECT 1 FROM player_heroes AS o WHERE o.hero_id = h.hero_id AND o.player_id = ?)"
-    if owned_by is not None:
-        where.add(own, find_player(env, owned_by)["player_id"])
-    if not_owned_by is not None:
-        where.add("NOT " + own, find_player(env, not_owned_by)["player_id"])
+    where.when(owned_by, own, by=lambda name: find_player(env, name)["player_id"])
+    where.when(not_owned_by, "NOT " + own, by=lambda name: find_player(env, name)["player_id"])
     sql = (
         "SELECT h.hero_id, h.name, h.title, r.name AS role, h.lane, h.attack_type, h.difficulty, "
         "h.price_gold, h.price_diamonds, h.base_hp, h.released_on, h.is_free_rotation AS free_rotation "
         f"FROM heroes AS h JOIN hero_roles AS r ON r.role_id = h.role_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "hero_id")
+    order_by = sorted_by(sort_by, descending, "hero_id")
     return page_of(env, sql, where.params, order_by, limit, offset, "hero_id")
 
 
@@ -136,24 +133,20 @@ def search_skins(
         sort_by: The order of the results (rarity: common first).
     """
     where = Where().text(name_contains, "s.name")
-    if hero is not None:
-        where.add("s.hero_id = ?", find_hero(env, hero)["hero_id"])
+    where.when(hero, "s.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
     if rarity:
         where.add("list_contains(?, s.rarity)", list(rarity))
-    where.when(min_price, "s.price_diamonds >= ?").when(max_price, "s.price_diamonds <= ?")
-    where.when(limited, "s.is_limited = ?").when(released_after, "s.released_on >= ?")
-    where.when(released_before, "s.released_on <= ?")
+    where.between(min_price, max_price, "s.price_diamonds").when(limited, "s.is_limited = ?")
+    where.between(released_after, released_before, "s.released_on")
     own = "EXISTS (SELECT 1 FROM player_skins AS o WHERE o.skin_id = s.skin_id AND o.player_id = ?)"
-    if owned_by is not None:
-        where.add(own, find_player(env, owned_by)["player_id"])
-    if not_owned_by is not None:
-        where.add("NOT " + own, find_player(env, not_owned_by)["player_id"])
+    where.when(owned_by, own, by=lambda name: find_player(env, name)["player_id"])
+    where.when(not_owned_by, "NOT " + own, by=lambda name: find_player(env, name)["player_id"])
     sql = (
         "SELECT s.skin_id, s.name, h.name AS hero, s.rarity, s.price_diamonds, s.released_on, "
         "s.is_limited AS limited, list_position(['common', 'rare', 'epic', 'legendary', 'mythic'], s.rarity) "
         f"AS rarity_rank FROM skins AS s JOIN heroes AS h ON h.hero_id = s.hero_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "skin_id", {"rarity": "rarity_rank"})
+    order_by = sorted_by(sort_by, descending, "skin_id", {"rarity": "rarity_rank"})
     return page_of(env, sql, where.params, order_by, limit, offset, "rarity_rank", "skin_id")
 
 
@@ -184,13 +177,14 @@ def search_items(
         descending: Sort from the largest value down.
     """
     where = Where().text(name_contains, "name").when(category, "category = ?").when(tier, "tier = ?")
-    where.when(min_price, "price_gold >= ?").when(max_price, "price_gold <= ?")
+    where.between(min_price, max_price, "price_gold")
     if not include_inactive:
         where.add("is_active")
     sql = (
         f"SELECT item_id, name, category, tier, price_gold, is_active AS active FROM items WHERE {where.sql}"
     )
-    return page_of(env, sql, where.params, order(sort_by, descending, "item_id"), limit, offset, "item_id")
+    order_by = sorted_by(sort_by, descending, "item_id")
+    return page_of(env, sql, where.params, order_by, limit, offset, "item_id")
 
 
 @tool(reads=("runes",))
@@ -230,8 +224,7 @@ def get_season_rewards(env: Env, season: str, tier: Tier | None = None) -> dict:
     """
     found = find_season(env, season)
     where = Where().add("sr.season_id = ?", found["season_id"])
-    if tier is not None:
-        where.add(f"{TIER_RANK.format('sr.min_tier')} <= {TIER_RANK.format('?')}", tier)
+    where.when(tier, f"{TIER_RANK.format('sr.min_tier')} <= {TIER_RANK.format('?')}")
     rewards = env.query(
         "SELECT r.name, r.kind, r.amount, sr.min_tier FROM season_rewards AS sr "
         f"JOIN rewards AS r ON r.reward_id = sr.reward_id WHERE {where.sql} "

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
-from stateforge.tools.kinds import change, create
+from stateforge.tools.kinds import change, create, remove
 from stateforge.tools.policies import refuse
 
 from .common import (
@@ -29,12 +29,14 @@ from .common import (
     find_players,
     membership,
     names,
-    order,
     page_of,
     refuse_banned,
-    require_choice,
+    require_one_of,
+    sorted_by,
 )
 
+ClanRef = Annotated[str, Field(description="The clan's name or tag.")]
+Leader = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the leader).")]
 ClanName = Annotated[
     str, Field(min_length=3, max_length=30, description="The clan's name, 3 to 30 characters.")
 ]
@@ -53,12 +55,14 @@ MEMBERS = "(SELECT count(*) FROM clan_members AS n WHERE n.clan_id = c.clan_id)"
 
 def my_clan(
     env: Env,
-    player: dict[str, Any],
+    nickname: str,
     *,
     roles: tuple[str, ...] = ("leader", "elder", "member"),
     action: str = "do that",
-) -> dict[str, Any]:
-    """The acting player's membership; `ToolError` when they are in no clan or their role may not `action`."""
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The acting player and their membership; `ToolError` when they are in no clan or their role may not
+    `action`."""
+    player = find_player(env, nickname)
     member = membership(env, player["player_id"])
     if member is None:
         raise ToolError(f"{player['nickname']} is not in a clan.")
@@ -69,7 +73,7 @@ def my_clan(
             f"only {allowed} of {member['clan']} can {action}; {player['nickname']} is "
             f"{'an' if member['role'] == 'elder' else 'a'} {member['role']}.",
         )
-    return member
+    return player, member
 
 
 def _members_of(
@@ -120,7 +124,7 @@ def search_clans(
             name_contains,
         )
     where.when(recruiting, "c.is_recruiting = ?").when(has_room, f"({MEMBERS} < c.max_members) = ?")
-    where.when(min_level, "c.level >= ?").when(max_level, "c.level <= ?").when(min_members, f"{MEMBERS} >= ?")
+    where.between(min_level, max_level, "c.level").when(min_members, f"{MEMBERS} >= ?")
     sql = (
         f"SELECT c.clan_id, c.name, c.tag, c.level, {MEMBERS} AS members, c.max_members, c.is_recruiting, "
         "(SELECT p.nickname FROM clan_members AS l JOIN players AS p ON p.player_id = l.player_id  WHERE "
@@ -128,17 +132,13 @@ def search_clans(
         "FROM clan_members AS s WHERE s.clan_id = c.clan_id) AS contribution, "
         f"c.created_at FROM clans AS c WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "clan_id")
+    order_by = sorted_by(sort_by, descending, "clan_id")
     return page_of(env, sql, where.params, order_by, limit, offset, "clan_id")
 
 
 @tool(reads=("clans", "clan_members", "players"))
-def get_clan(env: Env, clan: str) -> dict:
-    """A clan's details: tag, description, level, size and free places, recruiting, leader and elders.
-
-    Args:
-        clan: The clan's name or tag.
-    """
+def get_clan(env: Env, clan: ClanRef) -> dict:
+    """A clan's details: tag, description, level, size and free places, recruiting, leader and elders."""
     found = find_clan(env, clan)
     out = env.one(
         "SELECT name, tag, description, level, max_members, is_recruiting, created_at FROM clans "
@@ -167,7 +167,7 @@ def get_clan(env: Env, clan: str) -> dict:
 @tool(reads=("clans", "clan_members", "players"))
 def list_clan_members(
     env: Env,
-    clan: str,
+    clan: ClanRef,
     role: Literal["leader", "elder", "member"] | None = None,
     name_contains: str | None = None,
     min_contribution: Annotated[int, Field(ge=0)] | None = None,
@@ -183,7 +183,6 @@ def list_clan_members(
     """A clan's members with role, contribution, join date, level and last login.
 
     Args:
-        clan: The clan's name or tag.
         role: Only members with this role.
         name_contains: Part of the member's nickname.
         min_contribution: Only members who contributed at least this much.
@@ -200,17 +199,15 @@ def list_clan_members(
         .when(role, "m.role = ?")
         .text(name_contains, "p.nickname")
     )
-    where.when(min_contribution, "m.contribution >= ?").when(max_contribution, "m.contribution <= ?")
-    where.when(joined_after, "CAST(m.joined_at AS DATE) >= ?").when(
-        joined_before, "CAST(m.joined_at AS DATE) <= ?"
-    )
+    where.between(min_contribution, max_contribution, "m.contribution")
+    where.between(joined_after, joined_before, "CAST(m.joined_at AS DATE)")
     where.when(inactive_since, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
     sql = (
         "SELECT p.player_id, p.nickname, m.role, list_position(['leader', 'elder', 'member'], m.role) AS "
         "role_rank, m.contribution, m.joined_at, p.account_level, p.last_login_at FROM clan_members AS m "
         f"JOIN players AS p ON p.player_id = m.player_id WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "player_id", {"role": "role_rank"})
+    order_by = sorted_by(sort_by, descending, "player_id", {"role": "role_rank"})
     page = page_of(env, sql, where.params, order_by, limit, offset, "player_id", "role_rank")
     page["clan"] = found["name"]
     return page
@@ -279,12 +276,8 @@ def create_clan(
 
 
 @create(reads=("players", "clans", "clan_members"), writes=("clan_members",))
-def join_clan(env: Env, player: Player, clan: str) -> dict:
-    """Join a clan that is recruiting and has a free place (you must not be in another clan).
-
-    Args:
-        clan: The clan's name or tag.
-    """
+def join_clan(env: Env, player: Player, clan: ClanRef) -> dict:
+    """Join a clan that is recruiting and has a free place (you must not be in another clan)."""
     me = find_player(env, player)
     refuse_banned(env, me, "join a clan", policy="clan_membership")
     found = find_clan(env, clan)
@@ -306,21 +299,11 @@ def join_clan(env: Env, player: Player, clan: str) -> dict:
     return {"clan": found["name"], "tag": found["tag"], "members": members + 1}
 
 
-@tool(
-    kind="write",
-    reads=("players", "clans", "clan_members"),
-    writes=("clan_members", "clans"),
-    destructive=True,
-    idempotent=False,
-)
+@remove(reads=("players", "clans", "clan_members"), writes=("clan_members", "clans"))
 def leave_clan(env: Env, player: Player) -> dict:
     """Leave your clan. A leader must hand over leadership first, unless they are the last member: then the
-    clan is disbanded.
-
-    Args:
-    """
-    me = find_player(env, player)
-    member = my_clan(env, me)
+    clan is disbanded."""
+    me, member = my_clan(env, player)
     others = env.scalar(
         "SELECT count(*) FROM clan_members WHERE clan_id = ? AND player_id <> ?",
         [member["clan_id"], me["player_id"]],
@@ -359,9 +342,8 @@ def kick_clan_members(
         inactive_since: Remove members who have not logged in since this date (or never).
         include_elders: With the conditions: remove matching elders too (leader only).
     """
-    require_choice(members=members, max_contribution=max_contribution, inactive_since=inactive_since)
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader", "elder"), action="remove members")
+    require_one_of(members=members, max_contribution=max_contribution, inactive_since=inactive_since)
+    me, mine = my_clan(env, player, roles=("leader", "elder"), action="remove members")
     may = ("elder", "member") if mine["role"] == "leader" else ("member",)
     if include_elders and mine["role"] != "leader":
         raise refuse("clan_roles", "only the leader removes elders.")
@@ -400,19 +382,17 @@ def kick_clan_members(
 @change(reads=("players", "clans", "clan_members"), writes=("clan_members",))
 def set_clan_role(
     env: Env,
-    player: Player,
+    player: Leader,
     members: Annotated[list[str], Field(min_length=1, max_length=100)],
     role: Literal["elder", "member"],
 ) -> dict:
     """Promote members of your clan to elder, or demote elders to member (leader only).
 
     Args:
-        player: Your nickname (the leader).
         members: The members whose role changes, by nickname.
         role: elder (promote) or member (demote). To hand over leadership use transfer_clan_leadership.
     """
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader",), action="change roles")
+    me, mine = my_clan(env, player, roles=("leader",), action="change roles")
     named = _members_of(env, mine["clan_id"], find_players(env, members, what="member"), mine["clan"])
     if me["player_id"] in named:
         raise refuse(
@@ -436,15 +416,13 @@ def set_clan_role(
 
 
 @change(reads=("players", "clans", "clan_members"), writes=("clan_members",))
-def transfer_clan_leadership(env: Env, player: Player, new_leader: str) -> dict:
+def transfer_clan_leadership(env: Env, player: Leader, new_leader: str) -> dict:
     """Hand the leadership of your clan to another member; you become an elder.
 
     Args:
-        player: Your nickname (the leader).
         new_leader: The member who becomes leader (nickname).
     """
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader",), action="hand over leadership")
+    me, mine = my_clan(env, player, roles=("leader",), action="hand over leadership")
     heir = find_player(env, new_leader, what="member")
     if heir["player_id"] == me["player_id"]:
         raise ToolError(f"{me['nickname']} already leads {mine['clan']}.")
@@ -476,11 +454,10 @@ def update_clan(
         is_recruiting: Whether players may join.
         max_members: A new size, 10 to 100, not below the current member count (leader only).
     """
-    require_choice(
+    require_one_of(
         name=name, tag=tag, description=description, is_recruiting=is_recruiting, max_members=max_members
     )
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader", "elder"), action="edit the clan")
+    me, mine = my_clan(env, player, roles=("leader", "elder"), action="edit the clan")
     if mine["role"] != "leader" and (name, tag, max_members) != (None, None, None):
         raise refuse(
             "clan_roles",
@@ -511,14 +488,9 @@ def update_clan(
 
 
 @change(reads=("players", "clans", "clan_members"), writes=("clans",))
-def disband_clan(env: Env, player: Player) -> dict:
-    """Disband your clan: every member leaves it and it is deleted (leader only).
-
-    Args:
-        player: Your nickname (the leader).
-    """
-    me = find_player(env, player)
-    mine = my_clan(env, me, roles=("leader",), action="disband the clan")
+def disband_clan(env: Env, player: Leader) -> dict:
+    """Disband your clan: every member leaves it and it is deleted (leader only)."""
+    me, mine = my_clan(env, player, roles=("leader",), action="disband the clan")
     members = env.scalar("SELECT count(*) FROM clan_members WHERE clan_id = ?", [mine["clan_id"]])
     env.delete("clans", mine["clan_id"])
     return {"disbanded": mine["clan"], "members_released": members}

@@ -8,15 +8,19 @@ is missing or matches several things, so an agent can ask the user which one was
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import Field
 
 from stateforge.tools import Env, ToolError
+from stateforge.tools.lookup import find_named as find_named  # catalogue rows by their unique name
 from stateforge.tools.policies import refuse
 from stateforge.tools.where import Where as Where  # the filters every list tool builds
-from stateforge.tools.wording import names, order_by, require_one_of
+from stateforge.tools.wording import SHOWN, names
+from stateforge.tools.wording import quoted as quoted
+from stateforge.tools.wording import require_one_of as require_one_of
+from stateforge.tools.wording import sorted_by as sorted_by
 
 TIERS = ("bronze", "silver", "gold", "platinum", "diamond", "starshine", "master", "grandmaster", "king")
 Tier = Literal[TIERS]
@@ -37,7 +41,7 @@ MAIL_LIFETIME = dt.timedelta(days=30)
 """How long a mail sent by a player (or a gift notice) stays in the mailbox."""
 
 Player = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname.")]
-"""The acting player (you, the user); a tool's docstring says more where the role matters ("the sender")."""
+"""The acting player (you, the user); where the role matters, a type (`Author`) or the docstring says it."""
 Nickname = Annotated[str, Field(description="The player's nickname.")]
 """Any player, as a read tool is asked about them."""
 Limit = Annotated[int, Field(ge=1, le=50, description="Results per page, 1 to 50.")]
@@ -45,41 +49,16 @@ Offset = Annotated[int, Field(ge=0, description="Results to skip.")]
 Descending = Annotated[bool, Field(description="Sort from the largest / latest value down.")]
 """`limit`, `offset` and `descending` parameters describe themselves: a tool's docstring names them only
 where it says more."""
-SHOWN = 5
-"""Candidates listed in an ambiguity or not-found message."""
 
 
 # --- building queries -----------------------------------------------------------------------------
-
-
-def order(sort_by: str, descending: bool, key: str, columns: dict[str, str] | None = None) -> str:
-    """An ORDER BY on the output column `sort_by` (or the one `columns` maps it to, `{"name": "hero"}`) that
-    ends with a key, so pages never overlap. `sort_by` is one of the tool's `Literal` sorts (its arguments
-    are validated before it runs); anything but a plain column name is refused all the same."""
-    column = (columns or {}).get(sort_by, sort_by)
-    if not column.isidentifier():
-        raise ToolError(f"cannot sort by {sort_by!r}.")
-    return order_by(column, descending, key)
 
 
 def page_of(
     env: Env, sql: str, params: Sequence[Any], order_by: str, limit: int, offset: int, *hidden: str
 ) -> dict[str, Any]:
     """One page (`rows`, `total`) of `sql` in `order_by`, without the internal columns `hidden`."""
-    return hide(env.page(sql, list(params), order_by=order_by, limit=limit, offset=offset), *hidden)
-
-
-def hide(page: dict[str, Any], *columns: str) -> dict[str, Any]:
-    """`page` with internal columns (ids a player never sees, sort helpers) removed from its rows."""
-    for row in page["rows"]:
-        for column in columns:
-            row.pop(column, None)
-    return page
-
-
-def quoted(values: Iterable[Any]) -> str:
-    """Values as a readable, quoted list."""
-    return names([{"v": repr(v)} for v in values], "v")
+    return env.page(sql, list(params), order_by=order_by, limit=limit, offset=offset, hide=hidden)
 
 
 # --- players ----------------------------------------------------------------------------------------
@@ -133,14 +112,9 @@ def find_players(env: Env, nicknames: Sequence[str], *, what: str = "player") ->
     return found
 
 
-def is_banned(env: Env, player: dict[str, Any]) -> bool:
-    """Whether the player is serving a ban at the episode's 'now'."""
-    return player["banned_until"] is not None and player["banned_until"] > env.now
-
-
 def refuse_banned(env: Env, player: dict[str, Any], action: str, *, policy: str) -> None:
     """A refusal by `policy` when the player is banned: banned players cannot act socially or trade."""
-    if is_banned(env, player):
+    if player["banned_until"] is not None and player["banned_until"] > env.now:
         raise refuse(
             policy,
             f"{player['nickname']} is banned until {player['banned_until']:%Y-%m-%d %H:%M} and cannot "
@@ -173,35 +147,10 @@ def pair(a: int, b: int) -> dict[str, int]:
 
 def are_friends(env: Env, a: int, b: int) -> bool:
     """Whether two players are friends."""
-    key = pair(a, b)
-    return (
-        env.one(
-            "SELECT 1 AS yes FROM friendships WHERE player_a_id = ? AND player_b_id = ?",
-            [key["player_a_id"], key["player_b_id"]],
-        )
-        is not None
-    )
+    return env.get("friendships", pair(a, b)) is not None
 
 
 # --- catalogue ----------------------------------------------------------------------------------------
-
-
-def find_named(env: Env, table: str, key: str, name: str, what: str, *, extra: str = "") -> dict[str, Any]:
-    """The row of a catalogue table (`heroes`, `items`, `runes`, `hero_roles`) with this unique name.
-
-    Exact, else case-insensitive; otherwise the error lists names that contain the text.
-    """
-    columns = f"{key}, name{extra}"
-    row = env.one(f"SELECT {columns} FROM {table} WHERE name = ?", [name])
-    if row is None:
-        row = env.one(f"SELECT {columns} FROM {table} WHERE lower(name) = lower(?)", [name])
-    if row is not None:
-        return row
-    near = env.query(
-        f"SELECT name FROM {table} WHERE contains(lower(name), lower(?)) ORDER BY name LIMIT 6", [name]
-    )
-    hint = f" Did you mean {names(near, 'name')}?" if near else ""
-    raise ToolError(f"no {what} named {name!r}.{hint}")
 
 
 def find_hero(env: Env, name: str) -> dict[str, Any]:
@@ -229,8 +178,7 @@ def find_skin(env: Env, name: str, hero: str | None) -> dict[str, Any]:
         sql += " AND h.hero_id = ?"
         params.append(find_hero(env, hero)["hero_id"])
     rows = env.query(sql + " ORDER BY h.name, s.skin_id", params)
-    exact = [r for r in rows if r["name"] == name]
-    rows = exact or rows
+    rows = [r for r in rows if r["name"] == name] or rows  # the exact name wins over other letter cases
     if len(rows) == 1:
         return rows[0]
     if len(rows) > 1:
@@ -268,8 +216,7 @@ def find_clan(env: Env, clan: str) -> dict[str, Any]:
         f"SELECT {columns} FROM clans WHERE lower(name) = lower(?) OR lower(tag) = lower(?) ORDER BY clan_id",
         [clan, clan],
     )
-    exact = [r for r in rows if clan in (r["name"], r["tag"])]
-    rows = exact or rows
+    rows = [r for r in rows if clan in (r["name"], r["tag"])] or rows
     if len(rows) == 1:
         return rows[0]
     if len(rows) > 1:
@@ -293,6 +240,3 @@ def membership(env: Env, player_id: int) -> dict[str, Any] | None:
         "FROM clan_members AS m JOIN clans AS c ON c.clan_id = m.clan_id WHERE m.player_id = ?",
         [player_id],
     )
-
-
-require_choice = require_one_of

@@ -29,13 +29,15 @@ from .common import (
     find_player,
     find_players,
     names,
-    order,
     page_of,
     pair,
     refuse_banned,
-    require_choice,
+    require_one_of,
+    sorted_by,
 )
 
+Sender = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the sender).")]
+Recipient = Annotated[str, Field(min_length=1, max_length=24, description="Your nickname (the recipient).")]
 Nicknames = Annotated[list[str], Field(min_length=1, max_length=300)]
 FRIENDS = (  # binds the player's id twice
     "SELECT player_b_id AS friend_id, relation, intimacy, since FROM friendships WHERE player_a_id = ? "
@@ -73,8 +75,8 @@ def list_friends(
     """
     me = find_player(env, player)["player_id"]
     where = Where().when(relation, "f.relation = ?").text(name_contains, "p.nickname")
-    where.when(min_intimacy, "f.intimacy >= ?").when(max_intimacy, "f.intimacy <= ?")
-    where.when(since_after, "CAST(f.since AS DATE) >= ?").when(since_before, "CAST(f.since AS DATE) <= ?")
+    where.between(min_intimacy, max_intimacy, "f.intimacy")
+    where.between(since_after, since_before, "CAST(f.since AS DATE)")
     where.when(inactive_since, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
     sql = (
         "SELECT p.player_id, p.nickname, f.relation, f.intimacy, f.since, p.last_login_at, c.tag AS clan_tag "
@@ -83,7 +85,7 @@ def list_friends(
         "m.clan_id "
         f"WHERE {where.sql}"
     )
-    order_by = order(sort_by, descending, "player_id")
+    order_by = sorted_by(sort_by, descending, "player_id")
     return page_of(env, sql, [me, me, *where.params], order_by, limit, offset, "player_id")
 
 
@@ -118,25 +120,16 @@ def list_friend_requests(
     return page_of(env, sql, where.params, "sent_at DESC, request_id DESC", limit, offset, "request_id")
 
 
-def _pending(env: Env, a: int, b: int) -> dict[str, Any] | None:
-    return env.one(
-        "SELECT request_id, sender_id FROM friend_requests WHERE status = 'pending' "
-        "AND ((sender_id = ? AND recipient_id = ?) OR (sender_id = ? AND recipient_id = ?))",
-        [a, b, b, a],
-    )
-
-
 @create(reads=("players", "friendships", "friend_requests"), writes=("friend_requests",))
 def send_friend_requests(
     env: Env,
-    player: Player,
+    player: Sender,
     to: Nicknames,
     message: Annotated[str, Field(max_length=100)] | None = None,
 ) -> dict:
     """Send friend requests to one or several players (all or nothing).
 
     Args:
-        player: Your nickname (the sender).
         to: The players to ask, by nickname: not yourself, not a friend, none with a request pending with you.
         message: A short note shown with the request (up to 100 characters).
     """
@@ -151,7 +144,11 @@ def send_friend_requests(
         elif are_friends(env, me["player_id"], tid):
             problems.append(f"{target['nickname']} is already your friend")
         else:
-            pending = _pending(env, me["player_id"], tid)
+            pending = env.one(
+                "SELECT request_id, sender_id FROM friend_requests WHERE status = 'pending' "
+                "AND ((sender_id = ? AND recipient_id = ?) OR (sender_id = ? AND recipient_id = ?))",
+                [me["player_id"], tid, tid, me["player_id"]],
+            )
             if pending is not None and pending["sender_id"] == tid:
                 problems.append(
                     f"{target['nickname']} already sent you a request: accept it (accept_friend_requests)"
@@ -166,19 +163,9 @@ def send_friend_requests(
             + (f"; and {len(problems) - 5} more" if len(problems) > 5 else "")
             + ".",
         )
-    env.insert_many(
-        "friend_requests",
-        [
-            {
-                "sender_id": me["player_id"],
-                "recipient_id": t["player_id"],
-                "message": message,
-                "status": "pending",
-                "sent_at": env.now,
-            }
-            for t in targets
-        ],
-    )
+    sent = {"message": message, "status": "pending", "sent_at": env.now}
+    rows = [{"sender_id": me["player_id"], "recipient_id": t["player_id"], **sent} for t in targets]
+    env.insert_many("friend_requests", rows)
     return {"sent_to": [t["nickname"] for t in targets]}
 
 
@@ -223,11 +210,10 @@ def _incoming(
 
 # not destructive: it adds friendships; the requests' status follows (kept, answered)
 @create(reads=("players", "friend_requests"), writes=("friend_requests", "friendships"))
-def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None = None) -> dict:
+def accept_friend_requests(env: Env, player: Recipient, senders: Nicknames | None = None) -> dict:
     """Accept friend requests sent to you: from the players named, or every pending one. Each makes friends.
 
     Args:
-        player: Your nickname (the recipient).
         senders: Accept the requests of these players (nicknames); leave out to accept every pending request.
     """
     me = find_player(env, player)
@@ -245,12 +231,11 @@ def accept_friend_requests(env: Env, player: Player, senders: Nicknames | None =
 
 @change(reads=("players", "friend_requests"), writes=("friend_requests",))
 def decline_friend_requests(
-    env: Env, player: Player, senders: Nicknames | None = None, sent_before: dt.date | None = None
+    env: Env, player: Recipient, senders: Nicknames | None = None, sent_before: dt.date | None = None
 ) -> dict:
     """Decline friend requests sent to you: from the players named, or every pending one (sent before a date).
 
     Args:
-        player: Your nickname (the recipient).
         senders: Decline the requests of these players; leave out for every pending request.
         sent_before: Only requests sent before this date.
     """
@@ -261,11 +246,10 @@ def decline_friend_requests(
 
 
 @change(reads=("players", "friend_requests"), writes=("friend_requests",))
-def cancel_friend_requests(env: Env, player: Player, recipients: Nicknames | None = None) -> dict:
+def cancel_friend_requests(env: Env, player: Sender, recipients: Nicknames | None = None) -> dict:
     """Withdraw friend requests you sent that are still pending: to the players named, or all of them.
 
     Args:
-        player: Your nickname (the sender).
         recipients: Withdraw the requests to these players; leave out to withdraw every pending one.
     """
     me = find_player(env, player)
@@ -301,7 +285,7 @@ def remove_friends(
         max_intimacy: Remove friends with at most this many intimacy points.
         inactive_since: Remove friends who have not logged in since this date (or never).
     """
-    require_choice(friends=friends, max_intimacy=max_intimacy, inactive_since=inactive_since)
+    require_one_of(friends=friends, max_intimacy=max_intimacy, inactive_since=inactive_since)
     me = find_player(env, player)
     where = Where().when(max_intimacy, "f.intimacy <= ?")
     where.when(inactive_since, "(p.last_login_at IS NULL OR CAST(p.last_login_at AS DATE) < ?)")
@@ -343,10 +327,7 @@ def set_friend_relation(env: Env, player: Player, friend: str, relation: Relatio
     me = find_player(env, player)
     other = find_player(env, friend, what="friend")
     key = pair(me["player_id"], other["player_id"])
-    current = env.one(
-        "SELECT relation FROM friendships WHERE player_a_id = ? AND player_b_id = ?",
-        [key["player_a_id"], key["player_b_id"]],
-    )
+    current = env.get("friendships", key)
     if current is None:
         raise ToolError(f"{other['nickname']} is not {me['nickname']}'s friend; send a friend request first.")
     if relation == "partner" and current["relation"] != "partner":

@@ -33,13 +33,15 @@ from .common import (
     find_season,
     membership,
     new_mail,
-    order,
     page_of,
     quoted,
     refuse_banned,
+    sorted_by,
 )
 
 MailIds = Annotated[list[int], Field(min_length=1, max_length=500, description="Mail numbers (mail_id).")]
+Category = Annotated[MailCategory | None, Field(description="Only mail of this kind.")]
+SentBefore = Annotated[dt.date | None, Field(description="Only mail sent before this date.")]
 UNCLAIMED = (
     "EXISTS (SELECT 1 FROM mail_attachments AS u WHERE u.mail_id = m.mail_id AND u.claimed_at IS NULL)"
 )
@@ -73,13 +75,13 @@ def _visible(env: Env, me: dict[str, Any], mail_ids: list[int]) -> list[dict[str
 def search_mail(
     env: Env,
     player: Nickname,
-    category: MailCategory | None = None,
+    category: Category = None,
     unread: bool | None = None,
     with_unclaimed_rewards: bool | None = None,
     sender: str | None = None,
     subject_contains: str | None = None,
     sent_after: dt.date | None = None,
-    sent_before: dt.date | None = None,
+    sent_before: SentBefore = None,
     sort_by: Literal["sent_at", "expires_at"] = "sent_at",
     descending: Descending = True,
     limit: Limit = 20,
@@ -88,21 +90,18 @@ def search_mail(
     """A player's mailbox (mail neither deleted nor expired): sender, subject, text, read or not, rewards.
 
     Args:
-        category: Only mail of this kind.
         unread: true for unread mail only, false for read mail only.
         with_unclaimed_rewards: true for mail with rewards still to claim, false for the others.
         sender: Only mail from this player (nickname).
         subject_contains: Part of the subject (case-insensitive).
         sent_after: Only mail sent on or after this date.
-        sent_before: Only mail sent before this date.
         sort_by: Order by when it was sent or when it expires.
         descending: Latest first (the default).
     """
     me = find_player(env, player)
     where = Where().add(VISIBLE, me["player_id"], env.now).when(category, "m.category = ?")
     where.when(unread, "(m.read_at IS NULL) = ?").when(with_unclaimed_rewards, f"{UNCLAIMED} = ?")
-    if sender is not None:
-        where.add("m.sender_id = ?", find_player(env, sender)["player_id"])
+    where.when(sender, "m.sender_id = ?", by=lambda name: find_player(env, name)["player_id"])
     where.text(subject_contains, "m.subject").when(sent_after, "CAST(m.sent_at AS DATE) >= ?")
     where.when(sent_before, "CAST(m.sent_at AS DATE) < ?")
     sql = (
@@ -110,7 +109,7 @@ def search_mail(
         "m.sent_at, m.read_at IS NOT NULL AS read, m.expires_at FROM mail AS m LEFT JOIN players AS s "
         f"ON s.player_id = m.sender_id WHERE {where.sql}"
     )
-    page = page_of(env, sql, where.params, order(sort_by, descending, "mail_id"), limit, offset)
+    page = page_of(env, sql, where.params, sorted_by(sort_by, descending, "mail_id"), limit, offset)
     ids = [r["mail_id"] for r in page["rows"]]
     attached = (
         env.query(
@@ -136,15 +135,13 @@ def mark_mail_read(
     env: Env,
     player: Player,
     mail_ids: MailIds | None = None,
-    category: MailCategory | None = None,
-    sent_before: dt.date | None = None,
+    category: Category = None,
+    sent_before: SentBefore = None,
 ) -> dict:
     """Mark mail as read: the mail listed, or every unread mail matching the filters (none given: all unread).
 
     Args:
         mail_ids: The mail to mark, by number.
-        category: Only mail of this kind.
-        sent_before: Only mail sent before this date.
     """
     me = find_player(env, player)
     where = Where().add(VISIBLE, me["player_id"], env.now).add("m.read_at IS NULL")
@@ -225,8 +222,8 @@ def delete_mail(
     player: Player,
     mail_ids: MailIds | None = None,
     read_only: bool = False,
-    category: MailCategory | None = None,
-    sent_before: dt.date | None = None,
+    category: Category = None,
+    sent_before: SentBefore = None,
 ) -> dict:
     """Delete mail: the mail listed, or every mail matching all the filters given. Mail with rewards still to
     claim is never deleted (listed mail: refused; filtered mail: kept and counted).
@@ -234,8 +231,6 @@ def delete_mail(
     Args:
         mail_ids: The mail to delete, by number.
         read_only: Only mail already read.
-        category: Only mail of this kind.
-        sent_before: Only mail sent before this date.
     """
     if mail_ids is None and not read_only and category is None and sent_before is None:
         raise ToolError("say which mail to delete: give mail_ids, read_only, category or sent_before.")

@@ -6,7 +6,9 @@ A match is shown by its number (match_id), as in the game's replay list.
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
+
+from pydantic import Field
 
 from stateforge.tools import Env, ToolError, tool
 
@@ -21,10 +23,14 @@ from .common import (
     find_hero,
     find_player,
     find_season,
-    order,
     page_of,
+    sorted_by,
 )
 
+MatchHero = Annotated[str | None, Field(description="Only matches played with this hero.")]
+MatchMode = Annotated[Mode | None, Field(description="Only matches of this mode.")]
+StartedAfter = Annotated[dt.date | None, Field(description="Only matches started on or after this date.")]
+StartedBefore = Annotated[dt.date | None, Field(description="Only matches started on or before this date.")]
 RESULT = (
     "CASE WHEN m.winning_side IS NULL THEN 'remake' WHEN m.winning_side = p.side THEN 'win' ELSE 'loss' END"
 )
@@ -40,26 +46,21 @@ def _match_filters(
     started_before: dt.date | None,
 ) -> Where:
     where = Where().add("p.player_id = ?", player_id).when(mode, "m.mode = ?")
-    if hero is not None:
-        where.add("p.hero_id = ?", find_hero(env, hero)["hero_id"])
-    if season is not None:
-        where.add("m.season_id = ?", find_season(env, season)["season_id"])
-    where.when(started_after, "CAST(m.started_at AS DATE) >= ?").when(
-        started_before, "CAST(m.started_at AS DATE) <= ?"
-    )
-    return where
+    where.when(hero, "p.hero_id = ?", by=lambda name: find_hero(env, name)["hero_id"])
+    where.when(season, "m.season_id = ?", by=lambda name: find_season(env, name)["season_id"])
+    return where.between(started_after, started_before, "CAST(m.started_at AS DATE)")
 
 
 @tool(reads=("players", "matches", "match_participants", "heroes", "seasons"))
 def search_matches(
     env: Env,
     player: Nickname,
-    hero: str | None = None,
-    mode: Mode | None = None,
+    hero: MatchHero = None,
+    mode: MatchMode = None,
     season: str | None = None,
     result: Literal["win", "loss", "remake"] | None = None,
-    started_after: dt.date | None = None,
-    started_before: dt.date | None = None,
+    started_after: StartedAfter = None,
+    started_before: StartedBefore = None,
     descending: Descending = True,
     limit: Limit = 20,
     offset: Offset = 0,
@@ -69,12 +70,8 @@ def search_matches(
     else played is in get_match.
 
     Args:
-        hero: Only matches played with this hero.
-        mode: Only matches of this mode.
         season: Only matches of this season (name or number, e.g. "S36").
         result: Only won, lost or remade matches.
-        started_after: Only matches started on or after this date.
-        started_before: Only matches started on or before this date.
         descending: Newest first (the default); false for oldest first.
     """
     pid = find_player(env, player)["player_id"]
@@ -88,7 +85,7 @@ def search_matches(
         "JOIN heroes AS h ON h.hero_id = p.hero_id JOIN seasons AS s ON s.season_id = m.season_id "
         f"WHERE {where.sql}"
     )
-    order_by = order("started_at", descending, "match_id")
+    order_by = sorted_by("started_at", descending, "match_id")
     return page_of(env, sql, where.params, order_by, limit, offset)
 
 
@@ -139,20 +136,16 @@ def get_player_stats(
     env: Env,
     player: Nickname,
     season: str | None = None,
-    mode: Mode | None = None,
-    hero: str | None = None,
-    started_after: dt.date | None = None,
-    started_before: dt.date | None = None,
+    mode: MatchMode = None,
+    hero: MatchHero = None,
+    started_after: StartedAfter = None,
+    started_before: StartedBefore = None,
 ) -> dict:
     """A player's record over their matches (optionally of a season, mode, hero or period): wins, win rate,
     K/D/A, MVPs, average rating, and the heroes they played most.
 
     Args:
         season: Only matches of this season (name or number).
-        mode: Only matches of this mode.
-        hero: Only matches played with this hero.
-        started_after: Only matches started on or after this date.
-        started_before: Only matches started on or before this date.
     """
     pid = find_player(env, player)["player_id"]
     where = _match_filters(env, pid, hero, mode, season, started_after, started_before)
@@ -211,7 +204,7 @@ def get_rank_history(
     if season is not None:
         found = find_season(env, season)
         where.add("CAST(recorded_at AS DATE) BETWEEN ? AND ?", found["starts_on"], found["ends_on"])
-    where.when(since, "CAST(recorded_at AS DATE) >= ?").when(until, "CAST(recorded_at AS DATE) <= ?")
+    where.between(since, until, "CAST(recorded_at AS DATE)")
     sql = f"SELECT seq_no, recorded_at, tier, stars, change_reason FROM rank_history WHERE {where.sql}"
     page = env.page(
         sql, where.params, order_by=f"seq_no {'DESC' if descending else 'ASC'}", limit=limit, offset=offset

@@ -13,24 +13,26 @@ from typing import Annotated, Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from stateforge.tools import Env, Expr, ToolError, tool
-from stateforge.tools.kinds import change, create
+from stateforge.tools.kinds import change, create, remove
 from stateforge.tools.policies import refuse
 
 from .common import (
     MAX_RUNE_PAGES,
     MAX_RUNES_PER_COLOUR,
+    Nickname,
     Player,
     RuneColor,
     find_named,
     find_player,
     names,
     quoted,
-    require_choice,
+    require_one_of,
 )
 
 PageName = Annotated[
     str, Field(min_length=1, max_length=30, description="The page's name, 1 to 30 characters.")
 ]
+Page = Annotated[str, Field(min_length=1, max_length=30, description="The page, by its name or its number.")]
 PageRef = Annotated[
     str,
     Field(
@@ -119,6 +121,14 @@ def _page_runes(env: Env, page_id: int) -> dict[int, dict[str, Any]]:
     return {r["rune_id"]: r for r in rows}
 
 
+def _put_runes(env: Env, page_id: int, runes: dict[int, dict[str, Any]]) -> None:
+    """Put runes (rune_id -> its `quantity`) on a page that holds none of them yet."""
+    rows = [
+        {"page_id": page_id, "rune_id": rune_id, "quantity": r["quantity"]} for rune_id, r in runes.items()
+    ]
+    env.insert_many("rune_page_runes", rows)
+
+
 def _refuse_name_taken(env: Env, player_id: int, name: str, except_page: int | None = None) -> None:
     taken = env.one(
         "SELECT page_no FROM rune_pages WHERE player_id = ? AND lower(name) = lower(?) AND page_id <> ? "
@@ -133,12 +143,8 @@ def _refuse_name_taken(env: Env, player_id: int, name: str, except_page: int | N
 
 
 @tool(reads=("players", "rune_pages", "rune_page_runes", "runes"))
-def list_rune_pages(env: Env, player: str) -> dict:
-    """A player's rune pages in page order, each with its runes and how many runes of each colour it holds.
-
-    Args:
-        player: The player's nickname.
-    """
+def list_rune_pages(env: Env, player: Nickname) -> dict:
+    """A player's rune pages in page order, each with its runes and how many runes of each colour it holds."""
     pid = find_player(env, player)["player_id"]
     pages = env.query(
         "SELECT page_id, page_no, name, is_default, created_at FROM rune_pages WHERE player_id = ? "
@@ -198,13 +204,7 @@ def create_rune_page(
         "rune_pages",
         {"player_id": pid, "page_no": number, "name": name, "is_default": default, "created_at": env.now},
     )
-    env.insert_many(
-        "rune_page_runes",
-        [
-            {"page_id": page["page_id"], "rune_id": rune_id, "quantity": r["quantity"]}
-            for rune_id, r in counts.items()
-        ],
-    )
+    _put_runes(env, page["page_id"], counts)
     return {
         "page_no": number,
         "name": name,
@@ -229,11 +229,10 @@ def rename_rune_page(env: Env, player: Player, page: PageRef, new_name: PageName
 
 
 @change(reads=("players", "rune_pages"), writes=("rune_pages",))
-def set_default_rune_page(env: Env, player: Player, page: PageRef) -> dict:
+def set_default_rune_page(env: Env, player: Player, page: Page) -> dict:
     """Make one of your rune pages the default (used when a match starts); the old default stops being it.
 
     Args:
-        page: The page, by its name or its number.
     """
     owner = find_player(env, player)
     found = find_page(env, owner["player_id"], owner["nickname"], page)
@@ -252,13 +251,12 @@ def set_default_rune_page(env: Env, player: Player, page: PageRef) -> dict:
 def add_runes_to_page(
     env: Env,
     player: Player,
-    page: PageRef,
+    page: Page,
     runes: Annotated[list[RuneCount], Field(min_length=1, max_length=30)],
 ) -> dict:
     """Add runes to one of your rune pages; copies add to those already there (at most 10 of each colour).
 
     Args:
-        page: The page, by its name or its number.
         runes: The runes to add and how many of each.
     """
     owner = find_player(env, player)
@@ -276,14 +274,7 @@ def add_runes_to_page(
                 {"page_id": found["page_id"], "rune_id": rune_id},
                 {"quantity": Expr("quantity + ?", [rune["quantity"]])},
             )
-    env.insert_many(
-        "rune_page_runes",
-        [
-            {"page_id": found["page_id"], "rune_id": rune_id, "quantity": r["quantity"]}
-            for rune_id, r in adding.items()
-            if rune_id not in current
-        ],
-    )
+    _put_runes(env, found["page_id"], {k: r for k, r in adding.items() if k not in current})
     return {
         "page_no": found["page_no"],
         "name": found["name"],
@@ -298,18 +289,17 @@ def add_runes_to_page(
 def remove_runes_from_page(
     env: Env,
     player: Player,
-    page: PageRef,
+    page: Page,
     runes: Annotated[list[str], Field(max_length=30)] | None = None,
     color: RuneColor | None = None,
 ) -> dict:
     """Take runes off one of your rune pages: the named runes (every copy), or every rune of a colour.
 
     Args:
-        page: The page, by its name or its number.
         runes: The runes to take off, by name.
         color: Take off every rune of this colour.
     """
-    require_choice(runes=runes, color=color)
+    require_one_of(runes=runes, color=color)
     owner = find_player(env, player)
     found = find_page(env, owner["player_id"], owner["nickname"], page)
     current = _page_runes(env, found["page_id"])
@@ -334,9 +324,7 @@ def remove_runes_from_page(
     }
 
 
-@tool(
-    kind="write", reads=("players", "rune_pages"), writes=("rune_pages",), destructive=True, idempotent=False
-)
+@remove(reads=("players", "rune_pages"), writes=("rune_pages",))
 def delete_rune_pages(
     env: Env,
     player: Player,
