@@ -13,7 +13,7 @@ from tests.evaluate.pack import built_pack, pack_tasks
 @pytest.fixture(scope="session")
 def pack_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The built database; its tasks.jsonl is beside it."""
-    return built_pack(tmp_path_factory.getbasetemp())
+    return built_pack(tmp_path_factory)
 
 
 @pytest.fixture(scope="session")

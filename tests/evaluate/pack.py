@@ -1,39 +1,36 @@
-"""A small built pack with generated tasks, made once per test process (the evaluate tests and the flow
+"""A small built pack with generated tasks, made once a session (the evaluate tests and the flow
 test share it): tests/fixtures/ddl/postgres_dump.sql built with --rows 40, and the tasks the offline
 generator keeps on it (feasible and infeasible ones, through the generic toolkit)."""
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
+
+import pytest
 
 from stateforge.build import build_domain
 from stateforge.tasks import Task, generate_tasks, read_tasks
 from tests.conftest import FIXTURES
-
-_LOCK = threading.Lock()
-_BUILT: dict[str, Path] = {}
+from tests.shared import shared_build
 
 
-def built_pack(root: Path) -> Path:
-    """The database (tasks.jsonl beside it), built under `root` at most once per process. Never write to
-    it: evaluations copy it."""
-    with _LOCK:
-        if "pg" not in _BUILT:
-            out = root / "eval-pack"
-            build_domain(str(FIXTURES / "ddl" / "postgres_dump.sql"), rows=40, seed=5, out=out)
-            db = out / "postgres_dump.duckdb"
-            # the first task seed whose set serves every test: feasible and infeasible tasks, and a few
-            # short feasible ones for the scripted solvers (about 1 task in 12 is infeasible, so a change
-            # in the data or the recipes can lose one kind at a given seed)
-            for seed in range(3, 23):
-                generate_tasks(db, n=12, seed=seed)
-                if suits(pack_tasks(db)):
-                    break
-            else:
-                raise AssertionError(f"no task seed in 3..22 keeps the task kinds the tests need on {db}")
-            _BUILT["pg"] = db
-        return _BUILT["pg"]
+def built_pack(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The database (tasks.jsonl beside it), built once for the session (every xdist worker reads the same
+    file). Never write to it: evaluations copy it."""
+
+    def make(out: Path) -> Path:
+        build_domain(str(FIXTURES / "ddl" / "postgres_dump.sql"), rows=40, seed=5, out=out)
+        db = out / "postgres_dump.duckdb"
+        # the first task seed whose set serves every test: feasible and infeasible tasks, and a few
+        # short feasible ones for the scripted solvers (about 1 task in 12 is infeasible, so a change
+        # in the data or the recipes can lose one kind at a given seed)
+        for seed in range(3, 23):
+            generate_tasks(db, n=12, seed=seed)
+            if suits(pack_tasks(db)):
+                return db
+        raise AssertionError(f"no task seed in 3..22 keeps the task kinds the tests need on {db}")
+
+    return shared_build(tmp_path_factory, "eval-pack", make)
 
 
 SHORT_CALLS = 4  # a "short" task: at most this many reference calls

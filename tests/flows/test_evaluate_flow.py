@@ -24,7 +24,7 @@ def test_the_flow_runs_batches_of_episodes_as_tasks_and_reports_like_the_cli(
 ) -> None:
     from stateforge.flows.evaluate import evaluate
 
-    db = built_pack(tmp_path_factory.getbasetemp())
+    db = built_pack(tmp_path_factory)
     tasks = read_tasks(db.parent / "tasks.jsonl")
     state = evaluate(domain=str(db), solver="noop", k=2, concurrency=2, out=str(tmp_path), return_state=True)
     flow = state.result()
@@ -47,7 +47,7 @@ def test_the_flow_fails_when_the_harness_did_and_resumes_a_run(
 ) -> None:
     from stateforge.flows.evaluate import evaluate
 
-    db = built_pack(tmp_path_factory.getbasetemp())
+    db = built_pack(tmp_path_factory)
     crashed = evaluate(domain=str(db), solver="tests.evaluate.solvers:crashing", limit=1, retries=0,
                        out=str(tmp_path), return_state=True)
     assert crashed.is_failed() and "every one of the 1 episodes" in str(crashed.message)

@@ -76,7 +76,7 @@ def test_shards_on_two_workers_merge_into_the_run_a_local_run_gives(
 ) -> None:
     from stateforge.flows.evaluate_pool import evaluate_on_pool
 
-    db = built_pack(tmp_path_factory.getbasetemp())
+    db = built_pack(tmp_path_factory)
     said: list[str] = []
     pooled = evaluate_on_pool(EvalRun(db, solver="oracle", k=2, concurrency=2, out=tmp_path / "pool"), POOL,
                               shards=2, timeout=600, say=said.append)

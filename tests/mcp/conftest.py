@@ -4,16 +4,14 @@
 from __future__ import annotations
 
 import sys
-import threading
 from pathlib import Path
 
 import pytest
 
-from stateforge.build import build_domain
 from tests.episode.fixture import build_shop
+from tests.shared import pack_at
 
 STATEFORGE = str(Path(sys.executable).with_name("stateforge"))
-_BUILD_LOCK = threading.Lock()
 
 
 @pytest.fixture(scope="session")
@@ -23,12 +21,9 @@ def shop_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def built(tmp_path_factory: pytest.TempPathFactory, pack: str) -> Path:
-    """`pack` built at scale 0.05 once per test process. Never write to it."""
-    out = tmp_path_factory.getbasetemp() / "fixtures" / f"{pack}-mcp"
-    with _BUILD_LOCK:
-        if not (out / f"{pack}.duckdb").is_file():
-            build_domain(pack, scale=0.05, out=out)
-    return out / f"{pack}.duckdb"
+    """`pack` built at scale 0.05 once for the session (the pack's own tests read the same build). Never
+    write to it."""
+    return pack_at(tmp_path_factory, pack, 0.05)
 
 
 @pytest.fixture(scope="session")

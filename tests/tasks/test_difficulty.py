@@ -39,7 +39,7 @@ def test_the_gate_labels_tasks_by_structure(tmp_path_factory: pytest.TempPathFac
     from stateforge.tools import toolkit_for
     from tests.evaluate.pack import built_pack, pack_tasks
 
-    db = built_pack(tmp_path_factory.getbasetemp())
+    db = built_pack(tmp_path_factory)
     with Workspace(db) as ws:
         kit = toolkit_for(ws.info.schema, ws.info.name)
     for task in pack_tasks(db):

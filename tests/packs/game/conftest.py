@@ -4,7 +4,6 @@ tests follow the data the generator makes rather than hard-coded names)."""
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -12,14 +11,12 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from stateforge.build import build_domain
 from stateforge.domain import DomainPack, load_domain
 from stateforge.episode import Episode
 from stateforge.tools import Toolkit, load_toolkit
+from tests.shared import pack_at
 
 NOW = "TIMESTAMP '2026-06-30 23:59:59'"
-_LOCK = threading.Lock()
-_BUILT: dict[str, Path] = {}
 
 
 @dataclass(frozen=True)
@@ -56,13 +53,9 @@ def _one(con: duckdb.DuckDBPyConnection, sql: str) -> str:
 
 @pytest.fixture(scope="session")
 def game_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The game pack built at scale 0.05 (once per test process). Never write to it."""
-    with _LOCK:
-        if "game" not in _BUILT:
-            out = tmp_path_factory.getbasetemp() / "fixtures" / "game"
-            build_domain("game", scale=0.05, out=out)
-            _BUILT["game"] = out / "game.duckdb"
-        return _BUILT["game"]
+    """The game pack built at scale 0.05, once for the session (the MCP tests read the same build). Never
+    write to it."""
+    return pack_at(tmp_path_factory, "game", 0.05)
 
 
 @pytest.fixture(scope="session")

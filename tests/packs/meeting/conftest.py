@@ -7,18 +7,15 @@ of 2026-07-13 (Monday) or later.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from stateforge.build import build_domain
 from stateforge.episode import Episode
+from tests.shared import pack_at
 
-_LOCK = threading.Lock()
-_BUILT: dict[str, Path] = {}
 NOW = "2026-03-31T12:00:00"
 FREE_MONDAY = "2026-07-13"
 """A Monday after every built meeting and out-of-office period: calendars are empty from here on."""
@@ -44,13 +41,9 @@ COUNTS = (
 
 @pytest.fixture(scope="session")
 def meeting_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The meeting pack at scale 0.05 (150 employees, 1,000 meetings). Never write to it."""
-    with _LOCK:
-        if "meeting" not in _BUILT:
-            out = tmp_path_factory.getbasetemp() / "fixtures" / "meeting"
-            build_domain("meeting", scale=0.05, out=out)
-            _BUILT["meeting"] = out / "meeting.duckdb"
-        return _BUILT["meeting"]
+    """The meeting pack at scale 0.05 (150 employees, 1,000 meetings), built once for the session (the MCP
+    tests read the same build). Never write to it."""
+    return pack_at(tmp_path_factory, "meeting", 0.05)
 
 
 @pytest.fixture

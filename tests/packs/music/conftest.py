@@ -8,18 +8,17 @@ from pathlib import Path
 
 import pytest
 
-from stateforge.build import build_domain
 from stateforge.episode import Episode
 from stateforge.tools import Toolkit, load_toolkit
 from tests.packs.music.calls import Calls
+from tests.shared import pack_at
 
 
 @pytest.fixture(scope="session")
 def music_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The built pack; never written (episodes work on copies)."""
-    out = tmp_path_factory.mktemp("music-pack")
-    build_domain("music", scale=0.05, out=out)
-    return out / "music.duckdb"
+    """The built pack, once for the session (the MCP tests read the same build); never written (episodes
+    work on copies)."""
+    return pack_at(tmp_path_factory, "music", 0.05)
 
 
 @pytest.fixture(scope="session")
