@@ -530,8 +530,12 @@ class Sync(_Model):
     """The table that follows it (`itsm.users`)."""
     key: str
     """The target's column that holds the source row's primary key."""
-    columns: dict[str, str]
+    columns: dict[str, str] = Field(default_factory=dict)
     """Target column -> the source column whose value it takes."""
+    derived: dict[str, str] = Field(default_factory=dict)
+    """Target column -> an SQL expression over the source row `s` whose value it takes (what the system of
+    record derives, such as a worker's job title through their position); brought in step after every write
+    of the source table."""
     where: str | None = None
     """Only source rows matching this SQL condition over `s` (`s.status <> 'terminated'`) are followed."""
 

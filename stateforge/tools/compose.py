@@ -19,8 +19,9 @@ Each member's tools are loaded from the member pack and checked against its own 
   in it too (`Env.within`); the previous search path is put back after the call, whatever happens.
 - **records kept in step** (`sync:`): a tool that writes a system of record's table (`hr.employees`) also
   brings the columns that follow it in the other members' tables (`itsm.users.manager_id`) to its new
-  values, in the same call and through the write helpers (so the call's changes and the diff hold them),
-  and declares those tables as written.
+  values (or to what it derives, `derived:`: a worker's job title through their position), in the same call
+  and through the write helpers (so the call's changes and the diff hold them), and declares those tables
+  as written.
 - **the actor**: the composed domain's actor (`actors:`) is the member's person through `members.<m>.person`
   (a SELECT of the member's `actors.key` with one `?`), or directly when the member's people table is the
   composed one; their roles are the member's (`actors.roles` of the member, qualified). A member without
@@ -109,7 +110,10 @@ def _check_sync(rule: Sync, schema: Schema, composed: DomainConfig) -> None:
     source, target = schema.table(rule.source), schema.table(rule.target)
     if len(source.primary_key) != 1:
         raise ToolDefinitionError(f"{where}: {rule.source} needs a primary key of one column.")
-    for table, columns in ((target, [rule.key, *rule.columns]), (source, list(rule.columns.values()))):
+    if not rule.columns and not rule.derived:
+        raise ToolDefinitionError(f"{where}: name the target's columns to follow (columns: or derived:).")
+    for table, columns in ((target, [rule.key, *rule.columns, *rule.derived]),
+                           (source, list(rule.columns.values()))):
         have = {c.name.lower() for c in table.columns}
         missing = [c for c in columns if c.lower() not in have]
         if missing:
@@ -131,7 +135,7 @@ def _synced(item: Tool, rules: list[Sync]) -> Tool:
             if source not in {t.lower() for t in env.changes.tables}:
                 continue
             columns = env.changes.columns.get(source)
-            if columns is None or columns & {c.lower() for c in rule.columns.values()}:
+            if rule.derived or columns is None or columns & {c.lower() for c in rule.columns.values()}:
                 keep_in_step(env, rule)
         return out
 
@@ -143,14 +147,15 @@ def keep_in_step(env: Env, rule: Sync) -> int:
     """Give the rows of `rule.target` the values of their `rule.source` row where they differ; the count."""
     [pk] = env.table(rule.source).primary_key
     source, target, key = table_ref(rule.source), table_ref(rule.target), quote_ident(rule.key)
-    differs = " OR ".join(
-        f"t.{quote_ident(t)} IS DISTINCT FROM s.{quote_ident(s)}" for t, s in rule.columns.items())
+    follows = {t: f"s.{quote_ident(s)}" for t, s in rule.columns.items()} | {
+        t: f"({sql})" for t, sql in rule.derived.items()}
+    differs = " OR ".join(f"t.{quote_ident(t)} IS DISTINCT FROM {value}" for t, value in follows.items())
     where = (f"{key} IN (SELECT s.{quote_ident(pk)} FROM {source} AS s JOIN {target} AS t "
              f"ON t.{key} = s.{quote_ident(pk)} WHERE ({differs})"
              f"{f' AND ({rule.where})' if rule.where else ''})")
     row = f"{target}.{key}"
-    values = {t: Expr(f"SELECT s.{quote_ident(s)} FROM {source} AS s WHERE s.{quote_ident(pk)} = {row}")
-              for t, s in rule.columns.items()}
+    values = {t: Expr(f"SELECT {value} FROM {source} AS s WHERE s.{quote_ident(pk)} = {row}")
+              for t, value in follows.items()}
     return env.update_where(rule.target, where, [], values)
 
 

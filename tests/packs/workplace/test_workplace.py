@@ -230,6 +230,32 @@ def test_a_manager_change_in_hr_reaches_itsm_and_the_calendar_in_the_same_call(b
         assert row["hr"] == row["itsm"] == row["calendar"] is not None
 
 
+def test_a_promotion_in_hr_retitles_the_worker_in_itsm_and_the_calendar(built: Path):
+    """HR's job title is the worker's title everywhere (sync: derived), kept by the call that changes it."""
+    with duckdb.connect(str(built), read_only=True) as con:
+        partner, number, key, code, title = con.execute(
+            "SELECT p.work_email, w.employee_number, w.employee_id, x.code, j.title FROM hr.employees AS w "
+            "JOIN hr.org_units AS o ON o.org_unit_id = w.org_unit_id "
+            "JOIN hr.employees AS p ON p.employee_id = o.hr_partner_id AND p.status = 'active' "
+            "JOIN hr.compensation AS c ON c.employee_id = w.employee_id "
+            "JOIN hr.positions AS x ON x.org_unit_id = w.org_unit_id AND x.status = 'open' "
+            "JOIN hr.job_profiles AS j ON j.job_profile_id = x.job_profile_id "
+            "JOIN hr.pay_grades AS g ON g.pay_grade_id = j.pay_grade_id "
+            "JOIN hr.positions AS mine ON mine.position_id = w.position_id "
+            "WHERE w.status = 'active' AND w.employee_id <> p.employee_id "
+            "AND mine.job_profile_id <> x.job_profile_id "
+            "AND c.base_salary BETWEEN g.min_salary AND g.max_salary "
+            "ORDER BY w.employee_id, x.code LIMIT 1").fetchone()
+    with Episode.open(built, actor=partner) as ep:
+        promoted = ep.call("promote_worker", {"employee": number, "position": code})
+        assert promoted.ok, promoted.error
+        assert {"itsm.users", "meeting.employees"} <= set(promoted.changes)
+        [row] = ep.query(
+            "SELECT u.title AS itsm, m.job_title AS calendar FROM itsm.users AS u "
+            "JOIN meeting.employees AS m ON m.employee_id = u.user_id WHERE u.user_id = ?", [key])
+        assert row == {"itsm": title, "calendar": title}
+
+
 def test_a_hire_gets_accounts_from_the_partner_only(built: Path):
     partner, _, _, _, outsider = _partner_and_worker(built)
     with duckdb.connect(str(built), read_only=True) as con:
