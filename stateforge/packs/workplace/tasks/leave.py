@@ -12,7 +12,7 @@ calendar.
   declines their invitations then), their longest-serving active report as the delegate when asked, and
   either every meeting they organise in the period cancelled with it or only the one-off ones (the
   recurring ones keep running, the delegate invited to each of their occurrences); on the Friday before,
-  a catch-up with each report (a team of up to 24; above 12, on the quarter hours) or a talk with each
+  a catch-up with each report (a team of up to 30; above 12, on the quarter hours) or a talk with each
   report whose request was rejected, and
   one time in two a handover with the delegate. Each step says its part only when the data gives it
   something to do, so the plan (which decisions, in which order, approve or reject) differs with each
@@ -45,8 +45,9 @@ NOTICE = {7: "a week's", 14: "two weeks'"}
 """The notice (days from asking to the first day off) under which a report's leave is rejected."""
 SMALL_TEAM = 12
 """The most active reports whose catch-ups start on the half hour; a bigger team's start on the quarter."""
-BIG_TEAM = 24
-"""The most active reports a manager catches up with one by one before leaving."""
+BIG_TEAM = 30
+"""The most active reports a manager catches up with one by one before leaving (30 on the quarter hours
+fit the Friday of every manager here)."""
 PRICES = (Decimal(250), Decimal(300), Decimal(500), Decimal(1000))
 """The price up to which the manager approves a requested item."""
 

@@ -164,9 +164,10 @@ def work_patterns(story: Story) -> None:
         return
     parts = [f"{h['first']} {h['last']} " + ("works fully remote" if h["way"] == "remote" else
                                                f"works from home on {HOME_DAYS[h['home']]}") for h in away]
-    story.say(["In their calendars, {parts} (their hours stay 09:00 to 17:00); the rest are on site.",
-               "Mark in the calendar that {parts}, with the usual hours of 09:00 to 17:00; everyone else is "
-               "in the office."], parts=join_words(parts))
+    rest = len(away) < len(story["hires"])
+    story.say(["In their calendars, {parts} (their hours stay 09:00 to 17:00){rest}.",
+               "Mark in the calendar that {parts}, with the usual hours of 09:00 to 17:00{rest}."],
+              parts=join_words(parts), rest="; the others work on site" if rest else "")
     story.ctx.derived(sorted({d for h in away for d in h["home"]}), "the ISO weekdays of the home days named")
     for h in away:
         story.call("set_working_hours", {"person": h["email"], "days": [
