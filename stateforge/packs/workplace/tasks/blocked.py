@@ -8,6 +8,9 @@ and its first write is refused by a policy the reads reveal, or would break the 
 - `move_up_as_transfer`: one of a group of workers moving to another unit is to take an opening of
   another pay grade (`list_positions` and `get_worker` show both); `transfer_worker` refuses it
   (lateral_moves_keep_the_grade: a promotion is not a transfer) and nobody moves.
+- `move_lead_blocked`: one of a group of workers moving to another unit still has direct reports (each
+  mover read with `get_worker` and `search_workers` by manager); `transfer_worker` refuses it
+  (reports_reassigned_first: the team needs a new manager first) and nobody moves.
 - `leave_calendar_open`: a leaver's termination asked for today while their calendar is to stay open for
   their meetings: the tools let it go through, the procedure leavers_offboarded_everywhere forbids it.
 """
@@ -174,6 +177,50 @@ def transfer_across_grades(story: Story) -> None:
     )
 
 
+def cast_lead_move(story: Story) -> None:
+    """A worker of a unit the partner looks after who still has direct reports, to move laterally to
+    another unit (`moves(with_reports=True)`: the blocker), and none to two lateral moves into the same
+    unit by others the partner looks after (`along_with`)."""
+    ctx = story.ctx
+    bad = ctx.pick(moves(with_reports=True), what="move of a worker with reports")
+    partner = ctx.one(f"{PERSON} WHERE e.employee_id = ? AND e.status = 'active'", [bad["hr_partner_id"]])
+    if partner is None:
+        ctx.skip("no partner")
+    movers = [bad, *along_with(story, bad, story.rng.choice((0, 1, 2)))]
+    story["movers"] = sorted(movers, key=lambda m: m["employee_number"])
+    story["blocker"], story["partner"] = bad, partner
+    ctx.act_as("hr.employees", {"work_email": partner["work_email"]})
+    ctx.say(list(PHRASES), name=partner["full_name"], email=partner["work_email"])
+
+
+@step(inputs=("movers", "blocker"), goal="the move refused: a mover still has reports (nothing changed)",
+      capabilities=("multi_condition_filtering", "cross_step_dependency"))
+def transfer_with_team(story: Story) -> None:
+    movers, bad = story["movers"], story["blocker"]
+    unit = bad["unit"]
+    jobs = "; ".join(f"{m['full_name']} as its {m['title']}" for m in movers)
+    story.say(["{people} move to {unit} today, each into the open position of their job there ({jobs}); "
+               "their calendar profiles, desks and meetings follow. Transfer them first: if HR will not take "
+               "one of the moves, don't move anybody and change nothing.",
+               "Please transfer {people} to {unit} from today ({jobs}), then move them in the other systems "
+               "too. All or none: should one transfer not go through, leave everything as it is."],
+              people=names(movers), unit=unit, jobs=jobs)
+    rows = story.read_all("list_positions", {"org_unit": unit, "status": "open"})
+    for m in movers:
+        story.read("get_worker", {"employee": m["employee_number"]})
+        story.read_all("search_workers", {"manager": m["employee_number"]})
+    [code] = [r["code"] for r in rows if r["job_title"] == bad["title"]]
+    story.ctx.derived(code, "the open position of that job, from list_positions")
+    story.knob("solver_filtering", "which mover still has direct reports")
+    story.blocked(
+        "transfer_worker",
+        {"employee": bad["employee_number"], "position": code},
+        kind="forbidden",
+        because=f"{bad['full_name']} still has direct reports: they need a new manager before the move",
+        policy="reports_reassigned_first",
+    )
+
+
 def _blocked(name: str, cast, item, provides, weight: float) -> Storyline:
     return Storyline(name, cast, (item,), provides=provides, feasible=False,
                      capabilities=("cross_step_dependency",), weight=weight)
@@ -185,6 +232,7 @@ BLOCKED_STORIES = [
     _blocked("onboard_other_unit", partial(cast_hiring, stranger=True), hire_elsewhere, HIRING, 0.2),
     _blocked("move_up_as_transfer", cast_group_move, transfer_across_grades,
              ("movers", "partner", "blocker"), 0.25),
+    _blocked("move_lead_blocked", cast_lead_move, transfer_with_team, ("movers", "partner", "blocker"), 0.2),
     _blocked("leave_calendar_open", with_colleagues(cast_leaver), terminate_keep_calendar,
              ("leaver", "partner"), 0.25),
 ]

@@ -14,10 +14,13 @@ DAYS = (dt.date(2026, 7, 7), dt.date(2026, 7, 8), dt.date(2026, 7, 9))
 """Next week's Tuesday to Thursday (the workplace's today is Tuesday 30 June 2026)."""
 
 
-def earliest(story: Story, people: Sequence[str], day: dt.date, minutes: int) -> dict:
-    """The earliest slot of `day` when all of `people` are free (`find_meeting_times`); `Skip` if none."""
-    times = story.read("find_meeting_times",
-                       {"people": list(people), "date": day, "duration_minutes": minutes})
+def earliest(story: Story, people: Sequence[str], day: dt.date, minutes: int, step: int = 30) -> dict:
+    """The earliest slot of `day` when all of `people` are free (`find_meeting_times`, starts on a grid of
+    `step` minutes); `Skip` if none."""
+    query = {"people": list(people), "date": day, "duration_minutes": minutes}
+    if step != 30:  # the tool's own grid otherwise
+        query["step_minutes"] = step
+    times = story.read("find_meeting_times", query)
     if not times["slots"]:
         raise Skip("no common slot")
     slot = times["slots"][0]
@@ -26,11 +29,11 @@ def earliest(story: Story, people: Sequence[str], day: dt.date, minutes: int) ->
 
 
 def one_to_ones(
-    story: Story, host: str, guests: Sequence[str], day: dt.date, minutes: int, title: str
+    story: Story, host: str, guests: Sequence[str], day: dt.date, minutes: int, title: str, step: int = 30
 ) -> None:
     """An online meeting `title` of `host` with each of `guests` in turn, each at the earliest time the two
-    are free on `day` after the ones booked before it."""
+    are free on `day` after the ones booked before it (on a grid of `step` minutes)."""
     for guest in guests:
-        slot = earliest(story, [host, guest], day, minutes)
+        slot = earliest(story, [host, guest], day, minutes, step)
         story.call("schedule_meeting", {"organizer": host, "title": title, "start_at": slot["start_at"],
                                         "duration_minutes": minutes, "invitees": [guest], "is_online": True})

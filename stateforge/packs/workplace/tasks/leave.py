@@ -12,7 +12,8 @@ calendar.
   declines their invitations then), their longest-serving active report as the delegate when asked, and
   either every meeting they organise in the period cancelled with it or only the one-off ones (the
   recurring ones keep running, the delegate invited to each of their occurrences); on the Friday before,
-  a catch-up with each report of a small team or a talk with each report whose request was rejected, and
+  a catch-up with each report (a team of up to 30; above 12, on the quarter hours) or a talk with each
+  report whose request was rejected, and
   one time in two a handover with the delegate. Each step says its part only when the data gives it
   something to do, so the plan (which decisions, in which order, approve or reject) differs with each
   manager.
@@ -43,7 +44,10 @@ KINDS = {"Vacation": "vacation", "Study Leave": "training"}
 NOTICE = {7: "a week's", 14: "two weeks'"}
 """The notice (days from asking to the first day off) under which a report's leave is rejected."""
 SMALL_TEAM = 12
-"""The most active reports a manager catches up with one by one before leaving."""
+"""The most active reports whose catch-ups start on the half hour; a bigger team's start on the quarter."""
+BIG_TEAM = 30
+"""The most active reports a manager catches up with one by one before leaving (30 on the quarter hours
+fit the Friday of every manager here)."""
 PRICES = (Decimal(250), Decimal(300), Decimal(500), Decimal(1000))
 """The price up to which the manager approves a requested item."""
 
@@ -327,26 +331,30 @@ def away_in_calendar(story: Story) -> None:
       capabilities=("cross_step_dependency", "full_data_acquisition"))
 def talks_before_leave(story: Story) -> None:
     """On the Friday before the leave, one after another, each at the earliest time the two are free: with
-    a team of up to `SMALL_TEAM` active reports (every one with an open calendar), eight times in ten a
-    15-minute online catch-up with each, in the directory's order (`search_workers`); otherwise a 15-minute
-    talk with each report whose leave or access request was rejected, by employee number."""
+    a team of 2 to `BIG_TEAM` active reports (every one with an open calendar), eight times in ten a
+    15-minute online catch-up with each in the directory's order (`search_workers`; for a team of more than
+    `SMALL_TEAM`, at times on the quarter hour, so that they fit the day); otherwise a 15-minute talk with
+    each report whose leave or access request was rejected, by employee number."""
     boss = story["boss"]
     day = story["leave"]["start"] - dt.timedelta(days=3)  # the Friday before the Monday the leave starts
     team = story.sql(
         "SELECT e.employee_number, c.is_active FROM hr.employees AS e "
         "LEFT JOIN meeting.employees AS c USING (employee_id) WHERE e.manager_id = ? AND e.status = 'active'",
         [boss["employee_id"]])
-    if 2 <= len(team) <= SMALL_TEAM and all(r["is_active"] for r in team) and story.rng.random() < 0.8:
+    if 2 <= len(team) <= BIG_TEAM and all(r["is_active"] for r in team) and story.rng.random() < 0.8:
         title = "Catch-up before my leave"
+        big = len(team) > SMALL_TEAM  # back to back on the quarter hours, so that the whole team fits
         story.say(["On {day}, set up a 15-minute online \"{title}\" with each of my active reports, one "
                    "after another in the directory's order of their names, each at the earliest time we're "
-                   "both free.",
+                   "both free{grid}.",
                    "And on {day} book me a 15-minute online \"{title}\" with every active report of mine, in "
                    "alphabetical order as the directory lists them, each at the first time the two of us are "
-                   "free."], day=day, title=title)
+                   "free{grid}."], day=day, title=title,
+                  grid=" that starts on the quarter hour (:00, :15, :30 or :45)" if big else "")
         me = story.read("get_my_profile", {})
         rows = story.read_all("search_workers", {"manager": me["employee_number"], "status": "active"})
-        one_to_ones(story, boss["work_email"], [r["employee_number"] for r in rows], day, 15, title)
+        one_to_ones(story, boss["work_email"], [r["employee_number"] for r in rows], day, 15, title,
+                    step=15 if big else 30)
         story.knob("solver_filtering", "active reports, in the directory's order")
         return
     people = sorted(set(story["turned_down"]) | set(story["refused_access"]))

@@ -2,9 +2,11 @@
 onboarding checklist started and their own tasks of it done, their service desk account and calendar
 provisioned (the workplace's provision_accounts), a welcome meeting on the first day with the manager and
 the manager's whole team in a room of the manager's building that fits them all, and a desk for each day of
-the first week. A request hires one to five people into the unit (the same steps for each: a cohort of five
-is a 60-call request), and when the manager runs recurring meetings, adds them to every one from their
-first day."""
+the first week they are in the office. A request hires one to five people into the unit, each on site,
+hybrid (home on some weekdays: their calendar's hours set so) or remote (a desk on the first day only, when
+everyone comes in); most times each hire also gets a buddy from the manager's team (the longest-serving
+reports, in the order the hires are named) with a meeting on the second day; and when the manager runs
+recurring meetings, the request adds the hires to every one from their first day."""
 
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ from stateforge.tasks import Skip
 from stateforge.tasks.compose import Story, Storyline, step
 from stateforge.tasks.wording import join_words
 
-from .calendar import one_to_ones
+from .calendar import earliest, one_to_ones
 from .stories import PERSON, PHRASES
 
 FIRST = ("Noor", "Tomas", "Ines", "Kwame", "Mei", "Jonas", "Priya", "Mateo", "Sanna", "Idris", "Lena",
@@ -25,6 +27,13 @@ LAST = ("Okafor", "Lindqvist", "Haddad", "Moreau", "Tanaka", "Brennan", "Kowalsk
 MONDAYS = (dt.date(2026, 7, 6), dt.date(2026, 7, 13), dt.date(2026, 7, 20))
 HIRES, HIRES_WEIGHTS = (1, 2, 3, 4, 5), (10, 20, 25, 25, 20)
 """How many people one request hires (at most the unit's openings), and how often."""
+HOME_DAYS = {(1, 5): "Mondays and Fridays", (5,): "Fridays", (3,): "Wednesdays", (1,): "Mondays",
+             (2, 4): "Tuesdays and Thursdays"}
+"""The weekdays a hybrid hire works from home (ISO weekdays), as the request names them."""
+WAYS, WAYS_WEIGHTS = ("on_site", "hybrid", "remote"), (45, 35, 20)
+"""How a hire works: every day in the office, some days from home, or from home (in on the first day)."""
+BUDDIES = 0.75
+"""How often a request pairs each hire with a buddy from the manager's team."""
 
 
 def hiring_phrase(hires: list[dict]) -> str:
@@ -74,8 +83,11 @@ def cast_hiring(story: Story, *, over_grade: bool = False, stranger: bool = Fals
         low, high = Decimal(spot["min_salary"]), Decimal(spot["max_salary"])
         share = Decimal(story.rng.choice((25, 40, 50, 60))) / 100
         salary = ((low + (high - low) * share) / 1000).quantize(Decimal(1)) * 1000
+        way = story.rng.choices(WAYS, weights=WAYS_WEIGHTS)[0]
+        home = (1, 2, 3, 4, 5) if way == "remote" else story.rng.choice(list(HOME_DAYS)) if way == "hybrid" \
+            else ()
         hires.append({"first": FIRST[i], "last": story.rng.choice(LAST), "title": spot["title"],
-                      "salary": salary})
+                      "salary": salary, "way": way, "home": home})
     if over_grade:
         spot = story.rng.randrange(k)
         top = Decimal(chosen[spot]["max_salary"])
@@ -142,6 +154,26 @@ def accounts(story: Story) -> None:
         story.call("provision_accounts", {"employee": number})
 
 
+@step(inputs=("hires",), goal="the home days of the hybrid and remote hires in their calendars",
+      capabilities=("multi_condition_filtering",))
+def work_patterns(story: Story) -> None:
+    """Each hire who is not on site: their calendar's hours (9 to 5, as provisioned) marked as from home on
+    their home days (every weekday for a remote hire), one call each, in the order named."""
+    away = [h for h in story["hires"] if h["way"] != "on_site"]
+    if not away:
+        return
+    parts = [f"{h['first']} {h['last']} " + ("works fully remote" if h["way"] == "remote" else
+                                               f"works from home on {HOME_DAYS[h['home']]}") for h in away]
+    rest = len(away) < len(story["hires"])
+    story.say(["In their calendars, {parts} (their hours stay 09:00 to 17:00){rest}.",
+               "Mark in the calendar that {parts}, with the usual hours of 09:00 to 17:00{rest}."],
+              parts=join_words(parts), rest="; the others work on site" if rest else "")
+    story.ctx.derived(sorted({d for h in away for d in h["home"]}), "the ISO weekdays of the home days named")
+    for h in away:
+        story.call("set_working_hours", {"person": h["email"], "days": [
+            {"weekday": d, "starts_at": "09:00", "ends_at": "17:00", "is_remote": True} for d in h["home"]]})
+
+
 @step(inputs=("hires", "head", "start"), outputs=("building",),
       goal="a welcome meeting on the first day with the manager's team",
       capabilities=("cross_step_dependency", "full_data_acquisition"))
@@ -195,16 +227,74 @@ def first_one_to_ones(story: Story) -> None:
     one_to_ones(story, head["work_email"], [h["email"] for h in hires], story["start"], 30, title)
 
 
+@step(inputs=("hires", "head", "start"), goal="a buddy from the manager's team for each hire, met on day two",
+      capabilities=("cross_step_dependency", "aggregation_computation"))
+def buddies(story: Story) -> None:
+    """Most times: the head's longest-serving active reports (by hire date, with no tie up to the last
+    one needed) are the hires' buddies, the longest-serving for the first hire named and so on; on the
+    second day each buddy hosts a 30-minute online "Meet your buddy" with their hire, one after another
+    in that order, each at the earliest time the two are free."""
+    head, hires, start = story["head"], story["hires"], story["start"]
+    if story.rng.random() >= BUDDIES:
+        return
+    team = story.sql(
+        "SELECT e.employee_number, e.work_email, e.hire_date FROM hr.employees AS e "
+        "JOIN meeting.employees AS c USING (employee_id) WHERE e.manager_id = ? AND e.status = 'active' "
+        "AND c.is_active ORDER BY e.hire_date, e.employee_number", [head["employee_id"]])
+    k = len(hires)
+    dates = [r["hire_date"] for r in team[:k + 1]]
+    if len(team) < k or len(set(dates)) != len(dates):
+        return  # too few reports, or a tie decides who is a buddy
+    day = start + dt.timedelta(days=1)
+    title = "Meet your buddy"
+    story.say(["Each of them gets a buddy from {boss}'s team: {boss}'s longest-serving active reports, the "
+               "longest-serving for the first I named, the next for the second, and so on. On {day}, each "
+               "buddy hosts a 30-minute online \"{title}\" with their new starter, one after another in that "
+               "order, each at the earliest time the two are free.",
+               "Pair every new starter with a buddy: the active reports of {boss} who joined us earliest, "
+               "the earliest for the first named, then the next, in order. On {day} each buddy hosts a "
+               "30-minute online \"{title}\" with theirs, booked one by one in that order at the first time "
+               "both are free."], boss=head["full_name"], day=day, title=title)
+    rows = story.read_all("search_workers", {"manager": head["employee_number"], "status": "active"})
+    ranked = sorted(rows, key=lambda r: (str(r["hire_date"]), r["employee_number"]))
+    if [r["employee_number"] for r in ranked[:k]] != [r["employee_number"] for r in team[:k]]:
+        story.ctx.skip("the directory's longest-serving reports differ")
+    for h, buddy in zip(hires, team[:k], strict=True):
+        story.ctx.derived(buddy["work_email"], "a longest-serving report, from search_workers")
+        slot = earliest(story, [buddy["work_email"], h["email"]], day, 30)
+        story.call("schedule_meeting", {"organizer": buddy["work_email"], "title": title,
+                                        "start_at": slot["start_at"], "duration_minutes": 30,
+                                        "invitees": [h["email"]], "is_online": True})
+    story.ctx.goal(
+        "each hire's buddy meeting",
+        "SELECT o.employee_no AS buddy, e.email AS hire, m.start_at FROM meeting.meetings AS m "
+        "JOIN meeting.employees AS o ON o.employee_id = m.organizer_id "
+        "JOIN meeting.meeting_attendees AS a ON a.meeting_id = m.meeting_id "
+        "AND a.employee_id <> m.organizer_id "
+        "JOIN meeting.employees AS e ON e.employee_id = a.employee_id "
+        "WHERE m.title = ? AND m.status = 'scheduled' AND e.email IN (SELECT unnest(?)) ORDER BY 3",
+        [title, [h["email"] for h in hires]],
+    )
+    story.knob("solver_filtering", "the longest-serving active reports, one a hire")
+
+
 @step(inputs=("hires", "start", "building"), goal="a desk in that building each day of the first week",
       capabilities=("precise_boundary_judgment",))
 def first_week_desks(story: Story) -> None:
     start = story["start"]
-    story.say(["Book them a desk in that building for every day of their first week.",
-               "And reserve {them} a desk there each day of the first week."], them="them")
+    if all(h["way"] == "on_site" for h in story["hires"]):
+        story.say(["Book them a desk in that building for every day of their first week.",
+                   "And reserve {them} a desk there each day of the first week."], them="them")
+    else:
+        story.say(["Book each of them a desk in that building for every day of their first week they work in "
+                   "the office (everyone comes in on the first day).",
+                   "And reserve each a desk there on the days of their first week they are in the office; on "
+                   "the first day all of them come in."])
     days = [start + dt.timedelta(days=i) for i in range(5 - start.weekday())]
     for h in story["hires"]:
         for day in days:
-            story.call("book_desk", {"person": h["email"], "date": day, "building": story["building"]})
+            if day == start or day.isoweekday() not in h["home"]:
+                story.call("book_desk", {"person": h["email"], "date": day, "building": story["building"]})
     story.ctx.derived([d.isoformat() for d in days], "the first day to the Friday of that week")
     for h in story["hires"]:
         story.ctx.goal(
@@ -215,7 +305,9 @@ def first_week_desks(story: Story) -> None:
             "(SELECT count(*) FROM meeting.meeting_attendees AS a "
             "JOIN meeting.meetings AS m USING (meeting_id) "
             "WHERE a.employee_id = e.employee_id AND m.status = 'scheduled') AS meetings, "
-            "(SELECT count(*) FROM meeting.desk_bookings AS d WHERE d.employee_id = e.employee_id) AS desks "
+            "(SELECT count(*) FROM meeting.desk_bookings AS d WHERE d.employee_id = e.employee_id) AS desks, "
+            "(SELECT count(*) FROM meeting.working_hours AS w WHERE w.employee_id = e.employee_id "
+            "AND w.is_remote) AS home_days "
             "FROM hr.employees AS e WHERE e.first_name = ? AND e.last_name = ? AND e.hire_date = ?",
             [h["first"], h["last"], start],
         )
@@ -247,7 +339,8 @@ def team_series(story: Story) -> None:
 ONBOARD_EVERYWHERE = Storyline(
     "onboard_everywhere",
     cast_hiring,
-    (hire, onboarding, accounts, welcome_meeting, first_one_to_ones, first_week_desks, team_series),
+    (hire, onboarding, accounts, work_patterns, welcome_meeting, first_one_to_ones, buddies, first_week_desks,
+     team_series),
     provides=("unit", "partner", "head", "hires", "start"),
     weight=1.4,
 )

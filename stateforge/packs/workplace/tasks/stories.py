@@ -290,7 +290,7 @@ OFFBOARD_LEAD_BLOCKED = Storyline(
     provides=("leaver", "partner"),
     feasible=False,
     capabilities=("cross_step_dependency",),
-    weight=0.4,
+    weight=0.3,
 )
 
 STORYLINES: list[Storyline] = [OFFBOARD_EVERYWHERE, OFFBOARD_LEAD_EVERYWHERE, OFFBOARD_LEAD_BLOCKED]

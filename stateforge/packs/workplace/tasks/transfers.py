@@ -1,9 +1,10 @@
 """Workers move to another unit, in all three systems (their HR partner speaks): one to three of the units
 the partner looks after move into open positions of their grades in one new unit. For each: the transfer in
 HR (their manager, in ITSM and the calendar too, becomes the new unit's head: `sync:`), their calendar
-profile given the new job title and the new manager's building, their desks moved there for next week,
-their recurring meetings swapped from the old manager's to the new one's when there are any, and a welcome
-1:1 with the new manager; one who moves alone also has a coffee with each new teammate."""
+profile given the new job title and the new manager's building, their desks moved there for the days of
+next week they work in the office (by their calendar's working hours), their recurring meetings swapped
+from the old manager's to the new one's when there are any, and a welcome 1:1 with the new manager; one who
+moves alone also has a coffee with each new teammate."""
 
 from __future__ import annotations
 
@@ -18,10 +19,11 @@ from .stories import PERSON, PHRASES
 NEXT_WEEK = [dt.date(2026, 7, 6) + dt.timedelta(days=i) for i in range(5)]
 
 
-def moves(grade: str = "=") -> str:
-    """The SQL of every (worker, opening) pair of a move: a current worker with no reports and a calendar,
-    and an open position in another unit (the only opening of its job there) whose head has a calendar in
-    a building; `grade` compares the opening's pay grade with the worker's (`=`: a lateral move)."""
+def moves(grade: str = "=", *, with_reports: bool = False) -> str:
+    """The SQL of every (worker, opening) pair of a move: a current worker with no reports (`with_reports`:
+    with current ones) and a calendar, and an open position in another unit (the only opening of its job
+    there) whose head has a calendar in a building; `grade` compares the opening's pay grade with the
+    worker's (`=`: a lateral move)."""
     return (
         "SELECT w.employee_id, w.employee_number, w.work_email, "
         "w.first_name || ' ' || w.last_name AS full_name, "
@@ -39,7 +41,9 @@ def moves(grade: str = "=") -> str:
         "WHERE w.status = 'active' AND w.termination_date IS NULL "
         "AND w.security_role IN ('employee', 'manager') "
         "AND o.hr_partner_id NOT IN (w.employee_id, u.head_id) AND u.head_id <> w.employee_id "
-        "AND NOT EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = w.employee_id) "
+        + ("AND EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = w.employee_id "
+           "AND r.status <> 'terminated') " if with_reports else
+           "AND NOT EXISTS (SELECT 1 FROM hr.employees AS r WHERE r.manager_id = w.employee_id) ") +
         "AND NOT EXISTS (SELECT 1 FROM hr.org_units AS h "
         "WHERE w.employee_id IN (h.head_id, h.hr_partner_id)) "
         "AND (SELECT count(*) FROM hr.positions AS y WHERE y.org_unit_id = x.org_unit_id "
@@ -136,12 +140,14 @@ def new_profile(story: Story) -> None:
     story["building"] = code
 
 
-@step(inputs=("movers", "building"), goal="their desks moved to the new building for next week",
+@step(inputs=("movers", "building"), goal="their desks moved to the new building for next week's office days",
       capabilities=("full_data_acquisition",))
 def desks_follow(story: Story) -> None:
-    story.say(["Drop any desk they booked from today on and book them one there for each day of next week.",
+    story.say(["Drop any desk they booked from today on and book them one there for each day of next week "
+               "they work in the office (by their working hours in the calendar: not the days they work from "
+               "home or don't work).",
                "Cancel the desks they still have booked from today, then reserve them a desk in that "
-               "building every day next week."])
+               "building on every day next week their calendar's working hours have them in the office."])
     story.ctx.derived([d.isoformat() for d in NEXT_WEEK], "Monday to Friday of next week")
     for m in story["movers"]:
         booked = story.read_all("list_desk_bookings", {"person": m["employee_number"],
@@ -151,9 +157,12 @@ def desks_follow(story: Story) -> None:
             story.ctx.derived(last, "their last booked day, from list_desk_bookings")
             story.call("cancel_desk_bookings", {"person": m["employee_number"],
                                                 "from_date": story.ctx.today, "to_date": last})
+        hours = story.read("get_person", {"person": m["employee_number"]})["working_hours"]
+        office = {h["weekday"] for h in hours if not h["remote"]}
         for day in NEXT_WEEK:
-            story.call("book_desk", {"person": m["employee_number"], "date": day,
-                                     "building": story["building"]})
+            if day.isoweekday() in office:
+                story.call("book_desk", {"person": m["employee_number"], "date": day,
+                                         "building": story["building"]})
 
 
 def _series_of(story: Story, organizer_id: int, attendee_id: int | None = None) -> list[dict]:
