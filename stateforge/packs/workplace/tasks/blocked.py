@@ -124,12 +124,11 @@ def terminate_keep_calendar(story: Story) -> None:
     )
 
 
-def cast_group_move(story: Story) -> None:
-    """A worker of a unit the partner looks after whose move to another unit would change their pay grade
-    (`moves("<>")`: the blocker), and none to two lateral moves into the same unit by others the partner
-    looks after (`along_with`)."""
+def _cast_moves(story: Story, blocker: str, what: str) -> None:
+    """The blocker (a pick of `blocker`, a `moves(...)` query), its unit's partner as the speaker, and none
+    to two lateral moves into the same unit by others the partner looks after (`along_with`)."""
     ctx = story.ctx
-    bad = ctx.pick(moves("<>"), what="move across grades")
+    bad = ctx.pick(blocker, what=what)
     partner = ctx.one(f"{PERSON} WHERE e.employee_id = ? AND e.status = 'active'", [bad["hr_partner_id"]])
     if partner is None:
         ctx.skip("no partner")
@@ -164,33 +163,30 @@ def transfer_across_grades(story: Story) -> None:
     rows = story.read_all("list_positions", {"org_unit": unit, "status": "open"})
     for m in movers:
         story.read("get_worker", {"employee": m["employee_number"]})
-    [code] = [r["code"] for r in rows if r["job_title"] == bad["title"]]
-    story.ctx.derived(code, "the open position of that job, from list_positions")
-    story.knob("solver_filtering", "whose opening is of another pay grade")
-    story.blocked(
-        "transfer_worker",
-        {"employee": bad["employee_number"], "position": code},
-        kind="forbidden",
-        because=f"the {bad['title']} opening is of another pay grade than {bad['full_name']}'s: a "
-                "promotion or a step down, not a transfer",
-        policy="lateral_moves_keep_the_grade",
-    )
+    _refuse_transfer(story, rows, "whose opening is of another pay grade",
+                     f"the {bad['title']} opening is of another pay grade than {bad['full_name']}'s: a "
+                     "promotion or a step down, not a transfer", "lateral_moves_keep_the_grade")
+
+
+def cast_group_move(story: Story) -> None:
+    """A worker whose move to another unit would change their pay grade (`moves("<>")`: the blocker)."""
+    _cast_moves(story, moves("<>"), "move across grades")
 
 
 def cast_lead_move(story: Story) -> None:
-    """A worker of a unit the partner looks after who still has direct reports, to move laterally to
-    another unit (`moves(with_reports=True)`: the blocker), and none to two lateral moves into the same
-    unit by others the partner looks after (`along_with`)."""
-    ctx = story.ctx
-    bad = ctx.pick(moves(with_reports=True), what="move of a worker with reports")
-    partner = ctx.one(f"{PERSON} WHERE e.employee_id = ? AND e.status = 'active'", [bad["hr_partner_id"]])
-    if partner is None:
-        ctx.skip("no partner")
-    movers = [bad, *along_with(story, bad, story.rng.choice((0, 1, 2)))]
-    story["movers"] = sorted(movers, key=lambda m: m["employee_number"])
-    story["blocker"], story["partner"] = bad, partner
-    ctx.act_as("hr.employees", {"work_email": partner["work_email"]})
-    ctx.say(list(PHRASES), name=partner["full_name"], email=partner["work_email"])
+    """A worker who still has direct reports, to move laterally to another unit (`moves(with_reports=True)`:
+    the blocker)."""
+    _cast_moves(story, moves(with_reports=True), "move of a worker with reports")
+
+
+def _refuse_transfer(story: Story, rows: list[dict], knob: str, because: str, policy: str) -> None:
+    """The blocker's transfer into the open position of their job (from `rows`, list_positions), refused."""
+    bad = story["blocker"]
+    [code] = [r["code"] for r in rows if r["job_title"] == bad["title"]]
+    story.ctx.derived(code, "the open position of that job, from list_positions")
+    story.knob("solver_filtering", knob)
+    story.blocked("transfer_worker", {"employee": bad["employee_number"], "position": code},
+                  kind="forbidden", because=because, policy=policy)
 
 
 @step(inputs=("movers", "blocker"), goal="the move refused: a mover still has reports (nothing changed)",
@@ -209,16 +205,9 @@ def transfer_with_team(story: Story) -> None:
     for m in movers:
         story.read("get_worker", {"employee": m["employee_number"]})
         story.read_all("search_workers", {"manager": m["employee_number"]})
-    [code] = [r["code"] for r in rows if r["job_title"] == bad["title"]]
-    story.ctx.derived(code, "the open position of that job, from list_positions")
-    story.knob("solver_filtering", "which mover still has direct reports")
-    story.blocked(
-        "transfer_worker",
-        {"employee": bad["employee_number"], "position": code},
-        kind="forbidden",
-        because=f"{bad['full_name']} still has direct reports: they need a new manager before the move",
-        policy="reports_reassigned_first",
-    )
+    _refuse_transfer(story, rows, "which mover still has direct reports",
+                     f"{bad['full_name']} still has direct reports: they need a new manager before the move",
+                     "reports_reassigned_first")
 
 
 def _blocked(name: str, cast, item, provides, weight: float) -> Storyline:
